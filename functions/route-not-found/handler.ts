@@ -1,0 +1,38 @@
+import middy from '@middy/core';
+import { createRouteMatcher } from '#shared/api/route-matcher.ts';
+import { API_ROUTES } from '#shared/api/routes.ts';
+import type { ApiEvent } from '#shared/http/api-event.ts';
+import { httpApi } from '#shared/http/http-api.ts';
+import { MethodNotAllowedError, NotFoundError } from '#shared/http/http-errors.ts';
+import type { ApiResult } from '#shared/http/responses.ts';
+
+const match = createRouteMatcher(API_ROUTES);
+
+/** Where `/api/v1/x/` would go once its trailing slash is dropped, as FastAPI redirects. */
+function withoutTrailingSlash(event: ApiEvent): string | undefined {
+  const path = event.rawPath;
+  if (path.length <= 1 || !path.endsWith('/')) return undefined;
+  const stripped = path.replace(/\/+$/, '');
+  if (match(event.requestContext.http.method, stripped).kind === 'none') return undefined;
+  const scheme = event.headers['x-forwarded-proto'] ?? 'https';
+  const host = event.headers.host ?? event.requestContext.domainName;
+  const query = event.rawQueryString === '' ? '' : `?${event.rawQueryString}`;
+  return `${scheme}://${host}${stripped}${query}`;
+}
+
+/**
+ * API Gateway's `$default` route: no route matched method and path. Answers as FastAPI did:
+ * 405 when the path exists under another method, a 307 to the path without its trailing
+ * slash, else 404.
+ */
+export const handler = middy<ApiEvent, ApiResult>()
+  .use(httpApi())
+  .handler(async (event) => {
+    const found = match(event.requestContext.http.method, event.rawPath);
+    if (found.kind === 'wrong-method') throw new MethodNotAllowedError(found.allowed);
+    const location = withoutTrailingSlash(event);
+    if (location !== undefined) {
+      return { statusCode: 307, headers: { location }, body: '' };
+    }
+    return Promise.reject(new NotFoundError());
+  });

@@ -1,0 +1,87 @@
+import { isUtf8 } from 'node:buffer';
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
+import type { EventClaims } from './jwt-authorizer.ts';
+
+/** API Gateway HTTP APIs hand these content types over as text; everything else as base64. */
+const TEXT_TYPES = /^(text\/[^;]+|application\/(json|xml|javascript))(;|$)/i;
+
+/** API Gateway's request ids look like `Mx3bXjYAoAMEJ8w=`. */
+export const newRequestId = (): string => randomBytes(10).toString('base64').slice(0, 14) + '=';
+
+export interface EventInput {
+  readonly request: IncomingMessage;
+  readonly body: Buffer;
+  readonly routeKey: string;
+  readonly pathParameters?: Record<string, string>;
+  readonly claims?: EventClaims;
+  readonly requestId: string;
+  readonly sourceIp: string;
+}
+
+/**
+ * The payload format 2.0 event API Gateway's HTTP API builds: lower-cased headers with
+ * repeats joined by commas, cookies apart, query repeats joined by commas, a text or base64
+ * body, and the authorizer's claims.
+ */
+export function toApiGatewayEvent(input: EventInput): APIGatewayProxyEventV2WithJWTAuthorizer {
+  const { request, body } = input;
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const headers: Record<string, string> = {};
+  let cookies: string[] | undefined;
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    const name = (request.rawHeaders[i] ?? '').toLowerCase();
+    const value = request.rawHeaders[i + 1] ?? '';
+    if (name === 'cookie') {
+      cookies = [...(cookies ?? []), ...value.split(/;\s*/).filter((c) => c !== '')];
+      continue;
+    }
+    headers[name] = headers[name] === undefined ? value : `${headers[name]},${value}`;
+  }
+  headers['x-forwarded-proto'] ??= 'http';
+  headers['x-forwarded-port'] ??= String(request.socket.localPort ?? '');
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) {
+    query[name] = query[name] === undefined ? value : `${query[name]},${value}`;
+  }
+  // Bytes that are not UTF-8 stay base64 even under a text type, so none are lost.
+  const isText = TEXT_TYPES.test(headers['content-type'] ?? '') && isUtf8(body);
+  const now = new Date();
+  const method = (request.method ?? 'GET').toUpperCase();
+  const rawPath = url.pathname;
+  return {
+    version: '2.0',
+    routeKey: input.routeKey,
+    rawPath,
+    rawQueryString: (request.url ?? '').split('?')[1] ?? '',
+    ...(cookies === undefined ? {} : { cookies }),
+    headers,
+    ...(url.searchParams.size > 0 ? { queryStringParameters: query } : {}),
+    ...(input.pathParameters === undefined ? {} : { pathParameters: input.pathParameters }),
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer: { jwt: { claims: input.claims ?? {}, scopes: [] }, principalId: '', integrationLatency: 0 },
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: (headers.host ?? 'localhost').split('.')[0] ?? 'localhost',
+      http: {
+        method,
+        path: rawPath,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: input.sourceIp,
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: input.requestId,
+      routeKey: input.routeKey,
+      stage: '$default',
+      time: now.toISOString(),
+      timeEpoch: now.getTime(),
+    },
+    ...(body.length === 0
+      ? { isBase64Encoded: false }
+      : isText
+        ? { body: body.toString('utf8'), isBase64Encoded: false }
+        : { body: body.toString('base64'), isBase64Encoded: true }),
+  };
+}

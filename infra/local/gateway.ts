@@ -1,0 +1,195 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import type { Context } from 'aws-lambda';
+import { createRouteMatcher } from '#shared/api/route-matcher.ts';
+import { type ApiRoute, FALLBACK_ROUTE } from '#shared/api/routes.ts';
+import { HttpError } from '#shared/http/http-errors.ts';
+import type { ApiResult } from '#shared/http/responses.ts';
+import { newRequestId, toApiGatewayEvent } from './api-gateway-event.ts';
+import type { EventClaims } from './jwt-authorizer.ts';
+import { localLambdaContext } from './lambda-context.ts';
+
+type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
+
+export interface GatewayOptions {
+  readonly routes: readonly ApiRoute[];
+  /** The repository root that route entries are relative to. */
+  readonly root: string;
+  readonly authorize: (authorization: string | undefined) => Promise<EventClaims>;
+  /** API Gateway refuses larger bodies; the local stage allows a 50 MB upload through. */
+  readonly maxBodyBytes?: number;
+  /** API Gateway's integration timeout is 30 s. */
+  readonly timeoutMs?: number;
+  readonly onRequest?: (line: RequestLogLine) => void;
+}
+
+export interface RequestLogLine {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly ms: number;
+  readonly requestId: string;
+  readonly functionId: string;
+}
+
+class BodyTooLarge extends Error {}
+
+async function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new BodyTooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+function send(
+  response: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: Buffer | string,
+): void {
+  response.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
+  response.end(body);
+}
+
+/** What API Gateway sends for a function result: the structured form, or an inferred 200. */
+function writeResult(response: ServerResponse, result: unknown, requestId: string): number {
+  const base = { 'apigw-requestid': requestId };
+  if (typeof result === 'object' && result !== null && 'statusCode' in result) {
+    const structured = result as ApiResult;
+    const headers: Record<string, string> = { ...base };
+    for (const [name, value] of Object.entries(structured.headers ?? {})) {
+      headers[name.toLowerCase()] = String(value);
+    }
+    if (structured.cookies !== undefined) response.setHeader('set-cookie', structured.cookies);
+    const body = Buffer.from(structured.body ?? '', structured.isBase64Encoded ? 'base64' : 'utf8');
+    const status = structured.statusCode ?? 200;
+    send(response, status, headers, body);
+    return status;
+  }
+  const body = typeof result === 'string' ? result : JSON.stringify(result ?? null);
+  send(response, 200, { ...base, 'content-type': 'application/json' }, body);
+  return 200;
+}
+
+/**
+ * The local stand-in for API Gateway's HTTP API: route match, the JWT authorizer on protected
+ * routes, the payload 2.0 event, and the very handler module the CDK stack deploys for the
+ * route. Unmatched requests go to the fallback function, as they do to `$default` on AWS.
+ */
+export function createGateway(options: GatewayOptions): RequestListener {
+  const match = createRouteMatcher(options.routes);
+  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const modules = new Map<string, Promise<LambdaHandler>>();
+
+  const load = (entry: string): Promise<LambdaHandler> => {
+    let loaded = modules.get(entry);
+    if (loaded === undefined) {
+      loaded = import(pathToFileURL(join(options.root, entry)).href).then(
+        (module: { handler: LambdaHandler }) => module.handler,
+      );
+      modules.set(entry, loaded);
+    }
+    return loaded;
+  };
+
+  const invoke = async (functionId: string, entry: string, event: unknown): Promise<unknown> => {
+    const handler = await load(entry);
+    const context = localLambdaContext(functionId, timeoutMs);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(new HttpError(503, 'Service Unavailable'));
+      }, timeoutMs);
+    });
+    try {
+      return await Promise.race([handler(event, context), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  return (request, response) => {
+    const started = performance.now();
+    const requestId = newRequestId();
+    const method = (request.method ?? 'GET').toUpperCase();
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    let functionId: string = FALLBACK_ROUTE.functionId;
+    const log = (status: number) =>
+      options.onRequest?.({
+        method,
+        path,
+        status,
+        ms: Math.round(performance.now() - started),
+        requestId,
+        functionId,
+      });
+
+    const handle = async (): Promise<number> => {
+      const found = match(method, path);
+      const route = found.kind === 'route' ? found.route : undefined;
+      functionId = route?.functionId ?? FALLBACK_ROUTE.functionId;
+      const gatewayError = (status: number, message: string, headers = {}) => {
+        send(
+          response,
+          status,
+          { 'content-type': 'application/json', 'apigw-requestid': requestId, ...headers },
+          JSON.stringify({ message }),
+        );
+        return status;
+      };
+
+      let claims: EventClaims | undefined;
+      if (route?.auth === 'jwt') {
+        try {
+          claims = await options.authorize(request.headers.authorization);
+        } catch (error) {
+          if (!(error instanceof HttpError)) throw error;
+          request.resume();
+          return gatewayError(error.statusCode, 'Unauthorized', error.headers);
+        }
+      }
+      let body: Buffer;
+      try {
+        body = await readBody(request, maxBodyBytes);
+      } catch (error) {
+        if (!(error instanceof BodyTooLarge)) throw error;
+        response.setHeader('connection', 'close');
+        return gatewayError(413, 'Request Entity Too Large');
+      }
+      const event = toApiGatewayEvent({
+        request,
+        body,
+        routeKey: route === undefined ? '$default' : `${route.method} ${route.path}`,
+        ...(found.kind === 'route' ? { pathParameters: found.params } : {}),
+        ...(claims === undefined ? {} : { claims }),
+        requestId,
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+      });
+      try {
+        const result = await invoke(functionId, route?.entry ?? FALLBACK_ROUTE.entry, event);
+        return writeResult(response, result, requestId);
+      } catch (error) {
+        if (error instanceof HttpError && error.statusCode === 503) {
+          return gatewayError(503, 'Service Unavailable');
+        }
+        // A function that throws is a 500 from API Gateway, with nothing of the error.
+        console.error(`[${functionId}] invocation failed:`, error);
+        return gatewayError(500, 'Internal Server Error');
+      }
+    };
+
+    handle().then(log, (error: unknown) => {
+      console.error('[gateway] request failed:', error);
+      if (!response.headersSent) {
+        send(response, 500, { 'content-type': 'application/json' }, '{"message":"Internal Server Error"}');
+      } else response.destroy();
+      log(500);
+    });
+  };
+}

@@ -1,0 +1,150 @@
+import { createServer, type RequestListener, type Server } from 'node:http';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { API_ROUTES } from '#shared/api/routes.ts';
+import {
+  ensureBucket,
+  ensureTable,
+  LOCAL_CREDENTIALS,
+  LOCAL_REGION,
+  type RunningEmulator,
+  startDynamoDbLocal,
+  startS3rver,
+} from './emulators.ts';
+import { createGateway, type RequestLogLine } from './gateway.ts';
+import { loadIdentityProvider, type LocalIdentityProvider } from './identity-provider.ts';
+import { createJwtAuthorizer } from './jwt-authorizer.ts';
+
+export const REPOSITORY_ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
+export const DEFAULT_DATA_DIR = join(REPOSITORY_ROOT, '.data');
+export const LOCAL_TABLE = 'file-service';
+export const LOCAL_BUCKET = 'file-service';
+
+export interface LocalStageOptions {
+  readonly dataDir: string;
+  readonly port: number;
+  readonly host?: string;
+  /** Use emulators that already run (the test setup's) instead of starting them. */
+  readonly emulators?: { readonly dynamodbEndpoint: string; readonly s3Endpoint: string };
+  readonly tableName?: string;
+  readonly bucket?: string;
+  readonly onRequest?: (line: RequestLogLine) => void;
+}
+
+export interface LocalStage {
+  readonly url: string;
+  readonly port: number;
+  readonly tableName: string;
+  readonly bucket: string;
+  readonly dynamodbEndpoint: string;
+  readonly s3Endpoint: string;
+  /** The DynamoDB Local process, when this stage started it. */
+  readonly dynamodbPid?: number;
+  readonly identityProvider: LocalIdentityProvider;
+  close(): Promise<void>;
+}
+
+/** Binds the port before anything else starts, so a taken port fails fast and clearly. */
+export async function listen(server: Server, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolvePromise, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolvePromise();
+    });
+  });
+  const address = server.address();
+  return typeof address === 'object' && address !== null ? address.port : port;
+}
+
+/**
+ * The whole local stage: DynamoDB Local and s3rver (or the given ones), the table and bucket,
+ * the local identity provider, and API Gateway's stand-in serving every route's handler.
+ * Handlers read their settings from the environment at import, as on Lambda, so this sets it.
+ */
+export async function startLocalStage(options: LocalStageOptions): Promise<LocalStage> {
+  const tableName = options.tableName ?? LOCAL_TABLE;
+  const bucket = options.bucket ?? LOCAL_BUCKET;
+  const host = options.host ?? '127.0.0.1';
+  let serve: RequestListener = (_request, response) => {
+    response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+    response.end('{"message":"Service Unavailable"}');
+  };
+  const server = createServer((request, response) => {
+    serve(request, response);
+  });
+  server.keepAliveTimeout = 5000;
+  const port = await listen(server, options.port, host);
+  const started: RunningEmulator[] = [];
+  const stopEmulators = async () => {
+    await Promise.allSettled(started.reverse().map((e) => e.stop()));
+  };
+  try {
+    let dynamodbEndpoint: string;
+    let s3Endpoint: string;
+    let dynamodbPid: number | undefined;
+    if (options.emulators === undefined) {
+      const [dynamodb, s3] = await Promise.all([
+        startDynamoDbLocal({ directory: join(options.dataDir, 'dynamodb') }).then((e) => {
+          started.push(e);
+          return e;
+        }),
+        startS3rver({ directory: join(options.dataDir, 's3') }).then((e) => {
+          started.push(e);
+          return e;
+        }),
+      ]);
+      dynamodbEndpoint = dynamodb.endpoint;
+      dynamodbPid = dynamodb.pid;
+      s3Endpoint = s3.endpoint;
+    } else {
+      ({ dynamodbEndpoint, s3Endpoint } = options.emulators);
+    }
+    const [identityProvider] = await Promise.all([
+      loadIdentityProvider(options.dataDir),
+      ensureTable(dynamodbEndpoint, tableName),
+      ensureBucket(s3Endpoint, bucket),
+    ]);
+
+    Object.assign(process.env, {
+      STAGE: 'local',
+      TABLE_NAME: tableName,
+      BUCKET_NAME: bucket,
+      DYNAMODB_ENDPOINT: dynamodbEndpoint,
+      S3_ENDPOINT: s3Endpoint,
+      AWS_REGION: LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+      USER_ID_CLAIM: process.env.USER_ID_CLAIM ?? 'sub',
+    });
+    serve = createGateway({
+        routes: API_ROUTES,
+        root: REPOSITORY_ROOT,
+        authorize: createJwtAuthorizer({
+          issuer: identityProvider.issuer,
+          audiences: [identityProvider.audience],
+          publicKey: identityProvider.publicKey,
+        }),
+      ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest }),
+    });
+    return {
+      url: `http://${host === '127.0.0.1' ? 'localhost' : host}:${port}`,
+      port,
+      tableName,
+      bucket,
+      dynamodbEndpoint,
+      s3Endpoint,
+      ...(dynamodbPid === undefined ? {} : { dynamodbPid }),
+      identityProvider,
+      close: async () => {
+        server.closeAllConnections();
+        await new Promise<void>((done) => server.close(() => done()));
+        await stopEmulators();
+      },
+    };
+  } catch (error) {
+    server.close();
+    await stopEmulators();
+    throw error;
+  }
+}

@@ -1,0 +1,35 @@
+import type { MiddlewareObj } from '@middy/core';
+import { userIdClaimName } from '../config.ts';
+import type { ApiEvent } from './api-event.ts';
+import { UnauthorizedError } from './http-errors.ts';
+import type { ApiResult } from './responses.ts';
+
+const USER_ID = /^[1-9][0-9]{0,15}$/;
+
+/** A positive integer within JSON's safe range, or undefined. */
+export function parseUserId(claim: unknown): number | undefined {
+  const text = typeof claim === 'number' ? String(claim) : claim;
+  if (typeof text !== 'string' || !USER_ID.test(text)) return undefined;
+  const id = Number(text);
+  return Number.isSafeInteger(id) ? id : undefined;
+}
+
+/**
+ * The caller is who API Gateway's JWT authorizer verified. The id claim must hold a positive
+ * integer; anything else is refused exactly as the authorizer refuses a bad token.
+ */
+export function authenticate(
+  claimName: string = userIdClaimName(),
+): MiddlewareObj<ApiEvent & { userId: number }, ApiResult> {
+  return {
+    name: 'authenticate',
+    before: (request) => {
+      const claims = request.event.requestContext.authorizer?.jwt?.claims ?? {};
+      const userId = parseUserId(claims[claimName]);
+      if (userId === undefined) {
+        throw new UnauthorizedError(`the ${claimName} claim is not a user id`);
+      }
+      request.event.userId = userId;
+    },
+  };
+}

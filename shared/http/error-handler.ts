@@ -1,0 +1,43 @@
+import type { MiddlewareObj } from '@middy/core';
+import { logger } from '../logger.ts';
+import { HttpError } from './http-errors.ts';
+import { jsonResponse, type ApiResult } from './responses.ts';
+
+/** AWS SDK errors that mean "try again shortly", not "we are broken". */
+const THROTTLING = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'TooManyRequestsException',
+  'SlowDown',
+]);
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+/** The single place where errors become responses. 5xx bodies never carry internals. */
+export function toErrorResponse(error: unknown): ApiResult {
+  if (error instanceof HttpError && error.statusCode < 500) {
+    return jsonResponse(error.statusCode, error.body(), { ...error.headers });
+  }
+  if (error instanceof Error && THROTTLING.has(error.name)) {
+    logger.warn('Dependency throttled the request', { error });
+    return jsonResponse(503, { detail: STATUS_TEXT[503] }, { 'retry-after': '1' });
+  }
+  const statusCode = error instanceof HttpError ? error.statusCode : 500;
+  logger.error('Request failed', { error });
+  return jsonResponse(statusCode, { detail: STATUS_TEXT[statusCode] ?? STATUS_TEXT[500] });
+}
+
+export function errorHandler(): MiddlewareObj<unknown, ApiResult> {
+  return {
+    name: 'errorHandler',
+    onError: (request) => {
+      request.response = toErrorResponse(request.error);
+    },
+  };
+}

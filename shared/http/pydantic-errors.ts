@@ -1,0 +1,249 @@
+import type { core } from 'zod';
+
+/** One entry of FastAPI's 422 `detail` list (Pydantic v2 `errors(include_url=False)`). */
+export interface PydanticError {
+  readonly type: string;
+  readonly loc: readonly (string | number)[];
+  readonly msg: string;
+  readonly input: unknown;
+  readonly ctx?: Readonly<Record<string, unknown>>;
+}
+
+export type RequestSource = 'body' | 'path' | 'query' | 'header';
+
+/** Pydantic's `expected_plural`: "1 item", "2 items". */
+const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** Pydantic's enum/literal wording: `'a', 'b' or 'c'`. */
+export function expectedValues(values: readonly unknown[]): string {
+  const quoted = values.map((v) => (typeof v === 'string' ? `'${v}'` : String(v)));
+  if (quoted.length <= 1) return quoted.join('');
+  return `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1) ?? ''}`;
+}
+
+/** Issue params our own zod checks attach, for Pydantic error types zod has no code for. */
+export interface PydanticIssueParams {
+  readonly pydantic: {
+    readonly type: string;
+    readonly msg: string;
+    readonly ctx?: Readonly<Record<string, unknown>>;
+  };
+}
+
+function isPydanticParams(params: unknown): params is PydanticIssueParams {
+  return typeof params === 'object' && params !== null && 'pydantic' in params;
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let current = root;
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+const missing = (loc: readonly (string | number)[], input: unknown): PydanticError => ({
+  type: 'missing',
+  loc,
+  msg: 'Field required',
+  input,
+});
+
+/** Missing-field errors when a whole form or body is absent: FastAPI reports `input: null`. */
+export const missingField = (loc: readonly (string | number)[]): PydanticError =>
+  missing(loc, null);
+
+/** Pydantic's str -> int parsing refuses strings longer than this outright. */
+const MAX_INT_STRING_LENGTH = 4300;
+
+function intError(loc: readonly (string | number)[], input: unknown): PydanticError {
+  if (typeof input === 'string') {
+    return input.length > MAX_INT_STRING_LENGTH
+      ? {
+          type: 'int_parsing_size',
+          loc,
+          msg: 'Unable to parse input string as an integer, exceeded maximum size',
+          input,
+        }
+      : {
+          type: 'int_parsing',
+          loc,
+          msg: 'Input should be a valid integer, unable to parse string as an integer',
+          input,
+        };
+  }
+  if (typeof input === 'number') {
+    return Number.isFinite(input)
+      ? {
+          type: 'int_from_float',
+          loc,
+          msg: 'Input should be a valid integer, got a number with a fractional part',
+          input,
+        }
+      : { type: 'finite_number', loc, msg: 'Input should be a finite number', input };
+  }
+  return { type: 'int_type', loc, msg: 'Input should be a valid integer', input };
+}
+
+function fromInvalidType(
+  issue: core.$ZodIssueInvalidType,
+  loc: readonly (string | number)[],
+  input: unknown,
+): PydanticError {
+  switch (issue.expected) {
+    case 'int':
+    case 'number':
+      return intError(loc, input);
+    case 'string':
+      return { type: 'string_type', loc, msg: 'Input should be a valid string', input };
+    case 'array':
+      return { type: 'list_type', loc, msg: 'Input should be a valid list', input };
+    case 'boolean':
+      return { type: 'bool_type', loc, msg: 'Input should be a valid boolean', input };
+    case 'object':
+      return {
+        type: 'model_attributes_type',
+        loc,
+        msg: 'Input should be a valid dictionary or object to extract fields from',
+        input,
+      };
+    default:
+      return { type: `${issue.expected}_type`, loc, msg: issue.message, input };
+  }
+}
+
+function fromTooBig(
+  issue: core.$ZodIssueTooBig,
+  loc: readonly (string | number)[],
+  input: unknown,
+): PydanticError {
+  const max = Number(issue.maximum);
+  if (issue.origin === 'array') {
+    const actual = Array.isArray(input) ? input.length : 0;
+    return {
+      type: 'too_long',
+      loc,
+      msg: `List should have at most ${plural(max, 'item')} after validation, not ${actual}`,
+      input,
+      ctx: { field_type: 'List', max_length: max, actual_length: actual },
+    };
+  }
+  if (issue.origin === 'string') {
+    return {
+      type: 'string_too_long',
+      loc,
+      msg: `String should have at most ${plural(max, 'character')}`,
+      input,
+      ctx: { max_length: max },
+    };
+  }
+  return issue.inclusive
+    ? {
+        type: 'less_than_equal',
+        loc,
+        msg: `Input should be less than or equal to ${max}`,
+        input,
+        ctx: { le: max },
+      }
+    : { type: 'less_than', loc, msg: `Input should be less than ${max}`, input, ctx: { lt: max } };
+}
+
+function fromTooSmall(
+  issue: core.$ZodIssueTooSmall,
+  loc: readonly (string | number)[],
+  input: unknown,
+): PydanticError {
+  const min = Number(issue.minimum);
+  if (issue.origin === 'array') {
+    const actual = Array.isArray(input) ? input.length : 0;
+    return {
+      type: 'too_short',
+      loc,
+      msg: `List should have at least ${plural(min, 'item')} after validation, not ${actual}`,
+      input,
+      ctx: { field_type: 'List', min_length: min, actual_length: actual },
+    };
+  }
+  if (issue.origin === 'string') {
+    return {
+      type: 'string_too_short',
+      loc,
+      msg: `String should have at least ${plural(min, 'character')}`,
+      input,
+      ctx: { min_length: min },
+    };
+  }
+  return issue.inclusive
+    ? {
+        type: 'greater_than_equal',
+        loc,
+        msg: `Input should be greater than or equal to ${min}`,
+        input,
+        ctx: { ge: min },
+      }
+    : {
+        type: 'greater_than',
+        loc,
+        msg: `Input should be greater than ${min}`,
+        input,
+        ctx: { gt: min },
+      };
+}
+
+/**
+ * Maps one zod issue to the error Pydantic v2 reports for the same failure.
+ * `root` is the raw value of the source (the parsed body, the path parameters), used for
+ * the input of `missing` errors, which Pydantic sets to the enclosing object.
+ */
+export function toPydanticError(
+  issue: core.$ZodIssue,
+  source: RequestSource,
+  root: unknown,
+): PydanticError {
+  const loc = [source, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))];
+  const input = issue.input;
+  if (input === undefined && issue.path.length > 0) {
+    return missing(loc, valueAt(root, issue.path.slice(0, -1)) ?? null);
+  }
+  switch (issue.code) {
+    case 'invalid_type':
+      return fromInvalidType(issue, loc, input);
+    case 'too_big':
+      return fromTooBig(issue, loc, input);
+    case 'too_small':
+      return fromTooSmall(issue, loc, input);
+    case 'invalid_value': {
+      const expected = expectedValues(issue.values);
+      return issue.values.length === 1
+        ? {
+            type: 'literal_error',
+            loc,
+            msg: `Input should be ${expected}`,
+            input,
+            ctx: { expected },
+          }
+        : { type: 'enum', loc, msg: `Input should be ${expected}`, input, ctx: { expected } };
+    }
+    case 'invalid_format':
+      if (issue.format === 'regex' && issue.pattern !== undefined) {
+        const pattern = issue.pattern.replace(/^\/(.*)\/[a-z]*$/s, '$1');
+        return {
+          type: 'string_pattern_mismatch',
+          loc,
+          msg: `String should match pattern '${pattern}'`,
+          input,
+          ctx: { pattern },
+        };
+      }
+      return { type: 'value_error', loc, msg: `Value error, ${issue.message}`, input };
+    case 'custom':
+      if (isPydanticParams(issue.params)) {
+        const { type, msg, ctx } = issue.params.pydantic;
+        return ctx === undefined ? { type, loc, msg, input } : { type, loc, msg, input, ctx };
+      }
+      return { type: 'value_error', loc, msg: `Value error, ${issue.message}`, input };
+    default:
+      return { type: 'value_error', loc, msg: `Value error, ${issue.message}`, input };
+  }
+}

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+/**
+ * Zod fields that accept exactly what the contract's Pydantic models accepted in lax mode,
+ * so a request FastAPI took is never refused here. Refusals become Pydantic errors in
+ * `#shared/http/pydantic-errors.ts`.
+ */
+
+/** Pydantic's `clean_int_str`: trim, one sign, `_` between digits, a zero fraction. */
+const INT_STRING = /^[+-]?\d+(?:_\d+)*(?:\.0+)?$/;
+
+/** Pydantic v2 lax `int`: numeric strings, bools and whole floats become integers. */
+export function laxInt(value: unknown): unknown {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value !== 'string') return value;
+  const trimmed = value.trim();
+  if (trimmed.length > 4300 || !INT_STRING.test(trimmed)) return value;
+  const digits = trimmed.replace(/_/g, '').replace(/\.0+$/, '');
+  const parsed = Number(digits);
+  // Beyond the safe range the string is kept, so the range check reports the input as given.
+  return Number.isSafeInteger(parsed) ? parsed : value;
+}
+
+/** A Pydantic `int`; JavaScript holds it exactly only within the safe range. */
+export const pyInt = () => z.preprocess(laxInt, z.int());
+
+/** A Pydantic `int` with `gt=0`: every id in this service. */
+export const pyPositiveInt = () => z.preprocess(laxInt, z.int().positive());
