@@ -15,7 +15,7 @@ const files = new DynamoUserFileRepository(documentClient(), requiredEnv('TABLE_
 export const handler = middy<ApiEvent, ApiResult>()
   .use(httpApi())
   .use(authenticate())
-  .handler(async ({ userId }) => {
+  .handler<ApiEvent, ApiResult>(async ({ userId }) => {
     const owned = await listUserFiles(files, userId);
     return jsonResponse(200, owned.map(toUserFileBody));
   });

@@ -62,7 +62,11 @@ export function toApiGatewayEvent(input: EventInput): APIGatewayProxyEventV2With
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',
-      authorizer: { jwt: { claims: input.claims ?? {}, scopes: [] }, principalId: '', integrationLatency: 0 },
+      authorizer: {
+        jwt: { claims: input.claims ?? {}, scopes: [] },
+        principalId: '',
+        integrationLatency: 0,
+      },
       domainName: headers.host ?? 'localhost',
       domainPrefix: (headers.host ?? 'localhost').split('.')[0] ?? 'localhost',
       http: {

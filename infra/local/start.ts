@@ -3,8 +3,9 @@
  * .data/ (LOCAL_DATA_DIR overrides). Ctrl-C stops it and everything it started.
  */
 import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { resolve } from 'node:path';
-import { DEFAULT_DATA_DIR, type LocalStage, startLocalStage } from './local-stage.ts';
+import { DEFAULT_DATA_DIR, listen, type LocalStage, startLocalStage } from './local-stage.ts';
 import { reapOrphans, removeStageRecord, runningStage, writeStageRecord } from './stage-lock.ts';
 
 const started = performance.now();
@@ -18,12 +19,25 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`PORT must be a port number, got "${process.env.PORT ?? ''}"`);
+if (!Number.isInteger(port) || port < 0 || port > 65535)
+  fail(`PORT must be a port number, got "${process.env.PORT ?? ''}"`);
+
+const portTaken = (): never =>
+  fail(
+    `port ${port} is already in use (is another \`npm start\` running?). Stop it, or choose another port: PORT=${port + 1} npm start`,
+  );
+
+// The port first: a second `npm start` should hear about the port, not the data folder.
+const probe = createServer();
+await listen(probe, port, host).catch(portTaken);
+await new Promise((done) => probe.close(done));
 
 await mkdir(dataDir, { recursive: true });
 const holder = await runningStage(dataDir);
 if (holder !== undefined) {
-  fail(`the data folder ${dataDir} is in use by another local stage (pid ${holder.pid}, ${holder.url}). Stop it first, or set LOCAL_DATA_DIR.`);
+  fail(
+    `the data folder ${dataDir} is in use by another local stage (pid ${holder.pid}, ${holder.url}). Stop it first, or set LOCAL_DATA_DIR.`,
+  );
 }
 await reapOrphans(dataDir);
 
@@ -34,14 +48,16 @@ try {
     port,
     host,
     onRequest: (line) => {
-      console.log(`${line.method} ${line.path} ${line.status} ${line.ms}ms ${line.functionId} ${line.requestId}`);
+      console.log(
+        `${line.method} ${line.path} ${line.status} ${line.ms}ms ${line.functionId} ${line.requestId}`,
+      );
     },
   });
 } catch (error) {
-  if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-    fail(`port ${port} is already in use (is another \`npm start\` running?). Stop it, or choose another port: PORT=8001 npm start`);
-  }
-  fail(`the local stage could not start: ${error instanceof Error ? error.message : String(error)}`);
+  if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') portTaken();
+  fail(
+    `the local stage could not start: ${error instanceof Error ? error.message : String(error)}`,
+  );
 }
 
 await writeStageRecord(dataDir, {

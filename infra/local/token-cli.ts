@@ -38,5 +38,7 @@ if (!/^[1-9][0-9]{0,15}$/.test(user) || !Number.isSafeInteger(Number(user))) {
 const expiresIn = values['expires-in'] ?? '3600';
 if (!/^-?[0-9]+$/.test(expiresIn)) fail(`--expires-in must be whole seconds, got "${expiresIn}"`);
 
-const provider = await loadIdentityProvider(resolve(process.env.LOCAL_DATA_DIR ?? DEFAULT_DATA_DIR));
+const provider = await loadIdentityProvider(
+  resolve(process.env.LOCAL_DATA_DIR ?? DEFAULT_DATA_DIR),
+);
 console.log(await provider.issueToken({ userId: Number(user), expiresIn: Number(expiresIn) }));

@@ -8,12 +8,12 @@ import { optionalEnv } from '../config.ts';
 export function s3ClientOptions(endpoint: string | undefined) {
   return endpoint === undefined
     ? {}
-    : {
+    : ({
         endpoint,
         forcePathStyle: true,
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
-      } as const;
+      } as const);
 }
 
 let client: S3Client | undefined;

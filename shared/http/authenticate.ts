@@ -24,7 +24,10 @@ export function authenticate(
   return {
     name: 'authenticate',
     before: (request) => {
-      const claims = request.event.requestContext.authorizer?.jwt?.claims ?? {};
+      // Typed as always there, but a route deployed without the authorizer has none.
+      const authorizer = request.event.requestContext.authorizer as
+        ApiEvent['requestContext']['authorizer'] | undefined;
+      const claims = authorizer?.jwt.claims ?? {};
       const userId = parseUserId(claims[claimName]);
       if (userId === undefined) {
         throw new UnauthorizedError(`the ${claimName} claim is not a user id`);

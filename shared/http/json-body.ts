@@ -3,7 +3,8 @@ import { BadRequestError, RequestValidationError } from './http-errors.ts';
 import { parsePythonJson } from './python-json.ts';
 
 /** What FastAPI hands its body model: nothing, a parsed JSON value, or raw text. */
-export type RawBody = { readonly kind: 'absent' } | { readonly kind: 'value'; readonly value: unknown };
+export type RawBody =
+  { readonly kind: 'absent' } | { readonly kind: 'value'; readonly value: unknown };
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 const LENIENT_UTF8 = new TextDecoder('utf-8');

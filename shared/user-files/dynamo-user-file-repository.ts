@@ -20,8 +20,7 @@ export interface UserFileItem {
   readonly location: string | null;
 }
 
-const isFileType = (value: unknown): value is FileType =>
-  FILE_TYPES.includes(value as FileType);
+const isFileType = (value: unknown): value is FileType => FILE_TYPES.includes(value as FileType);
 
 export const toUserFileItem = (file: UserFile): UserFileItem => ({
   PK: userPartition(file.userId),

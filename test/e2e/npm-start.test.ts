@@ -1,0 +1,207 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { freePort } from '#infra/local/free-port.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
+import { REPOSITORY_ROOT, LOCAL_TABLE } from '#infra/local/local-stage.ts';
+import { readStageRecord } from '#infra/local/stage-lock.ts';
+import { toUserFileItem } from '#shared/user-files/dynamo-user-file-repository.ts';
+
+const run = promisify(execFile);
+
+interface Started {
+  readonly child: ChildProcess;
+  readonly output: () => string;
+  /** The exit code, or the signal that ended npm itself. */
+  readonly exited: Promise<number | NodeJS.Signals | null>;
+}
+
+/** `npm start` as a developer runs it: its own process group, as a terminal gives it. */
+function npmStart(env: Record<string, string>): Started {
+  const child = spawn('npm', ['start'], {
+    cwd: REPOSITORY_ROOT,
+    env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'INFO', ...env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) => {
+    child.once('exit', (code, signal) => {
+      resolve(code ?? signal);
+    });
+  });
+  return { child, output: () => output, exited };
+}
+
+async function waitFor(started: Started, text: string, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!started.output().includes(text)) {
+    if (started.child.exitCode !== null) throw new Error(`npm start exited:\n${started.output()}`);
+    if (Date.now() > deadline)
+      throw new Error(`no "${text}" within ${ms} ms:\n${started.output()}`);
+    await new Promise((resolve) => {
+      setTimeout(resolve, 50);
+    });
+  }
+}
+
+/** Ctrl-C: SIGINT to the whole foreground process group. */
+async function ctrlC(started: Started): Promise<number | NodeJS.Signals | null> {
+  if (started.child.pid !== undefined) process.kill(-started.child.pid, 'SIGINT');
+  return started.exited;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Processes whose command line names the data folder: what Ctrl-C must leave none of. */
+function processesUsing(dataDir: string): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dataDir);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+let dataDir: string;
+let port: number;
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'file-service-npm-start-'));
+  port = await freePort();
+});
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start', () => {
+  it('serves the local stage, keeps data across restarts, and stops clean on Ctrl-C', async () => {
+    const env = { PORT: String(port), LOCAL_DATA_DIR: dataDir };
+    const first = npmStart(env);
+    await waitFor(first, 'Ctrl-C stops it.');
+    const banner = first.output();
+    const url = `http://localhost:${port}`;
+    expect(banner).toContain(`up on ${url}`);
+    expect(banner).toMatch(/Demo token for user 1[^\n]*\n {2}eyJ[\w-]+\.[\w-]+\.[\w-]+\n/);
+    expect(banner).toContain(`curl -H "Authorization: Bearer eyJ`);
+    expect(banner).toContain(`${url}/api/v1/user/me/file`);
+
+    // `npm run --silent token` prints only a token, while the stage runs.
+    const { stdout } = await run('npm', ['run', '--silent', 'token', '--', '--user', '1'], {
+      cwd: REPOSITORY_ROOT,
+      env: { ...process.env, LOCAL_DATA_DIR: dataDir },
+    });
+    expect(stdout).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+\n$/);
+    const token = stdout.trim();
+
+    const record = await readStageRecord(dataDir);
+    expect(record?.pid).toBeGreaterThan(0);
+    const dynamodb = DynamoDBDocumentClient.from(
+      new DynamoDBClient({
+        endpoint: record?.dynamodbEndpoint,
+        region: LOCAL_REGION,
+        credentials: LOCAL_CREDENTIALS,
+      }),
+    );
+    await dynamodb.send(
+      new PutCommand({
+        TableName: LOCAL_TABLE,
+        Item: toUserFileItem({
+          id: 1,
+          userId: 1,
+          name: 'kept.pdf',
+          type: 'deck',
+          createdAt: '2026-01-01T00:00:00.000Z',
+          updatedAt: null,
+          isArchived: false,
+          filesize: 3,
+          location: 'users/1/files/1',
+        }),
+      }),
+    );
+    dynamodb.destroy();
+
+    const listed = await fetch(`${url}/api/v1/user/me/file`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(listed.status).toBe(200);
+    expect(((await listed.json()) as { name: string }[]).map((f) => f.name)).toEqual(['kept.pdf']);
+
+    // Structured logs carry API Gateway's request id, as the response does.
+    const requestId = listed.headers.get('apigw-requestid') ?? '';
+    await waitFor(first, `"correlation_id":"${requestId}"`, 5000);
+    const logLine = first
+      .output()
+      .split('\n')
+      .find((line) => line.includes(`"correlation_id":"${requestId}"`));
+    expect(JSON.parse(logLine ?? '{}')).toMatchObject({
+      level: 'INFO',
+      service: 'file-service',
+      function_name: 'ListUserFiles',
+      correlation_id: requestId,
+      status: 200,
+    });
+
+    // A second start on the same port says so and exits non-zero, leaving the first alone.
+    const second = npmStart(env);
+    expect(await second.exited).not.toBe(0);
+    expect(second.output()).toContain(`port ${port} is already in use`);
+    expect((await fetch(`${url}/api/v1/user/me/file`)).status).toBe(401);
+
+    // npm itself may end by the signal; the stage below it must stop on its own terms.
+    expect([0, 'SIGINT']).toContain(await ctrlC(first));
+    expect(first.output()).toContain('Stopped.');
+    expect(alive(record?.pid ?? 0)).toBe(false);
+    expect(alive(record?.dynamodbPid ?? 0)).toBe(false);
+    expect(processesUsing(dataDir)).toEqual([]);
+    await expect(readFile(join(dataDir, 'local-stage.json'))).rejects.toThrow();
+
+    // The data folder outlives the process.
+    const again = npmStart(env);
+    await waitFor(again, 'Ctrl-C stops it.');
+    const relisted = await fetch(`${url}/api/v1/user/me/file`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(((await relisted.json()) as { name: string }[]).map((f) => f.name)).toEqual([
+      'kept.pdf',
+    ]);
+    expect([0, 'SIGINT']).toContain(await ctrlC(again));
+    expect(again.output()).toContain('Stopped.');
+    expect(processesUsing(dataDir)).toEqual([]);
+  });
+
+  it('refuses a PORT that is taken by anything, with a clear message', async () => {
+    const blocker = createServer();
+    const taken = await freePort();
+    await new Promise<void>((resolve) => blocker.listen(taken, '127.0.0.1', resolve));
+    try {
+      const started = npmStart({ PORT: String(taken), LOCAL_DATA_DIR: dataDir });
+      expect(await started.exited).toBe(1);
+      expect(started.output()).toContain(`npm start: port ${taken} is already in use`);
+    } finally {
+      blocker.close();
+    }
+  });
+});

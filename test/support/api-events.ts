@@ -1,0 +1,65 @@
+import { localLambdaContext } from '#infra/local/lambda-context.ts';
+import type { ApiEvent } from '#shared/http/api-event.ts';
+
+/** A payload 2.0 event as API Gateway would send it, for handler-level unit tests. */
+export function apiEvent(options: {
+  body?: string | Buffer;
+  contentType?: string;
+  pathParameters?: Record<string, string>;
+  queryStringParameters?: Record<string, string>;
+  claims?: Record<string, string>;
+  routeKey?: string;
+}): ApiEvent {
+  const headers: Record<string, string> =
+    options.contentType === undefined ? {} : { 'content-type': options.contentType };
+  const body =
+    options.body === undefined
+      ? {}
+      : typeof options.body === 'string'
+        ? { body: options.body, isBase64Encoded: false }
+        : { body: options.body.toString('base64'), isBase64Encoded: true };
+  return {
+    version: '2.0',
+    routeKey: options.routeKey ?? 'POST /test',
+    rawPath: '/test',
+    rawQueryString: '',
+    headers,
+    ...(options.pathParameters === undefined ? {} : { pathParameters: options.pathParameters }),
+    ...(options.queryStringParameters === undefined
+      ? {}
+      : { queryStringParameters: options.queryStringParameters }),
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'test',
+      authorizer: {
+        jwt: { claims: options.claims ?? { sub: '7' }, scopes: [] },
+        principalId: '',
+        integrationLatency: 0,
+      },
+      domainName: 'localhost',
+      domainPrefix: 'localhost',
+      http: {
+        method: 'POST',
+        path: '/test',
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent: 'test',
+      },
+      requestId: 'test-request',
+      routeKey: options.routeKey ?? 'POST /test',
+      stage: '$default',
+      time: new Date().toISOString(),
+      timeEpoch: Date.now(),
+    },
+    isBase64Encoded: false,
+    ...body,
+  };
+}
+
+export const lambdaContext = localLambdaContext('test', 10_000);
+
+/** The parsed JSON body of a handler result. */
+export function bodyOf(result: unknown): unknown {
+  const { body } = result as { body?: string };
+  return body === undefined || body === '' ? undefined : JSON.parse(body);
+}

@@ -1,0 +1,28 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { startDynamoDbLocal, startS3rver } from '#infra/local/emulators.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    emulators: { dynamodbEndpoint: string; s3Endpoint: string };
+  }
+}
+
+/**
+ * One DynamoDB Local (in memory) and one s3rver for the whole run, on free ports. Test files
+ * stay apart by using a table and a bucket of their own.
+ */
+export default async function setup(project: TestProject) {
+  const s3Directory = await mkdtemp(join(tmpdir(), 'file-service-s3-'));
+  const [dynamodb, s3] = await Promise.all([
+    startDynamoDbLocal(),
+    startS3rver({ directory: s3Directory }),
+  ]);
+  project.provide('emulators', { dynamodbEndpoint: dynamodb.endpoint, s3Endpoint: s3.endpoint });
+  return async () => {
+    await Promise.all([dynamodb.stop(), s3.stop()]);
+    await rm(s3Directory, { recursive: true, force: true });
+  };
+}

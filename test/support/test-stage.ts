@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { inject } from 'vitest';
+import { s3ClientOptions } from '#shared/aws/s3.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
+import { putItems } from './put-items.ts';
+import type { IssueTokenOptions } from '#infra/local/identity-provider.ts';
+import { type LocalStage, startLocalStage } from '#infra/local/local-stage.ts';
+
+/** Clients on the run's emulators, for seeding and for checking what was stored. */
+export function emulatorClients() {
+  const { dynamodbEndpoint, s3Endpoint } = inject('emulators');
+  const dynamodb = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint: dynamodbEndpoint,
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+    }),
+  );
+  const s3 = new S3Client({
+    ...s3ClientOptions(s3Endpoint),
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+  });
+  return { dynamodb, s3, dynamodbEndpoint, s3Endpoint };
+}
+
+export interface TestStage extends LocalStage {
+  /** A bearer token from the stage's identity provider. */
+  token(userId: number | string, options?: Omit<IssueTokenOptions, 'userId'>): Promise<string>;
+  /** A request to the stage; `as` adds a fresh token for that user. */
+  request(path: string, init?: RequestInit & { as?: number }): Promise<Response>;
+  /** Every item in the stage's table. */
+  items(): Promise<Record<string, unknown>[]>;
+  /** Every object key in the stage's bucket. */
+  objectKeys(): Promise<string[]>;
+  put(items: readonly object[]): Promise<void>;
+}
+
+/**
+ * The local stage, in this test process, on a free port, with a table and bucket of its own
+ * on the run's emulators: real HTTP in, real DynamoDB and S3 behind.
+ */
+export async function startTestStage(): Promise<TestStage> {
+  const clients = emulatorClients();
+  const dataDir = await mkdtemp(join(tmpdir(), 'file-service-stage-'));
+  const suffix = randomUUID().slice(0, 8);
+  const stage = await startLocalStage({
+    dataDir,
+    port: 0,
+    emulators: { dynamodbEndpoint: clients.dynamodbEndpoint, s3Endpoint: clients.s3Endpoint },
+    tableName: `test-${suffix}`,
+    bucket: `test-${suffix}`,
+  });
+  const token: TestStage['token'] = (userId, options = {}) =>
+    stage.identityProvider.issueToken({ userId, ...options });
+  return {
+    ...stage,
+    token,
+    request: async (path, { as, headers, ...init } = {}) => {
+      const auth: Record<string, string> =
+        as === undefined ? {} : { authorization: `Bearer ${await token(as)}` };
+      return fetch(`${stage.url}${path}`, {
+        ...init,
+        headers: { ...auth, ...(headers as Record<string, string> | undefined) },
+      });
+    },
+    items: async () => {
+      const items: Record<string, unknown>[] = [];
+      for await (const page of paginateScan(
+        { client: clients.dynamodb },
+        { TableName: stage.tableName },
+      )) {
+        items.push(...(page.Items ?? []));
+      }
+      return items;
+    },
+    objectKeys: async () => {
+      const listed = await clients.s3.send(new ListObjectsV2Command({ Bucket: stage.bucket }));
+      return (listed.Contents ?? []).map((o) => o.Key ?? '');
+    },
+    put: (items) => putItems(clients.dynamodb, stage.tableName, items),
+    close: async () => {
+      await stage.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import middy from '@middy/core';
+import { describe, expect, it } from 'vitest';
+import type { ApiEvent } from '#shared/http/api-event.ts';
+import { httpApi } from '#shared/http/http-api.ts';
+import {
+  BadRequestError,
+  ForbiddenError,
+  HttpError,
+  MethodNotAllowedError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RequestValidationError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
+} from '#shared/http/http-errors.ts';
+import type { ApiResult } from '#shared/http/responses.ts';
+import { apiEvent, bodyOf, lambdaContext } from '#test/support/api-events.ts';
+
+const failingWith = (error: unknown) =>
+  middy<ApiEvent, ApiResult>()
+    .use(httpApi())
+    .handler<ApiEvent, ApiResult>(() => {
+      throw error;
+    });
+
+async function responseFor(error: unknown) {
+  const result = await failingWith(error)(apiEvent({}), lambdaContext);
+  return { status: result.statusCode, headers: result.headers, body: bodyOf(result) };
+}
+
+describe('one error middleware maps typed errors to FastAPI bodies', () => {
+  it.each<[HttpError, number, unknown]>([
+    [
+      new BadRequestError('There was an error parsing the body'),
+      400,
+      { detail: 'There was an error parsing the body' },
+    ],
+    [new ForbiddenError('Editors only'), 403, { detail: 'Editors only' }],
+    [new NotFoundError(), 404, { detail: 'Not Found' }],
+    [
+      new PayloadTooLargeError('File larger than 50000000 bytes'),
+      413,
+      { detail: 'File larger than 50000000 bytes' },
+    ],
+    [new UnsupportedMediaTypeError(), 415, { detail: 'Unsupported Media Type' }],
+    [
+      new RequestValidationError([
+        { type: 'missing', loc: ['body'], msg: 'Field required', input: null },
+      ]),
+      422,
+      { detail: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }] },
+    ],
+  ])('%s -> %i', async (error, status, body) => {
+    const response = await responseFor(error);
+    expect(response.status).toBe(status);
+    expect(response.body).toEqual(body);
+    expect(response.headers?.['content-type']).toBe('application/json');
+  });
+
+  it('405 names the allowed methods', async () => {
+    const response = await responseFor(new MethodNotAllowedError(['GET', 'POST']));
+    expect(response).toMatchObject({ status: 405, body: { detail: 'Method Not Allowed' } });
+    expect(response.headers?.allow).toBe('GET, POST');
+  });
+
+  it("401 is the JWT authorizer's own body and header", async () => {
+    const response = await responseFor(new UnauthorizedError('the token has expired'));
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual({ message: 'Unauthorized' });
+    expect(response.headers?.['www-authenticate']).toBe(
+      'Bearer scope="" error="invalid_token" error_description="the token has expired"',
+    );
+  });
+
+  it('an unexpected error is a bare 500 that carries nothing of the error', async () => {
+    const response = await responseFor(
+      new Error('ConditionalCheckFailed on table prod-files, key USER#1'),
+    );
+    expect(response).toEqual({
+      status: 500,
+      headers: { 'content-type': 'application/json' },
+      body: { detail: 'Internal Server Error' },
+    });
+  });
+
+  it('a typed 5xx keeps its status but not its message', async () => {
+    const response = await responseFor(new HttpError(503, 'bucket prod-files unreachable'));
+    expect(response.body).toEqual({ detail: 'Service Unavailable' });
+    expect(response.status).toBe(503);
+  });
+
+  it('throttling by a dependency is a 503 asking to retry, not a 500', async () => {
+    const throttled = Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+    const response = await responseFor(throttled);
+    expect(response).toEqual({
+      status: 503,
+      headers: { 'content-type': 'application/json', 'retry-after': '1' },
+      body: { detail: 'Service Unavailable' },
+    });
+  });
+
+  it('a thrown non-Error value is still a 500', async () => {
+    expect((await responseFor('boom')).status).toBe(500);
+  });
+});

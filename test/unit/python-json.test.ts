@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { parsePythonJson } from '#shared/http/python-json.ts';
+
+/** Each case is what CPython 3.13's `json.loads` raises: message and character offset. */
+describe('parsePythonJson fails where and how CPython does', () => {
+  it.each([
+    ['', 'Expecting value', 0],
+    ['   ', 'Expecting value', 3],
+    ['{', 'Expecting property name enclosed in double quotes', 1],
+    ['[', 'Expecting value', 1],
+    ['{"file_ids": }', 'Expecting value', 13],
+    ['{"a" 1}', "Expecting ':' delimiter", 5],
+    ['{"a": 1 "b": 2}', "Expecting ',' delimiter", 8],
+    ['{"a": 1, 2}', 'Expecting property name enclosed in double quotes', 9],
+    ["{'a': 1}", 'Expecting property name enclosed in double quotes', 1],
+    ['[1, 2,]', 'Illegal trailing comma before end of array', 5],
+    ['{"a": 1,}', 'Illegal trailing comma before end of object', 7],
+    ['{"a": "x', 'Unterminated string starting at', 6],
+    ['"\u0001"', 'Invalid control character at', 1],
+    ['"\\q"', 'Invalid \\escape', 1],
+    ['"\\u12"', 'Invalid \\uXXXX escape', 2],
+    ['"\\u12zz"', 'Invalid \\uXXXX escape', 2],
+    ['1 2', 'Extra data', 2],
+    ['{"a":1}}', 'Extra data', 7],
+    ['[01]', "Expecting ',' delimiter", 2],
+    ['tru', 'Expecting value', 0],
+    ['-', 'Expecting value', 0],
+    ['[1.]', "Expecting ',' delimiter", 2],
+    ['undefined', 'Expecting value', 0],
+  ])('%j -> %s at %i', (text, msg, pos) => {
+    expect(parsePythonJson(text)).toEqual({ ok: false, msg, pos });
+  });
+
+  it('counts offsets in code points, as Python does, not UTF-16 units', () => {
+    expect(parsePythonJson('"😀" x')).toEqual({ ok: false, msg: 'Extra data', pos: 4 });
+  });
+
+  it('accepts what Python accepts and JSON.parse refuses', () => {
+    const result = parsePythonJson('{"a": NaN, "b": [Infinity, -Infinity]}');
+    expect(result).toEqual({ ok: true, value: { a: NaN, b: [Infinity, -Infinity] } });
+  });
+
+  it('decodes escapes and surrogate pairs like Python', () => {
+    expect(parsePythonJson('["\\ud83d\\ude00", "\\n", 1e2, -0.5, NaN]')).toEqual({
+      ok: true,
+      value: ['😀', '\n', 100, -0.5, NaN],
+    });
+  });
+
+  it('keeps the last of duplicate keys and never touches the prototype', () => {
+    const result = parsePythonJson('{"__proto__": {"polluted": true}, "a": 1, "a": 2, "x": NaN}');
+    expect(result.ok).toBe(true);
+    const value = (result as { value: Record<string, unknown> }).value;
+    expect(value.a).toBe(2);
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});

@@ -1,0 +1,381 @@
+import middy from '@middy/core';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { ApiEvent } from '#shared/http/api-event.ts';
+import { httpApi } from '#shared/http/http-api.ts';
+import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
+import { validateRequest } from '#shared/http/validate-request.ts';
+import { FileTypeSchema } from '#shared/schemas/file-type.ts';
+import { pyInt, pyPositiveInt } from '#shared/schemas/pydantic-fields.ts';
+import { apiEvent, bodyOf, lambdaContext } from '#test/support/api-events.ts';
+
+const ROOM_ID = /^[a-z][a-z0-9-]{0,31}:v1:group:[1-9][0-9]*:deal:[1-9][0-9]*$/;
+
+// Shapes of the contract's own requests, so every row is exercised as a client meets it.
+const schemas = {
+  path: z.object({ group_id: pyInt(), deal_id: pyPositiveInt() }),
+  body: z.object({
+    file_ids: z.array(pyInt()).min(1).max(6),
+    fund_name: z.string().nullable().optional(),
+    type: FileTypeSchema.nullable().optional(),
+    room_ids: z.array(z.string().regex(ROOM_ID)).max(2).optional(),
+  }),
+};
+
+const handler = middy<ApiEvent, ApiResult>()
+  .use(httpApi())
+  .use(validateRequest(schemas))
+  .handler<ApiEvent, ApiResult>(({ input }) => jsonResponse(200, input));
+
+async function call(options: Parameters<typeof apiEvent>[0]) {
+  const result = await handler(
+    apiEvent({ pathParameters: { group_id: '1', deal_id: '2' }, ...options }),
+    lambdaContext,
+  );
+  return { status: result.statusCode, body: bodyOf(result) };
+}
+
+const json = (body: unknown) => ({ body: JSON.stringify(body), contentType: 'application/json' });
+const ENUM_EXPECTED =
+  "'deck', 'financials', 'raw_data', 'snapshot', 'full', 'mini', 'nano' or 'other'";
+
+describe('422 bodies, one per row of the FastAPI error table', () => {
+  it('missing: a required field absent; input is the enclosing object', async () => {
+    expect(await call(json({ fund_name: 'Fund VII' }))).toEqual({
+      status: 422,
+      body: {
+        detail: [
+          {
+            type: 'missing',
+            loc: ['body', 'file_ids'],
+            msg: 'Field required',
+            input: { fund_name: 'Fund VII' },
+          },
+        ],
+      },
+    });
+  });
+
+  it('missing: the whole body absent; input is null', async () => {
+    expect(await call({ contentType: 'application/json' })).toEqual({
+      status: 422,
+      body: { detail: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }] },
+    });
+  });
+
+  it('json_invalid: loc carries the character offset, ctx the decoder message', async () => {
+    expect(await call({ body: '{"file_ids": }', contentType: 'application/json' })).toEqual({
+      status: 422,
+      body: {
+        detail: [
+          {
+            type: 'json_invalid',
+            loc: ['body', 13],
+            msg: 'JSON decode error',
+            input: {},
+            ctx: { error: 'Expecting value' },
+          },
+        ],
+      },
+    });
+  });
+
+  it('json_invalid is decided before path errors, as FastAPI reads the body first', async () => {
+    const { body } = await call({ body: '[1,', pathParameters: { group_id: 'x', deal_id: '2' } });
+    expect(body).toEqual({
+      detail: [
+        {
+          type: 'json_invalid',
+          loc: ['body', 3],
+          msg: 'JSON decode error',
+          input: {},
+          ctx: { error: 'Expecting value' },
+        },
+      ],
+    });
+  });
+
+  it.each([[[1, 2]], ['text'], [42], [null]])(
+    'model_attributes_type: a JSON body that is not an object (%j)',
+    async (value) => {
+      expect(await call(json(value))).toEqual({
+        status: 422,
+        body: {
+          detail: [
+            {
+              type: 'model_attributes_type',
+              loc: ['body'],
+              msg: 'Input should be a valid dictionary or object to extract fields from',
+              input: value,
+            },
+          ],
+        },
+      });
+    },
+  );
+
+  it('int_parsing: a path parameter that is not an integer', async () => {
+    expect(
+      await call({ ...json({ file_ids: [1] }), pathParameters: { group_id: 'abc', deal_id: '2' } }),
+    ).toEqual({
+      status: 422,
+      body: {
+        detail: [
+          {
+            type: 'int_parsing',
+            loc: ['path', 'group_id'],
+            msg: 'Input should be a valid integer, unable to parse string as an integer',
+            input: 'abc',
+          },
+        ],
+      },
+    });
+  });
+
+  it('int_parsing: a non-numeric string inside a JSON list', async () => {
+    const { body } = await call(json({ file_ids: ['seven'] }));
+    expect(body).toEqual({
+      detail: [
+        {
+          type: 'int_parsing',
+          loc: ['body', 'file_ids', 0],
+          msg: 'Input should be a valid integer, unable to parse string as an integer',
+          input: 'seven',
+        },
+      ],
+    });
+  });
+
+  it.each([[null], [[1]], [{ id: 1 }]])('int_type: another JSON type (%j)', async (value) => {
+    expect(await call(json({ file_ids: [value] }))).toEqual({
+      status: 422,
+      body: {
+        detail: [
+          {
+            type: 'int_type',
+            loc: ['body', 'file_ids', 0],
+            msg: 'Input should be a valid integer',
+            input: value,
+          },
+        ],
+      },
+    });
+  });
+
+  it('int_from_float: a number with a fractional part', async () => {
+    const { body } = await call(json({ file_ids: [1.5] }));
+    expect(body).toEqual({
+      detail: [
+        {
+          type: 'int_from_float',
+          loc: ['body', 'file_ids', 0],
+          msg: 'Input should be a valid integer, got a number with a fractional part',
+          input: 1.5,
+        },
+      ],
+    });
+  });
+
+  it.each([['1,2'], [{ a: 1 }], [7]])('list_type: a list expected (%j)', async (value) => {
+    expect(await call(json({ file_ids: value }))).toEqual({
+      status: 422,
+      body: {
+        detail: [
+          {
+            type: 'list_type',
+            loc: ['body', 'file_ids'],
+            msg: 'Input should be a valid list',
+            input: value,
+          },
+        ],
+      },
+    });
+  });
+
+  it.each([[5], [true], [['a']]])('string_type: a string expected (%j)', async (value) => {
+    expect(await call(json({ file_ids: [1], fund_name: value }))).toEqual({
+      status: 422,
+      body: {
+        detail: [
+          {
+            type: 'string_type',
+            loc: ['body', 'fund_name'],
+            msg: 'Input should be a valid string',
+            input: value,
+          },
+        ],
+      },
+    });
+  });
+
+  it.each([['pdf'], ['Deck'], [3]])('enum: a value outside the file types (%j)', async (value) => {
+    expect(await call(json({ file_ids: [1], type: value }))).toEqual({
+      status: 422,
+      body: {
+        detail: [
+          {
+            type: 'enum',
+            loc: ['body', 'type'],
+            msg: `Input should be ${ENUM_EXPECTED}`,
+            input: value,
+            ctx: { expected: ENUM_EXPECTED },
+          },
+        ],
+      },
+    });
+  });
+
+  it('string_pattern_mismatch: every bad entry of a list, each at its index', async () => {
+    const pattern = ROOM_ID.source;
+    const { status, body } = await call(
+      json({ file_ids: [1], room_ids: ['bad', 'prod:v1:group:1:deal:2'] }),
+    );
+    expect(status).toBe(422);
+    expect(body).toEqual({
+      detail: [
+        {
+          type: 'string_pattern_mismatch',
+          loc: ['body', 'room_ids', 0],
+          msg: `String should match pattern '${pattern}'`,
+          input: 'bad',
+          ctx: { pattern },
+        },
+      ],
+    });
+  });
+
+  it('too_long: a list over its maximum', async () => {
+    expect(await call(json({ file_ids: [1, 2, 3, 4, 5, 6, 7] }))).toEqual({
+      status: 422,
+      body: {
+        detail: [
+          {
+            type: 'too_long',
+            loc: ['body', 'file_ids'],
+            msg: 'List should have at most 6 items after validation, not 7',
+            input: [1, 2, 3, 4, 5, 6, 7],
+            ctx: { field_type: 'List', max_length: 6, actual_length: 7 },
+          },
+        ],
+      },
+    });
+  });
+
+  it('too_short: a list under its minimum, with Pydantic singular "item"', async () => {
+    expect(await call(json({ file_ids: [] }))).toEqual({
+      status: 422,
+      body: {
+        detail: [
+          {
+            type: 'too_short',
+            loc: ['body', 'file_ids'],
+            msg: 'List should have at least 1 item after validation, not 0',
+            input: [],
+            ctx: { field_type: 'List', min_length: 1, actual_length: 0 },
+          },
+        ],
+      },
+    });
+  });
+});
+
+describe('FastAPI request reading around the table', () => {
+  it('reports every failing field, path before body, in field order', async () => {
+    const { status, body } = await call({
+      ...json({ file_ids: 'x', fund_name: 1, type: 'pdf' }),
+      pathParameters: { group_id: 'g', deal_id: '0' },
+    });
+    expect(status).toBe(422);
+    expect(
+      (body as { detail: { type: string; loc: unknown[] }[] }).detail.map((e) => [e.type, e.loc]),
+    ).toEqual([
+      ['int_parsing', ['path', 'group_id']],
+      ['greater_than', ['path', 'deal_id']],
+      ['list_type', ['body', 'file_ids']],
+      ['string_type', ['body', 'fund_name']],
+      ['enum', ['body', 'type']],
+    ]);
+  });
+
+  it('accepts what Pydantic accepts in lax mode: numeric strings, whole floats, bools', async () => {
+    const { status, body } = await call({
+      ...json({ file_ids: [' 42 ', '+7', '1_000', '3.0', 5.0, true], extra: 'ignored' }),
+      pathParameters: { group_id: '-3', deal_id: '08' },
+    });
+    expect(status).toBe(200);
+    expect(body).toEqual({
+      path: { group_id: -3, deal_id: 8 },
+      body: { file_ids: [42, 7, 1000, 3, 5, 1] },
+    });
+  });
+
+  it('ignores unknown fields and never passes them on', async () => {
+    const { body } = await call(json({ file_ids: [1], is_admin: true, __proto__: { x: 1 } }));
+    expect(body).toEqual({ path: { group_id: 1, deal_id: 2 }, body: { file_ids: [1] } });
+  });
+
+  it('parses a body sent without a content type as JSON', async () => {
+    expect((await call({ body: '{"file_ids": [1]}' })).status).toBe(200);
+  });
+
+  it('parses application/*+json and a charset parameter as JSON', async () => {
+    expect(
+      (await call({ body: '{"file_ids":[1]}', contentType: 'application/vnd.api+json' })).status,
+    ).toBe(200);
+    expect(
+      (await call({ body: '{"file_ids":[1]}', contentType: 'Application/JSON; charset=utf-8' }))
+        .status,
+    ).toBe(200);
+  });
+
+  it('passes another content type on as text, which then is not an object', async () => {
+    expect(await call({ body: '{"file_ids":[1]}', contentType: 'text/plain' })).toEqual({
+      status: 422,
+      body: {
+        detail: [
+          {
+            type: 'model_attributes_type',
+            loc: ['body'],
+            msg: 'Input should be a valid dictionary or object to extract fields from',
+            input: '{"file_ids":[1]}',
+          },
+        ],
+      },
+    });
+  });
+
+  it('answers 400 for a JSON body that is not UTF-8, as FastAPI does', async () => {
+    expect(
+      await call({ body: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), contentType: 'application/json' }),
+    ).toEqual({
+      status: 400,
+      body: { detail: 'There was an error parsing the body' },
+    });
+  });
+
+  it('reads a base64-encoded JSON body the same as a text one', async () => {
+    const result = await call({
+      body: Buffer.from('{"file_ids":[9]}'),
+      contentType: 'application/json',
+    });
+    expect(result).toEqual({
+      status: 200,
+      body: { path: { group_id: 1, deal_id: 2 }, body: { file_ids: [9] } },
+    });
+  });
+
+  it('refuses integers beyond what JSON clients can hold exactly', async () => {
+    const { body } = await call({ body: '{"file_ids": [9007199254740993]}' });
+    expect(body).toEqual({
+      detail: [
+        {
+          type: 'less_than_equal',
+          loc: ['body', 'file_ids', 0],
+          msg: 'Input should be less than or equal to 9007199254740991',
+          input: 9007199254740992,
+          ctx: { le: 9007199254740991 },
+        },
+      ],
+    });
+  });
+});
