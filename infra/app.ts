@@ -1,0 +1,14 @@
+/** The CDK app: `npm run synth`, `npm run deploy -- -c stage=development`. */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { App } from 'aws-cdk-lib';
+import { FileServiceStack } from './stacks/file-service-stack.ts';
+import { stageConfig } from './stages.ts';
+
+const app = new App();
+const stage = stageConfig((key) => app.node.tryGetContext(key));
+new FileServiceStack(app, `FileService-${stage.name}`, {
+  stage,
+  root: resolve(fileURLToPath(import.meta.url), '../..'),
+  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+});

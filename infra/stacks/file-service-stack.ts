@@ -1,0 +1,86 @@
+import { join } from 'node:path';
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
+import type { Construct } from 'constructs';
+import { API_ROUTES, FALLBACK_ROUTE } from '#shared/api/routes.ts';
+import { PARTITION_KEY, SORT_KEY } from '#shared/data/keys.ts';
+import { ApiFunction } from '../constructs/api-function.ts';
+import type { StageConfig } from '../stages.ts';
+
+export interface FileServiceStackProps extends StackProps {
+  readonly stage: StageConfig;
+  /** The repository root, where route entries start. */
+  readonly root: string;
+}
+
+/**
+ * The service on AWS: the table, the bucket, and an HTTP API that routes each entry of
+ * API_ROUTES to the handler module the local stage runs for it.
+ */
+export class FileServiceStack extends Stack {
+  constructor(scope: Construct, id: string, props: FileServiceStackProps) {
+    super(scope, id, props);
+    const { stage } = props;
+    const removalPolicy = stage.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+
+    const table = new TableV2(this, 'Table', {
+      partitionKey: { name: PARTITION_KEY, type: AttributeType.STRING },
+      sortKey: { name: SORT_KEY, type: AttributeType.STRING },
+      billing: Billing.onDemand(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: stage.retainData,
+      removalPolicy,
+    });
+    const bucket = new Bucket(this, 'Files', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      removalPolicy,
+      autoDeleteObjects: !stage.retainData,
+    });
+
+    const environment = {
+      STAGE: stage.name,
+      TABLE_NAME: table.tableName,
+      BUCKET_NAME: bucket.bucketName,
+      USER_ID_CLAIM: stage.userIdClaim,
+      POWERTOOLS_SERVICE_NAME: 'file-service',
+      POWERTOOLS_LOG_LEVEL: stage.logLevel,
+    };
+    const makeFunction = (id: string, entry: string): IFunction =>
+      new ApiFunction(this, id, { entry: join(props.root, entry), environment, removalPolicy })
+        .function;
+
+    // Each function gets only what its route uses.
+    const grants: Readonly<Record<string, (fn: IFunction) => void>> = {
+      ListUserFiles: (fn) => table.grantReadData(fn),
+    };
+
+    const fallback = makeFunction(FALLBACK_ROUTE.functionId, FALLBACK_ROUTE.entry);
+    const api = new HttpApi(this, 'HttpApi', {
+      defaultIntegration: new HttpLambdaIntegration('Fallback', fallback),
+    });
+    const authorizer = new HttpJwtAuthorizer('Jwt', stage.jwtIssuer, {
+      jwtAudience: [...stage.jwtAudiences],
+      identitySource: ['$request.header.Authorization'],
+    });
+    for (const route of API_ROUTES) {
+      const fn = makeFunction(route.functionId, route.entry);
+      const grant = grants[route.functionId];
+      if (grant === undefined) throw new Error(`No grants declared for ${route.functionId}`);
+      grant(fn);
+      new HttpRoute(this, `${route.functionId}Route`, {
+        httpApi: api,
+        routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
+        integration: new HttpLambdaIntegration(`${route.functionId}Integration`, fn),
+        ...(route.auth === 'jwt' ? { authorizer } : {}),
+      });
+    }
+    new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
+  }
+}

@@ -1,0 +1,58 @@
+import { resolve } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FileServiceStack } from '#infra/stacks/file-service-stack.ts';
+import { stageConfig } from '#infra/stages.ts';
+import { API_ROUTES, FALLBACK_ROUTE } from '#shared/api/routes.ts';
+
+let template: Template;
+beforeAll(() => {
+  const app = new App({ context: { stage: 'development' } });
+  const stage = stageConfig((key) => app.node.tryGetContext(key));
+  template = Template.fromStack(
+    new FileServiceStack(app, 'Test', { stage, root: resolve(import.meta.dirname, '../..') }),
+  );
+});
+
+describe('FileServiceStack deploys the route table the local stage serves', () => {
+  it('has one route per API_ROUTES entry, behind the JWT authorizer where the table says', () => {
+    for (const route of API_ROUTES) {
+      template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+        RouteKey: `${route.method} ${route.path}`,
+        AuthorizationType: route.auth === 'jwt' ? 'JWT' : 'NONE',
+      });
+    }
+  });
+
+  it('sends unmatched requests to the fallback function, with no authorizer', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: '$default',
+      AuthorizationType: 'NONE',
+    });
+  });
+
+  it('runs every route function and the fallback on Node.js 24, arm64', () => {
+    const functions = template.findResources('AWS::Lambda::Function');
+    for (const id of [...API_ROUTES.map((r) => r.functionId), FALLBACK_ROUTE.functionId]) {
+      const found = Object.entries(functions).filter(([logicalId]) =>
+        logicalId.startsWith(`${id}Function`),
+      );
+      expect(found).toHaveLength(1);
+      expect(found[0]?.[1]).toMatchObject({
+        Properties: { Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' },
+      });
+    }
+  });
+
+  it('has a JWT authorizer on the Authorization header', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'JWT',
+      IdentitySource: ['$request.header.Authorization'],
+      JwtConfiguration: {
+        Issuer: 'https://auth.development.example.com/',
+        Audience: ['file-service-api'],
+      },
+    });
+  });
+});
