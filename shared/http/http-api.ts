@@ -15,6 +15,10 @@ function requestLogging(): MiddlewareObj<ApiEvent, ApiResult> {
     after: ({ response }) => {
       logger.info('Request handled', { status: response?.statusCode });
     },
+    // Runs after errorHandler's onError (middy unwinds in reverse), so the status is final.
+    onError: ({ response }) => {
+      logger.info('Request handled', { status: response?.statusCode });
+    },
   };
 }
 
