@@ -1,7 +1,10 @@
+import { LOCAL_AUDIENCE, LOCAL_ISSUER } from './local/identity-provider.ts';
+
 /**
  * Per-stage settings, chosen with `-c stage=production|development|local` (production by
  * default). The identity provider's issuer and audience come from context
- * (`-c jwtIssuer=... -c jwtAudience=...`) so no stage bakes in another's.
+ * (`-c jwtIssuer=... -c jwtAudience=...`); production and development have no default
+ * issuer, so neither can be deployed trusting a placeholder.
  */
 export type StageName = 'production' | 'development' | 'local';
 
@@ -24,15 +27,21 @@ export function stageConfig(context: (key: string) => unknown): StageConfig {
   if (!STAGE_NAMES.includes(name)) {
     throw new Error(`-c stage must be one of ${STAGE_NAMES.join(', ')}; got "${name}"`);
   }
-  const text = (key: string, fallback: string) => {
+  const text = (key: string): string | undefined => {
     const value = context(key);
-    return typeof value === 'string' && value !== '' ? value : fallback;
+    return typeof value === 'string' && value !== '' ? value : undefined;
   };
+  const jwtIssuer = text('jwtIssuer') ?? (name === 'local' ? LOCAL_ISSUER : undefined);
+  if (jwtIssuer === undefined) {
+    throw new Error(
+      `The ${name} stage needs -c jwtIssuer=https://… : the issuer whose tokens API Gateway accepts`,
+    );
+  }
   return {
     name,
-    jwtIssuer: text('jwtIssuer', `https://auth.${name}.example.com/`),
-    jwtAudiences: text('jwtAudience', 'file-service-api').split(','),
-    userIdClaim: text('userIdClaim', 'sub'),
+    jwtIssuer,
+    jwtAudiences: (text('jwtAudience') ?? LOCAL_AUDIENCE).split(','),
+    userIdClaim: text('userIdClaim') ?? 'sub',
     logLevel: name === 'production' ? 'INFO' : 'DEBUG',
     retainData: name === 'production',
   };

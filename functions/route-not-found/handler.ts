@@ -27,12 +27,12 @@ function withoutTrailingSlash(event: ApiEvent): string | undefined {
  */
 export const handler = middy<ApiEvent, ApiResult>()
   .use(httpApi())
-  .handler(async (event) => {
+  .handler((event) => {
     const found = match(event.requestContext.http.method, event.rawPath);
     if (found.kind === 'wrong-method') throw new MethodNotAllowedError(found.allowed);
     const location = withoutTrailingSlash(event);
     if (location !== undefined) {
       return { statusCode: 307, headers: { location }, body: '' };
     }
-    return Promise.reject(new NotFoundError());
+    throw new NotFoundError();
   });

@@ -10,8 +10,22 @@ const TEXT_TYPES = /^(text\/[^;]+|application\/(json|xml|javascript))(;|$)/i;
 /** API Gateway's request ids look like `Mx3bXjYAoAMEJ8w=`. */
 export const newRequestId = (): string => randomBytes(10).toString('base64').slice(0, 14) + '=';
 
+/** Path and query of a request target, split as API Gateway does; never throws. */
+export function splitTarget(target: string | undefined): {
+  rawPath: string;
+  rawQueryString: string;
+} {
+  const raw = target ?? '/';
+  const mark = raw.indexOf('?');
+  return mark === -1
+    ? { rawPath: raw, rawQueryString: '' }
+    : { rawPath: raw.slice(0, mark), rawQueryString: raw.slice(mark + 1) };
+}
+
 export interface EventInput {
   readonly request: IncomingMessage;
+  readonly rawPath: string;
+  readonly rawQueryString: string;
   readonly body: Buffer;
   readonly routeKey: string;
   readonly pathParameters?: Record<string, string>;
@@ -26,8 +40,8 @@ export interface EventInput {
  * body, and the authorizer's claims.
  */
 export function toApiGatewayEvent(input: EventInput): APIGatewayProxyEventV2WithJWTAuthorizer {
-  const { request, body } = input;
-  const url = new URL(request.url ?? '/', 'http://localhost');
+  const { request, body, rawPath, rawQueryString } = input;
+  const searchParams = new URLSearchParams(rawQueryString);
   const headers: Record<string, string> = {};
   let cookies: string[] | undefined;
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
@@ -42,22 +56,21 @@ export function toApiGatewayEvent(input: EventInput): APIGatewayProxyEventV2With
   headers['x-forwarded-proto'] ??= 'http';
   headers['x-forwarded-port'] ??= String(request.socket.localPort ?? '');
   const query: Record<string, string> = {};
-  for (const [name, value] of url.searchParams) {
+  for (const [name, value] of searchParams) {
     query[name] = query[name] === undefined ? value : `${query[name]},${value}`;
   }
   // Bytes that are not UTF-8 stay base64 even under a text type, so none are lost.
   const isText = TEXT_TYPES.test(headers['content-type'] ?? '') && isUtf8(body);
   const now = new Date();
   const method = (request.method ?? 'GET').toUpperCase();
-  const rawPath = url.pathname;
   return {
     version: '2.0',
     routeKey: input.routeKey,
     rawPath,
-    rawQueryString: (request.url ?? '').split('?')[1] ?? '',
+    rawQueryString,
     ...(cookies === undefined ? {} : { cookies }),
     headers,
-    ...(url.searchParams.size > 0 ? { queryStringParameters: query } : {}),
+    ...(searchParams.size > 0 ? { queryStringParameters: query } : {}),
     ...(input.pathParameters === undefined ? {} : { pathParameters: input.pathParameters }),
     requestContext: {
       accountId: '000000000000',

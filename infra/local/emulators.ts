@@ -87,6 +87,23 @@ export async function startDynamoDbLocal(
   return { endpoint, ...(child.pid === undefined ? {} : { pid: child.pid }), stop };
 }
 
+/**
+ * Waits for both emulators, recording each one that started, so that when the other fails
+ * the caller can stop the one that did not.
+ */
+export async function startBoth(
+  first: Promise<RunningEmulator>,
+  second: Promise<RunningEmulator>,
+  started: RunningEmulator[],
+): Promise<[RunningEmulator, RunningEmulator]> {
+  const results = await Promise.allSettled([first, second]);
+  for (const result of results) if (result.status === 'fulfilled') started.push(result.value);
+  const [a, b] = results;
+  if (a.status === 'rejected') throw a.reason;
+  if (b.status === 'rejected') throw b.reason;
+  return [a.value, b.value];
+}
+
 /** Starts s3rver in this process, on a free port, keeping objects under `directory`. */
 export async function startS3rver(options: {
   directory: string;

@@ -6,7 +6,7 @@ import { createRouteMatcher } from '#shared/api/route-matcher.ts';
 import { type ApiRoute, FALLBACK_ROUTE } from '#shared/api/routes.ts';
 import { HttpError } from '#shared/http/http-errors.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
-import { newRequestId, toApiGatewayEvent } from './api-gateway-event.ts';
+import { newRequestId, splitTarget, toApiGatewayEvent } from './api-gateway-event.ts';
 import type { EventClaims } from './jwt-authorizer.ts';
 import { localLambdaContext } from './lambda-context.ts';
 
@@ -92,6 +92,11 @@ export function createGateway(options: GatewayOptions): RequestListener {
     if (loaded === undefined) {
       loaded = import(pathToFileURL(join(options.root, entry)).href).then(
         (module: { handler: LambdaHandler }) => module.handler,
+        (error: unknown) => {
+          // Lambda retries a failed init on the next invocation; so does this.
+          modules.delete(entry);
+          throw error;
+        },
       );
       modules.set(entry, loaded);
     }
@@ -118,7 +123,7 @@ export function createGateway(options: GatewayOptions): RequestListener {
     const started = performance.now();
     const requestId = newRequestId();
     const method = (request.method ?? 'GET').toUpperCase();
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const { rawPath: path, rawQueryString } = splitTarget(request.url);
     let functionId: string = FALLBACK_ROUTE.functionId;
     const log = (status: number) =>
       options.onRequest?.({
@@ -164,6 +169,8 @@ export function createGateway(options: GatewayOptions): RequestListener {
       }
       const event = toApiGatewayEvent({
         request,
+        rawPath: path,
+        rawQueryString,
         body,
         routeKey: route === undefined ? '$default' : `${route.method} ${route.path}`,
         ...(found.kind === 'route' ? { pathParameters: found.params } : {}),

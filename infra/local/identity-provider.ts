@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import {
   exportJWK,
@@ -44,13 +44,18 @@ async function readOrCreatePrivateJwk(path: string): Promise<JWK> {
   const { privateKey } = await generateKeyPair(ALGORITHM, { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), kid: randomUUID(), alg: ALGORITHM, use: 'sig' };
   await mkdir(dirname(path), { recursive: true });
+  // Written whole to a temporary file, then linked into place: when `npm start` and
+  // `npm run token` race on a fresh folder, one key wins and nobody reads half a file.
+  const temporary = `${path}.${String(process.pid)}.${randomUUID()}.tmp`;
+  await writeFile(temporary, JSON.stringify(jwk, null, 2), { mode: 0o600 });
   try {
-    // `wx`: when `npm start` and `npm run token` race on a fresh folder, one key wins.
-    await writeFile(path, JSON.stringify(jwk, null, 2), { flag: 'wx', mode: 0o600 });
+    await link(temporary, path);
     return jwk;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     return JSON.parse(await readFile(path, 'utf8')) as JWK;
+  } finally {
+    await unlink(temporary);
   }
 }
 

@@ -8,6 +8,7 @@ import {
   LOCAL_CREDENTIALS,
   LOCAL_REGION,
   type RunningEmulator,
+  startBoth,
   startDynamoDbLocal,
   startS3rver,
 } from './emulators.ts';
@@ -29,6 +30,8 @@ export interface LocalStageOptions {
   readonly tableName?: string;
   readonly bucket?: string;
   readonly onRequest?: (line: RequestLogLine) => void;
+  /** Runs once the port is bound, before any emulator starts; throwing stops the start. */
+  readonly onListening?: () => Promise<void>;
 }
 
 export interface LocalStage {
@@ -80,20 +83,16 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     await Promise.allSettled(started.reverse().map((e) => e.stop()));
   };
   try {
+    await options.onListening?.();
     let dynamodbEndpoint: string;
     let s3Endpoint: string;
     let dynamodbPid: number | undefined;
     if (options.emulators === undefined) {
-      const [dynamodb, s3] = await Promise.all([
-        startDynamoDbLocal({ directory: join(options.dataDir, 'dynamodb') }).then((e) => {
-          started.push(e);
-          return e;
-        }),
-        startS3rver({ directory: join(options.dataDir, 's3') }).then((e) => {
-          started.push(e);
-          return e;
-        }),
-      ]);
+      const [dynamodb, s3] = await startBoth(
+        startDynamoDbLocal({ directory: join(options.dataDir, 'dynamodb') }),
+        startS3rver({ directory: join(options.dataDir, 's3') }),
+        started,
+      );
       dynamodbEndpoint = dynamodb.endpoint;
       dynamodbPid = dynamodb.pid;
       s3Endpoint = s3.endpoint;

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -37,20 +37,32 @@ export async function runningStage(dataDir: string): Promise<StageRecord | undef
 }
 
 /**
- * A start that was killed outright (SIGKILL) cannot stop its DynamoDB Local; the next start
- * finds it through the record and stops it, so one data folder never has two.
+ * A start killed outright (SIGKILL, or during its own startup) cannot stop its DynamoDB Local.
+ * The next start, once it knows no live stage holds the folder, stops every DynamoDB Local
+ * whose database is this folder's, so one data folder never has two. Linux only (/proc).
  */
-export async function reapOrphans(dataDir: string): Promise<void> {
-  const record = await readStageRecord(dataDir);
-  const pid = record?.dynamodbPid;
-  if (record === undefined || isAlive(record.pid) || pid === undefined || !isAlive(pid)) return;
-  let commandLine = '';
+export function reapOrphans(dataDir: string): number[] {
+  const database = `\0${join(dataDir, 'dynamodb')}\0`;
+  let pids: string[];
   try {
-    commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
   } catch {
-    return;
+    return [];
   }
-  if (commandLine.includes('DynamoDBLocal')) process.kill(pid, 'SIGKILL');
+  const reaped: number[] = [];
+  for (const pid of pids) {
+    let commandLine: string;
+    try {
+      commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (commandLine.includes('DynamoDBLocal') && commandLine.includes(database)) {
+      process.kill(Number(pid), 'SIGKILL');
+      reaped.push(Number(pid));
+    }
+  }
+  return reaped;
 }
 
 export async function writeStageRecord(dataDir: string, record: StageRecord): Promise<void> {

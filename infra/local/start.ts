@@ -3,9 +3,8 @@
  * .data/ (LOCAL_DATA_DIR overrides). Ctrl-C stops it and everything it started.
  */
 import { mkdir } from 'node:fs/promises';
-import { createServer } from 'node:http';
 import { resolve } from 'node:path';
-import { DEFAULT_DATA_DIR, listen, type LocalStage, startLocalStage } from './local-stage.ts';
+import { DEFAULT_DATA_DIR, type LocalStage, startLocalStage } from './local-stage.ts';
 import { reapOrphans, removeStageRecord, runningStage, writeStageRecord } from './stage-lock.ts';
 
 const started = performance.now();
@@ -14,77 +13,74 @@ const port = Number(process.env.PORT ?? 8000);
 const host = process.env.HOST ?? '127.0.0.1';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
 
+/** A start refused for a reason the developer can act on; its message is the whole story. */
+class StartRefused extends Error {}
+
 function fail(message: string): never {
   console.error(`npm start: ${message}`);
   process.exit(1);
 }
 
-if (!Number.isInteger(port) || port < 0 || port > 65535)
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
   fail(`PORT must be a port number, got "${process.env.PORT ?? ''}"`);
-
-const portTaken = (): never =>
-  fail(
-    `port ${port} is already in use (is another \`npm start\` running?). Stop it, or choose another port: PORT=${port + 1} npm start`,
-  );
-
-// The port first: a second `npm start` should hear about the port, not the data folder.
-const probe = createServer();
-await listen(probe, port, host).catch(portTaken);
-await new Promise((done) => probe.close(done));
-
-await mkdir(dataDir, { recursive: true });
-const holder = await runningStage(dataDir);
-if (holder !== undefined) {
-  fail(
-    `the data folder ${dataDir} is in use by another local stage (pid ${holder.pid}, ${holder.url}). Stop it first, or set LOCAL_DATA_DIR.`,
-  );
 }
-await reapOrphans(dataDir);
 
-let stage: LocalStage;
+let stage: LocalStage | undefined;
+let recorded = false;
+// Set by a signal handler, which the control flow below cannot see.
+const shutdown = { requested: false };
+
+async function stop(): Promise<never> {
+  await stage?.close();
+  if (recorded) await removeStageRecord(dataDir);
+  console.log('Stopped.');
+  process.exit(0);
+}
+
+// Installed before anything starts: a signal during startup stops it once it is up.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    if (shutdown.requested) return;
+    shutdown.requested = true;
+    console.log(`\n${signal}: stopping the local stage...`);
+    if (stage !== undefined) void stop();
+  });
+}
+
 try {
   stage = await startLocalStage({
     dataDir,
     port,
     host,
+    // The port is bound by now, so a second `npm start` hears about the port first.
+    onListening: async () => {
+      await mkdir(dataDir, { recursive: true });
+      const holder = await runningStage(dataDir);
+      if (holder !== undefined) {
+        throw new StartRefused(
+          `the data folder ${dataDir} is in use by another local stage (pid ${holder.pid}, ${holder.url}). Stop it first, or set LOCAL_DATA_DIR.`,
+        );
+      }
+      reapOrphans(dataDir);
+    },
     onRequest: (line) => {
       console.log(
         `${line.method} ${line.path} ${line.status} ${line.ms}ms ${line.functionId} ${line.requestId}`,
       );
     },
   });
-} catch (error) {
-  if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') portTaken();
-  fail(
-    `the local stage could not start: ${error instanceof Error ? error.message : String(error)}`,
-  );
-}
-
-await writeStageRecord(dataDir, {
-  pid: process.pid,
-  url: stage.url,
-  dynamodbEndpoint: stage.dynamodbEndpoint,
-  s3Endpoint: stage.s3Endpoint,
-  ...(stage.dynamodbPid === undefined ? {} : { dynamodbPid: stage.dynamodbPid }),
-});
-
-let stopping = false;
-async function stop(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  console.log(`\n${signal}: stopping the local stage...`);
-  await stage.close();
-  await removeStageRecord(dataDir);
-  console.log('Stopped.');
-  process.exit(0);
-}
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  process.on(signal, () => void stop(signal));
-}
-
-const token = await stage.identityProvider.issueToken({ userId: 1, expiresIn: 3600 });
-const seconds = ((performance.now() - started) / 1000).toFixed(1);
-console.log(`
+  if (shutdown.requested) await stop();
+  await writeStageRecord(dataDir, {
+    pid: process.pid,
+    url: stage.url,
+    dynamodbEndpoint: stage.dynamodbEndpoint,
+    s3Endpoint: stage.s3Endpoint,
+    ...(stage.dynamodbPid === undefined ? {} : { dynamodbPid: stage.dynamodbPid }),
+  });
+  recorded = true;
+  const token = await stage.identityProvider.issueToken({ userId: 1, expiresIn: 3600 });
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  console.log(`
 File service, local stage: up on ${stage.url} in ${seconds} s
   data      ${dataDir}
   DynamoDB  ${stage.dynamodbEndpoint} (table ${stage.tableName})
@@ -98,3 +94,16 @@ Try:
 
 Ctrl-C stops it.
 `);
+} catch (error) {
+  await stage?.close();
+  if (recorded) await removeStageRecord(dataDir);
+  if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    fail(
+      `port ${port} is already in use (is another \`npm start\` running?). Stop it, or choose another port: PORT=${port + 1} npm start`,
+    );
+  }
+  if (error instanceof StartRefused) fail(error.message);
+  fail(
+    `the local stage could not start: ${error instanceof Error ? error.message : String(error)}`,
+  );
+}

@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parseUserId } from '#shared/http/user-id.ts';
 import { loadIdentityProvider } from './identity-provider.ts';
 import { DEFAULT_DATA_DIR } from './local-stage.ts';
 
@@ -32,13 +33,11 @@ if (values.help === true) {
   process.exit(0);
 }
 const user = values.user ?? fail('--user is required');
-if (!/^[1-9][0-9]{0,15}$/.test(user) || !Number.isSafeInteger(Number(user))) {
-  fail(`--user must be a positive integer, got "${user}"`);
-}
+const userId = parseUserId(user) ?? fail(`--user must be a positive integer, got "${user}"`);
 const expiresIn = values['expires-in'] ?? '3600';
 if (!/^-?[0-9]+$/.test(expiresIn)) fail(`--expires-in must be whole seconds, got "${expiresIn}"`);
 
 const provider = await loadIdentityProvider(
   resolve(process.env.LOCAL_DATA_DIR ?? DEFAULT_DATA_DIR),
 );
-console.log(await provider.issueToken({ userId: Number(user), expiresIn: Number(expiresIn) }));
+console.log(await provider.issueToken({ userId, expiresIn: Number(expiresIn) }));

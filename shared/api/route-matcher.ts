@@ -35,16 +35,20 @@ function decodeSegment(segment: string): string {
   }
 }
 
-/** Matches like API Gateway: literal segments exactly, `{name}` as one whole segment. */
+/**
+ * Matches like API Gateway: literal segments exactly, `{name}` as one whole segment. A path
+ * that matches only under other methods is reported as Starlette reports it: with the method
+ * of the first such route alone, which is what FastAPI's `Allow` header names.
+ */
 export function createRouteMatcher(routes: readonly ApiRoute[]) {
   const compiled = routes.map(compile);
   return (method: string, path: string): RouteMatch => {
-    const allowed: string[] = [];
+    let allowed: string | undefined;
     for (const { route, pattern, names } of compiled) {
       const values = pattern.exec(path);
       if (values === null) continue;
       if (route.method !== method.toUpperCase()) {
-        allowed.push(route.method);
+        allowed ??= route.method;
         continue;
       }
       const params: Record<string, string> = {};
@@ -53,6 +57,6 @@ export function createRouteMatcher(routes: readonly ApiRoute[]) {
       });
       return { kind: 'route', route, params };
     }
-    return allowed.length > 0 ? { kind: 'wrong-method', allowed } : { kind: 'none' };
+    return allowed === undefined ? { kind: 'none' } : { kind: 'wrong-method', allowed: [allowed] };
   };
 }

@@ -9,9 +9,13 @@ export function bodyBytes(event: Pick<ApiEvent, 'body' | 'isBase64Encoded'>): Bu
   return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
 }
 
-/** The media type of a Content-Type header, lower-cased, without parameters. */
+/**
+ * The media type of a Content-Type header, lower-cased, without parameters, read as Python's
+ * `email.message` reads it (FastAPI's way): anything but one `type/subtype` is `text/plain`.
+ * An empty header counts as none.
+ */
 export function mediaType(contentType: string | undefined): string | undefined {
-  if (contentType === undefined) return undefined;
+  if (contentType === undefined || contentType.trim() === '') return undefined;
   const type = contentType.split(';', 1)[0]?.trim().toLowerCase() ?? '';
-  return type.includes('/') ? type : 'text/plain';
+  return type.split('/').length === 2 ? type : 'text/plain';
 }

@@ -3,16 +3,7 @@ import { userIdClaimName } from '../config.ts';
 import type { ApiEvent } from './api-event.ts';
 import { UnauthorizedError } from './http-errors.ts';
 import type { ApiResult } from './responses.ts';
-
-const USER_ID = /^[1-9][0-9]{0,15}$/;
-
-/** A positive integer within JSON's safe range, or undefined. */
-export function parseUserId(claim: unknown): number | undefined {
-  const text = typeof claim === 'number' ? String(claim) : claim;
-  if (typeof text !== 'string' || !USER_ID.test(text)) return undefined;
-  const id = Number(text);
-  return Number.isSafeInteger(id) ? id : undefined;
-}
+import { parseUserId } from './user-id.ts';
 
 /**
  * The caller is who API Gateway's JWT authorizer verified. The id claim must hold a positive
@@ -24,10 +15,10 @@ export function authenticate(
   return {
     name: 'authenticate',
     before: (request) => {
-      // Typed as always there, but a route deployed without the authorizer has none.
+      // Typed as always there, but a route deployed without the JWT authorizer has none.
       const authorizer = request.event.requestContext.authorizer as
-        ApiEvent['requestContext']['authorizer'] | undefined;
-      const claims = authorizer?.jwt.claims ?? {};
+        { jwt?: { claims?: Record<string, unknown> } } | undefined;
+      const claims = authorizer?.jwt?.claims ?? {};
       const userId = parseUserId(claims[claimName]);
       if (userId === undefined) {
         throw new UnauthorizedError(`the ${claimName} claim is not a user id`);

@@ -1,12 +1,12 @@
 import { type ApiEvent, bodyBytes, mediaType } from './api-event.ts';
 import { BadRequestError, RequestValidationError } from './http-errors.ts';
+import { decodeJsonBytes } from './json-encoding.ts';
 import { parsePythonJson } from './python-json.ts';
 
 /** What FastAPI hands its body model: nothing, a parsed JSON value, or raw text. */
 export type RawBody =
   { readonly kind: 'absent' } | { readonly kind: 'value'; readonly value: unknown };
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 const LENIENT_UTF8 = new TextDecoder('utf-8');
 
 function isJsonMediaType(type: string | undefined): boolean {
@@ -18,8 +18,8 @@ function isJsonMediaType(type: string | undefined): boolean {
 /**
  * Reads a JSON body the way FastAPI does: an empty body is absent (a `missing` error at
  * `["body"]`); a JSON content type, or none, is decoded with Python's rules; any other
- * content type is passed on as text, which then fails model validation; bytes that are
- * not UTF-8 are a 400.
+ * content type is passed on as text, which then fails model validation; bytes in no
+ * encoding Python's json reads are a 400.
  */
 export function readJsonBody(event: ApiEvent): RawBody {
   const bytes = bodyBytes(event);
@@ -27,16 +27,12 @@ export function readJsonBody(event: ApiEvent): RawBody {
   if (!isJsonMediaType(mediaType(event.headers['content-type']))) {
     return { kind: 'value', value: LENIENT_UTF8.decode(bytes) };
   }
-  let text: string;
-  try {
-    text = UTF8.decode(bytes);
-  } catch {
-    throw new BadRequestError('There was an error parsing the body');
-  }
   let result;
   try {
-    result = parsePythonJson(text);
+    result = parsePythonJson(decodeJsonBytes(bytes));
   } catch {
+    // Bytes not in any encoding Python's json reads, or nesting deeper than the stack:
+    // FastAPI answers both with this 400.
     throw new BadRequestError('There was an error parsing the body');
   }
   if (result.ok) return { kind: 'value', value: result.value };

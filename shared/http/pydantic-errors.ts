@@ -59,7 +59,7 @@ const MAX_INT_STRING_LENGTH = 4300;
 
 function intError(loc: readonly (string | number)[], input: unknown): PydanticError {
   if (typeof input === 'string') {
-    return input.length > MAX_INT_STRING_LENGTH
+    return input.trim().length > MAX_INT_STRING_LENGTH
       ? {
           type: 'int_parsing_size',
           loc,
@@ -202,10 +202,11 @@ export function toPydanticError(
   root: unknown,
 ): PydanticError {
   const loc = [source, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))];
-  const input = issue.input;
-  if (input === undefined && issue.path.length > 0) {
+  if (issue.input === undefined && issue.path.length > 0) {
     return missing(loc, valueAt(root, issue.path.slice(0, -1)) ?? null);
   }
+  // What the client sent, not what a lax conversion made of it: Pydantic echoes "0", not 0.
+  const input = valueAt(root, issue.path);
   switch (issue.code) {
     case 'invalid_type':
       return fromInvalidType(issue, loc, input);

@@ -15,10 +15,8 @@ export function laxInt(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   const trimmed = value.trim();
   if (trimmed.length > 4300 || !INT_STRING.test(trimmed)) return value;
-  const digits = trimmed.replace(/_/g, '').replace(/\.0+$/, '');
-  const parsed = Number(digits);
-  // Beyond the safe range the string is kept, so the range check reports the input as given.
-  return Number.isSafeInteger(parsed) ? parsed : value;
+  // Beyond the safe range this is inexact, and z.int()'s range check refuses it.
+  return Number(trimmed.replace(/_/g, '').replace(/\.0+$/, ''));
 }
 
 /** A Pydantic `int`; JavaScript holds it exactly only within the safe range. */

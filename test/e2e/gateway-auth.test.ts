@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStage, type TestStage } from '#test/support/test-stage.ts';
@@ -125,6 +126,23 @@ describe("FastAPI's answers for requests no route takes", () => {
     const response = await stage.request(`${LIST}/?a=1`, { redirect: 'manual' });
     expect(response.status).toBe(307);
     expect(response.headers.get('location')).toBe(`${stage.url}${LIST}?a=1`);
+  });
+
+  it('survives a request line that is not a URL, answering 404', async () => {
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = connect(stage.port, '127.0.0.1', () => {
+        socket.end('GET //[ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+      });
+      let data = '';
+      socket.on('data', (chunk: Buffer) => (data += chunk.toString()));
+      socket.on('end', () => {
+        resolve(data);
+      });
+      socket.on('error', reject);
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 404 /);
+    expect(reply.endsWith('{"detail":"Not Found"}')).toBe(true);
+    expect((await stage.request('/api/v1/user/me/file', { as: 1 })).status).toBe(200);
   });
 
   it('every answer carries the API Gateway request id', async () => {

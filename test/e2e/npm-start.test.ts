@@ -63,10 +63,10 @@ async function ctrlC(started: Started): Promise<number | NodeJS.Signals | null> 
   return started.exited;
 }
 
+/** Running, and not a zombie waiting for a parent that may never reap it. */
 const alive = (pid: number) => {
   try {
-    process.kill(pid, 0);
-    return true;
+    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return false;
   }
@@ -190,6 +190,28 @@ describe('npm start', () => {
     expect([0, 'SIGINT']).toContain(await ctrlC(again));
     expect(again.output()).toContain('Stopped.');
     expect(processesUsing(dataDir)).toEqual([]);
+  });
+
+  it('stops the DynamoDB Local a start killed outright (kill -9) left behind', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'file-service-orphan-'));
+    const env = { PORT: String(await freePort()), LOCAL_DATA_DIR: folder };
+    try {
+      const killed = npmStart(env);
+      await waitFor(killed, 'Ctrl-C stops it.');
+      const record = await readStageRecord(folder);
+      const orphan = record?.dynamodbPid ?? 0;
+      process.kill(record?.pid ?? 0, 'SIGKILL');
+      await killed.exited;
+      expect(alive(orphan)).toBe(true);
+
+      const next = npmStart(env);
+      await waitFor(next, 'Ctrl-C stops it.');
+      expect(alive(orphan)).toBe(false);
+      expect([0, 'SIGINT']).toContain(await ctrlC(next));
+      expect(processesUsing(folder)).toEqual([]);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   it('refuses a PORT that is taken by anything, with a clear message', async () => {

@@ -8,7 +8,9 @@ import { API_ROUTES, FALLBACK_ROUTE } from '#shared/api/routes.ts';
 
 let template: Template;
 beforeAll(() => {
-  const app = new App({ context: { stage: 'development' } });
+  const app = new App({
+    context: { stage: 'development', jwtIssuer: 'https://issuer.example/', jwtAudience: 'api' },
+  });
   const stage = stageConfig((key) => app.node.tryGetContext(key));
   template = Template.fromStack(
     new FileServiceStack(app, 'Test', { stage, root: resolve(import.meta.dirname, '../..') }),
@@ -45,14 +47,38 @@ describe('FileServiceStack deploys the route table the local stage serves', () =
     }
   });
 
+  it("wires each route to its own function's integration", () => {
+    const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
+    const routes = template.findResources('AWS::ApiGatewayV2::Route');
+    for (const route of API_ROUTES) {
+      const found = Object.values(routes).find(
+        (r) =>
+          (r as { Properties: { RouteKey: string } }).Properties.RouteKey ===
+          `${route.method} ${route.path}`,
+      ) as { Properties: { Target: { 'Fn::Join': [string, unknown[]] } } };
+      const integrationId =
+        JSON.stringify(found.Properties.Target).match(/"Ref":"([^"]+)"/)?.[1] ?? '';
+      const integration = JSON.stringify(integrations[integrationId]);
+      expect(integration).toMatch(new RegExp(`"${route.functionId}Function[0-9A-F]{8}"`));
+    }
+  });
+
+  it('refuses to build production or development without a real issuer', () => {
+    for (const stage of ['production', 'development']) {
+      expect(() => stageConfig((key) => (key === 'stage' ? stage : undefined))).toThrow(
+        /jwtIssuer/,
+      );
+    }
+    expect(stageConfig((key) => (key === 'stage' ? 'local' : undefined)).jwtIssuer).toBe(
+      'https://local-idp.file-service.invalid/',
+    );
+  });
+
   it('has a JWT authorizer on the Authorization header', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
       AuthorizerType: 'JWT',
       IdentitySource: ['$request.header.Authorization'],
-      JwtConfiguration: {
-        Issuer: 'https://auth.development.example.com/',
-        Audience: ['file-service-api'],
-      },
+      JwtConfiguration: { Issuer: 'https://issuer.example/', Audience: ['api'] },
     });
   });
 });

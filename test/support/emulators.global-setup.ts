@@ -2,7 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startDynamoDbLocal, startS3rver } from '#infra/local/emulators.ts';
+import {
+  type RunningEmulator,
+  startBoth,
+  startDynamoDbLocal,
+  startS3rver,
+} from '#infra/local/emulators.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -16,10 +21,19 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject) {
   const s3Directory = await mkdtemp(join(tmpdir(), 'file-service-s3-'));
-  const [dynamodb, s3] = await Promise.all([
-    startDynamoDbLocal(),
-    startS3rver({ directory: s3Directory }),
-  ]);
+  const started: RunningEmulator[] = [];
+  let dynamodb: RunningEmulator;
+  let s3: RunningEmulator;
+  try {
+    [dynamodb, s3] = await startBoth(
+      startDynamoDbLocal(),
+      startS3rver({ directory: s3Directory }),
+      started,
+    );
+  } catch (error) {
+    await Promise.allSettled(started.map((e) => e.stop()));
+    throw error;
+  }
   project.provide('emulators', { dynamodbEndpoint: dynamodb.endpoint, s3Endpoint: s3.endpoint });
   return async () => {
     await Promise.all([dynamodb.stop(), s3.stop()]);

@@ -1,7 +1,7 @@
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { toApiGatewayEvent } from '#infra/local/api-gateway-event.ts';
+import { splitTarget, toApiGatewayEvent } from '#infra/local/api-gateway-event.ts';
 
 function request(method: string, url: string, rawHeaders: string[]): IncomingMessage {
   const message = new IncomingMessage(new Socket());
@@ -15,6 +15,7 @@ function request(method: string, url: string, rawHeaders: string[]): IncomingMes
 const build = (rawHeaders: string[], body = Buffer.alloc(0), url = '/a?x=1&x=2&y=3') =>
   toApiGatewayEvent({
     request: request('POST', url, rawHeaders),
+    ...splitTarget(url),
     body,
     routeKey: 'POST /a',
     pathParameters: { id: '1' },
@@ -75,6 +76,11 @@ describe('the payload 2.0 event the local stage builds', () => {
     expect(build(['Content-Type', 'application/json'], Buffer.from([0xff])).isBase64Encoded).toBe(
       true,
     );
+  });
+
+  it('splits a request target without parsing it as a URL', () => {
+    expect(splitTarget('//[?a=1?b')).toEqual({ rawPath: '//[', rawQueryString: 'a=1?b' });
+    expect(splitTarget(undefined)).toEqual({ rawPath: '/', rawQueryString: '' });
   });
 
   it('has no body for an empty request', () => {

@@ -1,7 +1,8 @@
 import middy from '@middy/core';
 import { describe, expect, it } from 'vitest';
 import type { ApiEvent } from '#shared/http/api-event.ts';
-import { authenticate, parseUserId } from '#shared/http/authenticate.ts';
+import { authenticate } from '#shared/http/authenticate.ts';
+import { parseUserId } from '#shared/http/user-id.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { apiEvent, bodyOf, lambdaContext } from '#test/support/api-events.ts';

@@ -280,21 +280,107 @@ describe('422 bodies, one per row of the FastAPI error table', () => {
 });
 
 describe('FastAPI request reading around the table', () => {
-  it('reports every failing field, path before body, in field order', async () => {
-    const { status, body } = await call({
-      ...json({ file_ids: 'x', fund_name: 1, type: 'pdf' }),
-      pathParameters: { group_id: 'g', deal_id: '0' },
-    });
-    expect(status).toBe(422);
+  it('reports every failing field, path before body, in field order, with the input as sent', async () => {
     expect(
-      (body as { detail: { type: string; loc: unknown[] }[] }).detail.map((e) => [e.type, e.loc]),
-    ).toEqual([
-      ['int_parsing', ['path', 'group_id']],
-      ['greater_than', ['path', 'deal_id']],
-      ['list_type', ['body', 'file_ids']],
-      ['string_type', ['body', 'fund_name']],
-      ['enum', ['body', 'type']],
-    ]);
+      await call({
+        ...json({ file_ids: 'x', fund_name: 1, type: 'pdf' }),
+        pathParameters: { group_id: 'g', deal_id: '0' },
+      }),
+    ).toEqual({
+      status: 422,
+      body: {
+        detail: [
+          {
+            type: 'int_parsing',
+            loc: ['path', 'group_id'],
+            msg: 'Input should be a valid integer, unable to parse string as an integer',
+            input: 'g',
+          },
+          {
+            type: 'greater_than',
+            loc: ['path', 'deal_id'],
+            msg: 'Input should be greater than 0',
+            input: '0',
+            ctx: { gt: 0 },
+          },
+          {
+            type: 'list_type',
+            loc: ['body', 'file_ids'],
+            msg: 'Input should be a valid list',
+            input: 'x',
+          },
+          {
+            type: 'string_type',
+            loc: ['body', 'fund_name'],
+            msg: 'Input should be a valid string',
+            input: 1,
+          },
+          {
+            type: 'enum',
+            loc: ['body', 'type'],
+            msg: `Input should be ${ENUM_EXPECTED}`,
+            input: 'pdf',
+            ctx: { expected: ENUM_EXPECTED },
+          },
+        ],
+      },
+    });
+  });
+
+  it('reports the bad items of a list too short, not its length, as Pydantic does', async () => {
+    expect(await call(json({ file_ids: [], room_ids: ['bad'] }))).toMatchObject({ status: 422 });
+    const { body } = await call(json({ file_ids: ['x'] }));
+    expect(body).toEqual({
+      detail: [
+        {
+          type: 'int_parsing',
+          loc: ['body', 'file_ids', 0],
+          msg: 'Input should be a valid integer, unable to parse string as an integer',
+          input: 'x',
+        },
+      ],
+    });
+  });
+
+  it('reports only the length of a list too long, not its bad items, as Pydantic does', async () => {
+    const ids = ['a', 2, 3, 4, 5, 6, 'g'];
+    expect((await call(json({ file_ids: ids }))).body).toEqual({
+      detail: [
+        {
+          type: 'too_long',
+          loc: ['body', 'file_ids'],
+          msg: 'List should have at most 6 items after validation, not 7',
+          input: ids,
+          ctx: { field_type: 'List', max_length: 6, actual_length: 7 },
+        },
+      ],
+    });
+  });
+
+  it('measures an over-long integer string after trimming, as Pydantic does', async () => {
+    const padded = `${' '.repeat(4300)}x`;
+    const { body } = await call(json({ file_ids: [padded] }));
+    expect(body).toEqual({
+      detail: [
+        {
+          type: 'int_parsing',
+          loc: ['body', 'file_ids', 0],
+          msg: 'Input should be a valid integer, unable to parse string as an integer',
+          input: padded,
+        },
+      ],
+    });
+    const long = '1'.repeat(4301);
+    expect((await call(json({ file_ids: [long] }))).body).toEqual({
+      detail: [
+        {
+          type: 'int_parsing_size',
+          loc: ['body', 'file_ids', 0],
+          msg: 'Unable to parse input string as an integer, exceeded maximum size',
+          input: long,
+        },
+      ],
+    });
   });
 
   it('accepts what Pydantic accepts in lax mode: numeric strings, whole floats, bools', async () => {
@@ -309,13 +395,45 @@ describe('FastAPI request reading around the table', () => {
     });
   });
 
-  it('ignores unknown fields and never passes them on', async () => {
-    const { body } = await call(json({ file_ids: [1], is_admin: true, __proto__: { x: 1 } }));
+  it('ignores unknown fields, __proto__ among them, and never passes them on', async () => {
+    const { body } = await call({
+      body: '{"file_ids": [1], "is_admin": true, "__proto__": {"polluted": 1}}',
+      contentType: 'application/json',
+    });
     expect(body).toEqual({ path: { group_id: 1, deal_id: 2 }, body: { file_ids: [1] } });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  it('parses a body sent without a content type as JSON', async () => {
+  it('parses a body sent without a content type, or an empty one, as JSON', async () => {
     expect((await call({ body: '{"file_ids": [1]}' })).status).toBe(200);
+    expect((await call({ body: '{"file_ids": [1]}', contentType: '' })).status).toBe(200);
+  });
+
+  it('reads a content type that is not one type/subtype as text/plain, as Python does', async () => {
+    const result = await call({ body: '{"file_ids":[1]}', contentType: 'application/json/x' });
+    expect(result.body).toMatchObject({
+      detail: [{ type: 'model_attributes_type', input: '{"file_ids":[1]}' }],
+    });
+  });
+
+  it('reads UTF-16 and UTF-32 bodies, with or without a byte order mark, as json.loads does', async () => {
+    const text = '{"file_ids": [5]}';
+    const utf16le = Buffer.from(text, 'utf16le');
+    const utf16be = Buffer.from(utf16le).swap16();
+    const utf32le = Buffer.alloc(text.length * 4);
+    for (let i = 0; i < text.length; i++) utf32le.writeUInt32LE(text.charCodeAt(i), i * 4);
+    for (const bytes of [
+      utf16le,
+      utf16be,
+      Buffer.concat([Buffer.from([0xff, 0xfe]), utf16le]),
+      utf32le,
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]),
+    ]) {
+      expect(await call({ body: bytes, contentType: 'application/json' })).toEqual({
+        status: 200,
+        body: { path: { group_id: 1, deal_id: 2 }, body: { file_ids: [5] } },
+      });
+    }
   });
 
   it('parses application/*+json and a charset parameter as JSON', async () => {
@@ -361,6 +479,21 @@ describe('FastAPI request reading around the table', () => {
     expect(result).toEqual({
       status: 200,
       body: { path: { group_id: 1, deal_id: 2 }, body: { file_ids: [9] } },
+    });
+  });
+
+  it('refuses an integer string beyond the safe range by its range, echoing the string', async () => {
+    const { body } = await call(json({ file_ids: ['99999999999999999999'] }));
+    expect(body).toEqual({
+      detail: [
+        {
+          type: 'less_than_equal',
+          loc: ['body', 'file_ids', 0],
+          msg: 'Input should be less than or equal to 9007199254740991',
+          input: '99999999999999999999',
+          ctx: { le: 9007199254740991 },
+        },
+      ],
     });
   });
 
