@@ -113,82 +113,54 @@ function fromInvalidType(
   }
 }
 
-function fromTooBig(
-  issue: core.$ZodIssueTooBig,
-  loc: readonly (string | number)[],
-  input: unknown,
-): PydanticError {
-  const max = Number(issue.maximum);
-  if (issue.origin === 'array') {
-    const actual = Array.isArray(input) ? input.length : 0;
-    return {
-      type: 'too_long',
-      loc,
-      msg: `List should have at most ${plural(max, 'item')} after validation, not ${actual}`,
-      input,
-      ctx: { field_type: 'List', max_length: max, actual_length: actual },
-    };
-  }
-  if (issue.origin === 'string') {
-    return {
-      type: 'string_too_long',
-      loc,
-      msg: `String should have at most ${plural(max, 'character')}`,
-      input,
-      ctx: { max_length: max },
-    };
-  }
-  return issue.inclusive
-    ? {
-        type: 'less_than_equal',
-        loc,
-        msg: `Input should be less than or equal to ${max}`,
-        input,
-        ctx: { le: max },
-      }
-    : { type: 'less_than', loc, msg: `Input should be less than ${max}`, input, ctx: { lt: max } };
-}
+/** Pydantic's wording for the two sides of a length or bound check. */
+const BOUNDS = {
+  too_big: {
+    list: 'too_long',
+    string: 'string_too_long',
+    words: 'at most',
+    length: 'max_length',
+    inclusive: ['less_than_equal', 'less than or equal to', 'le'],
+    exclusive: ['less_than', 'less than', 'lt'],
+  },
+  too_small: {
+    list: 'too_short',
+    string: 'string_too_short',
+    words: 'at least',
+    length: 'min_length',
+    inclusive: ['greater_than_equal', 'greater than or equal to', 'ge'],
+    exclusive: ['greater_than', 'greater than', 'gt'],
+  },
+} as const;
 
-function fromTooSmall(
-  issue: core.$ZodIssueTooSmall,
+function fromBound(
+  issue: core.$ZodIssueTooBig | core.$ZodIssueTooSmall,
   loc: readonly (string | number)[],
   input: unknown,
 ): PydanticError {
-  const min = Number(issue.minimum);
+  const side = BOUNDS[issue.code];
+  const limit = Number(issue.code === 'too_big' ? issue.maximum : issue.minimum);
   if (issue.origin === 'array') {
     const actual = Array.isArray(input) ? input.length : 0;
     return {
-      type: 'too_short',
+      type: side.list,
       loc,
-      msg: `List should have at least ${plural(min, 'item')} after validation, not ${actual}`,
+      msg: `List should have ${side.words} ${plural(limit, 'item')} after validation, not ${actual}`,
       input,
-      ctx: { field_type: 'List', min_length: min, actual_length: actual },
+      ctx: { field_type: 'List', [side.length]: limit, actual_length: actual },
     };
   }
   if (issue.origin === 'string') {
     return {
-      type: 'string_too_short',
+      type: side.string,
       loc,
-      msg: `String should have at least ${plural(min, 'character')}`,
+      msg: `String should have ${side.words} ${plural(limit, 'character')}`,
       input,
-      ctx: { min_length: min },
+      ctx: { [side.length]: limit },
     };
   }
-  return issue.inclusive
-    ? {
-        type: 'greater_than_equal',
-        loc,
-        msg: `Input should be greater than or equal to ${min}`,
-        input,
-        ctx: { ge: min },
-      }
-    : {
-        type: 'greater_than',
-        loc,
-        msg: `Input should be greater than ${min}`,
-        input,
-        ctx: { gt: min },
-      };
+  const [type, words, key] = issue.inclusive === false ? side.exclusive : side.inclusive;
+  return { type, loc, msg: `Input should be ${words} ${limit}`, input, ctx: { [key]: limit } };
 }
 
 /**
@@ -211,9 +183,8 @@ export function toPydanticError(
     case 'invalid_type':
       return fromInvalidType(issue, loc, input);
     case 'too_big':
-      return fromTooBig(issue, loc, input);
     case 'too_small':
-      return fromTooSmall(issue, loc, input);
+      return fromBound(issue, loc, input);
     case 'invalid_value': {
       const expected = expectedValues(issue.values);
       return issue.values.length === 1

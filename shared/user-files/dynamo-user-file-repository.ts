@@ -1,40 +1,31 @@
 import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { FILE_PREFIX, PARTITION_KEY, SORT_KEY, userPartition } from '../data/keys.ts';
+import {
+  FILE_PREFIX,
+  PARTITION_KEY,
+  SORT_KEY,
+  userFileSortKey,
+  userPartition,
+} from '../data/keys.ts';
 import { FILE_TYPES, type FileType } from '../schemas/file-type.ts';
+import type { UserFileBody } from '../schemas/user-file.ts';
 import type { UserFile } from './user-file.ts';
+import { toUserFileBody } from './user-file-response.ts';
 import type { UserFileRepository } from './user-file-repository.ts';
 
 /** How a UserFile is stored: the keys, then the record in the contract's own field names. */
-export interface UserFileItem {
+export type UserFileItem = {
   readonly PK: string;
   readonly SK: string;
   readonly entity: 'UserFile';
-  readonly id: number;
-  readonly user_id: number;
-  readonly name: string;
-  readonly type: string | null;
-  readonly created_at: string;
-  readonly updated_at: string | null;
-  readonly is_archived: boolean;
-  readonly filesize: number;
-  readonly location: string | null;
-}
+} & UserFileBody;
 
 const isFileType = (value: unknown): value is FileType => FILE_TYPES.includes(value as FileType);
 
 export const toUserFileItem = (file: UserFile): UserFileItem => ({
   PK: userPartition(file.userId),
-  SK: `${FILE_PREFIX}${file.id}`,
+  SK: userFileSortKey(file.id),
   entity: 'UserFile',
-  id: file.id,
-  user_id: file.userId,
-  name: file.name,
-  type: file.type,
-  created_at: file.createdAt,
-  updated_at: file.updatedAt,
-  is_archived: file.isArchived,
-  filesize: file.filesize,
-  location: file.location,
+  ...toUserFileBody(file),
 });
 
 export const fromUserFileItem = (item: Record<string, unknown>): UserFile => ({
