@@ -1,22 +1,16 @@
 import { connect } from 'node:net';
 import { generateKeyPair, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStage, type TestStage } from '#test/support/test-stage.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestStage } from '#test/support/test-stage.ts';
 
-let stage: TestStage;
-beforeAll(async () => {
-  stage = await startTestStage();
-});
-afterAll(async () => {
-  await stage.close();
-});
+const stage = useTestStage();
 
 const LIST = '/api/v1/user/me/file';
 const now = () => Math.floor(Date.now() / 1000);
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 async function expectUnauthorized(authorization: string | undefined, reason: RegExp) {
-  const response = await fetch(`${stage.url}${LIST}`, {
+  const response = await fetch(`${stage().url}${LIST}`, {
     headers: authorization === undefined ? {} : { authorization },
   });
   expect(response.status).toBe(401);
@@ -42,16 +36,16 @@ describe('the local stage refuses what the deployed JWT authorizer refuses', () 
   });
 
   it('an expired token', async () => {
-    await expectUnauthorized(`Bearer ${await stage.token(1, { expiresIn: -60 })}`, /expired/);
+    await expectUnauthorized(`Bearer ${await stage().token(1, { expiresIn: -60 })}`, /expired/);
   });
 
   it('a token that is not valid yet', async () => {
-    const token = await stage.token(1, { claims: { nbf: now() + 600 } });
+    const token = await stage().token(1, { claims: { nbf: now() + 600 } });
     await expectUnauthorized(`Bearer ${token}`, /not valid yet/);
   });
 
   it('a token with no expiry', async () => {
-    const token = await stage.token(1, { claims: { exp: undefined } });
+    const token = await stage().token(1, { claims: { exp: undefined } });
     await expectUnauthorized(`Bearer ${token}`, /exp/);
   });
 
@@ -59,10 +53,10 @@ describe('the local stage refuses what the deployed JWT authorizer refuses', () 
     const { privateKey } = await generateKeyPair('RS256');
     const token = await new SignJWT({
       sub: '1',
-      iss: stage.identityProvider.issuer,
-      aud: stage.identityProvider.audience,
+      iss: stage().identityProvider.issuer,
+      aud: stage().identityProvider.audience,
     })
-      .setProtectedHeader({ alg: 'RS256', kid: stage.identityProvider.keyId })
+      .setProtectedHeader({ alg: 'RS256', kid: stage().identityProvider.keyId })
       .setIssuedAt()
       .setExpirationTime('1h')
       .sign(privateKey);
@@ -70,34 +64,34 @@ describe('the local stage refuses what the deployed JWT authorizer refuses', () 
   });
 
   it('a token from a foreign issuer', async () => {
-    const token = await stage.token(1, { claims: { iss: 'https://evil.example/' } });
+    const token = await stage().token(1, { claims: { iss: 'https://evil.example/' } });
     await expectUnauthorized(`Bearer ${token}`, /issuer/);
   });
 
   it('a token for another audience', async () => {
-    const token = await stage.token(1, { claims: { aud: 'another-api' } });
+    const token = await stage().token(1, { claims: { aud: 'another-api' } });
     await expectUnauthorized(`Bearer ${token}`, /audience/);
   });
 
   it('an unsigned token (alg none)', async () => {
     const token = `${b64({ alg: 'none', typ: 'JWT' })}.${b64({
       sub: '1',
-      iss: stage.identityProvider.issuer,
-      aud: stage.identityProvider.audience,
+      iss: stage().identityProvider.issuer,
+      aud: stage().identityProvider.audience,
       exp: now() + 600,
     })}.`;
     await expectUnauthorized(`Bearer ${token}`, /RS256|malformed/);
   });
 
   it('a valid token whose sub is not a user id, refused by the function', async () => {
-    const token = await stage.token('auth0|abc');
+    const token = await stage().token('auth0|abc');
     await expectUnauthorized(`Bearer ${token}`, /sub claim/);
   });
 
   it('accepts the token with or without the Bearer prefix, as API Gateway does', async () => {
-    const token = await stage.token(1);
+    const token = await stage().token(1);
     for (const authorization of [`Bearer ${token}`, `bearer ${token}`, token]) {
-      const response = await fetch(`${stage.url}${LIST}`, { headers: { authorization } });
+      const response = await fetch(`${stage().url}${LIST}`, { headers: { authorization } });
       expect(response.status).toBe(200);
     }
   });
@@ -106,7 +100,10 @@ describe('the local stage refuses what the deployed JWT authorizer refuses', () 
 describe("FastAPI's answers for requests no route takes", () => {
   it('an unknown path is 404, with or without a token', async () => {
     for (const as of [undefined, 1]) {
-      const response = await stage.request('/api/v1/nothing/here', as === undefined ? {} : { as });
+      const response = await stage().request(
+        '/api/v1/nothing/here',
+        as === undefined ? {} : { as },
+      );
       expect(response.status).toBe(404);
       expect(await response.json()).toEqual({ detail: 'Not Found' });
     }
@@ -115,7 +112,7 @@ describe("FastAPI's answers for requests no route takes", () => {
   it.each([['POST'], ['PUT'], ['DELETE'], ['PATCH']])(
     'a known path with another method (%s) is 405, naming the allowed ones',
     async (method) => {
-      const response = await stage.request(LIST, { method, as: 1 });
+      const response = await stage().request(LIST, { method, as: 1 });
       expect(response.status).toBe(405);
       expect(response.headers.get('allow')).toBe('GET');
       expect(await response.json()).toEqual({ detail: 'Method Not Allowed' });
@@ -123,14 +120,14 @@ describe("FastAPI's answers for requests no route takes", () => {
   );
 
   it('a trailing slash redirects (307) to the route without it', async () => {
-    const response = await stage.request(`${LIST}/?a=1`, { redirect: 'manual' });
+    const response = await stage().request(`${LIST}/?a=1`, { redirect: 'manual' });
     expect(response.status).toBe(307);
-    expect(response.headers.get('location')).toBe(`${stage.url}${LIST}?a=1`);
+    expect(response.headers.get('location')).toBe(`${stage().url}${LIST}?a=1`);
   });
 
   it('survives a request line that is not a URL, answering 404', async () => {
     const reply = await new Promise<string>((resolve, reject) => {
-      const socket = connect(stage.port, '127.0.0.1', () => {
+      const socket = connect(stage().port, '127.0.0.1', () => {
         socket.end('GET //[ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
       });
       let data = '';
@@ -142,11 +139,11 @@ describe("FastAPI's answers for requests no route takes", () => {
     });
     expect(reply).toMatch(/^HTTP\/1\.1 404 /);
     expect(reply.endsWith('{"detail":"Not Found"}')).toBe(true);
-    expect((await stage.request('/api/v1/user/me/file', { as: 1 })).status).toBe(200);
+    expect((await stage().request('/api/v1/user/me/file', { as: 1 })).status).toBe(200);
   });
 
   it('every answer carries the API Gateway request id', async () => {
-    const response = await stage.request('/nope');
+    const response = await stage().request('/nope');
     expect(response.headers.get('apigw-requestid')).toMatch(/^[A-Za-z0-9+/]{14}=$/);
   });
 });

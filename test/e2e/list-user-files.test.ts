@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toUserFileItem } from '#shared/user-files/dynamo-user-file-repository.ts';
 import type { UserFile } from '#shared/user-files/user-file.ts';
-import { startTestStage, type TestStage } from '#test/support/test-stage.ts';
+import { useTestStage } from '#test/support/test-stage.ts';
 
-let stage: TestStage;
-beforeAll(async () => {
-  stage = await startTestStage();
-});
-afterAll(async () => {
-  await stage.close();
-});
+const stage = useTestStage();
 
 const LIST = '/api/v1/user/me/file';
 
@@ -28,14 +22,14 @@ const file = (userId: number, id: number, overrides: Partial<UserFile> = {}): Us
 
 describe('GET /api/v1/user/me/file', () => {
   it('answers [] for a user with no files', async () => {
-    const response = await stage.request(LIST, { as: 500 });
+    const response = await stage().request(LIST, { as: 500 });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(await response.json()).toEqual([]);
   });
 
   it('returns each file in exactly the contract UserFile shape', async () => {
-    await stage.put([
+    await stage().put([
       toUserFileItem(
         file(501, 1, {
           name: 'Déck – final (2).pdf',
@@ -45,7 +39,7 @@ describe('GET /api/v1/user/me/file', () => {
         }),
       ),
     ]);
-    const response = await stage.request(LIST, { as: 501 });
+    const response = await stage().request(LIST, { as: 501 });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual([
       {
@@ -63,12 +57,12 @@ describe('GET /api/v1/user/me/file', () => {
   });
 
   it("two users never see each other's files", async () => {
-    await stage.put([file(601, 11), file(601, 12), file(602, 13)].map(toUserFileItem));
-    const first = (await (await stage.request(LIST, { as: 601 })).json()) as {
+    await stage().put([file(601, 11), file(601, 12), file(602, 13)].map(toUserFileItem));
+    const first = (await (await stage().request(LIST, { as: 601 })).json()) as {
       id: number;
       user_id: number;
     }[];
-    const second = (await (await stage.request(LIST, { as: 602 })).json()) as {
+    const second = (await (await stage().request(LIST, { as: 602 })).json()) as {
       id: number;
       user_id: number;
     }[];
@@ -83,8 +77,8 @@ describe('GET /api/v1/user/me/file', () => {
     const files = Array.from({ length: 2500 }, (_, i) =>
       file(700, i + 1, { name: `${'long name '.repeat(50)}${i + 1}.xlsx` }),
     );
-    await stage.put(files.map(toUserFileItem));
-    const response = await stage.request(LIST, { as: 700 });
+    await stage().put(files.map(toUserFileItem));
+    const response = await stage().request(LIST, { as: 700 });
     expect(response.status).toBe(200);
     const listed = (await response.json()) as { id: number; created_at: string }[];
     expect(listed).toHaveLength(2500);
@@ -92,9 +86,9 @@ describe('GET /api/v1/user/me/file', () => {
   });
 
   it('changes nothing', async () => {
-    const before = await stage.items();
-    await stage.request(LIST, { as: 601 });
-    expect(await stage.items()).toEqual(before);
-    expect(await stage.objectKeys()).toEqual([]);
+    const before = await stage().items();
+    await stage().request(LIST, { as: 601 });
+    expect(await stage().items()).toEqual(before);
+    expect(await stage().objectKeys()).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { s3ClientOptions } from '#shared/aws/s3.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
 import { putItems } from './put-items.ts';
@@ -89,5 +89,20 @@ export async function startTestStage(): Promise<TestStage> {
       await stage.close();
       await rm(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** A test stage for this file: started before its tests, closed after them. */
+export function useTestStage(): () => TestStage {
+  let stage: TestStage | undefined;
+  beforeAll(async () => {
+    stage = await startTestStage();
+  });
+  afterAll(async () => {
+    await stage?.close();
+  });
+  return () => {
+    if (stage === undefined) throw new Error('The test stage starts in beforeAll');
+    return stage;
   };
 }
