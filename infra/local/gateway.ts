@@ -35,6 +35,9 @@ export interface RequestLogLine {
 
 class BodyTooLarge extends Error {}
 
+/** The function ran past its timeout; API Gateway answers 503. */
+class InvocationTimedOut extends Error {}
+
 async function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -109,7 +112,7 @@ export function createGateway(options: GatewayOptions): RequestListener {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        reject(new HttpError(503, 'Service Unavailable'));
+        reject(new InvocationTimedOut());
       }, timeoutMs);
     });
     try {
@@ -182,9 +185,7 @@ export function createGateway(options: GatewayOptions): RequestListener {
         const result = await invoke(functionId, route?.entry ?? FALLBACK_ROUTE.entry, event);
         return writeResult(response, result, requestId);
       } catch (error) {
-        if (error instanceof HttpError && error.statusCode === 503) {
-          return gatewayError(503, 'Service Unavailable');
-        }
+        if (error instanceof InvocationTimedOut) return gatewayError(503, 'Service Unavailable');
         // A function that throws is a 500 from API Gateway, with nothing of the error.
         console.error(`[${functionId}] invocation failed:`, error);
         return gatewayError(500, 'Internal Server Error');

@@ -48,7 +48,7 @@ export interface LocalStage {
 }
 
 /** Binds the port before anything else starts, so a taken port fails fast and clearly. */
-export async function listen(server: Server, port: number, host: string): Promise<number> {
+async function listen(server: Server, port: number, host: string): Promise<number> {
   await new Promise<void>((resolvePromise, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -1,6 +1,3 @@
-import { S3Client } from '@aws-sdk/client-s3';
-import { optionalEnv } from '../config.ts';
-
 /**
  * S3 client options for an endpoint override (s3rver locally): path-style addressing, and
  * checksums only where S3 requires them, or s3rver stores the chunk framing in the object.
@@ -14,12 +11,4 @@ export function s3ClientOptions(endpoint: string | undefined) {
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
       } as const);
-}
-
-let client: S3Client | undefined;
-
-/** One S3 client per container; S3_ENDPOINT points it at s3rver on the local stage. */
-export function s3Client(): S3Client {
-  client ??= new S3Client(s3ClientOptions(optionalEnv('S3_ENDPOINT')));
-  return client;
 }

@@ -219,3 +219,31 @@ export function toPydanticError(
       return { type: 'value_error', loc, msg: `Value error, ${issue.message}`, input };
   }
 }
+
+const isUnder = (path: readonly PropertyKey[], parent: readonly PropertyKey[]): boolean =>
+  path.length > parent.length && parent.every((key, i) => path[i] === key);
+
+/**
+ * Pydantic checks a list's length around its items differently from zod: too many items
+ * stop validation with `too_long` alone; item errors, when there are any, hide `too_short`.
+ */
+function asPydanticReports(issues: readonly core.$ZodIssue[]): core.$ZodIssue[] {
+  const arrayIssues = (code: 'too_big' | 'too_small') =>
+    issues.filter((i) => i.code === code && i.origin === 'array');
+  const tooLong = arrayIssues('too_big');
+  const tooShort = arrayIssues('too_small');
+  return issues.filter((issue) => {
+    if (tooLong.some((long) => isUnder(issue.path, long.path))) return false;
+    if (tooShort.includes(issue)) return !issues.some((i) => isUnder(i.path, issue.path));
+    return true;
+  });
+}
+
+/** Every error Pydantic would report for these zod issues, in the order it reports them. */
+export function toPydanticErrors(
+  issues: readonly core.$ZodIssue[],
+  source: RequestSource,
+  root: unknown,
+): PydanticError[] {
+  return asPydanticReports(issues).map((issue) => toPydanticError(issue, source, root));
+}

@@ -1,5 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
-import type { core, z } from 'zod';
+import type { z } from 'zod';
 import type { ApiEvent } from './api-event.ts';
 import { RequestValidationError } from './http-errors.ts';
 import { readJsonBody } from './json-body.ts';
@@ -7,7 +7,7 @@ import {
   missingField,
   type PydanticError,
   type RequestSource,
-  toPydanticError,
+  toPydanticErrors,
 } from './pydantic-errors.ts';
 import type { ApiResult } from './responses.ts';
 
@@ -22,25 +22,6 @@ export type ValidatedInput<S extends RequestSchemas> = {
   readonly [K in keyof S]: S[K] extends z.ZodType ? z.output<S[K]> : never;
 };
 
-const isUnder = (path: readonly PropertyKey[], parent: readonly PropertyKey[]): boolean =>
-  path.length > parent.length && parent.every((key, i) => path[i] === key);
-
-/**
- * Pydantic checks a list's length around its items differently from zod: too many items
- * stop validation with `too_long` alone; item errors, when there are any, hide `too_short`.
- */
-function asPydanticReports(issues: readonly core.$ZodIssue[]): core.$ZodIssue[] {
-  const arrayIssues = (code: 'too_big' | 'too_small') =>
-    issues.filter((i) => i.code === code && i.origin === 'array');
-  const tooLong = arrayIssues('too_big');
-  const tooShort = arrayIssues('too_small');
-  return issues.filter((issue) => {
-    if (tooLong.some((long) => isUnder(issue.path, long.path))) return false;
-    if (tooShort.includes(issue)) return !issues.some((i) => isUnder(i.path, issue.path));
-    return true;
-  });
-}
-
 function check(
   schema: z.ZodType,
   source: RequestSource,
@@ -49,9 +30,7 @@ function check(
 ): unknown {
   const result = schema.safeParse(raw, { reportInput: true });
   if (result.success) return result.data;
-  errors.push(
-    ...asPydanticReports(result.error.issues).map((issue) => toPydanticError(issue, source, raw)),
-  );
+  errors.push(...toPydanticErrors(result.error.issues, source, raw));
   return undefined;
 }
 
