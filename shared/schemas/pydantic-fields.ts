@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plural } from '../http/pydantic-errors.ts';
 
 /**
  * Zod fields that accept exactly what the contract's Pydantic models accepted in lax mode,
@@ -24,3 +25,37 @@ export const pyInt = () => z.preprocess(laxInt, z.int());
 
 /** A Pydantic `int` with `gt=0`: every id in this service. */
 export const pyPositiveInt = () => z.preprocess(laxInt, z.int().positive());
+
+/** Python's `len(str)`: code points, not UTF-16 units and not graphemes. */
+const codePoints = (value: string): number => Array.from(value).length;
+
+/**
+ * A Pydantic `str` with `max_length`, counted as Python counts: in code points, where zod's
+ * `max` counts UTF-16 units.
+ */
+export const pyStr = (options: { minLength?: number; maxLength: number }) =>
+  z
+    .string()
+    .check(
+      z.refine((value) => codePoints(value) >= (options.minLength ?? 0), {
+        abort: true,
+        params: {
+          pydantic: {
+            type: 'string_too_short',
+            msg: `String should have at least ${plural(options.minLength ?? 0, 'character')}`,
+            ctx: { min_length: options.minLength ?? 0 },
+          },
+        },
+      }),
+    )
+    .check(
+      z.refine((value) => codePoints(value) <= options.maxLength, {
+        params: {
+          pydantic: {
+            type: 'string_too_long',
+            msg: `String should have at most ${plural(options.maxLength, 'character')}`,
+            ctx: { max_length: options.maxLength },
+          },
+        },
+      }),
+    );

@@ -1,4 +1,9 @@
-import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  paginateQuery,
+  PutCommand,
+} from '@aws-sdk/lib-dynamodb';
 import {
   FILE_PREFIX,
   PARTITION_KEY,
@@ -65,5 +70,27 @@ export class DynamoUserFileRepository implements UserFileRepository {
       for (const item of page.Items ?? []) files.push(fromUserFileItem(item));
     }
     return files;
+  }
+
+  async get(userId: number, fileId: number): Promise<UserFile | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { [PARTITION_KEY]: userPartition(userId), [SORT_KEY]: userFileSortKey(fileId) },
+        ConsistentRead: true,
+      }),
+    );
+    return Item === undefined ? undefined : fromUserFileItem(Item);
+  }
+
+  async create(file: UserFile): Promise<void> {
+    await this.client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: toUserFileItem(file),
+        ConditionExpression: 'attribute_not_exists(#pk)',
+        ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+      }),
+    );
   }
 }

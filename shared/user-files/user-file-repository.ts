@@ -4,4 +4,8 @@ import type { UserFile } from './user-file.ts';
 export interface UserFileRepository {
   /** All of the owner's files, in no particular order. */
   listByOwner(userId: number): Promise<UserFile[]>;
+  /** The owner's file with this id, or undefined. */
+  get(userId: number, fileId: number): Promise<UserFile | undefined>;
+  /** Records a new file; fails, writing nothing, when the id is already taken. */
+  create(file: UserFile): Promise<void>;
 }

@@ -40,6 +40,8 @@ export interface TestStage extends LocalStage {
   /** Every object key in the stage's bucket. */
   objectKeys(): Promise<string[]>;
   put(items: readonly object[]): Promise<void>;
+  /** A client on the stage's own s3rver. */
+  readonly s3: S3Client;
 }
 
 /**
@@ -50,12 +52,18 @@ export async function startTestStage(): Promise<TestStage> {
   const clients = emulatorClients();
   const dataDir = await mkdtemp(join(tmpdir(), 'file-service-stage-'));
   const suffix = randomUUID().slice(0, 8);
+  // The stage runs its own s3rver, as `npm start` does, so S3 events reach the finalizer.
   const stage = await startLocalStage({
     dataDir,
     port: 0,
-    emulators: { dynamodbEndpoint: clients.dynamodbEndpoint, s3Endpoint: clients.s3Endpoint },
+    emulators: { dynamodbEndpoint: clients.dynamodbEndpoint },
     tableName: `test-${suffix}`,
     bucket: `test-${suffix}`,
+  });
+  const s3 = new S3Client({
+    ...s3ClientOptions(stage.s3Endpoint),
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
   });
   const token: TestStage['token'] = (userId, options = {}) =>
     stage.identityProvider.issueToken({ userId, ...options });
@@ -81,11 +89,13 @@ export async function startTestStage(): Promise<TestStage> {
       return items;
     },
     objectKeys: async () => {
-      const listed = await clients.s3.send(new ListObjectsV2Command({ Bucket: stage.bucket }));
+      const listed = await s3.send(new ListObjectsV2Command({ Bucket: stage.bucket }));
       return (listed.Contents ?? []).map((o) => o.Key ?? '');
     },
     put: (items) => putItems(clients.dynamodb, stage.tableName, items),
+    s3,
     close: async () => {
+      s3.destroy();
       await stage.close();
       await rm(dataDir, { recursive: true, force: true });
     },

@@ -1,0 +1,68 @@
+import type { EventEmitter } from 'node:events';
+import type { S3Event } from 'aws-lambda';
+import { createHandlerLoader } from './handler-loader.ts';
+import { localLambdaContext } from './lambda-context.ts';
+
+export interface ObjectCreatedTarget {
+  readonly functionId: string;
+  readonly entry: string;
+  /** Only keys under this prefix, as the bucket's notification filter on AWS. */
+  readonly objectPrefix: string;
+}
+
+/** Lambda retries a failed asynchronous invocation twice; these are the waits, shortened. */
+const RETRY_DELAYS_MS = [200, 1000];
+const TIMEOUT_MS = 30_000;
+
+const sleep = (ms: number) =>
+  new Promise<void>((resolve) => {
+    setTimeout(resolve, ms);
+  });
+
+/**
+ * Delivers s3rver's ObjectCreated notifications to a handler module as S3 delivers them to
+ * a Lambda function on AWS: asynchronously, one event per object, retried on failure.
+ * `drain()` waits for deliveries under way, so the stage can stop cleanly.
+ */
+export function forwardObjectCreated(
+  notifications: EventEmitter,
+  target: ObjectCreatedTarget & { readonly root: string },
+): { drain(): Promise<void> } {
+  const load = createHandlerLoader(target.root);
+  const inFlight = new Set<Promise<void>>();
+
+  const deliver = async (event: S3Event): Promise<void> => {
+    const handler = await load(target.entry);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await handler(event, localLambdaContext(target.functionId, TIMEOUT_MS));
+        return;
+      } catch (error) {
+        const delay = RETRY_DELAYS_MS[attempt];
+        if (delay === undefined) {
+          console.error(`[${target.functionId}] gave up on an S3 event:`, error);
+          return;
+        }
+        await sleep(delay);
+      }
+    }
+  };
+
+  notifications.on('event', (event: S3Event) => {
+    const record = event.Records[0];
+    if (record === undefined) return;
+    if (!record.eventName.startsWith('ObjectCreated:')) return;
+    if (!decodeURIComponent(record.s3.object.key).startsWith(target.objectPrefix)) return;
+    const delivery = deliver(event).catch((error: unknown) => {
+      console.error(`[${target.functionId}] could not be loaded:`, error);
+    });
+    inFlight.add(delivery);
+    void delivery.finally(() => inFlight.delete(delivery));
+  });
+
+  return {
+    drain: async () => {
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}

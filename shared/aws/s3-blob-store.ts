@@ -1,0 +1,107 @@
+import type { Readable } from 'node:stream';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  NotFound,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type {
+  BlobStore,
+  DownloadSigner,
+  StoredBlob,
+  UploadForm,
+  UploadSigner,
+} from '../blobs/blob-store.ts';
+
+export class S3BlobStore implements BlobStore, UploadSigner, DownloadSigner {
+  private readonly client: S3Client;
+  private readonly bucket: string;
+
+  constructor(client: S3Client, bucket: string) {
+    this.client = client;
+    this.bucket = bucket;
+  }
+
+  async put(key: string, content: Uint8Array, options: { contentType: string }): Promise<void> {
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Body: content,
+        ContentLength: content.byteLength,
+        ContentType: options.contentType,
+      }),
+    );
+  }
+
+  async putStream(key: string, content: Readable, options: { contentType: string }): Promise<void> {
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Body: content,
+        ContentType: options.contentType,
+      }),
+    );
+  }
+
+  async head(key: string): Promise<StoredBlob | undefined> {
+    try {
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return { size: head.ContentLength ?? 0, contentType: head.ContentType };
+    } catch (error) {
+      if (error instanceof NotFound || (error as { name?: string }).name === 'NotFound') {
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  locationOf(key: string): string {
+    return `s3://${this.bucket}/${key}`;
+  }
+
+  async signUpload(
+    key: string,
+    options: Parameters<UploadSigner['signUpload']>[1],
+  ): Promise<UploadForm> {
+    const metadata = Object.fromEntries(
+      Object.entries(options.metadata).map(([name, value]) => [`x-amz-meta-${name}`, value]),
+    );
+    const fields = { 'Content-Type': options.contentType, ...metadata };
+    const { url, fields: signed } = await createPresignedPost(this.client, {
+      Bucket: this.bucket,
+      Key: key,
+      Fields: fields,
+      Conditions: [
+        ['content-length-range', 1, options.maxBytes],
+        ...Object.entries(fields).map(([name, value]) => ({ [name]: value })),
+      ],
+      Expires: options.expiresInSeconds,
+    });
+    return { url, fields: signed };
+  }
+
+  async signDownload(
+    key: string,
+    options: Parameters<DownloadSigner['signDownload']>[1],
+  ): Promise<string> {
+    return getSignedUrl(
+      this.client,
+      new GetObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        ResponseContentDisposition: options.contentDisposition,
+      }),
+      { expiresIn: options.expiresInSeconds },
+    );
+  }
+}

@@ -1,0 +1,56 @@
+import type { Readable } from 'node:stream';
+
+/** An object as the store reports it. */
+export interface StoredBlob {
+  readonly size: number;
+  readonly contentType: string | undefined;
+}
+
+/** Where file bytes live. Keys are ours (see `#shared/data/keys.ts`), never a client's name. */
+export interface BlobStore {
+  put(key: string, content: Uint8Array, options: { readonly contentType: string }): Promise<void>;
+  /**
+   * Stores bytes still arriving, of a length not yet known. S3 itself wants the length up
+   * front; s3rver does not, and only the local stage, whose request bodies stream, calls this.
+   */
+  putStream(
+    key: string,
+    content: Readable,
+    options: { readonly contentType: string },
+  ): Promise<void>;
+  /** The object's size and type, or undefined when there is none. */
+  head(key: string): Promise<StoredBlob | undefined>;
+  /** Deletes the object; deleting one that is not there succeeds. */
+  delete(key: string): Promise<void>;
+  /** How a record says where the bytes are: `s3://<bucket>/<key>`. */
+  locationOf(key: string): string;
+}
+
+export interface UploadForm {
+  /** Where the client POSTs the form. */
+  readonly url: string;
+  /** The form fields to send, in order, before the `file` part. */
+  readonly fields: Readonly<Record<string, string>>;
+}
+
+/** Signs browser-style POST uploads that the store itself holds to our conditions. */
+export interface UploadSigner {
+  signUpload(
+    key: string,
+    options: {
+      readonly maxBytes: number;
+      readonly contentType: string;
+      /** Stored with the object as `x-amz-meta-<name>`; each value is signed exactly. */
+      readonly metadata: Readonly<Record<string, string>>;
+      readonly expiresInSeconds: number;
+    },
+  ): Promise<UploadForm>;
+}
+
+/** Signs short-lived download links. */
+export interface DownloadSigner {
+  signDownload(
+    key: string,
+    options: { readonly contentDisposition: string; readonly expiresInSeconds: number },
+  ): Promise<string>;
+}

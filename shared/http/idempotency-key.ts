@@ -1,0 +1,82 @@
+import {
+  IdempotencyAlreadyInProgressError,
+  IdempotencyConfig,
+  IdempotencyValidationError,
+  makeIdempotent,
+} from '@aws-lambda-powertools/idempotency';
+import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Context } from 'aws-lambda';
+import { EXPIRY_ATTRIBUTE, PARTITION_KEY, SORT_KEY } from '../data/keys.ts';
+import { ConflictError, RequestValidationError } from './http-errors.ts';
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+
+/** How long a key's first response is replayed. */
+export const IDEMPOTENCY_WINDOW_SECONDS = 24 * 60 * 60;
+
+/** What identifies a request under an `Idempotency-Key`, and what it must match on replay. */
+export interface IdempotentCall {
+  readonly userId: number;
+  readonly key: string;
+  /** A digest of the request; a replay with another one is refused. */
+  readonly fingerprint: string;
+}
+
+export type JsonValue =
+  string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * Powertools idempotency for requests that carry an `Idempotency-Key`: the same key from the
+ * same user within 24 hours gets the first response again, and nothing runs twice. The
+ * records live in the service's table under one partition per operation; DynamoDB spreads
+ * it by sort key (a hash) when it runs hot. A replay with a different request is a 422, a
+ * replay while the first is still running a 409 (the IETF Idempotency-Key draft's codes).
+ */
+export function idempotentPerKey<A, R extends JsonValue>(
+  operation: string,
+  work: (argument: A) => Promise<R>,
+  store: { readonly client: DynamoDBClient; readonly tableName: string },
+): (argument: A, call: IdempotentCall, context: Context) => Promise<R> {
+  const config = new IdempotencyConfig({
+    expiresAfterSeconds: IDEMPOTENCY_WINDOW_SECONDS,
+    eventKeyJmesPath: '[userId, key]',
+    payloadValidationJmesPath: 'fingerprint',
+    throwOnNoIdempotencyKey: true,
+  });
+  const persistenceStore = new DynamoDBPersistenceLayer({
+    tableName: store.tableName,
+    keyAttr: PARTITION_KEY,
+    sortKeyAttr: SORT_KEY,
+    staticPkValue: `IDEMPOTENCY#${operation}`,
+    expiryAttr: EXPIRY_ATTRIBUTE,
+    awsSdkV3Client: store.client,
+  });
+  const idempotent = makeIdempotent(
+    (argument: A, _call: IdempotentCall): Promise<R> => work(argument),
+    { persistenceStore, config, keyPrefix: operation, dataIndexArgument: 1 },
+  );
+  return async (argument, call, context) => {
+    config.registerLambdaContext(context);
+    try {
+      return await idempotent(argument, call);
+    } catch (error) {
+      if (error instanceof IdempotencyAlreadyInProgressError) {
+        throw new ConflictError(
+          'A request with this Idempotency-Key is still being processed; retry shortly',
+        );
+      }
+      if (error instanceof IdempotencyValidationError) {
+        throw new RequestValidationError([
+          {
+            type: 'idempotency_key_reused',
+            loc: ['header', IDEMPOTENCY_HEADER],
+            msg: 'This Idempotency-Key was already used for a different request',
+            input: call.key,
+          },
+        ]);
+      }
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,60 @@
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { counterKey } from '../data/keys.ts';
+import type { IdAllocator } from './id-allocator.ts';
+
+export interface BlockIdAllocatorOptions {
+  /** The counter's name: every allocator of one sequence shares one counter item. */
+  readonly sequence: string;
+  /** Ids reserved per counter write. A container's unused rest is skipped, never reused. */
+  readonly blockSize?: number;
+}
+
+/**
+ * Hi/lo ids: one atomic ADD on the counter item reserves a block, and the container hands
+ * the block out from memory. Concurrent callers in one container share a single refill.
+ */
+export class DynamoBlockIdAllocator implements IdAllocator {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly sequence: string;
+  private readonly blockSize: number;
+  private nextId = 1;
+  private lastId = 0;
+  private refill: Promise<void> | undefined;
+
+  constructor(client: DynamoDBDocumentClient, tableName: string, options: BlockIdAllocatorOptions) {
+    this.client = client;
+    this.tableName = tableName;
+    this.sequence = options.sequence;
+    this.blockSize = options.blockSize ?? 50;
+  }
+
+  async next(): Promise<number> {
+    while (this.nextId > this.lastId) {
+      this.refill ??= this.reserveBlock().finally(() => {
+        this.refill = undefined;
+      });
+      await this.refill;
+    }
+    return this.nextId++;
+  }
+
+  private async reserveBlock(): Promise<void> {
+    const { Attributes } = await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: counterKey(this.sequence),
+        UpdateExpression: 'ADD #hi :block',
+        ExpressionAttributeNames: { '#hi': 'hi' },
+        ExpressionAttributeValues: { ':block': this.blockSize },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    const hi = Number(Attributes?.hi);
+    if (!Number.isSafeInteger(hi)) {
+      throw new Error(`Counter ${this.sequence} is past the safe integer range`);
+    }
+    this.nextId = hi - this.blockSize + 1;
+    this.lastId = hi;
+  }
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { MAX_UPLOAD_BYTES } from '../user-files/upload-limits.ts';
+import { FileTypeSchema } from './file-type.ts';
+import { laxInt, pyInt } from './pydantic-fields.ts';
+import { FileNameSchema } from './user-file-upload.ts';
+
+const MEDIA_TYPE_PATTERN = '^[\\w!#$&^.+-]{1,127}/[\\w!#$&^.+-]{1,127}$';
+
+/** POST /api/v1/user/me/file/upload: what the client means to upload. */
+export const DirectUploadRequestSchema = z
+  .object({
+    name: FileNameSchema,
+    type: FileTypeSchema,
+    filesize: z
+      .preprocess(laxInt, z.int().positive().max(MAX_UPLOAD_BYTES))
+      .describe('Size in bytes the client will upload; S3 takes 1 byte up to the limit'),
+    content_type: z
+      .string()
+      .regex(new RegExp(MEDIA_TYPE_PATTERN))
+      .nullable()
+      .optional()
+      .describe('Media type stored with the object; application/octet-stream when absent'),
+  })
+  .meta({ id: 'DirectUploadRequest' });
+
+/** 201 from POST /api/v1/user/me/file/upload: a signed S3 POST form for the bytes. */
+export const DirectUploadTicketSchema = z
+  .object({
+    id: z.int().describe('The id of the UserFile this upload becomes'),
+    key: z.string().describe('The object key we chose, under the user’s prefix'),
+    url: z.string().describe('POST the form here'),
+    fields: z
+      .record(z.string(), z.string())
+      .describe('Send every field, in order, then the bytes as the part named `file`'),
+    expires_at: z.string().describe('When the form stops working (ISO 8601, UTC)'),
+    max_filesize: z.int().describe('Largest file S3 accepts with this form, in bytes'),
+  })
+  .meta({ id: 'DirectUploadTicket' });
+
+/** A file id in the path: any integer; one that names no file of the caller's is a 404. */
+export const FileIdPathSchema = z.object({ file_id: pyInt() });

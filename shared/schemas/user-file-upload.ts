@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { FilePart } from '../http/multipart-form.ts';
+import { MAX_FILE_NAME_LENGTH } from '../user-files/upload-limits.ts';
+import { FileTypeSchema } from './file-type.ts';
+import { pyStr } from './pydantic-fields.ts';
+
+/**
+ * FastAPI's `UploadFile = File(...)`: a part with a filename. A plain field in its place is
+ * Pydantic's value error; an empty file is refused, as S3's signed uploads refuse one.
+ */
+export const UploadFileSchema = z
+  .custom<FilePart>((value) => value instanceof FilePart, {
+    params: {
+      pydantic: {
+        type: 'value_error',
+        msg: "Value error, Expected UploadFile, received: <class 'str'>",
+        ctx: { error: {} },
+      },
+    },
+  })
+  .check(
+    z.refine((file) => !(file instanceof FilePart) || file.size > 0, {
+      params: {
+        pydantic: {
+          type: 'bytes_too_short',
+          msg: 'Data should have at least 1 byte',
+          ctx: { min_length: 1 },
+        },
+      },
+    }),
+  )
+  .meta({ type: 'string', format: 'binary' });
+
+export const FileNameSchema = pyStr({ minLength: 1, maxLength: MAX_FILE_NAME_LENGTH }).describe(
+  'Name of the file, including its extension; kept exactly as given',
+);
+
+/** POST /api/v1/user/me/file: the contract's multipart form. */
+export const UserFileUploadForm = z.object({
+  file: UploadFileSchema,
+  name: FileNameSchema,
+  type: FileTypeSchema.describe('Category of the file'),
+});
+
+/** The optional `Idempotency-Key` header of the upload. */
+export const IdempotencyHeaders = z.object({
+  'idempotency-key': pyStr({ minLength: 1, maxLength: 255 }).optional(),
+});

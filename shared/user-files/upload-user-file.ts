@@ -1,0 +1,117 @@
+import { type Readable, Transform } from 'node:stream';
+import type { BlobStore } from '../blobs/blob-store.ts';
+import { userFileObjectKey } from '../data/keys.ts';
+import type { StoredFile } from '../http/multipart-form.ts';
+import type { IdAllocator } from '../ids/id-allocator.ts';
+import { logger } from '../logger.ts';
+import type { FileType } from '../schemas/file-type.ts';
+import type { UserFile } from './user-file.ts';
+import type { UserFileRepository } from './user-file-repository.ts';
+
+export interface UploadPorts {
+  readonly ids: IdAllocator;
+  readonly blobs: Pick<BlobStore, 'put' | 'putStream' | 'delete' | 'locationOf'>;
+  readonly files: Pick<UserFileRepository, 'create'>;
+  readonly now?: () => Date;
+}
+
+export interface NewUserFile {
+  readonly userId: number;
+  readonly name: string;
+  readonly type: FileType;
+  readonly content: Uint8Array;
+  readonly contentType: string;
+}
+
+const deleteQuietly = async (ports: Pick<UploadPorts, 'blobs'>, key: string, cause: unknown) => {
+  await ports.blobs.delete(key).catch((cleanupError: unknown) => {
+    // Left for the reconcile command: an object under users/ with no record.
+    logger.error('Could not delete the object of a failed upload', { key, cause, cleanupError });
+  });
+};
+
+/**
+ * Records bytes already stored under the file's key. A record that cannot be written takes
+ * the bytes with it, so neither is ever left alone.
+ */
+export async function recordUserFile(
+  ports: Pick<UploadPorts, 'blobs' | 'files' | 'now'>,
+  upload: Omit<NewUserFile, 'content' | 'contentType'> & { id: number; size: number },
+): Promise<UserFile> {
+  const key = userFileObjectKey(upload.userId, upload.id);
+  const file: UserFile = {
+    id: upload.id,
+    userId: upload.userId,
+    name: upload.name,
+    type: upload.type,
+    createdAt: (ports.now?.() ?? new Date()).toISOString(),
+    updatedAt: null,
+    isArchived: false,
+    filesize: upload.size,
+    location: ports.blobs.locationOf(key),
+  };
+  try {
+    await ports.files.create(file);
+  } catch (error) {
+    await deleteQuietly(ports, key, error);
+    throw error;
+  }
+  return file;
+}
+
+/** Stores the bytes, then the record: never a record for bytes that failed to store. */
+export async function uploadUserFile(ports: UploadPorts, upload: NewUserFile): Promise<UserFile> {
+  const id = await ports.ids.next();
+  await ports.blobs.put(userFileObjectKey(upload.userId, id), upload.content, {
+    contentType: upload.contentType,
+  });
+  return recordUserFile(ports, { ...upload, id, size: upload.content.byteLength });
+}
+
+const COALESCE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Stores a file's bytes as they arrive, under a fresh id, before the rest of its form is
+ * read; the form's validation decides later whether they are recorded or discarded.
+ */
+export async function storeUserFileBytes(
+  ports: Pick<UploadPorts, 'ids' | 'blobs'>,
+  userId: number,
+  content: Readable,
+  contentType: string,
+): Promise<StoredFile> {
+  const id = await ports.ids.next();
+  const key = userFileObjectKey(userId, id);
+  let size = 0;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  // Socket-sized pieces cost the object store a write each; megabyte pieces cost it few.
+  const counted = content.pipe(
+    new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        size += chunk.byteLength;
+        pending.push(chunk);
+        pendingBytes += chunk.byteLength;
+        if (pendingBytes < COALESCE_BYTES) {
+          done();
+          return;
+        }
+        const block = Buffer.concat(pending, pendingBytes);
+        pending = [];
+        pendingBytes = 0;
+        done(null, block);
+      },
+      flush(done) {
+        done(null, pendingBytes === 0 ? undefined : Buffer.concat(pending, pendingBytes));
+      },
+    }),
+  );
+  try {
+    await ports.blobs.putStream(key, counted, { contentType });
+  } catch (error) {
+    // A put cut off midway may still have left an object.
+    await deleteQuietly(ports, key, error);
+    throw error;
+  }
+  return { id, key, size, discard: () => ports.blobs.delete(key) };
+}

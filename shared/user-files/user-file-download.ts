@@ -1,0 +1,24 @@
+import type { DownloadSigner } from '../blobs/blob-store.ts';
+import { userFileObjectKey } from '../data/keys.ts';
+import { attachmentDisposition } from '../http/content-disposition.ts';
+import { NotFoundError } from '../http/http-errors.ts';
+import type { UserFileRepository } from './user-file-repository.ts';
+
+export const DOWNLOAD_LINK_SECONDS = 5 * 60;
+
+/** A link that downloads the owner's file under its original name; valid five minutes. */
+export async function userFileDownloadLink(
+  ports: {
+    readonly files: Pick<UserFileRepository, 'get'>;
+    readonly signer: DownloadSigner;
+  },
+  userId: number,
+  fileId: number,
+): Promise<string> {
+  const file = await ports.files.get(userId, fileId);
+  if (file === undefined) throw new NotFoundError();
+  return ports.signer.signDownload(userFileObjectKey(userId, fileId), {
+    contentDisposition: attachmentDisposition(file.name),
+    expiresInSeconds: DOWNLOAD_LINK_SECONDS,
+  });
+}
