@@ -38,7 +38,11 @@ export class S3BlobStore implements BlobStore, UploadSigner, DownloadSigner {
     );
   }
 
-  async putStream(key: string, content: Readable, options: { contentType: string }): Promise<void> {
+  async putStream(
+    key: string,
+    content: Readable,
+    options: { contentType: string; signal?: AbortSignal },
+  ): Promise<void> {
     await this.client.send(
       new PutObjectCommand({
         Bucket: this.bucket,
@@ -46,6 +50,7 @@ export class S3BlobStore implements BlobStore, UploadSigner, DownloadSigner {
         Body: content,
         ContentType: options.contentType,
       }),
+      options.signal === undefined ? {} : { abortSignal: options.signal },
     );
   }
 

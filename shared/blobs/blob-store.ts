@@ -16,7 +16,7 @@ export interface BlobStore {
   putStream(
     key: string,
     content: Readable,
-    options: { readonly contentType: string },
+    options: { readonly contentType: string; readonly signal?: AbortSignal },
   ): Promise<void>;
   /** The object's size and type, or undefined when there is none. */
   head(key: string): Promise<StoredBlob | undefined>;

@@ -14,6 +14,6 @@ const extValue = (name: string): string =>
  * and the exact name, in UTF-8, as `filename*`, which every current browser prefers.
  */
 export function attachmentDisposition(name: string): string {
-  const fallback = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  const fallback = name.replace(/[^\x20-\x7e]|["\\]/gu, '_');
   return `attachment; filename="${fallback}"; filename*=UTF-8''${extValue(name)}`;
 }

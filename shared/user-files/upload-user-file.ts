@@ -1,4 +1,4 @@
-import { type Readable, Transform } from 'node:stream';
+import { pipeline, type Readable, Transform } from 'node:stream';
 import type { BlobStore } from '../blobs/blob-store.ts';
 import { userFileObjectKey } from '../data/keys.ts';
 import type { StoredFile } from '../http/multipart-form.ts';
@@ -86,28 +86,31 @@ export async function storeUserFileBytes(
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   // Socket-sized pieces cost the object store a write each; megabyte pieces cost it few.
-  const counted = content.pipe(
-    new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        size += chunk.byteLength;
-        pending.push(chunk);
-        pendingBytes += chunk.byteLength;
-        if (pendingBytes < COALESCE_BYTES) {
-          done();
-          return;
-        }
-        const block = Buffer.concat(pending, pendingBytes);
-        pending = [];
-        pendingBytes = 0;
-        done(null, block);
-      },
-      flush(done) {
-        done(null, pendingBytes === 0 ? undefined : Buffer.concat(pending, pendingBytes));
-      },
-    }),
-  );
+  const counted = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      size += chunk.byteLength;
+      pending.push(chunk);
+      pendingBytes += chunk.byteLength;
+      if (pendingBytes < COALESCE_BYTES) {
+        done();
+        return;
+      }
+      const block = Buffer.concat(pending, pendingBytes);
+      pending = [];
+      pendingBytes = 0;
+      done(null, block);
+    },
+    flush(done) {
+      done(null, pendingBytes === 0 ? undefined : Buffer.concat(pending, pendingBytes));
+    },
+  });
+  // A body that breaks off aborts the put, rather than leaving it waiting for more.
+  const broken = new AbortController();
+  pipeline(content, counted, (error) => {
+    if (error) broken.abort(error);
+  });
   try {
-    await ports.blobs.putStream(key, counted, { contentType });
+    await ports.blobs.putStream(key, counted, { contentType, signal: broken.signal });
   } catch (error) {
     // A put cut off midway may still have left an object.
     await deleteQuietly(ports, key, error);

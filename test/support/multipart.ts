@@ -18,8 +18,7 @@ export function multipartBody(parts: readonly MultipartPart[], boundary = random
     const disposition =
       `form-data; name="${part.name}"` +
       (part.filename === undefined ? '' : `; filename="${part.filename}"`);
-    const type =
-      part.contentType === undefined ? '' : `\r\nContent-Type: ${part.contentType}`;
+    const type = part.contentType === undefined ? '' : `\r\nContent-Type: ${part.contentType}`;
     chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}${type}\r\n\r\n`));
     chunks.push(typeof part.value === 'string' ? Buffer.from(part.value) : part.value);
     chunks.push(Buffer.from('\r\n'));

@@ -42,6 +42,17 @@ export interface TestStage extends LocalStage {
   put(items: readonly object[]): Promise<void>;
   /** A client on the stage's own s3rver. */
   readonly s3: S3Client;
+  /**
+   * Everything stored: items (but the id counters, whose blocks a refused upload may have
+   * advanced) and object keys. Equal before and after means a request stored nothing.
+   */
+  stored(): Promise<{ items: Record<string, unknown>[]; objects: string[] }>;
+  /** POST /api/v1/user/me/file with this body, as this user. */
+  upload(
+    as: number,
+    form: { body: Buffer; contentType: string },
+    headers?: Record<string, string>,
+  ): Promise<Response>;
 }
 
 /**
@@ -67,31 +78,49 @@ export async function startTestStage(): Promise<TestStage> {
   });
   const token: TestStage['token'] = (userId, options = {}) =>
     stage.identityProvider.issueToken({ userId, ...options });
+  const request: TestStage['request'] = async (path, { as, headers, ...init } = {}) => {
+    const auth: Record<string, string> =
+      as === undefined ? {} : { authorization: `Bearer ${await token(as)}` };
+    return fetch(`${stage.url}${path}`, {
+      ...init,
+      headers: { ...auth, ...(headers as Record<string, string> | undefined) },
+    });
+  };
+  const items = async () => {
+    const found: Record<string, unknown>[] = [];
+    for await (const page of paginateScan(
+      { client: clients.dynamodb },
+      { TableName: stage.tableName, ConsistentRead: true },
+    )) {
+      found.push(...(page.Items ?? []));
+    }
+    return found;
+  };
+  const objectKeys = async () => {
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: stage.bucket }));
+    return (listed.Contents ?? []).map((o) => o.Key ?? '').sort();
+  };
   return {
     ...stage,
     token,
-    request: async (path, { as, headers, ...init } = {}) => {
-      const auth: Record<string, string> =
-        as === undefined ? {} : { authorization: `Bearer ${await token(as)}` };
-      return fetch(`${stage.url}${path}`, {
-        ...init,
-        headers: { ...auth, ...(headers as Record<string, string> | undefined) },
-      });
-    },
-    items: async () => {
-      const items: Record<string, unknown>[] = [];
-      for await (const page of paginateScan(
-        { client: clients.dynamodb },
-        { TableName: stage.tableName },
-      )) {
-        items.push(...(page.Items ?? []));
-      }
-      return items;
-    },
-    objectKeys: async () => {
-      const listed = await s3.send(new ListObjectsV2Command({ Bucket: stage.bucket }));
-      return (listed.Contents ?? []).map((o) => o.Key ?? '');
-    },
+    request,
+    items,
+    objectKeys,
+    stored: async () => ({
+      items: (await items())
+        .filter((item) => !String(item.PK).startsWith('COUNTER#'))
+        .sort((a, b) =>
+          `${String(a.PK)} ${String(a.SK)}`.localeCompare(`${String(b.PK)} ${String(b.SK)}`),
+        ),
+      objects: await objectKeys(),
+    }),
+    upload: (as, form, headers = {}) =>
+      request('/api/v1/user/me/file', {
+        method: 'POST',
+        as,
+        body: form.body,
+        headers: { 'content-type': form.contentType, ...headers },
+      }),
     put: (items) => putItems(clients.dynamodb, stage.tableName, items),
     s3,
     close: async () => {
