@@ -5,10 +5,17 @@ import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  EventType,
+  HttpMethods,
+} from 'aws-cdk-lib/aws-s3';
+import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import type { Construct } from 'constructs';
-import { API_ROUTES, FALLBACK_ROUTE } from '#shared/api/routes.ts';
-import { PARTITION_KEY, SORT_KEY } from '#shared/data/keys.ts';
+import { API_ROUTES, EVENT_FUNCTIONS, FALLBACK_ROUTE } from '#shared/api/routes.ts';
+import { EXPIRY_ATTRIBUTE, PARTITION_KEY, SORT_KEY } from '#shared/data/keys.ts';
 import { ApiFunction } from '../constructs/api-function.ts';
 import type { StageConfig } from '../stages.ts';
 
@@ -32,6 +39,8 @@ export class FileServiceStack extends Stack {
       partitionKey: { name: PARTITION_KEY, type: AttributeType.STRING },
       sortKey: { name: SORT_KEY, type: AttributeType.STRING },
       billing: Billing.onDemand(),
+      // Pending direct uploads and idempotency records expire on their own.
+      timeToLiveAttribute: EXPIRY_ATTRIBUTE,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: stage.retainData,
       removalPolicy,
@@ -42,7 +51,18 @@ export class FileServiceStack extends Stack {
       enforceSSL: true,
       removalPolicy,
       autoDeleteObjects: !stage.retainData,
+      // Browsers POST direct uploads to the bucket and follow download links to it; the
+      // signature, not the origin, is what admits a request.
+      cors: [
+        {
+          allowedMethods: [HttpMethods.POST, HttpMethods.GET],
+          allowedOrigins: ['*'],
+          allowedHeaders: ['*'],
+          maxAge: 3600,
+        },
+      ],
     });
+    const userObjects = 'users/*';
 
     const environment = {
       STAGE: stage.name,
@@ -59,6 +79,25 @@ export class FileServiceStack extends Stack {
     // Each function gets only what its route uses.
     const grants: Readonly<Record<string, (fn: IFunction) => void>> = {
       ListUserFiles: (fn) => table.grantReadData(fn),
+      UploadUserFile: (fn) => {
+        table.grantReadWriteData(fn);
+        bucket.grantPut(fn, userObjects);
+        bucket.grantDelete(fn, userObjects);
+      },
+      // The signed POST form carries this function's authority to put the object.
+      StartDirectUpload: (fn) => {
+        table.grantReadWriteData(fn);
+        bucket.grantPut(fn, userObjects);
+      },
+      CompleteDirectUpload: (fn) => {
+        table.grantReadWriteData(fn);
+        bucket.grantRead(fn, userObjects);
+        bucket.grantDelete(fn, userObjects);
+      },
+      DownloadUserFile: (fn) => {
+        table.grantReadData(fn);
+        bucket.grantRead(fn, userObjects);
+      },
     };
 
     const fallback = makeFunction(FALLBACK_ROUTE.functionId, FALLBACK_ROUTE.entry);
@@ -81,6 +120,15 @@ export class FileServiceStack extends Stack {
         ...(route.auth === 'jwt' ? { authorizer } : {}),
       });
     }
+    const { finalizeDirectUpload } = EVENT_FUNCTIONS;
+    const finalizer = makeFunction(finalizeDirectUpload.functionId, finalizeDirectUpload.entry);
+    table.grantReadWriteData(finalizer);
+    bucket.grantRead(finalizer, userObjects);
+    bucket.grantDelete(finalizer, userObjects);
+    bucket.addEventNotification(EventType.OBJECT_CREATED, new LambdaDestination(finalizer), {
+      prefix: finalizeDirectUpload.objectPrefix,
+    });
+
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
   }
 }

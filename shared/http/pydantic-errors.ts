@@ -199,7 +199,8 @@ export function toPydanticError(
     }
     case 'invalid_format':
       if (issue.format === 'regex' && issue.pattern !== undefined) {
-        const pattern = issue.pattern.replace(/^\/(.*)\/[a-z]*$/s, '$1');
+        // JavaScript's RegExp source escapes `/`; the Python pattern FastAPI echoes does not.
+        const pattern = issue.pattern.replace(/^\/(.*)\/[a-z]*$/s, '$1').replace(/\\\//g, '/');
         return {
           type: 'string_pattern_mismatch',
           loc,

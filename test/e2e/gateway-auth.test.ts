@@ -109,7 +109,7 @@ describe("FastAPI's answers for requests no route takes", () => {
     }
   });
 
-  it.each([['POST'], ['PUT'], ['DELETE'], ['PATCH']])(
+  it.each([['PUT'], ['DELETE'], ['PATCH']])(
     'a known path with another method (%s) is 405, naming the allowed ones',
     async (method) => {
       const response = await stage().request(LIST, { method, as: 1 });

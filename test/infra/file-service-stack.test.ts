@@ -82,3 +82,33 @@ describe('FileServiceStack deploys the route table the local stage serves', () =
     });
   });
 });
+
+describe('FileServiceStack, uploads', () => {
+  it('sends object-created events under users/ to the finalizer', () => {
+    template.hasResourceProperties('Custom::S3BucketNotifications', {
+      NotificationConfiguration: {
+        LambdaFunctionConfigurations: [
+          {
+            Events: ['s3:ObjectCreated:*'],
+            Filter: { Key: { FilterRules: [{ Name: 'prefix', Value: 'users/' }] } },
+          },
+        ],
+      },
+    });
+  });
+
+  it('expires pending uploads and idempotency records by TTL', () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      TimeToLiveSpecification: { AttributeName: 'expiration', Enabled: true },
+    });
+  });
+
+  it('lets no function touch objects outside users/', () => {
+    const policies = JSON.stringify(template.findResources('AWS::IAM::Policy'));
+    const objectArns = [
+      ...policies.matchAll(/"Fn::GetAtt":\["Files[0-9A-F]{8}","Arn"\]\},"([^"]*)"/g),
+    ].map((m) => m[1]);
+    expect(objectArns.length).toBeGreaterThan(0);
+    expect(objectArns.every((suffix) => suffix === '/users/*')).toBe(true);
+  });
+});

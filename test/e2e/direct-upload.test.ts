@@ -1,0 +1,317 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
+import { multipartBody } from '#test/support/multipart.ts';
+import { useTestStage } from '#test/support/test-stage.ts';
+
+const stage = useTestStage();
+
+const START = '/api/v1/user/me/file/upload';
+const complete = (id: number | string) => `/api/v1/user/me/file/upload/${id}/complete`;
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+interface Ticket {
+  id: number;
+  key: string;
+  url: string;
+  fields: Record<string, string>;
+  expires_at: string;
+  max_filesize: number;
+}
+
+interface UserFileBody {
+  id: number;
+  user_id: number;
+  name: string;
+  filesize: number;
+}
+
+async function startUpload(as: number, body: unknown): Promise<Response> {
+  return stage().request(START, {
+    method: 'POST',
+    as,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+async function ticketFor(as: number, name = 'model.xlsx', filesize = 10): Promise<Ticket> {
+  const response = await startUpload(as, { name, type: 'financials', filesize });
+  expect(response.status).toBe(201);
+  return (await response.json()) as Ticket;
+}
+
+/** What a browser does with the ticket: the fields in order, then the file, to S3. */
+async function postToS3(ticket: Ticket, content: Buffer): Promise<number> {
+  const form = multipartBody([
+    ...Object.entries(ticket.fields).map(([name, value]) => ({ name, value })),
+    { name: 'file', value: content, filename: 'upload.bin' },
+  ]);
+  const response = await fetch(ticket.url, {
+    method: 'POST',
+    headers: { 'content-type': form.contentType },
+    body: form.body,
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/** The finalizer runs on S3's event, asynchronously: wait until the file is listed. */
+async function listedFile(as: number, id: number): Promise<UserFileBody | undefined> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const listed = (await (
+      await stage().request('/api/v1/user/me/file', { as })
+    ).json()) as UserFileBody[];
+    const found = listed.find((f) => f.id === id);
+    if (found !== undefined) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return undefined;
+}
+
+async function expectRefused(send: () => Promise<Response>, status: number, body: unknown) {
+  const before = await stage().stored();
+  const response = await send();
+  expect(response.status).toBe(status);
+  expect(await response.json()).toEqual(body);
+  expect(await stage().stored()).toEqual(before);
+}
+
+describe('POST /api/v1/user/me/file/upload signs a direct-to-S3 upload', () => {
+  it('answers 201 with a POST form for a key under the caller, limited to 1 byte..50 MiB', async () => {
+    const before = Date.now();
+    const ticket = await ticketFor(40, 'Résumé 2026.pdf', 1234);
+    expect(ticket.key).toBe(`users/40/files/${ticket.id}`);
+    expect(ticket.max_filesize).toBe(MAX_UPLOAD_BYTES);
+    expect(ticket.url).toBe(`${stage().s3Endpoint}/${stage().bucket}`);
+    const expires = Date.parse(ticket.expires_at);
+    expect(expires - before).toBeGreaterThanOrEqual(15 * 60 * 1000 - 1000);
+    expect(expires - before).toBeLessThanOrEqual(15 * 60 * 1000 + 5000);
+    expect(ticket.fields).toMatchObject({
+      key: ticket.key,
+      'Content-Type': 'application/octet-stream',
+      'x-amz-meta-name': `=?UTF-8?B?${Buffer.from('Résumé 2026.pdf').toString('base64')}?=`,
+      'x-amz-meta-type': 'financials',
+      'x-amz-meta-owner': '40',
+    });
+    const policy = JSON.parse(Buffer.from(ticket.fields.Policy ?? '', 'base64').toString()) as {
+      conditions: unknown[];
+    };
+    expect(policy.conditions).toEqual(
+      expect.arrayContaining([
+        ['content-length-range', 1, MAX_UPLOAD_BYTES],
+        { key: ticket.key },
+        { 'x-amz-meta-owner': '40' },
+        { 'x-amz-meta-type': 'financials' },
+      ]),
+    );
+    // Nothing is listed until the bytes arrive.
+    const listed = await stage().request('/api/v1/user/me/file', { as: 40 });
+    expect(await listed.json()).toEqual([]);
+  });
+
+  it('takes 50 MiB to S3, recorded once by the finalizer, listed and downloaded intact', async () => {
+    const content = randomBytes(MAX_UPLOAD_BYTES);
+    const ticket = await ticketFor(41, 'big model.xlsx', MAX_UPLOAD_BYTES);
+    expect(await postToS3(ticket, content)).toBe(204);
+    const file = await listedFile(41, ticket.id);
+    expect(file).toMatchObject({
+      id: ticket.id,
+      user_id: 41,
+      name: 'big model.xlsx',
+      type: 'financials',
+      filesize: MAX_UPLOAD_BYTES,
+      location: `s3://${stage().bucket}/${ticket.key}`,
+      updated_at: null,
+      is_archived: false,
+    });
+    // The client's complete call finds the same record; so does a second one.
+    for (let call = 0; call < 2; call++) {
+      const response = await stage().request(complete(ticket.id), { method: 'POST', as: 41 });
+      expect(response.status).toBe(201);
+      expect(await response.json()).toEqual(file);
+    }
+    const redirect = await stage().request(`/api/v1/user/me/file/${ticket.id}/download`, {
+      as: 41,
+      redirect: 'manual',
+    });
+    expect(redirect.status).toBe(302);
+    const object = await fetch(redirect.headers.get('location') ?? '');
+    expect(object.headers.get('content-disposition')).toBe(
+      `attachment; filename="big model.xlsx"; filename*=UTF-8''big%20model.xlsx`,
+    );
+    expect(sha256(new Uint8Array(await object.arrayBuffer()))).toBe(sha256(content));
+    const items = (await stage().items()).filter((item) => String(item.PK) === 'USER#41');
+    expect(items.map((item) => item.SK)).toEqual([`FILE#${ticket.id}`]);
+  });
+
+  it('records exactly one file when complete races the finalizer', async () => {
+    const ticket = await ticketFor(42);
+    expect(await postToS3(ticket, Buffer.from('0123456789'))).toBe(204);
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        stage().request(complete(ticket.id), { method: 'POST', as: 42 }),
+      ),
+    );
+    expect(responses.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
+    const bodies = await Promise.all(responses.map((r) => r.json()));
+    for (const body of bodies) expect(body).toEqual(bodies[0]);
+    const files = (await stage().items()).filter(
+      (item) => item.PK === 'USER#42' && String(item.SK).startsWith('FILE#'),
+    );
+    expect(files).toHaveLength(1);
+  });
+
+  it('deletes an object over the limit (s3rver enforces no policy); complete answers 413', async () => {
+    const ticket = await ticketFor(43);
+    const before = (await stage().stored()).objects;
+    expect(await postToS3(ticket, Buffer.alloc(MAX_UPLOAD_BYTES + 1, 1))).toBe(204);
+    let response: Response | undefined;
+    for (let attempt = 0; attempt < 100; attempt++) {
+      response = await stage().request(complete(ticket.id), { method: 'POST', as: 43 });
+      if (response.status === 413) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(response?.status).toBe(413);
+    expect(await response?.json()).toEqual({
+      detail: 'File too large: the limit is 52428800 bytes (50 MiB)',
+    });
+    expect((await stage().stored()).objects).toEqual(before);
+    expect(await listedFile(43, ticket.id).catch(() => undefined)).toBeUndefined();
+  });
+
+  it("answers 404 for another user's upload, and 409 before the bytes arrive", async () => {
+    const ticket = await ticketFor(44);
+    await expectRefused(
+      () => stage().request(complete(ticket.id), { method: 'POST', as: 45 }),
+      404,
+      { detail: 'Not Found' },
+    );
+    await expectRefused(
+      () => stage().request(complete(ticket.id), { method: 'POST', as: 44 }),
+      409,
+      { detail: 'The file has not been uploaded yet' },
+    );
+    await expectRefused(() => stage().request(complete(987654), { method: 'POST', as: 44 }), 404, {
+      detail: 'Not Found',
+    });
+  });
+
+  it('answers 422 int_parsing for a path id that is not an integer', async () => {
+    await expectRefused(() => stage().request(complete('abc'), { method: 'POST', as: 44 }), 422, {
+      detail: [
+        {
+          type: 'int_parsing',
+          loc: ['path', 'file_id'],
+          msg: 'Input should be a valid integer, unable to parse string as an integer',
+          input: 'abc',
+        },
+      ],
+    });
+  });
+
+  it('refuses a bad request with every error at once, storing nothing', async () => {
+    await expectRefused(
+      () => startUpload(46, { name: '', type: 'slides', filesize: MAX_UPLOAD_BYTES + 1 }),
+      422,
+      {
+        detail: [
+          {
+            type: 'string_too_short',
+            loc: ['body', 'name'],
+            msg: 'String should have at least 1 character',
+            input: '',
+            ctx: { min_length: 1 },
+          },
+          {
+            type: 'enum',
+            loc: ['body', 'type'],
+            msg: "Input should be 'deck', 'financials', 'raw_data', 'snapshot', 'full', 'mini', 'nano' or 'other'",
+            input: 'slides',
+            ctx: {
+              expected:
+                "'deck', 'financials', 'raw_data', 'snapshot', 'full', 'mini', 'nano' or 'other'",
+            },
+          },
+          {
+            type: 'less_than_equal',
+            loc: ['body', 'filesize'],
+            msg: 'Input should be less than or equal to 52428800',
+            input: MAX_UPLOAD_BYTES + 1,
+            ctx: { le: MAX_UPLOAD_BYTES },
+          },
+        ],
+      },
+    );
+    await expectRefused(() => startUpload(46, { type: 'deck', filesize: 0 }), 422, {
+      detail: [
+        {
+          type: 'missing',
+          loc: ['body', 'name'],
+          msg: 'Field required',
+          input: { type: 'deck', filesize: 0 },
+        },
+        {
+          type: 'greater_than',
+          loc: ['body', 'filesize'],
+          msg: 'Input should be greater than 0',
+          input: 0,
+          ctx: { gt: 0 },
+        },
+      ],
+    });
+    await expectRefused(
+      () => startUpload(46, { name: 'a', type: 'deck', filesize: 1, content_type: 'pdf\r\nX: y' }),
+      422,
+      {
+        detail: [
+          {
+            type: 'string_pattern_mismatch',
+            loc: ['body', 'content_type'],
+            msg: "String should match pattern '^[\\w!#$&^.+-]{1,127}/[\\w!#$&^.+-]{1,127}$'",
+            input: 'pdf\r\nX: y',
+            ctx: { pattern: '^[\\w!#$&^.+-]{1,127}/[\\w!#$&^.+-]{1,127}$' },
+          },
+        ],
+      },
+    );
+  });
+});
+
+describe('GET /api/v1/user/me/file/{file_id}/download', () => {
+  it("answers 404 for another user's file and for none, 422 for a non-integer id", async () => {
+    const ticket = await ticketFor(47);
+    expect(await postToS3(ticket, Buffer.from('x'))).toBe(204);
+    await listedFile(47, ticket.id);
+    const other = await stage().request(`/api/v1/user/me/file/${ticket.id}/download`, { as: 48 });
+    expect(other.status).toBe(404);
+    expect(await other.json()).toEqual({ detail: 'Not Found' });
+    const none = await stage().request('/api/v1/user/me/file/999999/download', { as: 47 });
+    expect(none.status).toBe(404);
+    const bad = await stage().request('/api/v1/user/me/file/x1/download', { as: 47 });
+    expect(bad.status).toBe(422);
+    expect(await bad.json()).toEqual({
+      detail: [
+        {
+          type: 'int_parsing',
+          loc: ['path', 'file_id'],
+          msg: 'Input should be a valid integer, unable to parse string as an integer',
+          input: 'x1',
+        },
+      ],
+    });
+  });
+
+  it('links for five minutes, without caching the redirect', async () => {
+    const ticket = await ticketFor(49);
+    expect(await postToS3(ticket, Buffer.from('x'))).toBe(204);
+    await listedFile(49, ticket.id);
+    const redirect = await stage().request(`/api/v1/user/me/file/${ticket.id}/download`, {
+      as: 49,
+      redirect: 'manual',
+    });
+    const location = new URL(redirect.headers.get('location') ?? '');
+    expect(location.searchParams.get('X-Amz-Expires')).toBe('300');
+    expect(redirect.headers.get('cache-control')).toBe('no-store');
+  });
+});

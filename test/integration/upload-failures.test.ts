@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { paginateScan } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBucket, ensureTable } from '#infra/local/emulators.ts';
+import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
+import { completeDirectUpload } from '#shared/direct-uploads/complete-direct-upload.ts';
+import { DynamoDirectUploadRepository } from '#shared/direct-uploads/dynamo-direct-upload-repository.ts';
+import { startDirectUpload } from '#shared/direct-uploads/start-direct-upload.ts';
+import { DynamoBlockIdAllocator } from '#shared/ids/dynamo-block-id-allocator.ts';
+import { DynamoUserFileRepository } from '#shared/user-files/dynamo-user-file-repository.ts';
+import { storeUserFileBytes, uploadUserFile } from '#shared/user-files/upload-user-file.ts';
+import { emulatorClients } from '#test/support/test-stage.ts';
+
+const { dynamodb, s3, dynamodbEndpoint, s3Endpoint } = emulatorClients();
+const name = `faults-${randomUUID().slice(0, 8)}`;
+
+const ids = new DynamoBlockIdAllocator(dynamodb, name, { sequence: 'file', blockSize: 10 });
+const blobs = new S3BlobStore(s3, name);
+const files = new DynamoUserFileRepository(dynamodb, name);
+const uploads = new DynamoDirectUploadRepository(dynamodb, name);
+
+/** A fault we cannot cause for real: this one call fails, everything else is real. */
+const failing = <T extends object>(target: T, method: keyof T): T =>
+  new Proxy(target, {
+    get: (object, property, receiver) =>
+      property === method
+        ? () => Promise.reject(new Error(`injected: ${String(method)} failed`))
+        : (Reflect.get(object, property, receiver) as unknown),
+  });
+
+async function stored() {
+  const items: Record<string, unknown>[] = [];
+  for await (const page of paginateScan({ client: dynamodb }, { TableName: name })) {
+    items.push(...(page.Items ?? []).filter((item) => !String(item.PK).startsWith('COUNTER#')));
+  }
+  const listed = await s3.send(new ListObjectsV2Command({ Bucket: name }));
+  return { items, objects: (listed.Contents ?? []).map((o) => o.Key) };
+}
+
+const newFile = (userId: number) => ({
+  userId,
+  name: 'a.pdf',
+  type: 'deck' as const,
+  content: Buffer.from('bytes'),
+  contentType: 'application/pdf',
+});
+
+beforeAll(async () => {
+  await Promise.all([ensureTable(dynamodbEndpoint, name), ensureBucket(s3Endpoint, name)]);
+});
+
+describe('ids from the block-reserved counter', () => {
+  it('are distinct across concurrent callers and containers, a counter write per block', async () => {
+    let writes = 0;
+    dynamodb.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (['UpdateCommand', 'UpdateItemCommand'].includes(context.commandName ?? '')) writes++;
+        return next(args);
+      },
+      { step: 'initialize', name: 'countCounterWrites' },
+    );
+    const container = () =>
+      new DynamoBlockIdAllocator(dynamodb, name, { sequence: 'ids-test', blockSize: 25 });
+    const [first, second] = [container(), container()];
+    const allocated = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? first : second).next()),
+    );
+    dynamodb.middlewareStack.remove('countCounterWrites');
+    expect(new Set(allocated).size).toBe(200);
+    expect(allocated.every((id) => Number.isSafeInteger(id) && id > 0)).toBe(true);
+    expect(writes).toBe(8);
+  });
+});
+
+describe('an upload leaves nothing behind, whichever write fails', () => {
+  it('writes no record when the bytes fail to store', async () => {
+    const before = await stored();
+    await expect(
+      uploadUserFile({ ids, blobs: failing(blobs, 'put'), files }, newFile(1)),
+    ).rejects.toThrow('injected');
+    expect(await stored()).toEqual(before);
+  });
+
+  it('deletes the bytes when the record fails to write', async () => {
+    const before = await stored();
+    await expect(
+      uploadUserFile({ ids, blobs, files: failing(files, 'create') }, newFile(2)),
+    ).rejects.toThrow('injected');
+    expect(await stored()).toEqual(before);
+  });
+
+  it('deletes streamed bytes when the stream breaks off midway', async () => {
+    const before = await stored();
+    const content = new Readable({ read: () => undefined });
+    content.push(Buffer.alloc(64 * 1024, 1));
+    setTimeout(() => content.destroy(new Error('connection reset')), 50);
+    await expect(storeUserFileBytes({ ids, blobs }, 3, content, 'text/plain')).rejects.toThrow();
+    expect(await stored()).toEqual(before);
+  });
+});
+
+describe('a direct upload becomes a record exactly once, or not at all', () => {
+  it('records nothing and keeps the upload pending when the transaction fails', async () => {
+    const ticket = await startDirectUpload(
+      { ids, uploads, signer: blobs },
+      { userId: 4, name: 'n.pdf', type: 'deck', filesize: 5, contentType: 'application/pdf' },
+    );
+    await blobs.put(ticket.key, Buffer.from('12345'), { contentType: 'application/pdf' });
+    const before = await stored();
+    await expect(
+      completeDirectUpload({ uploads: failing(uploads, 'complete'), files, blobs }, 4, ticket.id),
+    ).rejects.toThrow('injected');
+    expect(await stored()).toEqual(before);
+    // A retry (Lambda retries the S3 event) completes it.
+    const file = await completeDirectUpload({ uploads, files, blobs }, 4, ticket.id);
+    expect(file).toMatchObject({ id: ticket.id, userId: 4, filesize: 5, name: 'n.pdf' });
+  });
+
+  it('keeps the object when refusing it fails, so a retry can refuse it', async () => {
+    const ticket = await startDirectUpload(
+      { ids, uploads, signer: blobs },
+      { userId: 5, name: 'e.pdf', type: 'deck', filesize: 1, contentType: 'application/pdf' },
+    );
+    await blobs.put(ticket.key, Buffer.alloc(0), { contentType: 'application/pdf' });
+    await expect(
+      completeDirectUpload({ uploads: failing(uploads, 'reject'), files, blobs }, 5, ticket.id),
+    ).rejects.toThrow('injected');
+    expect((await stored()).objects).toContain(ticket.key);
+    await expect(completeDirectUpload({ uploads, files, blobs }, 5, ticket.id)).rejects.toThrow(
+      'The uploaded file is empty',
+    );
+    expect((await stored()).objects).not.toContain(ticket.key);
+    await expect(completeDirectUpload({ uploads, files, blobs }, 5, ticket.id)).rejects.toThrow(
+      'The uploaded file is empty',
+    );
+  });
+});
