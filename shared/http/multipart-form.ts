@@ -117,6 +117,7 @@ export async function readForm(
       headers: { 'content-type': contentType },
       defCharset: 'utf8',
       defParamCharset: 'utf8',
+      fileHwm: 1024 * 1024,
       limits: {
         // busboy flags a file of exactly `fileSize` bytes as cut short.
         fileSize: limits.maxFileBytes + 1,

@@ -87,6 +87,7 @@ export async function storeUserFileBytes(
   let pendingBytes = 0;
   // Socket-sized pieces cost the object store a write each; megabyte pieces cost it few.
   const counted = new Transform({
+    readableHighWaterMark: 2 * COALESCE_BYTES,
     transform(chunk: Buffer, _encoding, done) {
       size += chunk.byteLength;
       pending.push(chunk);
