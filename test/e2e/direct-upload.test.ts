@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import { multipartBody } from '#test/support/multipart.ts';
+import { expectRefused as refused } from '#test/support/expect-refused.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 
 const stage = useTestStage();
@@ -69,13 +70,8 @@ async function listedFile(as: number, id: number): Promise<UserFileBody | undefi
   return undefined;
 }
 
-async function expectRefused(send: () => Promise<Response>, status: number, body: unknown) {
-  const before = await stage().stored();
-  const response = await send();
-  expect(response.status).toBe(status);
-  expect(await response.json()).toEqual(body);
-  expect(await stage().stored()).toEqual(before);
-}
+const expectRefused = (send: () => Promise<Response>, status: number, body: unknown) =>
+  refused(stage(), send, status, body);
 
 describe('POST /api/v1/user/me/file/upload signs a direct-to-S3 upload', () => {
   it('answers 201 with a POST form for a key under the caller, limited to 1 byte..50 MiB', async () => {

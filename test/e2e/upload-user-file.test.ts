@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import { multipartBody, uploadForm } from '#test/support/multipart.ts';
+import { expectRefused as refused } from '#test/support/expect-refused.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 
 const stage = useTestStage();
@@ -41,15 +42,8 @@ async function download(userId: number, fileId: number) {
   };
 }
 
-/** Sends a request and asserts its status, its exact body, and that nothing was stored. */
-async function expectRefused(send: () => Promise<Response>, status: number, body: unknown) {
-  const before = await stage().stored();
-  const response = await send();
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toBe('application/json');
-  expect(await response.json()).toEqual(body);
-  expect(await stage().stored()).toEqual(before);
-}
+const expectRefused = (send: () => Promise<Response>, status: number, body: unknown) =>
+  refused(stage(), send, status, body);
 
 describe('POST /api/v1/user/me/file stores a UserFile', () => {
   it('keeps the name exactly, records the counted size, and says where the bytes are', async () => {
