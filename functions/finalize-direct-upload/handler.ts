@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { S3Event } from 'aws-lambda';
+import { decodeEventKey } from '#shared/aws/s3-event-key.ts';
 import { parseUserFileObjectKey } from '#shared/data/keys.ts';
 import { completeDirectUpload } from '#shared/direct-uploads/complete-direct-upload.ts';
 import { completionPorts } from '#shared/direct-uploads/completion-ports.ts';
@@ -8,9 +9,6 @@ import { HttpError } from '#shared/http/http-errors.ts';
 import { logger } from '#shared/logger.ts';
 
 const ports = completionPorts();
-
-/** S3 event keys are URL-encoded, with `+` for a space. */
-const objectKey = (encoded: string): string => decodeURIComponent(encoded.replace(/\+/g, ' '));
 
 /**
  * S3 ObjectCreated under `users/`: completes the direct upload the object belongs to, the
@@ -24,8 +22,8 @@ export const handler = middy<S3Event>()
   .handler(async (event) => {
     const failures: unknown[] = [];
     for (const record of event.Records) {
-      const key = objectKey(record.s3.object.key);
-      const owner = parseUserFileObjectKey(key);
+      const key = decodeEventKey(record.s3.object.key);
+      const owner = key === undefined ? undefined : parseUserFileObjectKey(key);
       if (owner === undefined || !record.eventName.startsWith('ObjectCreated:')) continue;
       try {
         const file = await completeDirectUpload(ports, owner.userId, owner.fileId);

@@ -1,5 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import type { S3Event } from 'aws-lambda';
+import { encodeEventKey } from '#shared/aws/s3-event-key.ts';
 import { createHandlerLoader } from './handler-loader.ts';
 import { localLambdaContext } from './lambda-context.ts';
 
@@ -51,8 +52,12 @@ export function forwardObjectCreated(
   notifications.on('event', (event: S3Event) => {
     const record = event.Records[0];
     if (record === undefined) return;
-    if (!record.eventName.startsWith('ObjectCreated:')) return;
-    if (!decodeURIComponent(record.s3.object.key).startsWith(target.objectPrefix)) return;
+    // s3rver sends the raw key; S3 sends it URL-encoded, and the finalizer reads S3's form.
+    const key = record.s3.object.key;
+    if (!record.eventName.startsWith('ObjectCreated:') || !key.startsWith(target.objectPrefix)) {
+      return;
+    }
+    record.s3.object.key = encodeEventKey(key);
     const delivery = deliver(event).catch((error: unknown) => {
       console.error(`[${target.functionId}] could not be loaded:`, error);
     });

@@ -1,4 +1,3 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -6,7 +5,10 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
 import {
   directUploadSortKey,
   EXPIRY_ATTRIBUTE,
@@ -16,7 +18,7 @@ import {
 } from '../data/keys.ts';
 import { toUserFileItem } from '../user-files/dynamo-user-file-repository.ts';
 import type { UserFile } from '../user-files/user-file.ts';
-import type { DirectUpload } from './direct-upload.ts';
+import type { DirectUpload, DirectUploadRejection } from './direct-upload.ts';
 import type { DirectUploadRepository } from './direct-upload-repository.ts';
 
 /** How long a pending upload's record outlives its signed form, for late completion. */
@@ -91,11 +93,7 @@ export class DynamoDirectUploadRepository implements DirectUploadRepository {
     return Item === undefined ? undefined : fromDirectUploadItem(Item);
   }
 
-  async reject(
-    userId: number,
-    fileId: number,
-    reason: NonNullable<DirectUpload['rejection']>,
-  ): Promise<boolean> {
+  async reject(userId: number, fileId: number, reason: DirectUploadRejection): Promise<boolean> {
     try {
       await this.client.send(
         new UpdateCommand({

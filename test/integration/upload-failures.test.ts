@@ -3,7 +3,15 @@ import { Readable } from 'node:stream';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { paginateScan } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBucket, ensureTable } from '#infra/local/emulators.ts';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  ensureBucket,
+  ensureTable,
+  LOCAL_CREDENTIALS,
+  LOCAL_REGION,
+} from '#infra/local/emulators.ts';
+import { localLambdaContext } from '#infra/local/lambda-context.ts';
+import { idempotentPerKey } from '#shared/http/idempotency-key.ts';
 import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
 import { completeDirectUpload } from '#shared/direct-uploads/complete-direct-upload.ts';
 import { DynamoDirectUploadRepository } from '#shared/direct-uploads/dynamo-direct-upload-repository.ts';
@@ -14,6 +22,11 @@ import { storeUserFileBytes, uploadUserFile } from '#shared/user-files/upload-us
 import { emulatorClients } from '#test/support/test-stage.ts';
 
 const { dynamodb, s3, dynamodbEndpoint, s3Endpoint } = emulatorClients();
+const dynamoClient = new DynamoDBClient({
+  endpoint: dynamodbEndpoint,
+  region: LOCAL_REGION,
+  credentials: LOCAL_CREDENTIALS,
+});
 const name = `faults-${randomUUID().slice(0, 8)}`;
 
 const ids = new DynamoBlockIdAllocator(dynamodb, name, { sequence: 'file', blockSize: 10 });
@@ -98,6 +111,39 @@ describe('an upload leaves nothing behind, whichever write fails', () => {
     setTimeout(() => content.destroy(new Error('connection reset')), 50);
     await expect(storeUserFileBytes({ ids, blobs }, 3, content, 'text/plain')).rejects.toThrow();
     expect(await stored()).toEqual(before);
+  });
+});
+
+describe('an Idempotency-Key repeated while the first request runs', () => {
+  it('answers the repeat 409, and a later repeat the first response', async () => {
+    let release: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let runs = 0;
+    const once = idempotentPerKey(
+      'test-in-progress',
+      async (value: string) => {
+        runs++;
+        await running;
+        return { value };
+      },
+      { client: dynamoClient, tableName: name },
+    );
+    const call = { userId: 1, key: 'k', fingerprint: 'f' };
+    const first = once('first', call, localLambdaContext('test', 10_000));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const repeat = once('first', call, localLambdaContext('test', 10_000));
+    await expect(repeat).rejects.toMatchObject({
+      statusCode: 409,
+      detail: 'A request with this Idempotency-Key is still being processed; retry shortly',
+    });
+    release();
+    await expect(first).resolves.toEqual({ value: 'first' });
+    await expect(once('first', call, localLambdaContext('test', 10_000))).resolves.toEqual({
+      value: 'first',
+    });
+    expect(runs).toBe(1);
   });
 });
 

@@ -97,5 +97,6 @@ describe('the finalizer', () => {
     await expect(finalize(event('users/9/files/424242'), lambdaContext)).resolves.toBeUndefined();
     await expect(finalize(event('somewhere/else.txt'), lambdaContext)).resolves.toBeUndefined();
     await expect(finalize(event('users/9/files/1%2B2'), lambdaContext)).resolves.toBeUndefined();
+    await expect(finalize(event('users/9/files/%zz'), lambdaContext)).resolves.toBeUndefined();
   });
 });

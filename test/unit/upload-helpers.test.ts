@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { decodeEventKey, encodeEventKey } from '#shared/aws/s3-event-key.ts';
 import { parseUserFileObjectKey, userFileObjectKey } from '#shared/data/keys.ts';
 import { metadataValue } from '#shared/direct-uploads/start-direct-upload.ts';
 import { attachmentDisposition } from '#shared/http/content-disposition.ts';
@@ -59,5 +60,14 @@ describe('download names and metadata', () => {
     expect(metadataValue('plain name.pdf')).toBe('plain name.pdf');
     expect(metadataValue('line\nbreak')).toBe('=?UTF-8?B?bGluZQpicmVhaw==?=');
     expect(metadataValue('é'.repeat(255)).length).toBeLessThan(2048);
+  });
+});
+
+describe('S3 event keys', () => {
+  it('round-trip in S3 notification form, and a bad encoding reads as undefined', () => {
+    const key = 'users/1/files/a b+c%é';
+    expect(encodeEventKey(key)).toBe('users/1/files/a+b%2Bc%25%C3%A9');
+    expect(decodeEventKey(encodeEventKey(key))).toBe(key);
+    expect(decodeEventKey('users/1/files/%zz')).toBeUndefined();
   });
 });
