@@ -3,11 +3,11 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { FileServiceStack } from './stacks/file-service-stack.ts';
-import { stageConfig } from './stages.ts';
+import { stackName, stageConfig } from './stages.ts';
 
 const app = new App();
 const stage = stageConfig((key) => app.node.tryGetContext(key));
-new FileServiceStack(app, `FileService-${stage.name}`, {
+new FileServiceStack(app, stackName(stage.name), {
   stage,
   root: resolve(fileURLToPath(import.meta.url), '../..'),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },

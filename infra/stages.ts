@@ -20,7 +20,10 @@ export interface StageConfig {
   readonly retainData: boolean;
 }
 
-const STAGE_NAMES: readonly StageName[] = ['production', 'development', 'local'];
+export const STAGE_NAMES: readonly StageName[] = ['production', 'development', 'local'];
+
+/** The CloudFormation stack of a stage; the operator CLI finds the stage's data through it. */
+export const stackName = (stage: StageName): string => `FileService-${stage}`;
 
 export function stageConfig(context: (key: string) => unknown): StageConfig {
   const name = (context('stage') ?? 'production') as StageName;

@@ -3,6 +3,7 @@ import { documentClient } from '#shared/aws/dynamodb.ts';
 import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
 import { s3Client } from '#shared/aws/s3.ts';
 import { requiredEnv } from '#shared/config.ts';
+import { FILE_ID_SEQUENCE } from '#shared/data/keys.ts';
 import { DynamoDirectUploadRepository } from '#shared/direct-uploads/dynamo-direct-upload-repository.ts';
 import { startDirectUpload } from '#shared/direct-uploads/start-direct-upload.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
@@ -15,7 +16,7 @@ import { DirectUploadRequestSchema } from '#shared/schemas/direct-upload.ts';
 
 const tableName = requiredEnv('TABLE_NAME');
 const ports = {
-  ids: new DynamoBlockIdAllocator(documentClient(), tableName, { sequence: 'file' }),
+  ids: new DynamoBlockIdAllocator(documentClient(), tableName, { sequence: FILE_ID_SEQUENCE }),
   uploads: new DynamoDirectUploadRepository(documentClient(), tableName),
   signer: new S3BlobStore(s3Client(), requiredEnv('BUCKET_NAME')),
 };

@@ -3,6 +3,7 @@ import { documentClient, dynamoDbClient } from '#shared/aws/dynamodb.ts';
 import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
 import { s3Client } from '#shared/aws/s3.ts';
 import { requiredEnv } from '#shared/config.ts';
+import { FILE_ID_SEQUENCE } from '#shared/data/keys.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
@@ -24,7 +25,7 @@ import { toUserFileBody } from '#shared/user-files/user-file-response.ts';
 
 const tableName = requiredEnv('TABLE_NAME');
 const ports = {
-  ids: new DynamoBlockIdAllocator(documentClient(), tableName, { sequence: 'file' }),
+  ids: new DynamoBlockIdAllocator(documentClient(), tableName, { sequence: FILE_ID_SEQUENCE }),
   blobs: new S3BlobStore(s3Client(), requiredEnv('BUCKET_NAME')),
   files: new DynamoUserFileRepository(documentClient(), tableName),
 };

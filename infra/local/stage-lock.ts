@@ -8,6 +8,8 @@ export interface StageRecord {
   readonly url: string;
   readonly dynamodbEndpoint: string;
   readonly s3Endpoint: string;
+  readonly tableName: string;
+  readonly bucket: string;
   readonly dynamodbPid?: number;
 }
 

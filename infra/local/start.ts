@@ -75,6 +75,8 @@ try {
     url: stage.url,
     dynamodbEndpoint: stage.dynamodbEndpoint,
     s3Endpoint: stage.s3Endpoint,
+    tableName: stage.tableName,
+    bucket: stage.bucket,
     ...(stage.dynamodbPid === undefined ? {} : { dynamodbPid: stage.dynamodbPid }),
   });
   recorded = true;

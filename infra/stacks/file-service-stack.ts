@@ -63,6 +63,7 @@ export class FileServiceStack extends Stack {
       ],
     });
     const userObjects = 'users/*';
+    const dealObjects = 'groups/*';
 
     const environment = {
       STAGE: stage.name,
@@ -98,6 +99,13 @@ export class FileServiceStack extends Stack {
         table.grantReadData(fn);
         bucket.grantRead(fn, userObjects);
       },
+      // Deal files: one batch read of membership, deal and file, then one write.
+      ListDealFiles: (fn) => table.grant(fn, 'dynamodb:BatchGetItem', 'dynamodb:Query'),
+      UpdateDealFile: (fn) => table.grant(fn, 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'),
+      DeleteDealFile: (fn) => {
+        table.grant(fn, 'dynamodb:BatchGetItem', 'dynamodb:DeleteItem');
+        bucket.grantDelete(fn, dealObjects);
+      },
     };
 
     const fallback = makeFunction(FALLBACK_ROUTE.functionId, FALLBACK_ROUTE.entry);
@@ -130,5 +138,8 @@ export class FileServiceStack extends Stack {
     });
 
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
+    // The operator CLI (`npm run admin -- --stage <name>`) finds the stage's data by these.
+    new CfnOutput(this, 'TableName', { value: table.tableName });
+    new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
   }
 }

@@ -59,6 +59,27 @@ export const API_ROUTES: readonly ApiRoute[] = [
     entry: 'functions/download-user-file/handler.ts',
     auth: 'jwt',
   },
+  {
+    method: 'GET',
+    path: '/api/v1/group/{group_id}/deal/{deal_id}/file',
+    functionId: 'ListDealFiles',
+    entry: 'functions/list-deal-files/handler.ts',
+    auth: 'jwt',
+  },
+  {
+    method: 'PUT',
+    path: '/api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}',
+    functionId: 'UpdateDealFile',
+    entry: 'functions/update-deal-file/handler.ts',
+    auth: 'jwt',
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}',
+    functionId: 'DeleteDealFile',
+    entry: 'functions/delete-deal-file/handler.ts',
+    auth: 'jwt',
+  },
 ];
 
 /** What API Gateway invokes when no route matches: FastAPI's 404, 405 and slash redirect. */

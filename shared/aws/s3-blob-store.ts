@@ -1,20 +1,23 @@
 import type { Readable } from 'node:stream';
 import {
+  CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  NoSuchKey,
   NotFound,
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type {
-  BlobStore,
-  DownloadSigner,
-  StoredBlob,
-  UploadForm,
-  UploadSigner,
+import {
+  BlobNotFoundError,
+  type BlobStore,
+  type DownloadSigner,
+  type StoredBlob,
+  type UploadForm,
+  type UploadSigner,
 } from '../blobs/blob-store.ts';
 
 export class S3BlobStore implements BlobStore, UploadSigner, DownloadSigner {
@@ -61,6 +64,20 @@ export class S3BlobStore implements BlobStore, UploadSigner, DownloadSigner {
     } catch (error) {
       if (error instanceof NotFound || (error as { name?: string }).name === 'NotFound') {
         return undefined;
+      }
+      throw error;
+    }
+  }
+
+  async copy(sourceKey: string, key: string): Promise<void> {
+    const source = `${this.bucket}/${sourceKey.split('/').map(encodeURIComponent).join('/')}`;
+    try {
+      await this.client.send(
+        new CopyObjectCommand({ Bucket: this.bucket, Key: key, CopySource: source }),
+      );
+    } catch (error) {
+      if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') {
+        throw new BlobNotFoundError(sourceKey, { cause: error });
       }
       throw error;
     }

@@ -6,6 +6,16 @@ export interface StoredBlob {
   readonly contentType: string | undefined;
 }
 
+export class BlobNotFoundError extends Error {
+  override name = 'BlobNotFoundError';
+  readonly key: string;
+
+  constructor(key: string, options: { cause?: unknown } = {}) {
+    super(`No object under ${key}`, options);
+    this.key = key;
+  }
+}
+
 /** Where file bytes live. Keys are ours (see `#shared/data/keys.ts`), never a client's name. */
 export interface BlobStore {
   put(key: string, content: Uint8Array, options: { readonly contentType: string }): Promise<void>;
@@ -20,6 +30,8 @@ export interface BlobStore {
   ): Promise<void>;
   /** The object's size and type, or undefined when there is none. */
   head(key: string): Promise<StoredBlob | undefined>;
+  /** Copies an object within the store; BlobNotFoundError when the source is not there. */
+  copy(sourceKey: string, key: string): Promise<void>;
   /** Deletes the object; deleting one that is not there succeeds. */
   delete(key: string): Promise<void>;
   /** How a record says where the bytes are: `s3://<bucket>/<key>`. */

@@ -14,6 +14,22 @@ export const userFileSortKey = (fileId: number): string => `${FILE_PREFIX}${file
 /** A direct-to-S3 upload we signed that has not yet become a UserFile. */
 export const directUploadSortKey = (fileId: number): string => `UPLOAD#${fileId}`;
 
+/**
+ * A group's own partition holds the group, its members and its deals, so one query shows an
+ * operator the whole group and a membership lookup is a single key.
+ */
+export const groupPartition = (groupId: number): string => `GROUP#${groupId}`;
+export const groupSortKey = (groupId: number): string => `GROUP#${groupId}`;
+export const memberSortKey = (userId: number): string => `MEMBER#${userId}`;
+export const dealSortKey = (dealId: number): string => `DEAL#${dealId}`;
+/**
+ * A deal's files live in a partition named by both ids: a file is in a deal of a group only
+ * if its key says so, and no lookup can wander into another group's deal.
+ */
+export const dealPartition = (groupId: number, dealId: number): string =>
+  `GROUP#${groupId}#DEAL#${dealId}`;
+export const dealFileSortKey = (fileId: number): string => `${FILE_PREFIX}${fileId}`;
+
 /** A counter item that hands out blocks of ids for one sequence. */
 export const counterKey = (sequence: string) =>
   ({ [PARTITION_KEY]: `COUNTER#${sequence}`, [SORT_KEY]: `COUNTER#${sequence}` }) as const;
@@ -21,6 +37,13 @@ export const counterKey = (sequence: string) =>
 /** Where a user file's bytes live in the bucket. Ours, never the client's name. */
 export const userFileObjectKey = (userId: number, fileId: number): string =>
   `users/${userId}/files/${fileId}`;
+
+/** Where a deal file's bytes live: beside no user's files, so no upload event reaches them. */
+export const dealFileObjectKey = (groupId: number, dealId: number, fileId: number): string =>
+  `groups/${groupId}/deals/${dealId}/files/${fileId}`;
+
+/** The sequence every file id comes from, user's or deal's: a file id names one file. */
+export const FILE_ID_SEQUENCE = 'file';
 
 const USER_FILE_OBJECT_KEY = /^users\/([1-9]\d{0,15})\/files\/([1-9]\d{0,15})$/;
 

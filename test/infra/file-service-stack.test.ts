@@ -103,12 +103,59 @@ describe('FileServiceStack, uploads', () => {
     });
   });
 
-  it('lets no function touch objects outside users/', () => {
-    const policies = JSON.stringify(template.findResources('AWS::IAM::Policy'));
-    const objectArns = [
-      ...policies.matchAll(/"Fn::GetAtt":\["Files[0-9A-F]{8}","Arn"\]\},"([^"]*)"/g),
-    ].map((m) => m[1]);
+  it('lets upload functions touch objects under users/ only', () => {
+    const objectArns = Object.entries(template.findResources('AWS::IAM::Policy'))
+      .filter(([id]) => !id.startsWith('DeleteDealFile'))
+      .flatMap(([, policy]) => [
+        ...JSON.stringify(policy).matchAll(
+          /"Fn::GetAtt":\["Files[0-9A-F]{8}","Arn"\]\},"([^"]*)"/g,
+        ),
+      ])
+      .map((m) => m[1]);
     expect(objectArns.length).toBeGreaterThan(0);
     expect(objectArns.every((suffix) => suffix === '/users/*')).toBe(true);
+  });
+});
+
+/** The statements of the policy CDK made for one function's role. */
+function statementsOf(functionId: string): { Action: string | string[]; Resource: unknown }[] {
+  const found = Object.entries(template.findResources('AWS::IAM::Policy')).filter(([id]) =>
+    id.startsWith(`${functionId}FunctionServiceRoleDefaultPolicy`),
+  );
+  expect(found).toHaveLength(1);
+  return (
+    found[0]?.[1] as {
+      Properties: {
+        PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] };
+      };
+    }
+  ).Properties.PolicyDocument.Statement;
+}
+
+const actionsOf = (functionId: string) =>
+  statementsOf(functionId)
+    .flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]))
+    .filter((a) => !a.startsWith('xray:'))
+    .sort();
+
+describe('FileServiceStack, deal files', () => {
+  it('gives each deal-file function exactly the calls its use case makes', () => {
+    expect(actionsOf('ListDealFiles')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query']);
+    expect(actionsOf('UpdateDealFile')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:UpdateItem']);
+    expect(actionsOf('DeleteDealFile')).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:DeleteItem',
+      's3:DeleteObject*',
+    ]);
+  });
+
+  it('lets DeleteDealFile delete objects under groups/ only', () => {
+    const s3 = statementsOf('DeleteDealFile').filter((s) => String(s.Action).startsWith('s3:'));
+    expect(JSON.stringify(s3)).toMatch(/"Arn"\]\},"\/groups\/\*"\]/);
+  });
+
+  it('publishes the table and bucket names the operator CLI looks up', () => {
+    template.hasOutput('TableName', {});
+    template.hasOutput('BucketName', {});
   });
 });

@@ -11,6 +11,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
 import { putItems } from './put-items.ts';
 import type { IssueTokenOptions } from '#infra/local/identity-provider.ts';
 import { type LocalStage, startLocalStage } from '#infra/local/local-stage.ts';
+import { writeStageRecord } from '#infra/local/stage-lock.ts';
 
 /** Clients on the run's emulators, for seeding and for checking what was stored. */
 export function emulatorClients() {
@@ -31,6 +32,8 @@ export function emulatorClients() {
 }
 
 export interface TestStage extends LocalStage {
+  /** Its data folder, with the stage record the operator CLI finds it by (LOCAL_DATA_DIR). */
+  readonly dataDir: string;
   /** A bearer token from the stage's identity provider. */
   token(userId: number | string, options?: Omit<IssueTokenOptions, 'userId'>): Promise<string>;
   /** A request to the stage; `as` adds a fresh token for that user. */
@@ -71,6 +74,14 @@ export async function startTestStage(): Promise<TestStage> {
     tableName: `test-${suffix}`,
     bucket: `test-${suffix}`,
   });
+  await writeStageRecord(dataDir, {
+    pid: process.pid,
+    url: stage.url,
+    dynamodbEndpoint: stage.dynamodbEndpoint,
+    s3Endpoint: stage.s3Endpoint,
+    tableName: stage.tableName,
+    bucket: stage.bucket,
+  });
   const s3 = new S3Client({
     ...s3ClientOptions(stage.s3Endpoint),
     region: LOCAL_REGION,
@@ -102,6 +113,7 @@ export async function startTestStage(): Promise<TestStage> {
   };
   return {
     ...stage,
+    dataDir,
     token,
     request,
     items,

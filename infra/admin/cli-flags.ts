@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { ROLES } from '#shared/groups/group.ts';
+import { FILE_TYPES } from '#shared/schemas/file-type.ts';
+import { MAX_FILE_NAME_LENGTH } from '#shared/user-files/upload-limits.ts';
+
+/**
+ * The operator CLI's flags, as zod schemas: the single place that says what each accepts,
+ * and whose messages name the flag and the value given.
+ */
+const required = (flag: string) => ({ error: `--${flag} is required` });
+
+export const idFlag = (flag: string) =>
+  z
+    .string(required(flag))
+    .refine((value) => /^[1-9][0-9]*$/.test(value) && Number.isSafeInteger(Number(value)), {
+      error: (issue) => `--${flag} must be a positive integer, got "${String(issue.input)}"`,
+    })
+    .transform(Number);
+
+export const nameFlag = (flag = 'name') =>
+  z
+    .string(required(flag))
+    .refine((value) => value.trim() !== '', { error: `--${flag} must not be empty` })
+    .refine((value) => Array.from(value).length <= MAX_FILE_NAME_LENGTH, {
+      error: `--${flag} must be at most ${MAX_FILE_NAME_LENGTH} characters`,
+    });
+
+const oneOf = (flag: string, values: readonly string[]) => ({
+  error: (issue: { input?: unknown }) =>
+    issue.input === undefined
+      ? `--${flag} is required`
+      : `--${flag} must be one of ${values.join(', ')}, got ${JSON.stringify(issue.input)}`,
+});
+
+export const roleFlag = z.enum(ROLES, oneOf('role', ROLES));
+export const fileTypeFlag = z.enum(FILE_TYPES, oneOf('type', FILE_TYPES));

@@ -1,0 +1,217 @@
+import { readFile, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { z } from 'zod';
+import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
+import { FILE_ID_SEQUENCE } from '#shared/data/keys.ts';
+import { addDealFile, type DealFileSource } from '#shared/deal-files/add-deal-file.ts';
+import type { DealFile } from '#shared/deal-files/deal-file.ts';
+import { DynamoDealFileRepository } from '#shared/deal-files/dynamo-deal-file-repository.ts';
+import { newestFirst } from '#shared/deal-files/list-deal-files.ts';
+import { DynamoGroupRepository } from '#shared/groups/dynamo-group-repository.ts';
+import { addDeal, addGroup, addMember, removeMember } from '#shared/groups/manage-groups.ts';
+import { OperatorRefusal } from '#shared/groups/operator-refusal.ts';
+import { DynamoBlockIdAllocator } from '#shared/ids/dynamo-block-id-allocator.ts';
+import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
+import { DynamoUserFileRepository } from '#shared/user-files/dynamo-user-file-repository.ts';
+import { fileTypeFlag, idFlag, nameFlag, roleFlag } from './cli-flags.ts';
+import type { StageTarget } from './stage-target.ts';
+
+/** The repositories and stores a command works through, on the chosen stage. */
+export function portsOn(target: StageTarget) {
+  const { dynamodb, tableName } = target;
+  return {
+    groups: new DynamoGroupRepository(dynamodb, tableName),
+    dealFiles: new DynamoDealFileRepository(dynamodb, tableName),
+    userFiles: new DynamoUserFileRepository(dynamodb, tableName),
+    blobs: new S3BlobStore(target.s3, target.bucket),
+    // One command takes one id: a block of one wastes none.
+    ids: new DynamoBlockIdAllocator(dynamodb, tableName, {
+      sequence: FILE_ID_SEQUENCE,
+      blockSize: 1,
+    }),
+  };
+}
+
+type Ports = ReturnType<typeof portsOn>;
+
+export interface Command {
+  /** The words that name it: `deal-file add`. */
+  readonly name: string;
+  readonly usage: string;
+  /** Flags it takes, besides --stage. */
+  readonly flags: readonly string[];
+  /** Checks the flags; the input for `run`, or the messages that say what is wrong. */
+  parse(
+    values: Record<string, string | undefined>,
+  ): { ok: true; run: Run } | { ok: false; errors: string[] };
+}
+
+type Run = (ports: Ports) => Promise<unknown>;
+
+function command<S extends z.ZodType<unknown, Record<string, string | undefined>>>(spec: {
+  name: string;
+  usage: string;
+  schema: S;
+  run: (ports: Ports, input: z.output<S>) => Promise<unknown>;
+}): Command {
+  const shape = (spec.schema as unknown as { shape?: Record<string, unknown> }).shape;
+  return {
+    name: spec.name,
+    usage: spec.usage,
+    flags: Object.keys(shape ?? {}),
+    parse: (values) => {
+      const result = spec.schema.safeParse(values);
+      if (!result.success) return { ok: false, errors: result.error.issues.map((i) => i.message) };
+      return { ok: true, run: (ports) => spec.run(ports, result.data) };
+    },
+  };
+}
+
+const dealFileRecord = (file: DealFile) => ({
+  group_id: file.groupId,
+  deal_id: file.dealId,
+  id: file.id,
+  name: file.name,
+  type: file.type,
+  created_at: file.createdAt,
+  updated_at: file.updatedAt,
+  is_archived: file.isArchived,
+  filesize: file.filesize,
+  location: file.location,
+});
+
+/** The operator's file, read whole after its size is known to be within the limit. */
+async function readLocalFile(path: string): Promise<Uint8Array> {
+  let size: number;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) throw new OperatorRefusal(`--path ${path} is not a file`);
+    size = info.size;
+  } catch (error) {
+    if (error instanceof OperatorRefusal) throw error;
+    throw new OperatorRefusal(`cannot read --path ${path}: ${(error as Error).message}`);
+  }
+  if (size === 0) throw new OperatorRefusal(`--path ${path} is empty`);
+  if (size > MAX_UPLOAD_BYTES) {
+    throw new OperatorRefusal(
+      `--path ${path} is ${size} bytes; a deal file may be at most ${MAX_UPLOAD_BYTES} bytes (50 MiB)`,
+    );
+  }
+  return readFile(path);
+}
+
+const DealFileAddFlags = z
+  .object({
+    group: idFlag('group'),
+    deal: idFlag('deal'),
+    name: nameFlag().optional(),
+    type: fileTypeFlag.optional(),
+    path: z.string().optional(),
+    'from-user-file': idFlag('from-user-file').optional(),
+    user: idFlag('user').optional(),
+  })
+  .check((ctx) => {
+    const { path, user } = ctx.value;
+    const fromUserFile = ctx.value['from-user-file'];
+    const fail = (message: string) =>
+      ctx.issues.push({ code: 'custom', message, input: ctx.value });
+    if ((path === undefined) === (fromUserFile === undefined)) {
+      fail('give exactly one of --path <file> and --from-user-file <id> --user <id>');
+    } else if (fromUserFile !== undefined && user === undefined) {
+      fail('--from-user-file needs --user, the owner of the file');
+    } else if (path !== undefined && user !== undefined) {
+      fail('--user goes with --from-user-file, not with --path');
+    }
+  });
+
+export const COMMANDS: readonly Command[] = [
+  command({
+    name: 'group add',
+    usage: 'group add --group <id> --name <name>',
+    schema: z.object({ group: idFlag('group'), name: nameFlag() }),
+    run: async ({ groups }, input) => {
+      const group = await addGroup({ groups }, { id: input.group, name: input.name });
+      return { id: group.id, name: group.name, created_at: group.createdAt };
+    },
+  }),
+  command({
+    name: 'member add',
+    usage: 'member add --group <id> --user <id> --role viewer|editor',
+    schema: z.object({ group: idFlag('group'), user: idFlag('user'), role: roleFlag }),
+    run: async ({ groups }, input) => {
+      const member = await addMember(
+        { groups },
+        { groupId: input.group, userId: input.user, role: input.role },
+      );
+      return {
+        group_id: member.groupId,
+        user_id: member.userId,
+        role: member.role,
+        previous_role: member.previousRole,
+      };
+    },
+  }),
+  command({
+    name: 'member remove',
+    usage: 'member remove --group <id> --user <id>',
+    schema: z.object({ group: idFlag('group'), user: idFlag('user') }),
+    run: async ({ groups }, input) => {
+      const removed = await removeMember({ groups }, input.group, input.user);
+      return {
+        group_id: removed.groupId,
+        user_id: removed.userId,
+        role: removed.role,
+        removed: true,
+      };
+    },
+  }),
+  command({
+    name: 'deal add',
+    usage: 'deal add --group <id> --deal <id> --name <name>',
+    schema: z.object({ group: idFlag('group'), deal: idFlag('deal'), name: nameFlag() }),
+    run: async ({ groups }, input) => {
+      const deal = await addDeal(
+        { groups },
+        { groupId: input.group, id: input.deal, name: input.name },
+      );
+      return { group_id: deal.groupId, id: deal.id, name: deal.name, created_at: deal.createdAt };
+    },
+  }),
+  command({
+    name: 'deal-file add',
+    usage:
+      'deal-file add --group <id> --deal <id> [--name <name>] [--type <type>] (--path <file> | --from-user-file <id> --user <id>)',
+    schema: DealFileAddFlags,
+    run: async (ports, input) => {
+      const fromUserFile = input['from-user-file'];
+      const source: DealFileSource =
+        fromUserFile !== undefined && input.user !== undefined
+          ? { kind: 'user-file', userId: input.user, fileId: fromUserFile }
+          : {
+              kind: 'bytes',
+              content: await readLocalFile(input.path ?? ''),
+              contentType: 'application/octet-stream',
+            };
+      const name = input.name ?? (input.path === undefined ? undefined : basename(input.path));
+      const file = await addDealFile(ports, {
+        deal: { groupId: input.group, dealId: input.deal },
+        source,
+        ...(name === undefined ? {} : { name }),
+        ...(input.type === undefined ? {} : { type: input.type }),
+      });
+      return dealFileRecord(file);
+    },
+  }),
+  command({
+    name: 'deal-file list',
+    usage: 'deal-file list --group <id> --deal <id>',
+    schema: z.object({ group: idFlag('group'), deal: idFlag('deal') }),
+    run: async ({ groups, dealFiles }, input) => {
+      if ((await groups.getDeal(input.group, input.deal)) === undefined) {
+        throw new OperatorRefusal(`deal ${input.deal} does not exist in group ${input.group}`);
+      }
+      const files = await dealFiles.listByDeal({ groupId: input.group, dealId: input.deal });
+      return newestFirst(files).map(dealFileRecord);
+    },
+  }),
+];

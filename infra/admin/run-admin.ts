@@ -1,0 +1,94 @@
+import { parseArgs } from 'node:util';
+import { OperatorRefusal } from '#shared/groups/operator-refusal.ts';
+import { STAGE_NAMES, type StageName } from '../stages.ts';
+import { COMMANDS, portsOn } from './commands.ts';
+import { stageTarget } from './stage-target.ts';
+
+export interface AdminIo {
+  readonly env: NodeJS.ProcessEnv;
+  /** The command's result: JSON, and nothing else, so scripts can parse it. */
+  out(text: string): void;
+  /** What went wrong, for the operator. */
+  err(text: string): void;
+}
+
+/** Exit codes: 0 done; 1 refused (a missing referent, a duplicate) or failed; 2 bad usage. */
+export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
+
+const USAGE = `usage: npm run --silent admin -- <command> [--stage local|development|production]
+
+The local stage (a running \`npm start\`) unless --stage names a deployed one, which is
+reached with your ordinary AWS credentials and region.
+
+commands:
+${COMMANDS.map((c) => `  ${c.usage}`).join('\n')}
+`;
+
+const ALL_FLAGS = new Set(COMMANDS.flatMap((c) => c.flags));
+
+/** Runs one operator command; prints its result as JSON. Never throws. */
+export async function runAdmin(args: readonly string[], io: AdminIo): Promise<number> {
+  const usage = (message: string, text = USAGE) => {
+    io.err(`admin: ${message}\n\n${text}`);
+    return EXIT.usage;
+  };
+  let parsed: ReturnType<typeof parseFlags>;
+  try {
+    parsed = parseFlags(args);
+  } catch (error) {
+    return usage((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help === true) {
+    io.out(USAGE);
+    return EXIT.ok;
+  }
+  const name = positionals.join(' ');
+  const command = COMMANDS.find((c) => c.name === name);
+  if (command === undefined) {
+    return usage(name === '' ? 'name a command' : `unknown command "${name}"`);
+  }
+  const stage = (values.stage ?? 'local') as StageName;
+  if (!STAGE_NAMES.includes(stage)) {
+    return usage(`--stage must be one of ${STAGE_NAMES.join(', ')}, got "${stage}"`);
+  }
+  const commandUsage = `usage: npm run --silent admin -- ${command.usage} [--stage <stage>]`;
+  const flags: Record<string, string | undefined> = {};
+  for (const [flag, value] of Object.entries(values)) {
+    if (flag === 'stage' || flag === 'help') continue;
+    if (!command.flags.includes(flag)) return usage(`${name} takes no --${flag}`, commandUsage);
+    flags[flag] = value as string;
+  }
+  const checked = command.parse(flags);
+  if (!checked.ok) return usage(`${name}: ${checked.errors.join('; ')}`, commandUsage);
+
+  let target: Awaited<ReturnType<typeof stageTarget>> | undefined;
+  try {
+    target = await stageTarget(stage, io.env);
+    const result = await checked.run(portsOn(target));
+    io.out(JSON.stringify(result, null, 2));
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof OperatorRefusal) {
+      io.err(`admin: ${name}: ${error.message}; nothing was changed`);
+    } else {
+      io.err(`admin: ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return EXIT.refused;
+  } finally {
+    target?.close();
+  }
+}
+
+function parseFlags(args: readonly string[]) {
+  return parseArgs({
+    args: [...args],
+    options: {
+      ...Object.fromEntries([...ALL_FLAGS].map((flag) => [flag, { type: 'string' as const }])),
+      stage: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+}

@@ -1,0 +1,101 @@
+import { resolve } from 'node:path';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { s3ClientOptions } from '#shared/aws/s3.ts';
+import { OperatorRefusal } from '#shared/groups/operator-refusal.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/emulators.ts';
+import { DEFAULT_DATA_DIR } from '../local/local-stage.ts';
+import { runningStage } from '../local/stage-lock.ts';
+import { stackName, type StageName } from '../stages.ts';
+
+/** Where a command's data lives: one stage's table and bucket, and clients on them. */
+export interface StageTarget {
+  readonly stage: StageName;
+  readonly tableName: string;
+  readonly bucket: string;
+  readonly dynamodb: DynamoDBDocumentClient;
+  readonly s3: S3Client;
+  close(): void;
+}
+
+const document = (client: DynamoDBClient) =>
+  DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+
+/** The local stage that `npm start` runs on this data folder, found by its stage record. */
+async function localTarget(env: NodeJS.ProcessEnv): Promise<StageTarget> {
+  const dataDir = resolve(env.LOCAL_DATA_DIR ?? DEFAULT_DATA_DIR);
+  const record = await runningStage(dataDir);
+  if (record === undefined) {
+    throw new OperatorRefusal(
+      `no local stage is running on ${dataDir}: start one with \`npm start\` (or name a deployed stage with --stage development|production)`,
+    );
+  }
+  const local = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+  const dynamodb = new DynamoDBClient({ ...local, endpoint: record.dynamodbEndpoint });
+  const s3 = new S3Client({ ...local, ...s3ClientOptions(record.s3Endpoint) });
+  return {
+    stage: 'local',
+    tableName: record.tableName,
+    bucket: record.bucket,
+    dynamodb: document(dynamodb),
+    s3,
+    close: () => {
+      dynamodb.destroy();
+      s3.destroy();
+    },
+  };
+}
+
+/**
+ * A deployed stage, with the caller's ordinary AWS credentials and region: the stack's
+ * outputs name its table and bucket, since neither has a fixed physical name.
+ */
+async function awsTarget(stage: StageName): Promise<StageTarget> {
+  const name = stackName(stage);
+  const cloudFormation = new CloudFormationClient({});
+  let outputs: Record<string, string>;
+  try {
+    const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: name }));
+    outputs = Object.fromEntries(
+      (Stacks?.[0]?.Outputs ?? []).map((output) => [
+        output.OutputKey ?? '',
+        output.OutputValue ?? '',
+      ]),
+    );
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/does not exist/.test(message)) {
+      throw new OperatorRefusal(
+        `stack ${name} does not exist in this account and region: deploy it first (npm run deploy -- -c stage=${stage})`,
+      );
+    }
+    throw new OperatorRefusal(`could not read stack ${name}: ${message}`);
+  } finally {
+    cloudFormation.destroy();
+  }
+  const { TableName: tableName, BucketName: bucket } = outputs;
+  if (tableName === undefined || bucket === undefined) {
+    throw new OperatorRefusal(
+      `stack ${name} has no TableName and BucketName outputs: deploy this version of the service first`,
+    );
+  }
+  const dynamodb = new DynamoDBClient({});
+  const s3 = new S3Client({});
+  return {
+    stage,
+    tableName,
+    bucket,
+    dynamodb: document(dynamodb),
+    s3,
+    close: () => {
+      dynamodb.destroy();
+      s3.destroy();
+    },
+  };
+}
+
+export function stageTarget(stage: StageName, env: NodeJS.ProcessEnv): Promise<StageTarget> {
+  return stage === 'local' ? localTarget(env) : awsTarget(stage);
+}

@@ -1,0 +1,121 @@
+import { BlobNotFoundError, type BlobStore } from '../blobs/blob-store.ts';
+import { dealFileObjectKey, userFileObjectKey } from '../data/keys.ts';
+import type { DealRef } from '../groups/group.ts';
+import type { GroupRepository } from '../groups/group-repository.ts';
+import { OperatorRefusal } from '../groups/operator-refusal.ts';
+import type { IdAllocator } from '../ids/id-allocator.ts';
+import { logger } from '../logger.ts';
+import type { FileType } from '../schemas/file-type.ts';
+import { MAX_UPLOAD_BYTES } from '../user-files/upload-limits.ts';
+import type { UserFileRepository } from '../user-files/user-file-repository.ts';
+import type { DealFile } from './deal-file.ts';
+import type { DealFileRepository } from './deal-file-repository.ts';
+
+export interface AddDealFilePorts {
+  readonly ids: IdAllocator;
+  readonly blobs: Pick<BlobStore, 'put' | 'copy' | 'delete' | 'locationOf'>;
+  readonly groups: Pick<GroupRepository, 'getDeal'>;
+  readonly dealFiles: Pick<DealFileRepository, 'create'>;
+  readonly userFiles: Pick<UserFileRepository, 'get'>;
+  readonly now?: () => Date;
+}
+
+/** Where a deal file's bytes come from: the operator's disk, or a user's upload. */
+export type DealFileSource =
+  | { readonly kind: 'bytes'; readonly content: Uint8Array; readonly contentType: string }
+  | { readonly kind: 'user-file'; readonly userId: number; readonly fileId: number };
+
+export interface NewDealFile {
+  readonly deal: DealRef;
+  readonly source: DealFileSource;
+  /** Required for bytes; a user file's own name when absent. */
+  readonly name?: string;
+  /** A user file's own type when absent; null for bytes. */
+  readonly type?: FileType | null;
+}
+
+/**
+ * The operator attaches a file to a deal. Bytes first (written, or copied in S3 from the
+ * user's file), then the record, which is written only while the deal exists; a record that
+ * cannot be written takes the bytes with it.
+ */
+export async function addDealFile(
+  ports: AddDealFilePorts,
+  request: NewDealFile,
+): Promise<DealFile> {
+  const { deal, source } = request;
+  if ((await ports.groups.getDeal(deal.groupId, deal.dealId)) === undefined) {
+    throw new OperatorRefusal(`deal ${deal.dealId} does not exist in group ${deal.groupId}`);
+  }
+  const described = await describe(ports, request);
+  const id = await ports.ids.next();
+  const key = dealFileObjectKey(deal.groupId, deal.dealId, id);
+  if (source.kind === 'bytes') {
+    await ports.blobs.put(key, source.content, { contentType: source.contentType });
+  } else {
+    try {
+      await ports.blobs.copy(userFileObjectKey(source.userId, source.fileId), key);
+    } catch (error) {
+      if (error instanceof BlobNotFoundError) {
+        throw new OperatorRefusal(
+          `user ${source.userId}'s file ${source.fileId} has a record but no bytes in the bucket`,
+        );
+      }
+      throw error;
+    }
+  }
+  const file: DealFile = {
+    groupId: deal.groupId,
+    dealId: deal.dealId,
+    id,
+    ...described,
+    createdAt: (ports.now?.() ?? new Date()).toISOString(),
+    updatedAt: null,
+    isArchived: false,
+    location: ports.blobs.locationOf(key),
+  };
+  let created: boolean;
+  try {
+    created = await ports.dealFiles.create(file);
+  } catch (error) {
+    await deleteQuietly(ports, key);
+    throw error;
+  }
+  if (!created) {
+    await deleteQuietly(ports, key);
+    throw new OperatorRefusal(`deal ${deal.dealId} does not exist in group ${deal.groupId}`);
+  }
+  return file;
+}
+
+async function describe(
+  ports: AddDealFilePorts,
+  request: NewDealFile,
+): Promise<Pick<DealFile, 'name' | 'type' | 'filesize'>> {
+  const { source } = request;
+  if (source.kind === 'bytes') {
+    if (request.name === undefined) throw new OperatorRefusal('a name is required');
+    const size = source.content.byteLength;
+    if (size === 0) throw new OperatorRefusal('the file is empty');
+    if (size > MAX_UPLOAD_BYTES) {
+      throw new OperatorRefusal(`the file is ${size} bytes; the limit is ${MAX_UPLOAD_BYTES}`);
+    }
+    return { name: request.name, type: request.type ?? null, filesize: size };
+  }
+  const userFile = await ports.userFiles.get(source.userId, source.fileId);
+  if (userFile === undefined) {
+    throw new OperatorRefusal(`user ${source.userId} has no file ${source.fileId}`);
+  }
+  return {
+    name: request.name ?? userFile.name,
+    type: request.type === undefined ? userFile.type : request.type,
+    filesize: userFile.filesize,
+  };
+}
+
+const deleteQuietly = async (ports: Pick<AddDealFilePorts, 'blobs'>, key: string) => {
+  await ports.blobs.delete(key).catch((error: unknown) => {
+    // Left for the reconcile command: an object under groups/ with no record.
+    logger.error('Could not delete the object of a deal file not recorded', { key, error });
+  });
+};

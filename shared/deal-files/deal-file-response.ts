@@ -1,0 +1,13 @@
+import type { DealFileBody } from '../schemas/deal-file.ts';
+import type { DealFile } from './deal-file.ts';
+
+/** The contract's DealFile: its fields only; group, size and location stay ours. */
+export const toDealFileBody = (file: DealFile): DealFileBody => ({
+  name: file.name,
+  id: file.id,
+  deal_id: file.dealId,
+  type: file.type,
+  created_at: file.createdAt,
+  updated_at: file.updatedAt,
+  is_archived: file.isArchived,
+});

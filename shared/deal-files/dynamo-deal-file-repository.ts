@@ -1,0 +1,186 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  paginateQuery,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { batchGetAll } from '../aws/batch-get.ts';
+import { failedAt } from '../aws/transaction-cancellation.ts';
+import {
+  dealFileSortKey,
+  dealPartition,
+  FILE_PREFIX,
+  PARTITION_KEY,
+  SORT_KEY,
+} from '../data/keys.ts';
+import { dealKey, memberKey, roleOf } from '../groups/dynamo-group-repository.ts';
+import type { DealRef } from '../groups/group.ts';
+import { FILE_TYPES, type FileType } from '../schemas/file-type.ts';
+import type { DealFile } from './deal-file.ts';
+import type { DealFileAccess, DealFileRepository } from './deal-file-repository.ts';
+
+const NAMES = { '#pk': PARTITION_KEY } as const;
+
+export const dealFileKey = (deal: DealRef, fileId: number) => ({
+  [PARTITION_KEY]: dealPartition(deal.groupId, deal.dealId),
+  [SORT_KEY]: dealFileSortKey(fileId),
+});
+
+const isFileType = (value: unknown): value is FileType => FILE_TYPES.includes(value as FileType);
+
+export const toDealFileItem = (file: DealFile) => ({
+  ...dealFileKey(file, file.id),
+  entity: 'DealFile',
+  group_id: file.groupId,
+  deal_id: file.dealId,
+  id: file.id,
+  name: file.name,
+  type: file.type,
+  created_at: file.createdAt,
+  updated_at: file.updatedAt,
+  is_archived: file.isArchived,
+  filesize: file.filesize,
+  location: file.location,
+});
+
+export const fromDealFileItem = (item: Record<string, unknown>): DealFile => ({
+  groupId: Number(item.group_id),
+  dealId: Number(item.deal_id),
+  id: Number(item.id),
+  name: String(item.name),
+  type: isFileType(item.type) ? item.type : null,
+  createdAt: String(item.created_at),
+  updatedAt: typeof item.updated_at === 'string' ? item.updated_at : null,
+  isArchived: item.is_archived === true,
+  filesize: typeof item.filesize === 'number' ? item.filesize : 0,
+  location: typeof item.location === 'string' ? item.location : null,
+});
+
+const sameKey = (item: Record<string, unknown>, key: Record<string, string>) =>
+  item[PARTITION_KEY] === key[PARTITION_KEY] && item[SORT_KEY] === key[SORT_KEY];
+
+const isConditionFailure = (error: unknown): boolean =>
+  error instanceof ConditionalCheckFailedException;
+
+export class DynamoDealFileRepository implements DealFileRepository {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(client: DynamoDBDocumentClient, tableName: string) {
+    this.client = client;
+    this.tableName = tableName;
+  }
+
+  async access(userId: number, deal: DealRef, fileId?: number): Promise<DealFileAccess> {
+    const member = memberKey(deal.groupId, userId);
+    const dealItem = dealKey(deal.groupId, deal.dealId);
+    const file = fileId === undefined ? undefined : dealFileKey(deal, fileId);
+    const items = await batchGetAll(
+      this.client,
+      this.tableName,
+      file === undefined ? [member, dealItem] : [member, dealItem, file],
+    );
+    const find = (key: Record<string, string>) => items.find((item) => sameKey(item, key));
+    const fileItem = file === undefined ? undefined : find(file);
+    return {
+      role: find(dealItem) === undefined ? undefined : roleOf(find(member)),
+      file: fileItem === undefined ? undefined : fromDealFileItem(fileItem),
+    };
+  }
+
+  async listByDeal(deal: DealRef): Promise<DealFile[]> {
+    const files: DealFile[] = [];
+    const pages = paginateQuery(
+      { client: this.client },
+      {
+        TableName: this.tableName,
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :file)',
+        ExpressionAttributeNames: { ...NAMES, '#sk': SORT_KEY },
+        ExpressionAttributeValues: {
+          ':pk': dealPartition(deal.groupId, deal.dealId),
+          ':file': FILE_PREFIX,
+        },
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) files.push(fromDealFileItem(item));
+    }
+    return files;
+  }
+
+  async updateType(
+    deal: DealRef,
+    fileId: number,
+    change: { readonly type: FileType | null; readonly updatedAt: string },
+  ): Promise<DealFile | undefined> {
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: dealFileKey(deal, fileId),
+          UpdateExpression: 'SET #type = :type, #updated = :updated',
+          ConditionExpression: 'attribute_exists(#pk)',
+          ExpressionAttributeNames: { ...NAMES, '#type': 'type', '#updated': 'updated_at' },
+          ExpressionAttributeValues: { ':type': change.type, ':updated': change.updatedAt },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes === undefined ? undefined : fromDealFileItem(Attributes);
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async delete(deal: DealRef, fileId: number): Promise<DealFile | undefined> {
+    try {
+      const { Attributes } = await this.client.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: dealFileKey(deal, fileId),
+          ConditionExpression: 'attribute_exists(#pk)',
+          ExpressionAttributeNames: NAMES,
+          ReturnValues: 'ALL_OLD',
+        }),
+      );
+      return Attributes === undefined ? undefined : fromDealFileItem(Attributes);
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async create(file: DealFile): Promise<boolean> {
+    try {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              ConditionCheck: {
+                TableName: this.tableName,
+                Key: dealKey(file.groupId, file.dealId),
+                ConditionExpression: 'attribute_exists(#pk)',
+                ExpressionAttributeNames: NAMES,
+              },
+            },
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: toDealFileItem(file),
+                ConditionExpression: 'attribute_not_exists(#pk)',
+                ExpressionAttributeNames: NAMES,
+              },
+            },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (failedAt(error, 0) || failedAt(error, 1)) return false;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import type { DealRef } from '../groups/group.ts';
+import { NotFoundError } from '../http/http-errors.ts';
+import type { FileType } from '../schemas/file-type.ts';
+import type { DealFile } from './deal-file.ts';
+import { requireRole } from './deal-file-access.ts';
+import type { DealFileRepository } from './deal-file-repository.ts';
+
+/** Fields a client may change; an absent one is left alone, `type: null` clears the type. */
+export interface DealFileChanges {
+  readonly type?: FileType | null;
+}
+
+/**
+ * PUT .../deal/{deal_id}/file/{file_id}: an editor changes a deal file's type. A request that
+ * changes nothing writes nothing, so `updated_at` moves only when the file did.
+ */
+export async function updateDealFile(
+  ports: {
+    readonly files: Pick<DealFileRepository, 'access' | 'updateType'>;
+    readonly now?: () => Date;
+  },
+  request: {
+    readonly userId: number;
+    readonly deal: DealRef;
+    readonly fileId: number;
+    readonly changes: DealFileChanges;
+  },
+): Promise<DealFile> {
+  const { userId, deal, fileId, changes } = request;
+  const access = await ports.files.access(userId, deal, fileId);
+  requireRole(access, 'editor', true);
+  const file = access.file as DealFile;
+  if (changes.type === undefined || changes.type === file.type) return file;
+  const updated = await ports.files.updateType(deal, fileId, {
+    type: changes.type,
+    updatedAt: (ports.now?.() ?? new Date()).toISOString(),
+  });
+  // Deleted between the read and the write: the conditional write refused to recreate it.
+  if (updated === undefined) throw new NotFoundError();
+  return updated;
+}

@@ -1,0 +1,198 @@
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { failedAt } from '../aws/transaction-cancellation.ts';
+import {
+  dealSortKey,
+  groupPartition,
+  groupSortKey,
+  memberSortKey,
+  PARTITION_KEY,
+  SORT_KEY,
+} from '../data/keys.ts';
+import { type Deal, type Group, isRole, type Membership, type Role } from './group.ts';
+import type { GroupRepository } from './group-repository.ts';
+
+const NAMES = { '#pk': PARTITION_KEY } as const;
+
+export const groupKey = (groupId: number) => ({
+  [PARTITION_KEY]: groupPartition(groupId),
+  [SORT_KEY]: groupSortKey(groupId),
+});
+export const memberKey = (groupId: number, userId: number) => ({
+  [PARTITION_KEY]: groupPartition(groupId),
+  [SORT_KEY]: memberSortKey(userId),
+});
+export const dealKey = (groupId: number, dealId: number) => ({
+  [PARTITION_KEY]: groupPartition(groupId),
+  [SORT_KEY]: dealSortKey(dealId),
+});
+
+export const toGroupItem = (group: Group) => ({
+  ...groupKey(group.id),
+  entity: 'Group',
+  id: group.id,
+  name: group.name,
+  created_at: group.createdAt,
+});
+
+export const toMemberItem = (membership: Membership) => ({
+  ...memberKey(membership.groupId, membership.userId),
+  entity: 'Member',
+  group_id: membership.groupId,
+  user_id: membership.userId,
+  role: membership.role,
+});
+
+export const toDealItem = (deal: Deal) => ({
+  ...dealKey(deal.groupId, deal.id),
+  entity: 'Deal',
+  group_id: deal.groupId,
+  id: deal.id,
+  name: deal.name,
+  created_at: deal.createdAt,
+});
+
+/** A role as stored; anything else (a hand-edited item) grants nothing. */
+export const roleOf = (item: Record<string, unknown> | undefined): Role | undefined =>
+  item !== undefined && isRole(item.role) ? item.role : undefined;
+
+const isConditionFailure = (error: unknown): boolean =>
+  error instanceof ConditionalCheckFailedException;
+
+export class DynamoGroupRepository implements GroupRepository {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(client: DynamoDBDocumentClient, tableName: string) {
+    this.client = client;
+    this.tableName = tableName;
+  }
+
+  async createGroup(group: Group): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: toGroupItem(group),
+          ConditionExpression: 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: NAMES,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async getGroup(groupId: number): Promise<Group | undefined> {
+    const item = await this.get(groupKey(groupId));
+    return item === undefined
+      ? undefined
+      : { id: Number(item.id), name: String(item.name), createdAt: String(item.created_at) };
+  }
+
+  async setMember(
+    membership: Membership,
+  ): Promise<{ readonly previousRole: Role | null } | undefined> {
+    const previous = await this.get(memberKey(membership.groupId, membership.userId));
+    try {
+      // The group is checked in the same transaction, so no member outlives a check that
+      // found its group.
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              ConditionCheck: {
+                TableName: this.tableName,
+                Key: groupKey(membership.groupId),
+                ConditionExpression: 'attribute_exists(#pk)',
+                ExpressionAttributeNames: NAMES,
+              },
+            },
+            { Put: { TableName: this.tableName, Item: toMemberItem(membership) } },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (failedAt(error, 0)) return undefined;
+      throw error;
+    }
+    return { previousRole: roleOf(previous) ?? null };
+  }
+
+  async removeMember(groupId: number, userId: number): Promise<Role | undefined> {
+    try {
+      const { Attributes } = await this.client.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: memberKey(groupId, userId),
+          ConditionExpression: 'attribute_exists(#pk)',
+          ExpressionAttributeNames: NAMES,
+          ReturnValues: 'ALL_OLD',
+        }),
+      );
+      return roleOf(Attributes);
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async createDeal(deal: Deal): Promise<'created' | 'group-missing' | 'deal-exists'> {
+    try {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              ConditionCheck: {
+                TableName: this.tableName,
+                Key: groupKey(deal.groupId),
+                ConditionExpression: 'attribute_exists(#pk)',
+                ExpressionAttributeNames: NAMES,
+              },
+            },
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: toDealItem(deal),
+                ConditionExpression: 'attribute_not_exists(#pk)',
+                ExpressionAttributeNames: NAMES,
+              },
+            },
+          ],
+        }),
+      );
+      return 'created';
+    } catch (error) {
+      if (failedAt(error, 0)) return 'group-missing';
+      if (failedAt(error, 1)) return 'deal-exists';
+      throw error;
+    }
+  }
+
+  async getDeal(groupId: number, dealId: number): Promise<Deal | undefined> {
+    const item = await this.get(dealKey(groupId, dealId));
+    return item === undefined
+      ? undefined
+      : {
+          groupId: Number(item.group_id),
+          id: Number(item.id),
+          name: String(item.name),
+          createdAt: String(item.created_at),
+        };
+  }
+
+  private async get(key: Record<string, string>): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+    );
+    return Item;
+  }
+}

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { FileTypeSchema } from './file-type.ts';
+import { pyInt } from './pydantic-fields.ts';
+
+/** The contract's DealFile (section 2.2), as the update returns it. */
+export const DealFileSchema = z
+  .object({
+    name: z.string().optional().describe('Human-readable name of the file'),
+    id: z.int().optional(),
+    deal_id: z.int().nullable().optional(),
+    type: FileTypeSchema.nullable().optional().describe('Type of the file'),
+    created_at: z.iso.datetime().nullable().optional(),
+    updated_at: z.iso.datetime().nullable().optional(),
+    is_archived: z.boolean().nullable().optional(),
+  })
+  .meta({ id: 'DealFile' });
+
+export type DealFileBody = z.input<typeof DealFileSchema>;
+
+/**
+ * PUT body: `type` absent leaves it, null clears it. Fields it does not name are dropped, as
+ * Pydantic ignores them, and never reach the record.
+ */
+export const DealFileUpdateSchema = z
+  .object({ type: FileTypeSchema.nullable().optional() })
+  .meta({ id: 'DealFileUpdate' });
+
+/** A deal in the path: ids are any integers; those that name nothing of the caller's are 404s. */
+export const DealPathSchema = z.object({ group_id: pyInt(), deal_id: pyInt() });
+export const DealFilePathSchema = z.object({
+  group_id: pyInt(),
+  deal_id: pyInt(),
+  file_id: pyInt(),
+});
