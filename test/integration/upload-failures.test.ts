@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { paginateScan } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -19,6 +17,7 @@ import { startDirectUpload } from '#shared/direct-uploads/start-direct-upload.ts
 import { DynamoBlockIdAllocator } from '#shared/ids/dynamo-block-id-allocator.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/dynamo-user-file-repository.ts';
 import { storeUserFileBytes, uploadUserFile } from '#shared/user-files/upload-user-file.ts';
+import { failing, storedIn } from '#test/support/faults.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';
 
 const { dynamodb, s3, dynamodbEndpoint, s3Endpoint } = emulatorClients();
@@ -34,23 +33,7 @@ const blobs = new S3BlobStore(s3, name);
 const files = new DynamoUserFileRepository(dynamodb, name);
 const uploads = new DynamoDirectUploadRepository(dynamodb, name);
 
-/** A fault we cannot cause for real: this one call fails, everything else is real. */
-const failing = <T extends object>(target: T, method: keyof T): T =>
-  new Proxy(target, {
-    get: (object, property, receiver) =>
-      property === method
-        ? () => Promise.reject(new Error(`injected: ${String(method)} failed`))
-        : (Reflect.get(object, property, receiver) as unknown),
-  });
-
-async function stored() {
-  const items: Record<string, unknown>[] = [];
-  for await (const page of paginateScan({ client: dynamodb }, { TableName: name })) {
-    items.push(...(page.Items ?? []).filter((item) => !String(item.PK).startsWith('COUNTER#')));
-  }
-  const listed = await s3.send(new ListObjectsV2Command({ Bucket: name }));
-  return { items, objects: (listed.Contents ?? []).map((o) => o.Key) };
-}
+const stored = () => storedIn(dynamodb, s3, name);
 
 const newFile = (userId: number) => ({
   userId,

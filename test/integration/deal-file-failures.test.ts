@@ -1,0 +1,249 @@
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBucket, ensureTable } from '#infra/local/emulators.ts';
+import { batchGetAll } from '#shared/aws/batch-get.ts';
+import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
+import { dealFileObjectKey } from '#shared/data/keys.ts';
+import { addDealFile } from '#shared/deal-files/add-deal-file.ts';
+import { deleteDealFile } from '#shared/deal-files/delete-deal-file.ts';
+import {
+  dealFileKey,
+  DynamoDealFileRepository,
+  toDealFileItem,
+} from '#shared/deal-files/dynamo-deal-file-repository.ts';
+import type { DealFileRepository } from '#shared/deal-files/deal-file-repository.ts';
+import { updateDealFile } from '#shared/deal-files/update-deal-file.ts';
+import {
+  dealKey,
+  DynamoGroupRepository,
+  toDealItem,
+  toGroupItem,
+  toMemberItem,
+} from '#shared/groups/dynamo-group-repository.ts';
+import { NotFoundError } from '#shared/http/http-errors.ts';
+import { DynamoBlockIdAllocator } from '#shared/ids/dynamo-block-id-allocator.ts';
+import { DynamoUserFileRepository } from '#shared/user-files/dynamo-user-file-repository.ts';
+import { dealFile } from '#test/support/deal-fixtures.ts';
+import { failing, storedIn } from '#test/support/faults.ts';
+import { putItems } from '#test/support/put-items.ts';
+import { emulatorClients } from '#test/support/test-stage.ts';
+
+const { dynamodb, s3, dynamodbEndpoint, s3Endpoint } = emulatorClients();
+const name = `deal-faults-${randomUUID().slice(0, 8)}`;
+const stored = () => storedIn(dynamodb, s3, name);
+
+const dealFiles = new DynamoDealFileRepository(dynamodb, name);
+const groups = new DynamoGroupRepository(dynamodb, name);
+const blobs = new S3BlobStore(s3, name);
+const addPorts = {
+  ids: new DynamoBlockIdAllocator(dynamodb, name, { sequence: 'file', blockSize: 1 }),
+  blobs,
+  groups,
+  dealFiles,
+  userFiles: new DynamoUserFileRepository(dynamodb, name),
+};
+
+const EDITOR = 9;
+const CREATED = '2026-06-01T00:00:00.000Z';
+
+/** Group g with deal 1, user 9 its editor, and one file (id g) with its object. */
+async function seed(g: number) {
+  const file = dealFile(g, 1, g);
+  await putItems(dynamodb, name, [
+    toGroupItem({ id: g, name: 'g', createdAt: CREATED }),
+    toMemberItem({ groupId: g, userId: EDITOR, role: 'editor' }),
+    toDealItem({ groupId: g, id: 1, name: 'd', createdAt: CREATED }),
+    toDealFileItem(file),
+  ]);
+  await s3.send(
+    new PutObjectCommand({ Bucket: name, Key: dealFileObjectKey(g, 1, g), Body: 'bytes' }),
+  );
+  return file;
+}
+
+/** Counts the DynamoDB calls a piece of work makes. */
+async function countCalls(client: DynamoDBDocumentClient, work: () => Promise<unknown>) {
+  const calls: string[] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      calls.push(context.commandName ?? '?');
+      return next(args);
+    },
+    { step: 'initialize', name: 'countCalls' },
+  );
+  try {
+    await work();
+  } finally {
+    client.middlewareStack.remove('countCalls');
+  }
+  return calls;
+}
+
+beforeAll(async () => {
+  await Promise.all([ensureTable(dynamodbEndpoint, name), ensureBucket(s3Endpoint, name)]);
+});
+
+describe('deal-file access', () => {
+  it('reads membership, deal and file in one BatchGetItem', async () => {
+    const file = await seed(1);
+    const calls = await countCalls(dynamodb, async () => {
+      expect(await dealFiles.access(EDITOR, { groupId: 1, dealId: 1 }, file.id)).toEqual({
+        role: 'editor',
+        file,
+      });
+    });
+    expect(calls).toEqual(['BatchGetItemCommand']);
+  });
+
+  it('grants no role in a deal the group does not hold, even to a member', async () => {
+    await seed(2);
+    expect(await dealFiles.access(EDITOR, { groupId: 2, dealId: 5 })).toEqual({
+      role: undefined,
+      file: undefined,
+    });
+  });
+
+  it('asks again for keys DynamoDB leaves unprocessed, until every key has its answer', async () => {
+    const file = await seed(3);
+    let first = true;
+    const throttled = new Proxy(dynamodb, {
+      get: (target, property, receiver) => {
+        if (property !== 'send') return Reflect.get(target, property, receiver) as unknown;
+        return async (command: {
+          input: { RequestItems: Record<string, { Keys: unknown[] }> };
+        }) => {
+          if (!first) return target.send(command as never);
+          first = false;
+          // As under throttling: only the first key is served, the rest come back unprocessed.
+          const keys = command.input.RequestItems[name]?.Keys ?? [];
+          const served = (await target.send(command as never)) as {
+            Responses: Record<string, unknown[]>;
+          };
+          return {
+            Responses: { [name]: (served.Responses[name] ?? []).slice(0, 1) },
+            UnprocessedKeys: { [name]: { Keys: keys.slice(1) } },
+          };
+        };
+      },
+    });
+    const items = await batchGetAll(throttled, name, [
+      dealKey(3, 1),
+      dealFileKey({ groupId: 3, dealId: 1 }, file.id),
+    ]);
+    expect(items).toHaveLength(2);
+    expect(first).toBe(false);
+  });
+
+  it('reads more than 100 keys in calls of 100', async () => {
+    const keys = Array.from({ length: 250 }, (_, i) => dealFileKey({ groupId: 4, dealId: 1 }, i));
+    const calls = await countCalls(dynamodb, () => batchGetAll(dynamodb, name, keys));
+    expect(calls).toEqual(['BatchGetItemCommand', 'BatchGetItemCommand', 'BatchGetItemCommand']);
+  });
+});
+
+describe('update never creates or resurrects a file', () => {
+  it('a file deleted between the read and the write stays deleted, and the caller gets 404', async () => {
+    const file = await seed(10);
+    const deal = { groupId: 10, dealId: 1 };
+    const racing = {
+      access: async (...args: Parameters<DealFileRepository['access']>) => {
+        const access = await dealFiles.access(...args);
+        await dynamodb.send(
+          new DeleteCommand({ TableName: name, Key: dealFileKey(deal, file.id) }),
+        );
+        return access;
+      },
+      updateType: dealFiles.updateType.bind(dealFiles),
+    };
+    await expect(
+      updateDealFile(
+        { files: racing },
+        { userId: EDITOR, deal, fileId: file.id, changes: { type: 'full' } },
+      ),
+    ).rejects.toBeInstanceOf(NotFoundError);
+    const items = (await stored()).items.filter((i) => i.PK === 'GROUP#10#DEAL#1');
+    expect(items).toEqual([]);
+  });
+});
+
+describe('delete: record first, then the object', () => {
+  it('keeps record and object when the record delete fails', async () => {
+    const file = await seed(20);
+    const before = await stored();
+    await expect(
+      deleteDealFile(
+        { files: failing(dealFiles, 'delete'), blobs },
+        { userId: EDITOR, deal: { groupId: 20, dealId: 1 }, fileId: file.id },
+      ),
+    ).rejects.toThrow('injected');
+    expect(await stored()).toEqual(before);
+  });
+
+  it('answers done when only the object delete fails: the record is gone, the object is an orphan for reconcile', async () => {
+    const file = await seed(21);
+    await deleteDealFile(
+      { files: dealFiles, blobs: failing(blobs, 'delete') },
+      { userId: EDITOR, deal: { groupId: 21, dealId: 1 }, fileId: file.id },
+    );
+    const after = await stored();
+    expect(after.items.some((i) => i.PK === 'GROUP#21#DEAL#1')).toBe(false);
+    expect(after.objects).toContain(dealFileObjectKey(21, 1, file.id));
+  });
+});
+
+describe('adding a deal file leaves nothing behind, whichever step fails', () => {
+  const bytes = {
+    kind: 'bytes',
+    content: Buffer.from('deck'),
+    contentType: 'application/pdf',
+  } as const;
+
+  it('writes no record when the bytes fail to store', async () => {
+    await seed(30);
+    const before = await stored();
+    await expect(
+      addDealFile(
+        { ...addPorts, blobs: failing(blobs, 'put') },
+        { deal: { groupId: 30, dealId: 1 }, source: bytes, name: 'a.pdf' },
+      ),
+    ).rejects.toThrow('injected');
+    expect(await stored()).toEqual(before);
+  });
+
+  it('deletes the bytes when the record fails to write', async () => {
+    await seed(31);
+    const before = await stored();
+    await expect(
+      addDealFile(
+        { ...addPorts, dealFiles: failing(dealFiles, 'create') },
+        { deal: { groupId: 31, dealId: 1 }, source: bytes, name: 'a.pdf' },
+      ),
+    ).rejects.toThrow('injected');
+    expect(await stored()).toEqual(before);
+  });
+
+  it('deletes the bytes when the deal goes between the check and the record', async () => {
+    await seed(32);
+    const vanishing = {
+      getDeal: async (groupId: number, dealId: number) => {
+        const deal = await groups.getDeal(groupId, dealId);
+        await dynamodb.send(new DeleteCommand({ TableName: name, Key: dealKey(groupId, dealId) }));
+        return deal;
+      },
+    };
+    const before = await stored();
+    await expect(
+      addDealFile(
+        { ...addPorts, groups: vanishing },
+        { deal: { groupId: 32, dealId: 1 }, source: bytes, name: 'a.pdf' },
+      ),
+    ).rejects.toThrow('deal 1 does not exist in group 32');
+    const after = await stored();
+    expect(after.objects).toEqual(before.objects);
+    expect(after.items.filter((i) => i.PK === 'GROUP#32#DEAL#1')).toEqual(
+      before.items.filter((i) => i.PK === 'GROUP#32#DEAL#1'),
+    );
+  });
+});
