@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
 import { FILE_ID_SEQUENCE } from '#shared/data/keys.ts';
 import { addDealFile, type DealFileSource } from '#shared/deal-files/add-deal-file.ts';
-import type { DealFile } from '#shared/deal-files/deal-file.ts';
+import { toDealFileRecord } from '#shared/deal-files/deal-file-response.ts';
 import { DynamoDealFileRepository } from '#shared/deal-files/dynamo-deal-file-repository.ts';
 import { newestFirst } from '#shared/deal-files/list-deal-files.ts';
 import { DynamoGroupRepository } from '#shared/groups/dynamo-group-repository.ts';
@@ -66,19 +66,6 @@ function command<S extends z.ZodType<unknown, Record<string, string | undefined>
     },
   };
 }
-
-const dealFileRecord = (file: DealFile) => ({
-  group_id: file.groupId,
-  deal_id: file.dealId,
-  id: file.id,
-  name: file.name,
-  type: file.type,
-  created_at: file.createdAt,
-  updated_at: file.updatedAt,
-  is_archived: file.isArchived,
-  filesize: file.filesize,
-  location: file.location,
-});
 
 /** The operator's file, read whole after its size is known to be within the limit. */
 async function readLocalFile(path: string): Promise<Uint8Array> {
@@ -199,7 +186,7 @@ export const COMMANDS: readonly Command[] = [
         ...(name === undefined ? {} : { name }),
         ...(input.type === undefined ? {} : { type: input.type }),
       });
-      return dealFileRecord(file);
+      return toDealFileRecord(file);
     },
   }),
   command({
@@ -211,7 +198,7 @@ export const COMMANDS: readonly Command[] = [
         throw new OperatorRefusal(`deal ${input.deal} does not exist in group ${input.group}`);
       }
       const files = await dealFiles.listByDeal({ groupId: input.group, dealId: input.deal });
-      return newestFirst(files).map(dealFileRecord);
+      return newestFirst(files).map(toDealFileRecord);
     },
   }),
 ];

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { LocalStage } from './local-stage.ts';
 
 /** What a running `npm start` records in its data folder, for CLIs and for the next start. */
 export interface StageRecord {
@@ -12,6 +13,17 @@ export interface StageRecord {
   readonly bucket: string;
   readonly dynamodbPid?: number;
 }
+
+/** The record of a stage that this process runs. */
+export const stageRecordOf = (stage: LocalStage): StageRecord => ({
+  pid: process.pid,
+  url: stage.url,
+  dynamodbEndpoint: stage.dynamodbEndpoint,
+  s3Endpoint: stage.s3Endpoint,
+  tableName: stage.tableName,
+  bucket: stage.bucket,
+  ...(stage.dynamodbPid === undefined ? {} : { dynamodbPid: stage.dynamodbPid }),
+});
 
 export const stageRecordPath = (dataDir: string): string => join(dataDir, 'local-stage.json');
 

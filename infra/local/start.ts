@@ -5,7 +5,13 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { DEFAULT_DATA_DIR, type LocalStage, startLocalStage } from './local-stage.ts';
-import { reapOrphans, removeStageRecord, runningStage, writeStageRecord } from './stage-lock.ts';
+import {
+  reapOrphans,
+  removeStageRecord,
+  runningStage,
+  stageRecordOf,
+  writeStageRecord,
+} from './stage-lock.ts';
 
 const started = performance.now();
 const dataDir = resolve(process.env.LOCAL_DATA_DIR ?? DEFAULT_DATA_DIR);
@@ -70,15 +76,7 @@ try {
     },
   });
   if (shutdown.requested) await stop();
-  await writeStageRecord(dataDir, {
-    pid: process.pid,
-    url: stage.url,
-    dynamodbEndpoint: stage.dynamodbEndpoint,
-    s3Endpoint: stage.s3Endpoint,
-    tableName: stage.tableName,
-    bucket: stage.bucket,
-    ...(stage.dynamodbPid === undefined ? {} : { dynamodbPid: stage.dynamodbPid }),
-  });
+  await writeStageRecord(dataDir, stageRecordOf(stage));
   recorded = true;
   const token = await stage.identityProvider.issueToken({ userId: 1, expiresIn: 3600 });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);

@@ -11,3 +11,17 @@ export const toDealFileBody = (file: DealFile): DealFileBody => ({
   updated_at: file.updatedAt,
   is_archived: file.isArchived,
 });
+
+/** Everything we keep about a deal file, in the contract's naming: the operator's view. */
+export const toDealFileRecord = (file: DealFile) => ({
+  group_id: file.groupId,
+  deal_id: file.dealId,
+  id: file.id,
+  name: file.name,
+  type: file.type,
+  created_at: file.createdAt,
+  updated_at: file.updatedAt,
+  is_archived: file.isArchived,
+  filesize: file.filesize,
+  location: file.location,
+});

@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -7,6 +6,12 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '../aws/batch-get.ts';
+import {
+  conditionItemExists,
+  deleteExistingItem,
+  isConditionFailure,
+  putNewItem,
+} from '../aws/conditional-writes.ts';
 import { failedAt } from '../aws/transaction-cancellation.ts';
 import {
   dealFileSortKey,
@@ -17,8 +22,10 @@ import {
 } from '../data/keys.ts';
 import { dealKey, memberKey, roleOf } from '../groups/dynamo-group-repository.ts';
 import type { DealRef } from '../groups/group.ts';
-import { FILE_TYPES, type FileType } from '../schemas/file-type.ts';
+import type { FileType } from '../schemas/file-type.ts';
+import { fileRecordFromItem } from '../data/file-record.ts';
 import type { DealFile } from './deal-file.ts';
+import { toDealFileRecord } from './deal-file-response.ts';
 import type { DealFileAccess, DealFileRepository } from './deal-file-repository.ts';
 
 const NAMES = { '#pk': PARTITION_KEY } as const;
@@ -28,41 +35,20 @@ export const dealFileKey = (deal: DealRef, fileId: number) => ({
   [SORT_KEY]: dealFileSortKey(fileId),
 });
 
-const isFileType = (value: unknown): value is FileType => FILE_TYPES.includes(value as FileType);
-
 export const toDealFileItem = (file: DealFile) => ({
   ...dealFileKey(file, file.id),
   entity: 'DealFile',
-  group_id: file.groupId,
-  deal_id: file.dealId,
-  id: file.id,
-  name: file.name,
-  type: file.type,
-  created_at: file.createdAt,
-  updated_at: file.updatedAt,
-  is_archived: file.isArchived,
-  filesize: file.filesize,
-  location: file.location,
+  ...toDealFileRecord(file),
 });
 
 export const fromDealFileItem = (item: Record<string, unknown>): DealFile => ({
+  ...fileRecordFromItem(item),
   groupId: Number(item.group_id),
   dealId: Number(item.deal_id),
-  id: Number(item.id),
-  name: String(item.name),
-  type: isFileType(item.type) ? item.type : null,
-  createdAt: String(item.created_at),
-  updatedAt: typeof item.updated_at === 'string' ? item.updated_at : null,
-  isArchived: item.is_archived === true,
-  filesize: typeof item.filesize === 'number' ? item.filesize : 0,
-  location: typeof item.location === 'string' ? item.location : null,
 });
 
 const sameKey = (item: Record<string, unknown>, key: Record<string, string>) =>
   item[PARTITION_KEY] === key[PARTITION_KEY] && item[SORT_KEY] === key[SORT_KEY];
-
-const isConditionFailure = (error: unknown): boolean =>
-  error instanceof ConditionalCheckFailedException;
 
 export class DynamoDealFileRepository implements DealFileRepository {
   private readonly client: DynamoDBDocumentClient;
@@ -138,13 +124,7 @@ export class DynamoDealFileRepository implements DealFileRepository {
   async delete(deal: DealRef, fileId: number): Promise<DealFile | undefined> {
     try {
       const { Attributes } = await this.client.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: dealFileKey(deal, fileId),
-          ConditionExpression: 'attribute_exists(#pk)',
-          ExpressionAttributeNames: NAMES,
-          ReturnValues: 'ALL_OLD',
-        }),
+        new DeleteCommand(deleteExistingItem(this.tableName, dealFileKey(deal, fileId))),
       );
       return Attributes === undefined ? undefined : fromDealFileItem(Attributes);
     } catch (error) {
@@ -158,22 +138,8 @@ export class DynamoDealFileRepository implements DealFileRepository {
       await this.client.send(
         new TransactWriteCommand({
           TransactItems: [
-            {
-              ConditionCheck: {
-                TableName: this.tableName,
-                Key: dealKey(file.groupId, file.dealId),
-                ConditionExpression: 'attribute_exists(#pk)',
-                ExpressionAttributeNames: NAMES,
-              },
-            },
-            {
-              Put: {
-                TableName: this.tableName,
-                Item: toDealFileItem(file),
-                ConditionExpression: 'attribute_not_exists(#pk)',
-                ExpressionAttributeNames: NAMES,
-              },
-            },
+            conditionItemExists(this.tableName, dealKey(file.groupId, file.dealId)),
+            { Put: putNewItem(this.tableName, toDealFileItem(file)) },
           ],
         }),
       );

@@ -5,7 +5,12 @@ import {
   PutCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  conditionItemExists,
+  deleteExistingItem,
+  isConditionFailure,
+  putNewItem,
+} from '../aws/conditional-writes.ts';
 import { failedAt } from '../aws/transaction-cancellation.ts';
 import {
   dealSortKey,
@@ -17,8 +22,6 @@ import {
 } from '../data/keys.ts';
 import { type Deal, type Group, isRole, type Membership, type Role } from './group.ts';
 import type { GroupRepository } from './group-repository.ts';
-
-const NAMES = { '#pk': PARTITION_KEY } as const;
 
 export const groupKey = (groupId: number) => ({
   [PARTITION_KEY]: groupPartition(groupId),
@@ -62,9 +65,6 @@ export const toDealItem = (deal: Deal) => ({
 export const roleOf = (item: Record<string, unknown> | undefined): Role | undefined =>
   item !== undefined && isRole(item.role) ? item.role : undefined;
 
-const isConditionFailure = (error: unknown): boolean =>
-  error instanceof ConditionalCheckFailedException;
-
 export class DynamoGroupRepository implements GroupRepository {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
@@ -76,14 +76,7 @@ export class DynamoGroupRepository implements GroupRepository {
 
   async createGroup(group: Group): Promise<boolean> {
     try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: toGroupItem(group),
-          ConditionExpression: 'attribute_not_exists(#pk)',
-          ExpressionAttributeNames: NAMES,
-        }),
-      );
+      await this.client.send(new PutCommand(putNewItem(this.tableName, toGroupItem(group))));
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
@@ -108,14 +101,7 @@ export class DynamoGroupRepository implements GroupRepository {
       await this.client.send(
         new TransactWriteCommand({
           TransactItems: [
-            {
-              ConditionCheck: {
-                TableName: this.tableName,
-                Key: groupKey(membership.groupId),
-                ConditionExpression: 'attribute_exists(#pk)',
-                ExpressionAttributeNames: NAMES,
-              },
-            },
+            conditionItemExists(this.tableName, groupKey(membership.groupId)),
             { Put: { TableName: this.tableName, Item: toMemberItem(membership) } },
           ],
         }),
@@ -130,13 +116,7 @@ export class DynamoGroupRepository implements GroupRepository {
   async removeMember(groupId: number, userId: number): Promise<Role | undefined> {
     try {
       const { Attributes } = await this.client.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: memberKey(groupId, userId),
-          ConditionExpression: 'attribute_exists(#pk)',
-          ExpressionAttributeNames: NAMES,
-          ReturnValues: 'ALL_OLD',
-        }),
+        new DeleteCommand(deleteExistingItem(this.tableName, memberKey(groupId, userId))),
       );
       return roleOf(Attributes);
     } catch (error) {
@@ -150,22 +130,8 @@ export class DynamoGroupRepository implements GroupRepository {
       await this.client.send(
         new TransactWriteCommand({
           TransactItems: [
-            {
-              ConditionCheck: {
-                TableName: this.tableName,
-                Key: groupKey(deal.groupId),
-                ConditionExpression: 'attribute_exists(#pk)',
-                ExpressionAttributeNames: NAMES,
-              },
-            },
-            {
-              Put: {
-                TableName: this.tableName,
-                Item: toDealItem(deal),
-                ConditionExpression: 'attribute_not_exists(#pk)',
-                ExpressionAttributeNames: NAMES,
-              },
-            },
+            conditionItemExists(this.tableName, groupKey(deal.groupId)),
+            { Put: putNewItem(this.tableName, toDealItem(deal)) },
           ],
         }),
       );

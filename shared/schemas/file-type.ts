@@ -14,3 +14,6 @@ export const FILE_TYPES = [
 
 export const FileTypeSchema = z.enum(FILE_TYPES).meta({ id: 'FileType' });
 export type FileType = z.infer<typeof FileTypeSchema>;
+
+export const isFileType = (value: unknown): value is FileType =>
+  FILE_TYPES.includes(value as FileType);

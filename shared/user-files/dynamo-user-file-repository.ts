@@ -4,6 +4,7 @@ import {
   paginateQuery,
   PutCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { putNewItem } from '../aws/conditional-writes.ts';
 import {
   FILE_PREFIX,
   PARTITION_KEY,
@@ -11,7 +12,7 @@ import {
   userFileSortKey,
   userPartition,
 } from '../data/keys.ts';
-import { FILE_TYPES, type FileType } from '../schemas/file-type.ts';
+import { fileRecordFromItem } from '../data/file-record.ts';
 import type { UserFileBody } from '../schemas/user-file.ts';
 import type { UserFile } from './user-file.ts';
 import { toUserFileBody } from './user-file-response.ts';
@@ -24,8 +25,6 @@ export type UserFileItem = {
   readonly entity: 'UserFile';
 } & UserFileBody;
 
-const isFileType = (value: unknown): value is FileType => FILE_TYPES.includes(value as FileType);
-
 export const toUserFileItem = (file: UserFile): UserFileItem => ({
   PK: userPartition(file.userId),
   SK: userFileSortKey(file.id),
@@ -34,15 +33,8 @@ export const toUserFileItem = (file: UserFile): UserFileItem => ({
 });
 
 export const fromUserFileItem = (item: Record<string, unknown>): UserFile => ({
-  id: Number(item.id),
+  ...fileRecordFromItem(item),
   userId: Number(item.user_id),
-  name: String(item.name),
-  type: isFileType(item.type) ? item.type : null,
-  createdAt: String(item.created_at),
-  updatedAt: typeof item.updated_at === 'string' ? item.updated_at : null,
-  isArchived: item.is_archived === true,
-  filesize: typeof item.filesize === 'number' ? item.filesize : 0,
-  location: typeof item.location === 'string' ? item.location : null,
 });
 
 export class DynamoUserFileRepository implements UserFileRepository {
@@ -84,13 +76,6 @@ export class DynamoUserFileRepository implements UserFileRepository {
   }
 
   async create(file: UserFile): Promise<void> {
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: toUserFileItem(file),
-        ConditionExpression: 'attribute_not_exists(#pk)',
-        ExpressionAttributeNames: { '#pk': PARTITION_KEY },
-      }),
-    );
+    await this.client.send(new PutCommand(putNewItem(this.tableName, toUserFileItem(file))));
   }
 }

@@ -1,16 +1,8 @@
-import type { FileType } from '../schemas/file-type.ts';
+import type { FileRecord } from '../data/file-record.ts';
 
 /** A file a user uploaded to their own area. */
-export interface UserFile {
-  readonly id: number;
+export interface UserFile extends FileRecord {
   readonly userId: number;
-  readonly name: string;
-  readonly type: FileType | null;
-  readonly createdAt: string;
-  readonly updatedAt: string | null;
-  readonly isArchived: boolean;
-  readonly filesize: number;
-  readonly location: string | null;
 }
 
 /** Newest first; ids break ties, since two uploads can share a millisecond. */

@@ -22,8 +22,13 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
+/** A command line as an operator types it: words, or "quoted words". */
+const words = (line: string): string[] =>
+  Array.from(line.matchAll(/"([^"]*)"|(\S+)/g), (m) => m[1] ?? m[2] ?? '');
+
 /** Runs one command in this process, on the test stage found by its data folder. */
-async function admin(...args: string[]) {
+async function admin(line: string) {
+  const args = words(line);
   const out: string[] = [];
   const err: string[] = [];
   const code = await runAdmin(args, {
@@ -35,17 +40,17 @@ async function admin(...args: string[]) {
 }
 
 /** Runs a command that must succeed; its JSON result. */
-async function ok(...args: string[]): Promise<unknown> {
-  const result = await admin(...args);
+async function ok(line: string): Promise<unknown> {
+  const result = await admin(line);
   expect(result.err).toBe('');
   expect(result.code).toBe(0);
   return JSON.parse(result.out);
 }
 
 /** Runs a command that must be refused with this exit code and message, changing nothing. */
-async function refused(code: 1 | 2, message: string | RegExp, ...args: string[]) {
+async function refused(code: 1 | 2, line: string, message: string | RegExp) {
   const before = await stage().stored();
-  const result = await admin(...args);
+  const result = await admin(line);
   expect(result.code).toBe(code);
   expect(result.out).toBe('');
   const firstLine = result.err.split('\n')[0] ?? '';
@@ -58,87 +63,68 @@ const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) as
 
 describe('admin: group add', () => {
   it('creates a group and prints it', async () => {
-    expect(await ok('group', 'add', '--group', '7', '--name', 'Fund VII')).toEqual({
+    expect(await ok('group add --group 7 --name "Fund VII"')).toEqual({
       id: 7,
       name: 'Fund VII',
       created_at: ISO,
     });
-    expect((await stage().items()).filter((i) => i.PK === 'GROUP#7' && i.SK === 'GROUP#7')).toEqual(
-      [{ PK: 'GROUP#7', SK: 'GROUP#7', entity: 'Group', id: 7, name: 'Fund VII', created_at: ISO }],
-    );
+    expect((await stage().items()).filter((i) => i.PK === 'GROUP#7')).toEqual([
+      { PK: 'GROUP#7', SK: 'GROUP#7', entity: 'Group', id: 7, name: 'Fund VII', created_at: ISO },
+    ]);
   });
 
   it('refuses a group that exists', async () => {
-    await ok('group', 'add', '--group', '8', '--name', 'Eight');
+    await ok('group add --group 8 --name Eight');
     await refused(
       1,
+      'group add --group 8 --name Other',
       'admin: group add: group 8 already exists; nothing was changed',
-      'group',
-      'add',
-      '--group',
-      '8',
-      '--name',
-      'Other',
     );
   });
 
+  const positive = (value: string) =>
+    `admin: group add: --group must be a positive integer, got "${value}"`;
+
   it.each([
-    [['--name', 'x'], 'admin: group add: --group is required'],
-    [['--group', '9'], 'admin: group add: --name is required'],
+    ['--name x', 'admin: group add: --group is required'],
+    ['--group 9', 'admin: group add: --name is required'],
+    ['--group 0 --name x', positive('0')],
+    ['--group 1.5 --name x', positive('1.5')],
+    ['--group seven --name x', positive('seven')],
+    ['--group 99999999999999999999 --name x', positive('99999999999999999999')],
+    ['--group=-3 --name x', positive('-3')],
+    ['--group -3 --name x', "admin: Option '--group' argument is ambiguous."],
+    ['--group 9 --name "  "', 'admin: group add: --name must not be empty'],
     [
-      ['--group', '0', '--name', 'x'],
-      'admin: group add: --group must be a positive integer, got "0"',
-    ],
-    [['--group', '-3', '--name', 'x'], "admin: Option '--group' argument is ambiguous."],
-    [
-      ['--group=-3', '--name', 'x'],
-      'admin: group add: --group must be a positive integer, got "-3"',
-    ],
-    [
-      ['--group', '1.5', '--name', 'x'],
-      'admin: group add: --group must be a positive integer, got "1.5"',
-    ],
-    [
-      ['--group', 'seven', '--name', 'x'],
-      'admin: group add: --group must be a positive integer, got "seven"',
-    ],
-    [
-      ['--group', '99999999999999999999', '--name', 'x'],
-      'admin: group add: --group must be a positive integer, got "99999999999999999999"',
-    ],
-    [['--group', '9', '--name', '  '], 'admin: group add: --name must not be empty'],
-    [
-      ['--group', '9', '--name', 'n'.repeat(256)],
+      `--group 9 --name ${'n'.repeat(256)}`,
       'admin: group add: --name must be at most 255 characters',
     ],
-    [['--group', '9', '--name', 'x', '--role', 'editor'], 'admin: group add takes no --role'],
-    [['--group', '9', '--name', 'x', '--bogus', '1'], /^admin: Unknown option '--bogus'/],
-  ])('%j → exit 2, nothing changed', async (args, message) => {
-    await refused(2, message, 'group', 'add', ...args);
+    ['--group 9 --name x --role editor', 'admin: group add takes no --role'],
+    ['--group 9 --name x --bogus 1', /^admin: Unknown option '--bogus'/],
+  ])('group add %s → exit 2, nothing changed', async (args, message) => {
+    await refused(2, `group add ${args}`, message);
   });
 });
 
 describe('admin: member add / member remove', () => {
   beforeAll(async () => {
-    await ok('group', 'add', '--group', '20', '--name', 'Twenty');
+    await ok('group add --group 20 --name Twenty');
   });
 
   it('adds a member, then changes the role of one who is', async () => {
-    expect(await ok('member', 'add', '--group', '20', '--user', '42', '--role', 'viewer')).toEqual({
+    expect(await ok('member add --group 20 --user 42 --role viewer')).toEqual({
       group_id: 20,
       user_id: 42,
       role: 'viewer',
       previous_role: null,
     });
-    expect(await ok('member', 'add', '--group', '20', '--user', '42', '--role', 'editor')).toEqual({
+    expect(await ok('member add --group 20 --user 42 --role editor')).toEqual({
       group_id: 20,
       user_id: 42,
       role: 'editor',
       previous_role: 'viewer',
     });
-    expect(
-      (await stage().items()).filter((i) => i.PK === 'GROUP#20' && i.SK === 'MEMBER#42'),
-    ).toEqual([
+    expect((await stage().items()).filter((i) => i.SK === 'MEMBER#42')).toEqual([
       {
         PK: 'GROUP#20',
         SK: 'MEMBER#42',
@@ -151,8 +137,8 @@ describe('admin: member add / member remove', () => {
   });
 
   it('removes a member; removing again is refused', async () => {
-    await ok('member', 'add', '--group', '20', '--user', '43', '--role', 'editor');
-    expect(await ok('member', 'remove', '--group', '20', '--user', '43')).toEqual({
+    await ok('member add --group 20 --user 43 --role editor');
+    expect(await ok('member remove --group 20 --user 43')).toEqual({
       group_id: 20,
       user_id: 43,
       role: 'editor',
@@ -160,81 +146,48 @@ describe('admin: member add / member remove', () => {
     });
     await refused(
       1,
+      'member remove --group 20 --user 43',
       'admin: member remove: user 43 is not a member of group 20; nothing was changed',
-      'member',
-      'remove',
-      '--group',
-      '20',
-      '--user',
-      '43',
     );
   });
 
   it('refuses a member of a group that does not exist', async () => {
     await refused(
       1,
+      'member add --group 21 --user 42 --role viewer',
       'admin: member add: group 21 does not exist; nothing was changed',
-      'member',
-      'add',
-      '--group',
-      '21',
-      '--user',
-      '42',
-      '--role',
-      'viewer',
     );
     await refused(
       1,
+      'member remove --group 21 --user 42',
       'admin: member remove: user 42 is not a member of group 21; nothing was changed',
-      'member',
-      'remove',
-      '--group',
-      '21',
-      '--user',
-      '42',
     );
   });
 
   it.each([
     [
-      ['--group', '20', '--user', '42', '--role', 'owner'],
+      'member add --group 20 --user 42 --role owner',
       'admin: member add: --role must be one of viewer, editor, got "owner"',
     ],
-    [['--group', '20', '--user', '42'], 'admin: member add: --role is required'],
-    [['--group', '20', '--role', 'viewer'], 'admin: member add: --user is required'],
+    ['member add --group 20 --user 42', 'admin: member add: --role is required'],
+    ['member add --group 20 --role viewer', 'admin: member add: --user is required'],
     [
-      ['--group', '20', '--user', 'x', '--role', 'viewer'],
+      'member add --group 20 --user x --role viewer',
       'admin: member add: --user must be a positive integer, got "x"',
     ],
-  ])('member add %j → exit 2, nothing changed', async (args, message) => {
-    await refused(2, message, 'member', 'add', ...args);
-  });
-
-  it('member remove with a role → exit 2', async () => {
-    await refused(
-      2,
-      'admin: member remove takes no --role',
-      'member',
-      'remove',
-      '--group',
-      '20',
-      '--user',
-      '42',
-      '--role',
-      'viewer',
-    );
+    ['member remove --group 20 --user 42 --role viewer', 'admin: member remove takes no --role'],
+  ])('%s → exit 2, nothing changed', async (line, message) => {
+    await refused(2, line, message);
   });
 });
 
 describe('admin: deal add', () => {
   beforeAll(async () => {
-    await ok('group', 'add', '--group', '30', '--name', 'Thirty');
+    await ok('group add --group 30 --name Thirty');
   });
 
   it('adds a deal to a group', async () => {
-    expect(
-      await ok('deal', 'add', '--group', '30', '--deal', '3', '--name', 'Acme Series A'),
-    ).toEqual({
+    expect(await ok('deal add --group 30 --deal 3 --name "Acme Series A"')).toEqual({
       group_id: 30,
       id: 3,
       name: 'Acme Series A',
@@ -243,68 +196,39 @@ describe('admin: deal add', () => {
   });
 
   it('refuses a deal that exists in the group, and a group that does not exist', async () => {
-    await ok('deal', 'add', '--group', '30', '--deal', '4', '--name', 'Four');
+    await ok('deal add --group 30 --deal 4 --name Four');
     await refused(
       1,
+      'deal add --group 30 --deal 4 --name Again',
       'admin: deal add: deal 4 already exists in group 30; nothing was changed',
-      'deal',
-      'add',
-      '--group',
-      '30',
-      '--deal',
-      '4',
-      '--name',
-      'Again',
     );
     await refused(
       1,
+      'deal add --group 31 --deal 4 --name Four',
       'admin: deal add: group 31 does not exist; nothing was changed',
-      'deal',
-      'add',
-      '--group',
-      '31',
-      '--deal',
-      '4',
-      '--name',
-      'Four',
     );
   });
 
   it('the same deal id in another group is another deal', async () => {
-    await ok('group', 'add', '--group', '32', '--name', 'Thirty-two');
-    await ok('deal', 'add', '--group', '32', '--deal', '4', '--name', 'Four elsewhere');
+    await ok('group add --group 32 --name Thirty-two');
+    await ok('deal add --group 32 --deal 4 --name "Four elsewhere"');
   });
 
-  it('bad input → exit 2', async () => {
-    await refused(
-      2,
-      'admin: deal add: --deal is required',
-      'deal',
-      'add',
-      '--group',
-      '30',
-      '--name',
-      'x',
-    );
-    await refused(
-      2,
+  it.each([
+    ['deal add --group 30 --name x', 'admin: deal add: --deal is required'],
+    [
+      'deal add --group 30 --deal d --name x',
       'admin: deal add: --deal must be a positive integer, got "d"',
-      'deal',
-      'add',
-      '--group',
-      '30',
-      '--deal',
-      'd',
-      '--name',
-      'x',
-    );
+    ],
+  ])('%s → exit 2, nothing changed', async (line, message) => {
+    await refused(2, line, message);
   });
 });
 
 describe('admin: deal-file add and list', () => {
   beforeAll(async () => {
-    await ok('group', 'add', '--group', '40', '--name', 'Forty');
-    await ok('deal', 'add', '--group', '40', '--deal', '1', '--name', 'One');
+    await ok('group add --group 40 --name Forty');
+    await ok('deal add --group 40 --deal 1 --name One');
   });
 
   const objectText = async (key: string) =>
@@ -312,21 +236,36 @@ describe('admin: deal-file add and list', () => {
       await stage().s3.send(new GetObjectCommand({ Bucket: stage().bucket, Key: key }))
     ).Body?.transformToString();
 
+  const userFile = async (id: number, name: string, content?: string) => {
+    await stage().put([
+      toUserFileItem({
+        id,
+        userId: 42,
+        name,
+        type: 'financials',
+        createdAt: '2026-06-01T00:00:00.000Z',
+        updatedAt: null,
+        isArchived: false,
+        filesize: content?.length ?? 3,
+        location: null,
+      }),
+    ]);
+    if (content === undefined) return;
+    await stage().s3.send(
+      new PutObjectCommand({
+        Bucket: stage().bucket,
+        Key: userFileObjectKey(42, id),
+        Body: content,
+      }),
+    );
+  };
+
   it('adds a file from a local path: bytes under the deal’s prefix, then the record', async () => {
     const path = join(scratch, 'deck.pdf');
     await writeFile(path, '%PDF-1.7 deck');
-    const file = (await ok(
-      'deal-file',
-      'add',
-      '--group',
-      '40',
-      '--deal',
-      '1',
-      '--type',
-      'deck',
-      '--path',
-      path,
-    )) as { id: number };
+    const file = (await ok(`deal-file add --group 40 --deal 1 --type deck --path ${path}`)) as {
+      id: number;
+    };
     const key = dealFileObjectKey(40, 1, file.id);
     expect(file).toEqual({
       group_id: 40,
@@ -341,64 +280,21 @@ describe('admin: deal-file add and list', () => {
       location: `s3://${stage().bucket}/${key}`,
     });
     expect(await objectText(key)).toBe('%PDF-1.7 deck');
-    expect(await ok('deal-file', 'list', '--group', '40', '--deal', '1')).toEqual([file]);
+    expect(await ok('deal-file list --group 40 --deal 1')).toEqual([file]);
   });
 
   it('--name overrides the file’s base name; no --type leaves it null', async () => {
     const path = join(scratch, 'model.xlsx');
     await writeFile(path, 'cells');
     expect(
-      await ok(
-        'deal-file',
-        'add',
-        '--group',
-        '40',
-        '--deal',
-        '1',
-        '--name',
-        'Q3 model – final.xlsx',
-        '--path',
-        path,
-      ),
-    ).toMatchObject({
-      name: 'Q3 model – final.xlsx',
-      type: null,
-      filesize: 5,
-    });
+      await ok(`deal-file add --group 40 --deal 1 --name "Q3 model – final.xlsx" --path ${path}`),
+    ).toMatchObject({ name: 'Q3 model – final.xlsx', type: null, filesize: 5 });
   });
 
   it('copies a user’s uploaded file in S3, with its name and type unless given', async () => {
-    await stage().put([
-      toUserFileItem({
-        id: 4012,
-        userId: 42,
-        name: 'financials.xlsx',
-        type: 'financials',
-        createdAt: '2026-06-01T00:00:00.000Z',
-        updatedAt: null,
-        isArchived: false,
-        filesize: 9,
-        location: null,
-      }),
-    ]);
-    await stage().s3.send(
-      new PutObjectCommand({
-        Bucket: stage().bucket,
-        Key: userFileObjectKey(42, 4012),
-        Body: 'user data',
-      }),
-    );
+    await userFile(4012, 'financials.xlsx', 'user data');
     const copied = (await ok(
-      'deal-file',
-      'add',
-      '--group',
-      '40',
-      '--deal',
-      '1',
-      '--from-user-file',
-      '4012',
-      '--user',
-      '42',
+      'deal-file add --group 40 --deal 1 --from-user-file 4012 --user 42',
     )) as { id: number };
     expect(copied).toMatchObject({
       name: 'financials.xlsx',
@@ -412,29 +308,13 @@ describe('admin: deal-file add and list', () => {
     expect(await objectText(userFileObjectKey(42, 4012))).toBe('user data');
     expect(
       await ok(
-        'deal-file',
-        'add',
-        '--group',
-        '40',
-        '--deal',
-        '1',
-        '--from-user-file',
-        '4012',
-        '--user',
-        '42',
-        '--name',
-        'renamed.xlsx',
-        '--type',
-        'raw_data',
+        'deal-file add --group 40 --deal 1 --from-user-file 4012 --user 42 --name renamed.xlsx --type raw_data',
       ),
     ).toMatchObject({ name: 'renamed.xlsx', type: 'raw_data' });
   });
 
   it('lists a deal’s files newest first', async () => {
-    const listed = (await ok('deal-file', 'list', '--group', '40', '--deal', '1')) as {
-      id: number;
-      created_at: string;
-    }[];
+    const listed = (await ok('deal-file list --group 40 --deal 1')) as { created_at: string }[];
     expect(listed.length).toBeGreaterThanOrEqual(3);
     const order = listed.map((f) => f.created_at);
     expect(order).toEqual([...order].sort().reverse());
@@ -443,85 +323,24 @@ describe('admin: deal-file add and list', () => {
   it('refuses a missing deal, a missing user file, another user’s file, and bytes that are gone', async () => {
     const path = join(scratch, 'a.pdf');
     await writeFile(path, 'a');
-    await refused(
-      1,
-      'admin: deal-file add: deal 9 does not exist in group 40; nothing was changed',
-      'deal-file',
-      'add',
-      '--group',
-      '40',
-      '--deal',
-      '9',
-      '--path',
-      path,
-    );
-    await refused(
-      1,
-      'admin: deal-file add: deal 1 does not exist in group 41; nothing was changed',
-      'deal-file',
-      'add',
-      '--group',
-      '41',
-      '--deal',
-      '1',
-      '--path',
-      path,
-    );
-    await refused(
-      1,
-      'admin: deal-file add: user 42 has no file 4999; nothing was changed',
-      'deal-file',
-      'add',
-      '--group',
-      '40',
-      '--deal',
-      '1',
-      '--from-user-file',
-      '4999',
-      '--user',
-      '42',
-    );
-    await refused(
-      1,
-      'admin: deal-file add: user 43 has no file 4012; nothing was changed',
-      'deal-file',
-      'add',
-      '--group',
-      '40',
-      '--deal',
-      '1',
-      '--from-user-file',
-      '4012',
-      '--user',
-      '43',
-    );
-    await stage().put([
-      toUserFileItem({
-        id: 4013,
-        userId: 42,
-        name: 'lost.pdf',
-        type: 'deck',
-        createdAt: '2026-06-01T00:00:00.000Z',
-        updatedAt: null,
-        isArchived: false,
-        filesize: 3,
-        location: null,
-      }),
-    ]);
-    await refused(
-      1,
-      "admin: deal-file add: user 42's file 4013 has a record but no bytes in the bucket; nothing was changed",
-      'deal-file',
-      'add',
-      '--group',
-      '40',
-      '--deal',
-      '1',
-      '--from-user-file',
-      '4013',
-      '--user',
-      '42',
-    );
+    await userFile(4013, 'lost.pdf');
+    const cases = [
+      [`--group 40 --deal 9 --path ${path}`, 'deal 9 does not exist in group 40'],
+      [`--group 41 --deal 1 --path ${path}`, 'deal 1 does not exist in group 41'],
+      ['--group 40 --deal 1 --from-user-file 4999 --user 42', 'user 42 has no file 4999'],
+      ['--group 40 --deal 1 --from-user-file 4012 --user 43', 'user 43 has no file 4012'],
+      [
+        '--group 40 --deal 1 --from-user-file 4013 --user 42',
+        "user 42's file 4013 has a record but no bytes in the bucket",
+      ],
+    ];
+    for (const [args, reason] of cases) {
+      await refused(
+        1,
+        `deal-file add ${args ?? ''}`,
+        `admin: deal-file add: ${reason ?? ''}; nothing was changed`,
+      );
+    }
   });
 
   it('refuses a path that is missing, a folder, empty, or over 50 MiB', async () => {
@@ -533,83 +352,66 @@ describe('admin: deal-file add and list', () => {
     const folder = join(scratch, 'folder');
     await mkdir(folder, { recursive: true });
     const missing = join(scratch, 'missing.pdf');
-    const add = ['deal-file', 'add', '--group', '40', '--deal', '1', '--path'];
+    const add = 'deal-file add --group 40 --deal 1 --path';
+    const refusal = (reason: string) => `admin: deal-file add: ${reason}; nothing was changed`;
     await refused(
       1,
+      `${add} ${missing}`,
       new RegExp(`^admin: deal-file add: cannot read --path ${missing}: ENOENT`),
-      ...add,
-      missing,
     );
+    await refused(1, `${add} ${folder}`, refusal(`--path ${folder} is not a file`));
+    await refused(1, `${add} ${empty}`, refusal(`--path ${empty} is empty`));
     await refused(
       1,
-      `admin: deal-file add: --path ${folder} is not a file; nothing was changed`,
-      ...add,
-      folder,
-    );
-    await refused(
-      1,
-      `admin: deal-file add: --path ${empty} is empty; nothing was changed`,
-      ...add,
-      empty,
-    );
-    await refused(
-      1,
-      `admin: deal-file add: --path ${huge} is 52428801 bytes; a deal file may be at most 52428800 bytes (50 MiB); nothing was changed`,
-      ...add,
-      huge,
+      `${add} ${huge}`,
+      refusal(
+        `--path ${huge} is 52428801 bytes; a deal file may be at most 52428800 bytes (50 MiB)`,
+      ),
     );
   });
 
+  const exactlyOne =
+    'admin: deal-file add: give exactly one of --path <file> and --from-user-file <id> --user <id>';
+
   it.each([
+    ['', exactlyOne],
+    ['--path x --from-user-file 1 --user 2', exactlyOne],
     [
-      [],
-      'admin: deal-file add: give exactly one of --path <file> and --from-user-file <id> --user <id>',
-    ],
-    [
-      ['--path', 'x', '--from-user-file', '1', '--user', '2'],
-      'admin: deal-file add: give exactly one of --path <file> and --from-user-file <id> --user <id>',
-    ],
-    [
-      ['--from-user-file', '1'],
+      '--from-user-file 1',
       'admin: deal-file add: --from-user-file needs --user, the owner of the file',
     ],
     [
-      ['--path', 'x', '--user', '2'],
+      '--path x --user 2',
       'admin: deal-file add: --user goes with --from-user-file, not with --path',
     ],
     [
-      ['--path', 'x', '--type', 'pdf'],
+      '--path x --type pdf',
       'admin: deal-file add: --type must be one of deck, financials, raw_data, snapshot, full, mini, nano, other, got "pdf"',
     ],
-  ])('%j → exit 2, nothing changed', async (args, message) => {
-    await refused(2, message, 'deal-file', 'add', '--group', '40', '--deal', '1', ...args);
+  ])('deal-file add %s → exit 2, nothing changed', async (args, message) => {
+    await refused(2, `deal-file add --group 40 --deal 1 ${args}`, message);
   });
 
   it('deal-file list refuses a deal that does not exist', async () => {
     await refused(
       1,
+      'deal-file list --group 40 --deal 2',
       'admin: deal-file list: deal 2 does not exist in group 40; nothing was changed',
-      'deal-file',
-      'list',
-      '--group',
-      '40',
-      '--deal',
-      '2',
     );
   });
 });
 
 describe('admin: usage and stages', () => {
   it.each([
-    [[], 'admin: name a command'],
-    [['group'], 'admin: unknown command "group"'],
-    [['group', 'remove', '--group', '1'], 'admin: unknown command "group remove"'],
+    ['', 'admin: name a command'],
+    ['group', 'admin: unknown command "group"'],
+    ['group remove --group 1', 'admin: unknown command "group remove"'],
     [
-      ['group', 'add', '--group', '1', '--name', 'x', '--stage', 'staging'],
+      'group add --group 1 --name x --stage staging',
       'admin: --stage must be one of production, development, local, got "staging"',
     ],
-  ])('%j → exit 2', async (args, message) => {
-    await refused(2, message, ...args);
+  ])('"%s" → exit 2', async (line, message) => {
+    await refused(2, line, message);
   });
 
   it('--help prints the usage on stdout and exits 0', async () => {
@@ -619,21 +421,22 @@ describe('admin: usage and stages', () => {
   });
 
   it('with no local stage running, says how to start one', async () => {
-    const result = await runAdmin(['group', 'add', '--group', '1', '--name', 'x'], {
+    const err: string[] = [];
+    const code = await runAdmin(words('group add --group 1 --name x'), {
       env: { LOCAL_DATA_DIR: scratch },
       out: () => undefined,
-      err: (text) => {
-        expect(text).toBe(
-          `admin: group add: no local stage is running on ${scratch}: start one with \`npm start\` (or name a deployed stage with --stage development|production); nothing was changed`,
-        );
-      },
+      err: (text) => err.push(text),
     });
-    expect(result).toBe(1);
+    expect(code).toBe(1);
+    expect(err).toEqual([
+      `admin: group add: no local stage is running on ${scratch}: start one with \`npm start\` (or name a deployed stage with --stage development|production); nothing was changed`,
+    ]);
   });
 });
 
 /** Runs the real entry point in a process of its own, as an operator would. */
-function spawnAdmin(args: string[], env: Record<string, string>, viaNpm = false) {
+function spawnAdmin(line: string, env: Record<string, string>, viaNpm = false) {
+  const args = words(line);
   const [file, argv] = viaNpm
     ? ['npm', ['run', '--silent', 'admin', '--', ...args]]
     : [process.execPath, [join(REPOSITORY_ROOT, 'infra/admin/admin.ts'), ...args]];
@@ -655,7 +458,7 @@ function spawnAdmin(args: string[], env: Record<string, string>, viaNpm = false)
 describe('admin, as a process', () => {
   it('`npm run --silent admin --` prints the JSON result alone on stdout and exits 0', async () => {
     const result = await spawnAdmin(
-      ['group', 'add', '--group', '50', '--name', 'Fifty'],
+      'group add --group 50 --name Fifty',
       { LOCAL_DATA_DIR: stage().dataDir },
       true,
     );
@@ -666,13 +469,13 @@ describe('admin, as a process', () => {
 
   it('exits 1 on a refusal and 2 on bad usage, with nothing on stdout', async () => {
     const env = { LOCAL_DATA_DIR: stage().dataDir };
-    const refusal = await spawnAdmin(['group', 'add', '--group', '50', '--name', 'Again'], env);
+    const refusal = await spawnAdmin('group add --group 50 --name Again', env);
     expect(refusal).toEqual({
       code: 1,
       stdout: '',
       stderr: 'admin: group add: group 50 already exists; nothing was changed\n',
     });
-    const usage = await spawnAdmin(['deal', 'add'], env);
+    const usage = await spawnAdmin('deal add', env);
     expect(usage.code).toBe(2);
     expect(usage.stdout).toBe('');
     expect(usage.stderr).toMatch(
@@ -737,7 +540,7 @@ describe('admin --stage development: a deployed stage found by its stack outputs
       BucketName: stage().bucket,
     };
     const added = await spawnAdmin(
-      ['--stage', 'development', 'group', 'add', '--group', '60', '--name', 'Sixty'],
+      '--stage development group add --group 60 --name Sixty',
       awsEnv(),
     );
     expect(added.stderr).toBe('');
@@ -749,29 +552,23 @@ describe('admin --stage development: a deployed stage found by its stack outputs
   it('says so when the stack is not deployed, or lacks the outputs', async () => {
     outputs = undefined;
     const before = await stage().stored();
-    expect(
-      await spawnAdmin(
-        ['group', 'add', '--group', '61', '--name', 'x', '--stage', 'development'],
-        awsEnv(),
-      ),
-    ).toEqual({
-      code: 1,
-      stdout: '',
-      stderr:
-        'admin: group add: stack FileService-development does not exist in this account and region: deploy it first (npm run deploy -- -c stage=development); nothing was changed\n',
-    });
+    expect(await spawnAdmin('group add --group 61 --name x --stage development', awsEnv())).toEqual(
+      {
+        code: 1,
+        stdout: '',
+        stderr:
+          'admin: group add: stack FileService-development does not exist in this account and region: deploy it first (npm run deploy -- -c stage=development); nothing was changed\n',
+      },
+    );
     outputs = { ApiUrl: 'https://api.example' };
-    expect(
-      await spawnAdmin(
-        ['group', 'add', '--group', '61', '--name', 'x', '--stage', 'development'],
-        awsEnv(),
-      ),
-    ).toEqual({
-      code: 1,
-      stdout: '',
-      stderr:
-        'admin: group add: stack FileService-development has no TableName and BucketName outputs: deploy this version of the service first; nothing was changed\n',
-    });
+    expect(await spawnAdmin('group add --group 61 --name x --stage development', awsEnv())).toEqual(
+      {
+        code: 1,
+        stdout: '',
+        stderr:
+          'admin: group add: stack FileService-development has no TableName and BucketName outputs: deploy this version of the service first; nothing was changed\n',
+      },
+    );
     expect(await stage().stored()).toEqual(before);
   });
 });

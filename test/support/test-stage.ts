@@ -11,7 +11,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
 import { putItems } from './put-items.ts';
 import type { IssueTokenOptions } from '#infra/local/identity-provider.ts';
 import { type LocalStage, startLocalStage } from '#infra/local/local-stage.ts';
-import { writeStageRecord } from '#infra/local/stage-lock.ts';
+import { stageRecordOf, writeStageRecord } from '#infra/local/stage-lock.ts';
 
 /** Clients on the run's emulators, for seeding and for checking what was stored. */
 export function emulatorClients() {
@@ -74,14 +74,8 @@ export async function startTestStage(): Promise<TestStage> {
     tableName: `test-${suffix}`,
     bucket: `test-${suffix}`,
   });
-  await writeStageRecord(dataDir, {
-    pid: process.pid,
-    url: stage.url,
-    dynamodbEndpoint: stage.dynamodbEndpoint,
-    s3Endpoint: stage.s3Endpoint,
-    tableName: stage.tableName,
-    bucket: stage.bucket,
-  });
+  // The operator CLI finds a stage by this record, as it finds `npm start`.
+  await writeStageRecord(dataDir, stageRecordOf(stage));
   const s3 = new S3Client({
     ...s3ClientOptions(stage.s3Endpoint),
     region: LOCAL_REGION,
