@@ -12,7 +12,10 @@ export interface AdminIo {
   err(text: string): void;
 }
 
-/** Exit codes: 0 done; 1 refused (a missing referent, a duplicate) or failed; 2 bad usage. */
+/**
+ * Exit codes: 0 done; 1 refused (a missing referent, a duplicate), or failed (the stage could
+ * not be reached, say); 2 bad usage.
+ */
 export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
 
 const USAGE = `usage: npm run --silent admin -- <command> [--stage local|development|production]
@@ -38,16 +41,23 @@ export async function runAdmin(args: readonly string[], io: AdminIo): Promise<nu
   } catch (error) {
     return usage((error as Error).message);
   }
-  const { values, positionals } = parsed;
+  const { values, positionals, tokens } = parsed;
   if (values.help === true) {
     io.out(USAGE);
     return EXIT.ok;
   }
-  const name = positionals.join(' ');
+  const name = positionals.slice(0, 2).join(' ');
   const command = COMMANDS.find((c) => c.name === name);
   if (command === undefined) {
     return usage(name === '' ? 'name a command' : `unknown command "${name}"`);
   }
+  const stray = positionals[2];
+  if (stray !== undefined) {
+    return usage(`unexpected argument "${stray}" (quote a value that has spaces)`);
+  }
+  const given = tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : []));
+  const repeated = given.find((flag, i) => given.indexOf(flag) !== i);
+  if (repeated !== undefined) return usage(`--${repeated} is given more than once`);
   const stage = (values.stage ?? 'local') as StageName;
   if (!STAGE_NAMES.includes(stage)) {
     return usage(`--stage must be one of ${STAGE_NAMES.join(', ')}, got "${stage}"`);
@@ -90,5 +100,6 @@ function parseFlags(args: readonly string[]) {
     },
     allowPositionals: true,
     strict: true,
+    tokens: true,
   });
 }

@@ -32,6 +32,12 @@ async function localTarget(env: NodeJS.ProcessEnv): Promise<StageTarget> {
       `no local stage is running on ${dataDir}: start one with \`npm start\` (or name a deployed stage with --stage development|production)`,
     );
   }
+  // A stage started before the record named its table and bucket cannot be found by it.
+  if (typeof record.tableName !== 'string' || typeof record.bucket !== 'string') {
+    throw new OperatorRefusal(
+      `the local stage on ${dataDir} was started by an older version: restart \`npm start\``,
+    );
+  }
   const local = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
   const dynamodb = new DynamoDBClient({ ...local, endpoint: record.dynamodbEndpoint });
   const s3 = new S3Client({ ...local, ...s3ClientOptions(record.s3Endpoint) });

@@ -92,6 +92,8 @@ Demo token for user 1, valid for 1 hour (another: npm run --silent token -- --us
 Try:
   curl -H "Authorization: Bearer ${token}" ${stage.url}/api/v1/user/me/file
 
+Groups, members, deals and deal files: npm run --silent admin -- --help
+
 Ctrl-C stops it.
 `);
 } catch (error) {

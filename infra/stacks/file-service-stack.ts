@@ -99,11 +99,23 @@ export class FileServiceStack extends Stack {
         table.grantReadData(fn);
         bucket.grantRead(fn, userObjects);
       },
-      // Deal files: one batch read of membership, deal and file, then one write.
+      // Deal files: one batch read of membership, deal and file; then one transaction that
+      // checks the membership and the deal (ConditionCheckItem) as it writes the file.
       ListDealFiles: (fn) => table.grant(fn, 'dynamodb:BatchGetItem', 'dynamodb:Query'),
-      UpdateDealFile: (fn) => table.grant(fn, 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'),
+      UpdateDealFile: (fn) =>
+        table.grant(
+          fn,
+          'dynamodb:BatchGetItem',
+          'dynamodb:ConditionCheckItem',
+          'dynamodb:UpdateItem',
+        ),
       DeleteDealFile: (fn) => {
-        table.grant(fn, 'dynamodb:BatchGetItem', 'dynamodb:DeleteItem');
+        table.grant(
+          fn,
+          'dynamodb:BatchGetItem',
+          'dynamodb:ConditionCheckItem',
+          'dynamodb:DeleteItem',
+        );
         bucket.grantDelete(fn, dealObjects);
       },
     };

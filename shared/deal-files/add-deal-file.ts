@@ -15,7 +15,7 @@ export interface AddDealFilePorts {
   readonly ids: IdAllocator;
   readonly blobs: Pick<BlobStore, 'put' | 'copy' | 'delete' | 'locationOf'>;
   readonly groups: Pick<GroupRepository, 'getDeal'>;
-  readonly dealFiles: Pick<DealFileRepository, 'create'>;
+  readonly dealFiles: Pick<DealFileRepository, 'create' | 'get'>;
   readonly userFiles: Pick<UserFileRepository, 'get'>;
   readonly now?: () => Date;
 }
@@ -50,19 +50,21 @@ export async function addDealFile(
   const described = await describe(ports, request);
   const id = await ports.ids.next();
   const key = dealFileObjectKey(deal.groupId, deal.dealId, id);
-  if (source.kind === 'bytes') {
-    await ports.blobs.put(key, source.content, { contentType: source.contentType });
-  } else {
-    try {
+  try {
+    if (source.kind === 'bytes') {
+      await ports.blobs.put(key, source.content, { contentType: source.contentType });
+    } else {
       await ports.blobs.copy(userFileObjectKey(source.userId, source.fileId), key);
-    } catch (error) {
-      if (error instanceof BlobNotFoundError) {
-        throw new OperatorRefusal(
-          `user ${source.userId}'s file ${source.fileId} has a record but no bytes in the bucket`,
-        );
-      }
-      throw error;
     }
+  } catch (error) {
+    // A put or copy cut off midway may still have stored the object.
+    await removeBytes(ports, key, error);
+    if (error instanceof BlobNotFoundError && source.kind === 'user-file') {
+      throw new OperatorRefusal(
+        `user ${source.userId}'s file ${source.fileId} has a record but no bytes in the bucket`,
+      );
+    }
+    throw error;
   }
   const file: DealFile = {
     groupId: deal.groupId,
@@ -74,16 +76,22 @@ export async function addDealFile(
     isArchived: false,
     location: ports.blobs.locationOf(key),
   };
-  let created: boolean;
+  let outcome: 'created' | 'deal-missing';
   try {
-    created = await ports.dealFiles.create(file);
+    outcome = await ports.dealFiles.create(file);
   } catch (error) {
-    await deleteQuietly(ports, key);
+    // The write may have landed before its answer was lost: the bytes go only once a read
+    // shows no record points at them (a read that fails too leaves them, to be safe).
+    if ((await ports.dealFiles.get(deal, id).catch(() => file)) !== undefined) throw error;
+    await removeBytes(ports, key, error);
     throw error;
   }
-  if (!created) {
-    await deleteQuietly(ports, key);
-    throw new OperatorRefusal(`deal ${deal.dealId} does not exist in group ${deal.groupId}`);
+  if (outcome === 'deal-missing') {
+    const refusal = new OperatorRefusal(
+      `deal ${deal.dealId} does not exist in group ${deal.groupId}`,
+    );
+    await removeBytes(ports, key, refusal);
+    throw refusal;
   }
   return file;
 }
@@ -113,9 +121,23 @@ async function describe(
   };
 }
 
-const deleteQuietly = async (ports: Pick<AddDealFilePorts, 'blobs'>, key: string) => {
-  await ports.blobs.delete(key).catch((error: unknown) => {
-    // Left for the reconcile command: an object under groups/ with no record.
-    logger.error('Could not delete the object of a deal file not recorded', { key, error });
-  });
-};
+/**
+ * Takes back the bytes of a file that will not be recorded. When even that fails, the error
+ * says where they are: the command did change something, and the reconcile command will find
+ * the object.
+ */
+async function removeBytes(ports: Pick<AddDealFilePorts, 'blobs'>, key: string, cause: unknown) {
+  try {
+    await ports.blobs.delete(key);
+  } catch (cleanupError) {
+    logger.error('Could not delete the object of a deal file not recorded', {
+      key,
+      cause,
+      cleanupError,
+    });
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    throw new Error(`${reason}; and its bytes, already stored at ${key}, could not be removed`, {
+      cause,
+    });
+  }
+}

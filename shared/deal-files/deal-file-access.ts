@@ -1,5 +1,7 @@
-import { ForbiddenError, NotFoundError } from '../http/http-errors.ts';
-import type { DealFileAccess } from './deal-file-repository.ts';
+import type { DealRef } from '../groups/group.ts';
+import { ConflictError, ForbiddenError, NotFoundError } from '../http/http-errors.ts';
+import type { DealFile } from './deal-file.ts';
+import type { DealFileAccess, DealFileRepository } from './deal-file-repository.ts';
 
 export const EDITORS_ONLY = 'Only editors of this group may change its deal files';
 
@@ -17,4 +19,26 @@ export function requireRole(
     throw new NotFoundError();
   }
   if (needs === 'editor' && access.role !== 'editor') throw new ForbiddenError(EDITORS_ONLY);
+}
+
+const ATTEMPTS = 3;
+
+/**
+ * Reads the caller's access and the file, and hands the file to `change`, whose write holds
+ * only while that access does. When the write finds things changed since the read (a role
+ * taken away, the file deleted), `change` answers undefined and the request is judged again
+ * on a fresh read: the caller gets the 403 or 404 that is now true.
+ */
+export async function withEditorAccess<T>(
+  files: Pick<DealFileRepository, 'access'>,
+  request: { readonly userId: number; readonly deal: DealRef; readonly fileId: number },
+  change: (file: DealFile) => Promise<T | undefined>,
+): Promise<T> {
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const access = await files.access(request.userId, request.deal, request.fileId);
+    requireRole(access, 'editor', true);
+    const result = await change(access.file as DealFile);
+    if (result !== undefined) return result;
+  }
+  throw new ConflictError('The file kept changing while this request ran; try again');
 }

@@ -14,17 +14,24 @@ export interface DealFileRepository {
   /** One strongly consistent read of the membership, the deal and (when given) the file. */
   access(userId: number, deal: DealRef, fileId?: number): Promise<DealFileAccess>;
   listByDeal(deal: DealRef): Promise<DealFile[]>;
+  /** The file, read strongly consistent; undefined when the deal does not hold it. */
+  get(deal: DealRef, fileId: number): Promise<DealFile | undefined>;
   /**
-   * Sets the file's type, only if the file still exists: never creates or resurrects one.
-   * Undefined when it did not exist.
+   * Sets the file's type in one write that holds only while the caller is an editor of the
+   * group, the deal is in it and the file exists: it never creates or resurrects a file, and
+   * never lands for someone whose role has just gone. False when any of that failed.
    */
   updateType(
+    editorId: number,
     deal: DealRef,
     fileId: number,
     change: { readonly type: FileType | null; readonly updatedAt: string },
-  ): Promise<DealFile | undefined>;
-  /** Deletes the record; undefined when there was none. */
-  delete(deal: DealRef, fileId: number): Promise<DealFile | undefined>;
-  /** Records a file only while its deal exists and the id is unused; false otherwise. */
-  create(file: DealFile): Promise<boolean>;
+  ): Promise<boolean>;
+  /** Deletes the record on the same conditions as `updateType`; false when any failed. */
+  delete(editorId: number, deal: DealRef, fileId: number): Promise<boolean>;
+  /**
+   * Records a file only while its deal exists; `deal-missing` otherwise. An id already taken
+   * is our fault, not the caller's, and throws.
+   */
+  create(file: DealFile): Promise<'created' | 'deal-missing'>;
 }

@@ -1,9 +1,8 @@
 import type { BlobStore } from '../blobs/blob-store.ts';
 import { dealFileObjectKey } from '../data/keys.ts';
 import type { DealRef } from '../groups/group.ts';
-import { NotFoundError } from '../http/http-errors.ts';
 import { logger } from '../logger.ts';
-import { requireRole } from './deal-file-access.ts';
+import { withEditorAccess } from './deal-file-access.ts';
 import type { DealFileRepository } from './deal-file-repository.ts';
 
 /**
@@ -20,9 +19,9 @@ export async function deleteDealFile(
   request: { readonly userId: number; readonly deal: DealRef; readonly fileId: number },
 ): Promise<void> {
   const { userId, deal, fileId } = request;
-  requireRole(await ports.files.access(userId, deal, fileId), 'editor', true);
-  // A concurrent delete got there first: to this caller the file is simply not there.
-  if ((await ports.files.delete(deal, fileId)) === undefined) throw new NotFoundError();
+  await withEditorAccess(ports.files, request, async () =>
+    (await ports.files.delete(userId, deal, fileId)) ? true : undefined,
+  );
   const key = dealFileObjectKey(deal.groupId, deal.dealId, fileId);
   await ports.blobs.delete(key).catch((error: unknown) => {
     logger.error('Could not delete the object of a deleted deal file', { key, error });

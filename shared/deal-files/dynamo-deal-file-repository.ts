@@ -1,18 +1,12 @@
 import {
-  DeleteCommand,
   type DynamoDBDocumentClient,
+  GetCommand,
   paginateQuery,
-  TransactWriteCommand,
-  UpdateCommand,
+  type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '../aws/batch-get.ts';
-import {
-  conditionItemExists,
-  deleteExistingItem,
-  isConditionFailure,
-  putNewItem,
-} from '../aws/conditional-writes.ts';
-import { failedAt } from '../aws/transaction-cancellation.ts';
+import { conditionItemExists, putNewItem } from '../aws/conditional-writes.ts';
+import { conditionsFailed, failedAt, transactWrite } from '../aws/transactions.ts';
 import {
   dealFileSortKey,
   dealPartition,
@@ -97,55 +91,90 @@ export class DynamoDealFileRepository implements DealFileRepository {
     return files;
   }
 
+  async get(deal: DealRef, fileId: number): Promise<DealFile | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: dealFileKey(deal, fileId),
+        ConsistentRead: true,
+      }),
+    );
+    return Item === undefined ? undefined : fromDealFileItem(Item);
+  }
+
   async updateType(
+    editorId: number,
     deal: DealRef,
     fileId: number,
     change: { readonly type: FileType | null; readonly updatedAt: string },
-  ): Promise<DealFile | undefined> {
+  ): Promise<boolean> {
+    return this.asEditor(editorId, deal, {
+      Update: {
+        TableName: this.tableName,
+        Key: dealFileKey(deal, fileId),
+        UpdateExpression: 'SET #type = :type, #updated = :updated',
+        ConditionExpression: 'attribute_exists(#pk)',
+        ExpressionAttributeNames: { ...NAMES, '#type': 'type', '#updated': 'updated_at' },
+        ExpressionAttributeValues: { ':type': change.type, ':updated': change.updatedAt },
+      },
+    });
+  }
+
+  async delete(editorId: number, deal: DealRef, fileId: number): Promise<boolean> {
+    return this.asEditor(editorId, deal, {
+      Delete: {
+        TableName: this.tableName,
+        Key: dealFileKey(deal, fileId),
+        ConditionExpression: 'attribute_exists(#pk)',
+        ExpressionAttributeNames: NAMES,
+      },
+    });
+  }
+
+  async create(file: DealFile): Promise<'created' | 'deal-missing'> {
     try {
-      const { Attributes } = await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: dealFileKey(deal, fileId),
-          UpdateExpression: 'SET #type = :type, #updated = :updated',
-          ConditionExpression: 'attribute_exists(#pk)',
-          ExpressionAttributeNames: { ...NAMES, '#type': 'type', '#updated': 'updated_at' },
-          ExpressionAttributeValues: { ':type': change.type, ':updated': change.updatedAt },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return Attributes === undefined ? undefined : fromDealFileItem(Attributes);
+      await transactWrite(this.client, {
+        TransactItems: [
+          conditionItemExists(this.tableName, dealKey(file.groupId, file.dealId)),
+          { Put: putNewItem(this.tableName, toDealFileItem(file)) },
+        ],
+      });
+      return 'created';
     } catch (error) {
-      if (isConditionFailure(error)) return undefined;
+      if (failedAt(error, 0)) return 'deal-missing';
       throw error;
     }
   }
 
-  async delete(deal: DealRef, fileId: number): Promise<DealFile | undefined> {
+  /**
+   * One write, in a transaction that holds only while the caller is still an editor of the
+   * group and the deal is still in it: a role taken away a moment after the read still stops
+   * the write. False when any condition failed.
+   */
+  private async asEditor(
+    editorId: number,
+    deal: DealRef,
+    write: NonNullable<TransactWriteCommandInput['TransactItems']>[number],
+  ): Promise<boolean> {
     try {
-      const { Attributes } = await this.client.send(
-        new DeleteCommand(deleteExistingItem(this.tableName, dealFileKey(deal, fileId))),
-      );
-      return Attributes === undefined ? undefined : fromDealFileItem(Attributes);
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
-  }
-
-  async create(file: DealFile): Promise<boolean> {
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            conditionItemExists(this.tableName, dealKey(file.groupId, file.dealId)),
-            { Put: putNewItem(this.tableName, toDealFileItem(file)) },
-          ],
-        }),
-      );
+      await transactWrite(this.client, {
+        TransactItems: [
+          {
+            ConditionCheck: {
+              TableName: this.tableName,
+              Key: memberKey(deal.groupId, editorId),
+              ConditionExpression: '#role = :editor',
+              ExpressionAttributeNames: { '#role': 'role' },
+              ExpressionAttributeValues: { ':editor': 'editor' },
+            },
+          },
+          conditionItemExists(this.tableName, dealKey(deal.groupId, deal.dealId)),
+          write,
+        ],
+      });
       return true;
     } catch (error) {
-      if (failedAt(error, 0) || failedAt(error, 1)) return false;
+      if (conditionsFailed(error)) return false;
       throw error;
     }
   }

@@ -1,8 +1,7 @@
 import type { DealRef } from '../groups/group.ts';
-import { NotFoundError } from '../http/http-errors.ts';
 import type { FileType } from '../schemas/file-type.ts';
 import type { DealFile } from './deal-file.ts';
-import { requireRole } from './deal-file-access.ts';
+import { withEditorAccess } from './deal-file-access.ts';
 import type { DealFileRepository } from './deal-file-repository.ts';
 
 /** Fields a client may change; an absent one is left alone, `type: null` clears the type. */
@@ -27,15 +26,13 @@ export async function updateDealFile(
   },
 ): Promise<DealFile> {
   const { userId, deal, fileId, changes } = request;
-  const access = await ports.files.access(userId, deal, fileId);
-  requireRole(access, 'editor', true);
-  const file = access.file as DealFile;
-  if (changes.type === undefined || changes.type === file.type) return file;
-  const updated = await ports.files.updateType(deal, fileId, {
-    type: changes.type,
-    updatedAt: (ports.now?.() ?? new Date()).toISOString(),
+  return withEditorAccess(ports.files, request, async (file) => {
+    if (changes.type === undefined || changes.type === file.type) return file;
+    const change = {
+      type: changes.type,
+      updatedAt: (ports.now?.() ?? new Date()).toISOString(),
+    };
+    const written = await ports.files.updateType(userId, deal, fileId, change);
+    return written ? { ...file, ...change } : undefined;
   });
-  // Deleted between the read and the write: the conditional write refused to recreate it.
-  if (updated === undefined) throw new NotFoundError();
-  return updated;
 }

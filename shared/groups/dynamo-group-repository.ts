@@ -11,7 +11,7 @@ import {
   isConditionFailure,
   putNewItem,
 } from '../aws/conditional-writes.ts';
-import { failedAt } from '../aws/transaction-cancellation.ts';
+import { failedAt } from '../aws/transactions.ts';
 import {
   dealSortKey,
   groupPartition,

@@ -16,8 +16,8 @@ function isJsonMediaType(type: string | undefined): boolean {
 }
 
 /**
- * Reads a JSON body the way FastAPI does: an empty body is absent (a `missing` error at
- * `["body"]`); a JSON content type, or none, is decoded with Python's rules; any other
+ * Reads a JSON body the way FastAPI does: an empty body, or `null`, is absent (a `missing`
+ * error at `["body"]`); a JSON content type, or none, is decoded with Python's rules; any other
  * content type is passed on as text, which then fails model validation; bytes in no
  * encoding Python's json reads are a 400.
  */
@@ -35,7 +35,9 @@ export function readJsonBody(event: ApiEvent): RawBody {
     // FastAPI answers both with this 400.
     throw new BadRequestError('There was an error parsing the body');
   }
-  if (result.ok) return { kind: 'value', value: result.value };
+  // FastAPI hands a JSON `null` body to validation as no body at all.
+  if (result.ok)
+    return result.value === null ? { kind: 'absent' } : { kind: 'value', value: result.value };
   throw new RequestValidationError([
     {
       type: 'json_invalid',

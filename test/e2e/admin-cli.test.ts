@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '#infra/admin/run-admin.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
 import { REPOSITORY_ROOT } from '#infra/local/local-stage.ts';
+import { stageRecordOf } from '#infra/local/stage-lock.ts';
 import { dealFileObjectKey, userFileObjectKey } from '#shared/data/keys.ts';
 import { toUserFileItem } from '#shared/user-files/dynamo-user-file-repository.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
@@ -410,6 +411,11 @@ describe('admin: usage and stages', () => {
       'group add --group 1 --name x --stage staging',
       'admin: --stage must be one of production, development, local, got "staging"',
     ],
+    ['group add --group 1 --group 2 --name x', 'admin: --group is given more than once'],
+    [
+      'group add --group 1 --name Fund VII',
+      'admin: unexpected argument "VII" (quote a value that has spaces)',
+    ],
   ])('"%s" → exit 2', async (line, message) => {
     await refused(2, line, message);
   });
@@ -418,6 +424,24 @@ describe('admin: usage and stages', () => {
     const result = await admin('--help');
     expect(result.code).toBe(0);
     expect(result.out).toContain('deal-file add --group <id> --deal <id>');
+  });
+
+  it('asks for a restart when the running stage is from before the record named its table', async () => {
+    const folder = await mkdtemp(join(scratch, 'old-'));
+    const older = Object.fromEntries(
+      Object.entries(stageRecordOf(stage())).filter(([k]) => !['tableName', 'bucket'].includes(k)),
+    );
+    await writeFile(join(folder, 'local-stage.json'), JSON.stringify(older));
+    const err: string[] = [];
+    const code = await runAdmin(words('deal-file list --group 1 --deal 1'), {
+      env: { LOCAL_DATA_DIR: folder },
+      out: () => undefined,
+      err: (text) => err.push(text),
+    });
+    expect(code).toBe(1);
+    expect(err).toEqual([
+      `admin: deal-file list: the local stage on ${folder} was started by an older version: restart \`npm start\`; nothing was changed`,
+    ]);
   });
 
   it('with no local stage running, says how to start one', async () => {
@@ -430,6 +454,44 @@ describe('admin: usage and stages', () => {
     expect(code).toBe(1);
     expect(err).toEqual([
       `admin: group add: no local stage is running on ${scratch}: start one with \`npm start\` (or name a deployed stage with --stage development|production); nothing was changed`,
+    ]);
+  });
+});
+
+describe('admin and HTTP together: the README walk-through', () => {
+  const PUT = { method: 'PUT', headers: { 'content-type': 'application/json' } } as const;
+
+  it('from an empty deal to a successful PUT; role changes take effect on the next request', async () => {
+    await ok('group add --group 70 --name "Fund VII"');
+    await ok('member add --group 70 --user 742 --role editor');
+    await ok('member add --group 70 --user 743 --role viewer');
+    await ok('deal add --group 70 --deal 3 --name "Acme Series A"');
+    const path = join(scratch, 'walk-deck.pdf');
+    await writeFile(path, 'a demo deck');
+    const { id } = (await ok(`deal-file add --group 70 --deal 3 --type deck --path ${path}`)) as {
+      id: number;
+    };
+    const url = `/api/v1/group/70/deal/3/file/${id}`;
+    const asEditor = await stage().request(url, {
+      ...PUT,
+      as: 742,
+      body: '{"type": "financials"}',
+    });
+    expect(asEditor.status).toBe(200);
+    expect(await asEditor.json()).toMatchObject({ id, deal_id: 3, type: 'financials' });
+    const asViewer = await stage().request(url, { ...PUT, as: 743, body: '{"type": "deck"}' });
+    expect(asViewer.status).toBe(403);
+    const outsider = await stage().request('/api/v1/group/70/deal/3/file', { as: 744 });
+    expect(outsider.status).toBe(404);
+
+    await ok('member add --group 70 --user 742 --role viewer');
+    const demoted = await stage().request(url, { ...PUT, as: 742, body: '{"type": "deck"}' });
+    expect(demoted.status).toBe(403);
+    await ok('member remove --group 70 --user 742');
+    const removed = await stage().request(url, { ...PUT, as: 742, body: '{"type": "deck"}' });
+    expect(removed.status).toBe(404);
+    expect(await ok('deal-file list --group 70 --deal 3')).toMatchObject([
+      { id, type: 'financials' },
     ]);
   });
 });

@@ -282,10 +282,48 @@ describe('PUT deal file: the body', () => {
     );
   });
 
-  it('a viewer with a bad body gets the 422: validation comes before access, as in FastAPI', async () => {
+  it('a viewer or a non-member with a bad body gets the 422: validation comes first, as in FastAPI', async () => {
     const { users, files } = await world(312);
-    const response = await put(fileUrl(312, 1, files.theFile.id), users.viewer, { type: 'x' });
-    expect(response.status).toBe(422);
+    for (const as of [users.viewer, users.nonMember]) {
+      await expectRefused(
+        stage(),
+        () => put(fileUrl(312, 1, files.theFile.id), as, { type: 'x' }),
+        422,
+        {
+          detail: [
+            {
+              type: 'enum',
+              loc: ['body', 'type'],
+              msg: ENUM_MESSAGE,
+              input: 'x',
+              ctx: { expected: ENUM_EXPECTED },
+            },
+          ],
+        },
+      );
+    }
+  });
+
+  it('a viewer gets the 403 even for a PUT that would change nothing', async () => {
+    const { users, files } = await world(314);
+    for (const body of [{}, { type: null }, { type: 'deck' }]) {
+      await expectRefused(
+        stage(),
+        () => put(fileUrl(314, 1, files.theFile.id), users.viewer, body),
+        403,
+        EDITORS_ONLY,
+      );
+    }
+  });
+
+  it('a JSON null body is no body, as FastAPI reads it: 422 missing', async () => {
+    const { users, files } = await world(316);
+    await expectRefused(
+      stage(),
+      () => put(fileUrl(316, 1, files.theFile.id), users.editor, 'null'),
+      422,
+      { detail: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }] },
+    );
   });
 });
 
@@ -302,7 +340,7 @@ describe('PUT deal file: path ids', () => {
     ['deal_id', fileUrl(1, '3.5', 1), [intParsing('deal_id', '3.5')]],
     ['file_id', fileUrl(1, 1, '1e3'), [intParsing('file_id', '1e3')]],
     [
-      'all three, in path order, with the body error after them',
+      'all three, in path order',
       fileUrl('a', 'b', 'c'),
       [intParsing('group_id', 'a'), intParsing('deal_id', 'b'), intParsing('file_id', 'c')],
     ],

@@ -141,12 +141,26 @@ const actionsOf = (functionId: string) =>
 describe('FileServiceStack, deal files', () => {
   it('gives each deal-file function exactly the calls its use case makes', () => {
     expect(actionsOf('ListDealFiles')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query']);
-    expect(actionsOf('UpdateDealFile')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:UpdateItem']);
+    expect(actionsOf('UpdateDealFile')).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:UpdateItem',
+    ]);
     expect(actionsOf('DeleteDealFile')).toEqual([
       'dynamodb:BatchGetItem',
+      'dynamodb:ConditionCheckItem',
       'dynamodb:DeleteItem',
       's3:DeleteObject*',
     ]);
+  });
+
+  it('points every DynamoDB grant of the deal-file functions at the table alone', () => {
+    for (const id of ['ListDealFiles', 'UpdateDealFile', 'DeleteDealFile']) {
+      const dynamo = statementsOf(id).filter((s) => String(s.Action).includes('dynamodb:'));
+      expect(dynamo.map((s) => s.Resource)).toEqual([
+        { 'Fn::GetAtt': [expect.stringMatching(/^Table[0-9A-F]{8}$/) as string, 'Arn'] },
+      ]);
+    }
   });
 
   it('lets DeleteDealFile delete objects under groups/ only', () => {

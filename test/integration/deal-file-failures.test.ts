@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBucket, ensureTable } from '#infra/local/emulators.ts';
 import { batchGetAll } from '#shared/aws/batch-get.ts';
 import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
-import { dealFileObjectKey } from '#shared/data/keys.ts';
+import { dealFileObjectKey, userFileObjectKey } from '#shared/data/keys.ts';
 import { addDealFile } from '#shared/deal-files/add-deal-file.ts';
 import { deleteDealFile } from '#shared/deal-files/delete-deal-file.ts';
 import {
@@ -18,13 +18,17 @@ import { updateDealFile } from '#shared/deal-files/update-deal-file.ts';
 import {
   dealKey,
   DynamoGroupRepository,
+  memberKey,
   toDealItem,
   toGroupItem,
   toMemberItem,
 } from '#shared/groups/dynamo-group-repository.ts';
-import { NotFoundError } from '#shared/http/http-errors.ts';
+import { ForbiddenError, NotFoundError } from '#shared/http/http-errors.ts';
 import { DynamoBlockIdAllocator } from '#shared/ids/dynamo-block-id-allocator.ts';
-import { DynamoUserFileRepository } from '#shared/user-files/dynamo-user-file-repository.ts';
+import {
+  DynamoUserFileRepository,
+  toUserFileItem,
+} from '#shared/user-files/dynamo-user-file-repository.ts';
 import { dealFile } from '#test/support/deal-fixtures.ts';
 import { failing, storedIn } from '#test/support/faults.ts';
 import { putItems } from '#test/support/put-items.ts';
@@ -143,28 +147,78 @@ describe('deal-file access', () => {
   });
 });
 
-describe('update never creates or resurrects a file', () => {
-  it('a file deleted between the read and the write stays deleted, and the caller gets 404', async () => {
-    const file = await seed(10);
-    const deal = { groupId: 10, dealId: 1 };
-    const racing = {
-      access: async (...args: Parameters<DealFileRepository['access']>) => {
-        const access = await dealFiles.access(...args);
-        await dynamodb.send(
-          new DeleteCommand({ TableName: name, Key: dealFileKey(deal, file.id) }),
-        );
+/**
+ * The repository, with one change made by someone else right after the first access read:
+ * the race a conditional write must win.
+ */
+function racedAfterFirstRead(change: () => Promise<unknown>): DealFileRepository {
+  let raced = false;
+  return new Proxy(dealFiles, {
+    get: (target, property, receiver) => {
+      if (property !== 'access') return Reflect.get(target, property, receiver) as unknown;
+      return async (...args: Parameters<DealFileRepository['access']>) => {
+        const access = await target.access(...args);
+        if (!raced) {
+          raced = true;
+          await change();
+        }
         return access;
-      },
-      updateType: dealFiles.updateType.bind(dealFiles),
-    };
+      };
+    },
+  });
+}
+
+const remove = (key: Record<string, string>) => () =>
+  dynamodb.send(new DeleteCommand({ TableName: name, Key: key }));
+const demote = (groupId: number) => () =>
+  putItems(dynamodb, name, [toMemberItem({ groupId, userId: EDITOR, role: 'viewer' })]);
+
+describe('a change between the access read and the write: the write holds to what was read', () => {
+  const dealFileItems = async (groupId: number) =>
+    (await stored()).items.filter((i) => i.PK === `GROUP#${groupId}#DEAL#1`);
+
+  it.each([
+    [
+      'the file deleted',
+      10,
+      (g: number) => remove(dealFileKey({ groupId: g, dealId: 1 }, g)),
+      NotFoundError,
+    ],
+    ['the editor removed', 11, (g: number) => remove(memberKey(g, EDITOR)), NotFoundError],
+    ['the editor made a viewer', 12, demote, ForbiddenError],
+    ['the deal removed', 13, (g: number) => remove(dealKey(g, 1)), NotFoundError],
+  ] as const)(
+    'PUT with %s → refused as now true, file not written',
+    async (_, g, race, refusal) => {
+      const file = await seed(g);
+      const before = await dealFileItems(g);
+      await expect(
+        updateDealFile(
+          { files: racedAfterFirstRead(race(g)) },
+          {
+            userId: EDITOR,
+            deal: { groupId: g, dealId: 1 },
+            fileId: file.id,
+            changes: { type: 'full' },
+          },
+        ),
+      ).rejects.toBeInstanceOf(refusal);
+      expect(await dealFileItems(g)).toEqual(_ === 'the file deleted' ? [] : before);
+    },
+  );
+
+  it('DELETE by an editor made a viewer meanwhile → 403, record and object kept', async () => {
+    const file = await seed(14);
+    const before = await stored();
     await expect(
-      updateDealFile(
-        { files: racing },
-        { userId: EDITOR, deal, fileId: file.id, changes: { type: 'full' } },
+      deleteDealFile(
+        { files: racedAfterFirstRead(demote(14)), blobs },
+        { userId: EDITOR, deal: { groupId: 14, dealId: 1 }, fileId: file.id },
       ),
-    ).rejects.toBeInstanceOf(NotFoundError);
-    const items = (await stored()).items.filter((i) => i.PK === 'GROUP#10#DEAL#1');
-    expect(items).toEqual([]);
+    ).rejects.toBeInstanceOf(ForbiddenError);
+    const after = await stored();
+    expect(after.objects).toEqual(before.objects);
+    expect(after.items.filter((i) => i.PK === 'GROUP#14#DEAL#1')).toHaveLength(1);
   });
 });
 
@@ -245,5 +299,63 @@ describe('adding a deal file leaves nothing behind, whichever step fails', () =>
     expect(after.items.filter((i) => i.PK === 'GROUP#32#DEAL#1')).toEqual(
       before.items.filter((i) => i.PK === 'GROUP#32#DEAL#1'),
     );
+  });
+
+  /** A call that does its work, then loses its answer: the fault a timeout makes. */
+  const answerLost = <T extends object>(target: T, method: keyof T): T =>
+    new Proxy(target, {
+      get: (object, property, receiver) => {
+        const value = Reflect.get(object, property, receiver) as unknown;
+        if (property !== method || typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          await (value as (...a: unknown[]) => Promise<unknown>).apply(object, args);
+          throw new Error(`injected: the answer of ${String(method)} was lost`);
+        };
+      },
+    });
+
+  it('deletes bytes a copy stored before its answer was lost', async () => {
+    await seed(33);
+    await putItems(dynamodb, name, [
+      toUserFileItem({
+        id: 3301,
+        userId: 42,
+        name: 'u.pdf',
+        type: 'deck',
+        createdAt: CREATED,
+        updatedAt: null,
+        isArchived: false,
+        filesize: 5,
+        location: null,
+      }),
+    ]);
+    await s3.send(
+      new PutObjectCommand({ Bucket: name, Key: userFileObjectKey(42, 3301), Body: 'bytes' }),
+    );
+    const before = await stored();
+    await expect(
+      addDealFile(
+        { ...addPorts, blobs: answerLost(blobs, 'copy') },
+        {
+          deal: { groupId: 33, dealId: 1 },
+          source: { kind: 'user-file', userId: 42, fileId: 3301 },
+        },
+      ),
+    ).rejects.toThrow('injected');
+    expect(await stored()).toEqual(before);
+  });
+
+  it('keeps the bytes when the record landed but its answer was lost: record and bytes agree', async () => {
+    await seed(34);
+    await expect(
+      addDealFile(
+        { ...addPorts, dealFiles: answerLost(dealFiles, 'create') },
+        { deal: { groupId: 34, dealId: 1 }, source: bytes, name: 'a.pdf' },
+      ),
+    ).rejects.toThrow('injected');
+    const after = await stored();
+    const records = after.items.filter((i) => i.PK === 'GROUP#34#DEAL#1' && i.id !== 34);
+    expect(records).toHaveLength(1);
+    expect(after.objects).toContain(dealFileObjectKey(34, 1, Number(records[0]?.id)));
   });
 });

@@ -95,7 +95,14 @@ describe('422 bodies, one per row of the FastAPI error table', () => {
     });
   });
 
-  it.each([[[1, 2]], ['text'], [42], [null]])(
+  it('missing: a JSON null body, which FastAPI validates as no body at all', async () => {
+    expect(await call(json(null))).toEqual({
+      status: 422,
+      body: { detail: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }] },
+    });
+  });
+
+  it.each([[[1, 2]], ['text'], [42]])(
     'model_attributes_type: a JSON body that is not an object (%j)',
     async (value) => {
       expect(await call(json(value))).toEqual({
