@@ -18,6 +18,12 @@ export interface StageConfig {
   readonly logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /** Production keeps its data when the stack goes; the others may destroy it. */
   readonly retainData: boolean;
+  /** The service's public base URL (`-c baseUrl=`); the HTTP API's own URL when absent. */
+  readonly baseUrl?: string;
+  /** Realtime tokens' `aud` (`-c realtimeAudience=`, default `realtime`). */
+  readonly realtimeAudience: string;
+  /** Realtime tokens' lifetime (`-c realtimeTokenSeconds=`, default 3600). */
+  readonly realtimeTokenSeconds: number;
 }
 
 export const STAGE_NAMES: readonly StageName[] = ['production', 'development', 'local'];
@@ -40,6 +46,14 @@ export function stageConfig(context: (key: string) => unknown): StageConfig {
       `The ${name} stage needs -c jwtIssuer=https://… : the issuer whose tokens API Gateway accepts`,
     );
   }
+  const realtimeTokenSeconds = Number(text('realtimeTokenSeconds') ?? 3600);
+  if (
+    !Number.isInteger(realtimeTokenSeconds) ||
+    realtimeTokenSeconds < 1 ||
+    realtimeTokenSeconds > 86_400
+  ) {
+    throw new Error('-c realtimeTokenSeconds must be whole seconds from 1 to 86400');
+  }
   return {
     name,
     jwtIssuer,
@@ -47,5 +61,8 @@ export function stageConfig(context: (key: string) => unknown): StageConfig {
     userIdClaim: text('userIdClaim') ?? 'sub',
     logLevel: name === 'production' ? 'INFO' : 'DEBUG',
     retainData: name === 'production',
+    ...(text('baseUrl') === undefined ? {} : { baseUrl: text('baseUrl') }),
+    realtimeAudience: text('realtimeAudience') ?? 'realtime',
+    realtimeTokenSeconds,
   };
 }

@@ -11,6 +11,8 @@ import { DynamoGroupRepository } from '#shared/groups/dynamo-group-repository.ts
 import { addDeal, addGroup, addMember, removeMember } from '#shared/groups/manage-groups.ts';
 import { OperatorRefusal } from '#shared/groups/operator-refusal.ts';
 import { DynamoBlockIdAllocator } from '#shared/ids/dynamo-block-id-allocator.ts';
+import { MAX_REALTIME_TOKEN_SECONDS } from '#shared/realtime/realtime-config.ts';
+import { withNewKey } from '#shared/realtime/realtime-key-set.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/dynamo-user-file-repository.ts';
 import { fileTypeFlag, idFlag, nameFlag, roleFlag } from './cli-flags.ts';
@@ -20,6 +22,7 @@ import type { StageTarget } from './stage-target.ts';
 export function portsOn(target: StageTarget) {
   const { dynamodb, tableName } = target;
   return {
+    realtimeKeys: () => target.realtimeKeys(),
     groups: new DynamoGroupRepository(dynamodb, tableName),
     dealFiles: new DynamoDealFileRepository(dynamodb, tableName),
     userFiles: new DynamoUserFileRepository(dynamodb, tableName),
@@ -187,6 +190,35 @@ export const COMMANDS: readonly Command[] = [
         ...(input.type === undefined ? {} : { type: input.type }),
       });
       return toDealFileRecord(file);
+    },
+  }),
+  command({
+    name: 'realtime-key rotate',
+    usage: 'realtime-key rotate [--activate-in <seconds>]',
+    schema: z.object({
+      'activate-in': z
+        .string()
+        .refine((value) => /^[0-9]{1,6}$/.test(value), {
+          error: (issue) => `--activate-in must be whole seconds, got "${String(issue.input)}"`,
+        })
+        .transform(Number)
+        .optional(),
+    }),
+    run: async ({ realtimeKeys }, input) => {
+      const store = realtimeKeys();
+      const now = new Date();
+      const rotated = await withNewKey(await store.load(), now, {
+        activateInSeconds: input['activate-in'] ?? store.rotationLeadSeconds,
+        // Keeps every key a token of the longest allowed lifetime may still need.
+        tokenSeconds: MAX_REALTIME_TOKEN_SECONDS,
+      });
+      await store.save(rotated);
+      const added = rotated.keys.at(-1);
+      return {
+        kid: added?.kid,
+        activates_at: added?.activatesAt,
+        keys: rotated.keys.map((key) => ({ kid: key.kid, activates_at: key.activatesAt })),
+      };
     },
   }),
   command({

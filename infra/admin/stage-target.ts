@@ -1,12 +1,16 @@
 import { resolve } from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { s3ClientOptions } from '#shared/aws/s3.ts';
 import { OperatorRefusal } from '#shared/groups/operator-refusal.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/emulators.ts';
-import { DEFAULT_DATA_DIR } from '../local/local-stage.ts';
+import { FileKeyStore } from '#shared/realtime/file-key-store.ts';
+import type { RealtimeKeyStore } from '#shared/realtime/realtime-key-store.ts';
+import { SecretsManagerKeyStore } from '#shared/realtime/secrets-manager-key-store.ts';
+import { DEFAULT_DATA_DIR, realtimeKeysFile } from '../local/local-stage.ts';
 import { runningStage } from '../local/stage-lock.ts';
 import { stackName, type StageName } from '../stages.ts';
 
@@ -17,6 +21,8 @@ export interface StageTarget {
   readonly bucket: string;
   readonly dynamodb: DynamoDBDocumentClient;
   readonly s3: S3Client;
+  /** Where the stage keeps its realtime signing keys. */
+  realtimeKeys(): RealtimeKeyStore & { readonly rotationLeadSeconds: number };
   close(): void;
 }
 
@@ -47,6 +53,9 @@ async function localTarget(env: NodeJS.ProcessEnv): Promise<StageTarget> {
     bucket: record.bucket,
     dynamodb: document(dynamodb),
     s3,
+    // The local stage reads the key file whenever it changes: a new key may sign at once.
+    realtimeKeys: () =>
+      Object.assign(new FileKeyStore(realtimeKeysFile(dataDir)), { rotationLeadSeconds: 0 }),
     close: () => {
       dynamodb.destroy();
       s3.destroy();
@@ -89,13 +98,28 @@ async function awsTarget(stage: StageName): Promise<StageTarget> {
   }
   const dynamodb = new DynamoDBClient({});
   const s3 = new S3Client({});
+  const secrets = new SecretsManagerClient({});
   return {
     stage,
     tableName,
     bucket,
     dynamodb: document(dynamodb),
     s3,
+    realtimeKeys: () => {
+      const secretArn = outputs.RealtimeKeysSecretArn;
+      if (secretArn === undefined) {
+        throw new OperatorRefusal(
+          `stack ${name} has no RealtimeKeysSecretArn output: deploy this version of the service first`,
+        );
+      }
+      // Containers read the secret at most five minutes late, and verifiers may cache the
+      // JWKS five minutes more: a new key signs only once both have seen it.
+      return Object.assign(new SecretsManagerKeyStore(secretArn, { client: secrets }), {
+        rotationLeadSeconds: 900,
+      });
+    },
     close: () => {
+      secrets.destroy();
       dynamodb.destroy();
       s3.destroy();
     },

@@ -23,6 +23,10 @@ export const DEFAULT_DATA_DIR = join(REPOSITORY_ROOT, '.data');
 export const LOCAL_TABLE = 'file-service';
 export const LOCAL_BUCKET = 'file-service';
 
+/** The local stage's realtime signing keys (made on first use; the CLI rotates them). */
+export const realtimeKeysFile = (dataDir: string): string =>
+  join(dataDir, 'realtime', 'signing-keys.json');
+
 export interface LocalStageOptions {
   readonly dataDir: string;
   readonly port: number;
@@ -116,6 +120,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       ensureBucket(s3Endpoint, bucket),
     ]);
 
+    const url = `http://${host === '127.0.0.1' ? 'localhost' : host}:${port}`;
     Object.assign(process.env, {
       STAGE: 'local',
       TABLE_NAME: tableName,
@@ -126,6 +131,8 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
       USER_ID_CLAIM: process.env.USER_ID_CLAIM ?? 'sub',
+      REALTIME_ISSUER: url,
+      REALTIME_KEYS_FILE: realtimeKeysFile(options.dataDir),
     });
     serve = createGateway({
       routes: API_ROUTES,
@@ -145,7 +152,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
             root: REPOSITORY_ROOT,
           });
     return {
-      url: `http://${host === '127.0.0.1' ? 'localhost' : host}:${port}`,
+      url,
       port,
       tableName,
       bucket,

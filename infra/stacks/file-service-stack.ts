@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, CustomResource, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -13,6 +13,8 @@ import {
   HttpMethods,
 } from 'aws-cdk-lib/aws-s3';
 import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
 import { API_ROUTES, EVENT_FUNCTIONS, FALLBACK_ROUTE } from '#shared/api/routes.ts';
 import { EXPIRY_ATTRIBUTE, PARTITION_KEY, SORT_KEY } from '#shared/data/keys.ts';
@@ -73,9 +75,37 @@ export class FileServiceStack extends Stack {
       POWERTOOLS_SERVICE_NAME: 'file-service',
       POWERTOOLS_LOG_LEVEL: stage.logLevel,
     };
-    const makeFunction = (id: string, entry: string): IFunction =>
-      new ApiFunction(this, id, { entry: join(props.root, entry), environment, removalPolicy })
-        .function;
+    const makeFunction = (
+      id: string,
+      entry: string,
+      extra: Record<string, string> = {},
+    ): IFunction =>
+      new ApiFunction(this, id, {
+        entry: join(props.root, entry),
+        environment: { ...environment, ...extra },
+        removalPolicy,
+      }).function;
+
+    // Realtime tokens are signed with ES256 keys kept in one secret, which a custom resource
+    // fills with a first key at deploy time; the operator CLI rotates them.
+    const realtimeKeys = new Secret(this, 'RealtimeSigningKeys', {
+      description: 'ES256 key set that signs realtime-collaboration tokens',
+      removalPolicy,
+    });
+    const keysEnvironment = { REALTIME_KEYS_SECRET_ARN: realtimeKeys.secretArn };
+    const { initRealtimeKeys } = EVENT_FUNCTIONS;
+    const keysInit = makeFunction(
+      initRealtimeKeys.functionId,
+      initRealtimeKeys.entry,
+      keysEnvironment,
+    );
+    realtimeKeys.grantRead(keysInit);
+    realtimeKeys.grantWrite(keysInit);
+    const keysReady = new CustomResource(this, 'RealtimeKeys', {
+      serviceToken: new Provider(this, 'RealtimeKeysProvider', { onEventHandler: keysInit })
+        .serviceToken,
+      properties: { SecretArn: realtimeKeys.secretArn },
+    });
 
     // Each function gets only what its route uses.
     const grants: Readonly<Record<string, (fn: IFunction) => void>> = {
@@ -109,6 +139,11 @@ export class FileServiceStack extends Stack {
           'dynamodb:ConditionCheckItem',
           'dynamodb:UpdateItem',
         ),
+      GetRealtimeToken: (fn) => {
+        table.grant(fn, 'dynamodb:BatchGetItem');
+        realtimeKeys.grantRead(fn);
+      },
+      RealtimeJwks: (fn) => realtimeKeys.grantRead(fn),
       DeleteDealFile: (fn) => {
         table.grant(
           fn,
@@ -128,8 +163,17 @@ export class FileServiceStack extends Stack {
       jwtAudience: [...stage.jwtAudiences],
       identitySource: ['$request.header.Authorization'],
     });
+    const realtimeEnvironment = {
+      ...keysEnvironment,
+      REALTIME_ISSUER: stage.baseUrl ?? api.apiEndpoint,
+      REALTIME_AUDIENCE: stage.realtimeAudience,
+      REALTIME_TOKEN_SECONDS: String(stage.realtimeTokenSeconds),
+    };
     for (const route of API_ROUTES) {
-      const fn = makeFunction(route.functionId, route.entry);
+      const realtime = route.path.startsWith('/api/v1/auth/');
+      const fn = makeFunction(route.functionId, route.entry, realtime ? realtimeEnvironment : {});
+      // No token before the first key exists.
+      if (realtime) fn.node.addDependency(keysReady);
       const grant = grants[route.functionId];
       if (grant === undefined) throw new Error(`No grants declared for ${route.functionId}`);
       grant(fn);
@@ -153,5 +197,6 @@ export class FileServiceStack extends Stack {
     // The operator CLI (`npm run admin -- --stage <name>`) finds the stage's data by these.
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
+    new CfnOutput(this, 'RealtimeKeysSecretArn', { value: realtimeKeys.secretArn });
   }
 }

@@ -80,6 +80,20 @@ export const API_ROUTES: readonly ApiRoute[] = [
     entry: 'functions/delete-deal-file/handler.ts',
     auth: 'jwt',
   },
+  {
+    method: 'POST',
+    path: '/api/v1/auth/get-realtime-token',
+    functionId: 'GetRealtimeToken',
+    entry: 'functions/get-realtime-token/handler.ts',
+    auth: 'jwt',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/auth/realtime-jwks.json',
+    functionId: 'RealtimeJwks',
+    entry: 'functions/realtime-jwks/handler.ts',
+    auth: 'none',
+  },
 ];
 
 /** What API Gateway invokes when no route matches: FastAPI's 404, 405 and slash redirect. */
@@ -88,12 +102,17 @@ export const FALLBACK_ROUTE = {
   entry: 'functions/route-not-found/handler.ts',
 } as const;
 
-/** Functions that no route invokes: S3 calls them. */
+/** Functions that no route invokes: S3 and CloudFormation call them. */
 export const EVENT_FUNCTIONS = {
   finalizeDirectUpload: {
     functionId: 'FinalizeDirectUpload',
     entry: 'functions/finalize-direct-upload/handler.ts',
     /** The object-created events it takes: every user file lands under this prefix. */
     objectPrefix: 'users/',
+  },
+  /** Fills the realtime key secret at deploy time (a CloudFormation custom resource). */
+  initRealtimeKeys: {
+    functionId: 'InitRealtimeKeys',
+    entry: 'functions/init-realtime-keys/handler.ts',
   },
 } as const;

@@ -1,0 +1,56 @@
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { parseKeySet, type RealtimeKeySet, withNewKey } from './realtime-key-set.ts';
+import type { RealtimeKeyStore } from './realtime-key-store.ts';
+
+/**
+ * A deployed stage's keys: one Secrets Manager secret, which the stack fills at deploy time.
+ * Read once per container and again after `maxAgeSeconds`, so a rotation reaches running
+ * containers within that time; rotations activate new keys later than that (see the CLI).
+ */
+export class SecretsManagerKeyStore implements RealtimeKeyStore {
+  private readonly secretId: string;
+  private readonly maxAgeSeconds: number;
+  private readonly client: SecretsManagerClient;
+  private readonly provider: SecretsProvider;
+
+  constructor(
+    secretId: string,
+    options: { maxAgeSeconds?: number; client?: SecretsManagerClient } = {},
+  ) {
+    this.secretId = secretId;
+    this.maxAgeSeconds = options.maxAgeSeconds ?? 300;
+    this.client = options.client ?? new SecretsManagerClient({});
+    this.provider = new SecretsProvider({ awsSdkV3Client: this.client });
+  }
+
+  async load(): Promise<RealtimeKeySet> {
+    const text = await this.provider.get(this.secretId, { maxAge: this.maxAgeSeconds });
+    const set = typeof text === 'string' ? parseKeySet(text) : undefined;
+    if (set === undefined) throw new Error(`Secret ${this.secretId} holds no realtime key set`);
+    return set;
+  }
+
+  /**
+   * The key set, made with one key if the secret holds none yet (its first value is a
+   * placeholder): what the stack's deploy-time custom resource calls.
+   */
+  async ensure(): Promise<RealtimeKeySet> {
+    const text = await this.provider.get(this.secretId, { forceFetch: true });
+    const found = typeof text === 'string' ? parseKeySet(text) : undefined;
+    if (found !== undefined) return found;
+    const set = await withNewKey({ keys: [] }, new Date(), {
+      activateInSeconds: 0,
+      tokenSeconds: 0,
+    });
+    await this.save(set);
+    return set;
+  }
+
+  async save(set: RealtimeKeySet): Promise<void> {
+    await this.client.send(
+      new PutSecretValueCommand({ SecretId: this.secretId, SecretString: JSON.stringify(set) }),
+    );
+    this.provider.clearCache();
+  }
+}

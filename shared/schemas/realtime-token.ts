@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { ROOM_ID_PATTERN } from '../realtime/room-id.ts';
+
+/** At most this many rooms in one token request: 50 rooms keep a token well under 8 KB. */
+export const MAX_ROOMS_PER_TOKEN = 50;
+
+export const RoomIdSchema = z
+  .string()
+  .regex(new RegExp(ROOM_ID_PATTERN))
+  .describe('`<environment>:v1:group:<group_id>:deal:<deal_id>`');
+
+/** POST /api/v1/auth/get-realtime-token: the contract's RealtimeTokenRequest. */
+export const RealtimeTokenRequestSchema = z
+  .object({
+    room_ids: z
+      .array(RoomIdSchema)
+      .max(MAX_ROOMS_PER_TOKEN)
+      .describe('Rooms to open; [] asks for a general token. Duplicates count once.'),
+  })
+  .meta({ id: 'RealtimeTokenRequest' });
+
+/** The contract's RealtimeAccessResponse. */
+export const RealtimeAccessResponseSchema = z
+  .object({ token: z.string().describe('An ES256 JWT; see the README for its claims') })
+  .meta({ id: 'RealtimeAccessResponse' });
