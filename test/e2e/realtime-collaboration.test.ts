@@ -81,7 +81,7 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
-const serverText = (name: string) => realtime.document(name)?.getText('notes').toString();
+const serverText = (name: string) => realtime.document(name)?.getText('notes').toJSON();
 
 describe('our tokens on a real Hocuspocus server', () => {
   it('two editors in an allowed room: an edit by one reaches the other', async () => {
@@ -94,7 +94,7 @@ describe('our tokens on a real Hocuspocus server', () => {
       'read-write',
     ]);
     a.text.insert(0, 'Term sheet v1');
-    await until(() => b.text.toString() === 'Term sheet v1', 'the edit to sync');
+    await until(() => b.text.toJSON() === 'Term sheet v1', 'the edit to sync');
     expect(serverText(ROOM)).toBe('Term sheet v1');
   });
 
@@ -112,10 +112,10 @@ describe('our tokens on a real Hocuspocus server', () => {
     const before = serverText(ROOM) ?? '';
     viewer.text.insert(0, 'VIEWER WAS HERE ');
     editor.text.insert(editor.text.length, ' + editor note');
-    await until(() => viewer.text.toString().endsWith(' + editor note'), 'the editor’s edit');
+    await until(() => viewer.text.toJSON().endsWith(' + editor note'), 'the editor’s edit');
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(serverText(ROOM)).toBe(`${before} + editor note`);
-    expect(editor.text.toString()).not.toContain('VIEWER');
+    expect(editor.text.toJSON()).not.toContain('VIEWER');
   });
 
   it('an expired token, and one signed by a stranger, are refused', async () => {
