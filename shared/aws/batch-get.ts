@@ -1,4 +1,5 @@
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { PARTITION_KEY, SORT_KEY } from '../data/keys.ts';
 
 type Key = Record<string, string>;
 
@@ -20,7 +21,20 @@ export async function batchGetAll(
   client: DynamoDBDocumentClient,
   tableName: string,
   keys: readonly Key[],
+  /** Attribute names to read (beside the keys, which come anyway); all when absent. */
+  attributes?: readonly string[],
 ): Promise<Record<string, unknown>[]> {
+  const projection =
+    attributes === undefined
+      ? {}
+      : {
+          ProjectionExpression: ['#pk', '#sk', ...attributes.map((_, i) => `#a${i}`)].join(', '),
+          ExpressionAttributeNames: {
+            '#pk': PARTITION_KEY,
+            '#sk': SORT_KEY,
+            ...Object.fromEntries(attributes.map((name, i) => [`#a${i}`, name])),
+          },
+        };
   const found: Record<string, unknown>[] = [];
   for (let start = 0; start < keys.length; start += MAX_KEYS) {
     let pending: Key[] = keys.slice(start, start + MAX_KEYS);
@@ -31,7 +45,7 @@ export async function batchGetAll(
       if (attempt > 1) await pause(Math.random() * Math.min(1000, 25 * 2 ** attempt));
       const result = await client.send(
         new BatchGetCommand({
-          RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } },
+          RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true, ...projection } },
         }),
       );
       found.push(...(result.Responses?.[tableName] ?? []));

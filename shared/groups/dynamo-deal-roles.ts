@@ -30,7 +30,7 @@ export class DynamoDealRoles implements DealRoleReader {
       }
     }
     const found = new Map(
-      (await batchGetAll(this.client, this.tableName, [...keys.values()])).map((item) => [
+      (await batchGetAll(this.client, this.tableName, [...keys.values()], ['role'])).map((item) => [
         keyString(item),
         item,
       ]),

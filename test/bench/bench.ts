@@ -1,8 +1,11 @@
 /**
- * `npm run bench`: a 50 MiB upload through the local stage's multipart endpoint against a
- * direct PutObject of the same bytes to the same s3rver, and the stage's peak memory while
- * it takes the upload. Targets: time ratio (direct / stage) >= 0.7; peak RSS growth <= 4x
- * the file size. Exits 1 when a target is missed.
+ * `npm run bench`, on one local stage in a process of its own:
+ * - a 50 MiB upload through the multipart endpoint against a direct PutObject of the same
+ *   bytes to the same s3rver, and the stage's peak memory while it takes the upload. Targets:
+ *   time ratio (direct / stage) >= 0.7; peak RSS growth <= 4x the file size;
+ * - realtime-token latency for 0, 1 and 50 rooms (`token-bench.ts`). Target: the 50-room
+ *   median at most twice the 0-room median.
+ * Exits 1 when a target is missed.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
@@ -24,10 +27,12 @@ import { s3ClientOptions } from '#shared/aws/s3.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 import { peakResidentBytes, residentBytes, resetPeak } from './proc-memory.ts';
+import { benchTokens } from './token-bench.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const RATIO_TARGET = 0.7;
 const RSS_GROWTH_TARGET = 4;
+const TOKEN_ROUNDS = Number(process.env.BENCH_TOKEN_ROUNDS ?? 300);
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 const median = (values: readonly number[]) =>
@@ -152,7 +157,16 @@ Upload of ${mib(MAX_UPLOAD_BYTES)} (${MAX_UPLOAD_BYTES} bytes), median of ${ROUN
   ratio direct / stage               ${ratio.toFixed(2)}   target >= ${RATIO_TARGET}  ${ratio >= RATIO_TARGET ? 'ok' : 'MISSED'}
   stage peak RSS growth              ${mib(worstGrowth)} = ${growthFactor.toFixed(2)}x the file   target <= ${RSS_GROWTH_TARGET}x  ${growthFactor <= RSS_GROWTH_TARGET ? 'ok' : 'MISSED'}
 `);
-  process.exitCode = ratio >= RATIO_TARGET && growthFactor <= RSS_GROWTH_TARGET ? 0 : 1;
+  const tokens = await benchTokens({
+    url,
+    bearer: token,
+    userId: 1,
+    dynamodbEndpoint: dynamodb.endpoint,
+    rounds: TOKEN_ROUNDS,
+  });
+  console.log(tokens.report);
+  process.exitCode =
+    ratio >= RATIO_TARGET && growthFactor <= RSS_GROWTH_TARGET && tokens.ok ? 0 : 1;
 } finally {
   for (const child of children) child.kill('SIGTERM');
   s3?.destroy();
