@@ -402,6 +402,33 @@ describe('admin: deal-file add and list', () => {
   });
 });
 
+describe('admin: realtime-key rotate', () => {
+  it('adds a key that signs at once on the local stage, and keeps the previous one', async () => {
+    const rotated = (await ok('realtime-key rotate')) as {
+      kid: string;
+      activates_at: string;
+      keys: { kid: string; activates_at: string }[];
+    };
+    expect(rotated.keys.length).toBeGreaterThanOrEqual(2);
+    expect(rotated.keys.at(-1)).toEqual({ kid: rotated.kid, activates_at: rotated.activates_at });
+    expect(Date.parse(rotated.activates_at)).toBeLessThanOrEqual(Date.now());
+    const later = (await ok('realtime-key rotate --activate-in 600')) as typeof rotated;
+    expect(Date.parse(later.activates_at) - Date.now()).toBeGreaterThan(590_000);
+    expect(later.keys.map((k) => k.kid).slice(0, -1)).toEqual(rotated.keys.map((k) => k.kid));
+  });
+
+  it.each([
+    [
+      '--activate-in soon',
+      'admin: realtime-key rotate: --activate-in must be whole seconds, got "soon"',
+    ],
+    ['--activate-in -5', "admin: Option '--activate-in' argument is ambiguous."],
+    ['--group 1', 'admin: realtime-key rotate takes no --group'],
+  ])('realtime-key rotate %s → exit 2', async (args, message) => {
+    await refused(2, `realtime-key rotate ${args}`, message);
+  });
+});
+
 describe('admin: usage and stages', () => {
   it.each([
     ['', 'admin: name a command'],

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FileServiceStack } from '#infra/stacks/file-service-stack.ts';
 import { stageConfig } from '#infra/stages.ts';
@@ -171,5 +171,58 @@ describe('FileServiceStack, deal files', () => {
   it('publishes the table and bucket names the operator CLI looks up', () => {
     template.hasOutput('TableName', {});
     template.hasOutput('BucketName', {});
+  });
+});
+
+describe('FileServiceStack, realtime tokens', () => {
+  it('keeps the signing keys in a secret that a custom resource fills at deploy time', () => {
+    template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    template.hasResourceProperties('AWS::CloudFormation::CustomResource', {
+      SecretArn: { Ref: Match.stringLikeRegexp('^RealtimeSigningKeys') },
+    });
+    expect(actionsOf('InitRealtimeKeys')).toEqual(
+      expect.arrayContaining(['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue']),
+    );
+    template.hasOutput('RealtimeKeysSecretArn', {});
+  });
+
+  it('lets the token function read roles and the keys, and the JWKS function the keys alone', () => {
+    expect(actionsOf('GetRealtimeToken')).toEqual([
+      'dynamodb:BatchGetItem',
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:GetSecretValue',
+    ]);
+    expect(actionsOf('RealtimeJwks')).toEqual([
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:GetSecretValue',
+    ]);
+  });
+
+  it('tells both functions the issuer, audience, lifetime and secret, and starts them after the keys exist', () => {
+    const functions = template.findResources('AWS::Lambda::Function');
+    for (const id of ['GetRealtimeToken', 'RealtimeJwks']) {
+      const [, fn] = Object.entries(functions).find(([logicalId]) =>
+        logicalId.startsWith(`${id}Function`),
+      ) ?? [undefined, undefined];
+      const { Properties, DependsOn } = fn as {
+        Properties: { Environment: { Variables: Record<string, unknown> } };
+        DependsOn?: string[];
+      };
+      expect(Properties.Environment.Variables).toMatchObject({
+        STAGE: 'development',
+        REALTIME_AUDIENCE: 'realtime',
+        REALTIME_TOKEN_SECONDS: '3600',
+        REALTIME_KEYS_SECRET_ARN: { Ref: expect.stringMatching(/^RealtimeSigningKeys/) as string },
+        REALTIME_ISSUER: expect.anything() as unknown,
+      });
+      expect(DependsOn?.some((d) => d.startsWith('RealtimeKeys'))).toBe(true);
+    }
+  });
+
+  it('serves the JWKS without the authorizer', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: 'GET /api/v1/auth/realtime-jwks.json',
+      AuthorizationType: 'NONE',
+    });
   });
 });
