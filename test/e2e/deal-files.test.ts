@@ -14,6 +14,15 @@ const ENUM_MESSAGE =
 const ENUM_EXPECTED =
   "'deck', 'financials', 'raw_data', 'snapshot', 'full', 'mini', 'nano' or 'other'";
 
+/** Pydantic's enum error for a bad `type` in the body. */
+const enumError = (input: unknown) => ({
+  type: 'enum',
+  loc: ['body', 'type'],
+  msg: ENUM_MESSAGE,
+  input,
+  ctx: { expected: ENUM_EXPECTED },
+});
+
 const fileUrl = (groupId: number | string, dealId: number | string, fileId: number | string) =>
   `/api/v1/group/${groupId}/deal/${dealId}/file/${fileId}`;
 const listUrl = (groupId: number | string, dealId: number | string) =>
@@ -225,15 +234,7 @@ describe('PUT deal file: the body', () => {
       () => put(fileUrl(308, 1, files.theFile.id), users.editor, { type: 'Deck' }),
       422,
       {
-        detail: [
-          {
-            type: 'enum',
-            loc: ['body', 'type'],
-            msg: ENUM_MESSAGE,
-            input: 'Deck',
-            ctx: { expected: ENUM_EXPECTED },
-          },
-        ],
+        detail: [enumError('Deck')],
       },
     );
   });
@@ -249,17 +250,7 @@ describe('PUT deal file: the body', () => {
         input: [],
       },
     ],
-    [
-      'a number type',
-      '{"type": 3}',
-      {
-        type: 'enum',
-        loc: ['body', 'type'],
-        msg: ENUM_MESSAGE,
-        input: 3,
-        ctx: { expected: ENUM_EXPECTED },
-      },
-    ],
+    ['a number type', '{"type": 3}', enumError(3)],
     ['no body', '', { type: 'missing', loc: ['body'], msg: 'Field required', input: null }],
     [
       'broken JSON',
@@ -290,15 +281,7 @@ describe('PUT deal file: the body', () => {
         () => put(fileUrl(312, 1, files.theFile.id), as, { type: 'x' }),
         422,
         {
-          detail: [
-            {
-              type: 'enum',
-              loc: ['body', 'type'],
-              msg: ENUM_MESSAGE,
-              input: 'x',
-              ctx: { expected: ENUM_EXPECTED },
-            },
-          ],
+          detail: [enumError('x')],
         },
       );
     }
@@ -352,16 +335,7 @@ describe('PUT deal file: path ids', () => {
   it('path and body errors come in one 422', async () => {
     await world(402);
     await expectRefused(stage(), () => put(fileUrl(402, 'x', 1), 4023, { type: 'nope' }), 422, {
-      detail: [
-        intParsing('deal_id', 'x'),
-        {
-          type: 'enum',
-          loc: ['body', 'type'],
-          msg: ENUM_MESSAGE,
-          input: 'nope',
-          ctx: { expected: ENUM_EXPECTED },
-        },
-      ],
+      detail: [intParsing('deal_id', 'x'), enumError('nope')],
     });
   });
 
