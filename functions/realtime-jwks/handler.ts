@@ -3,10 +3,8 @@ import type { ApiEvent } from '#shared/http/api-event.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { keyStoreFromEnv } from '#shared/realtime/key-store-from-env.ts';
-import { realtimeTokenConfig } from '#shared/realtime/realtime-config.ts';
 import { realtimeJwks } from '#shared/realtime/realtime-jwks.ts';
 
-const { tokenSeconds } = realtimeTokenConfig();
 const ports = { keys: keyStoreFromEnv() };
 
 /**
@@ -16,7 +14,7 @@ const ports = { keys: keyStoreFromEnv() };
 export const handler = middy<ApiEvent, ApiResult>()
   .use(httpApi())
   .handler(async () =>
-    jsonResponse(200, await realtimeJwks(ports, tokenSeconds), {
+    jsonResponse(200, await realtimeJwks(ports), {
       'cache-control': 'public, max-age=300',
     }),
   );

@@ -206,9 +206,15 @@ export const COMMANDS: readonly Command[] = [
     }),
     run: async ({ realtimeKeys }, input) => {
       const store = realtimeKeys();
+      const lead = input['activate-in'] ?? store.rotationLeadSeconds;
+      if (lead < store.minimumLeadSeconds) {
+        throw new OperatorRefusal(
+          `--activate-in must be at least ${store.minimumLeadSeconds} on a deployed stage: containers read the keys up to 5 minutes late, and verifiers may cache the JWKS 5 minutes more`,
+        );
+      }
       const now = new Date();
       const rotated = await withNewKey(await store.load(), now, {
-        activateInSeconds: input['activate-in'] ?? store.rotationLeadSeconds,
+        activateInSeconds: lead,
         // Keeps every key a token of the longest allowed lifetime may still need.
         tokenSeconds: MAX_REALTIME_TOKEN_SECONDS,
       });

@@ -22,7 +22,12 @@ export interface StageTarget {
   readonly dynamodb: DynamoDBDocumentClient;
   readonly s3: S3Client;
   /** Where the stage keeps its realtime signing keys. */
-  realtimeKeys(): RealtimeKeyStore & { readonly rotationLeadSeconds: number };
+  realtimeKeys(): RealtimeKeyStore & {
+    /** How long after a rotation its key signs, unless told otherwise. */
+    readonly rotationLeadSeconds: number;
+    /** The least lead that is safe: running containers and JWKS caches must see the key. */
+    readonly minimumLeadSeconds: number;
+  };
   close(): void;
 }
 
@@ -55,7 +60,10 @@ async function localTarget(env: NodeJS.ProcessEnv): Promise<StageTarget> {
     s3,
     // The local stage reads the key file whenever it changes: a new key may sign at once.
     realtimeKeys: () =>
-      Object.assign(new FileKeyStore(realtimeKeysFile(dataDir)), { rotationLeadSeconds: 0 }),
+      Object.assign(new FileKeyStore(realtimeKeysFile(dataDir)), {
+        rotationLeadSeconds: 0,
+        minimumLeadSeconds: 0,
+      }),
     close: () => {
       dynamodb.destroy();
       s3.destroy();
@@ -116,6 +124,7 @@ async function awsTarget(stage: StageName): Promise<StageTarget> {
       // JWKS five minutes more: a new key signs only once both have seen it.
       return Object.assign(new SecretsManagerKeyStore(secretArn, { client: secrets }), {
         rotationLeadSeconds: 900,
+        minimumLeadSeconds: 600,
       });
     },
     close: () => {

@@ -1,4 +1,5 @@
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { link, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { parseKeySet, type RealtimeKeySet, withNewKey } from './realtime-key-set.ts';
 import type { RealtimeKeyStore } from './realtime-key-store.ts';
@@ -9,28 +10,25 @@ import type { RealtimeKeyStore } from './realtime-key-store.ts';
  */
 export class FileKeyStore implements RealtimeKeyStore {
   private readonly path: string;
-  private cached: { readonly mtimeMs: number; readonly set: RealtimeKeySet } | undefined;
+  private cached: { readonly version: string; readonly set: RealtimeKeySet } | undefined;
 
   constructor(path: string) {
     this.path = path;
   }
 
   async load(): Promise<RealtimeKeySet> {
-    const mtimeMs = await this.modified();
-    if (mtimeMs === undefined) return this.create();
-    if (this.cached?.mtimeMs === mtimeMs) return this.cached.set;
+    const version = await this.version();
+    if (version === undefined) return this.create();
+    if (this.cached?.version === version) return this.cached.set;
     const set = parseKeySet(await readFile(this.path, 'utf8'));
     if (set === undefined) throw new Error(`${this.path} holds no realtime key set`);
-    this.cached = { mtimeMs, set };
+    this.cached = { version, set };
     return set;
   }
 
   async save(set: RealtimeKeySet): Promise<void> {
-    await mkdir(dirname(this.path), { recursive: true });
     // A whole file or none: readers never see half a key set.
-    const partial = `${this.path}.${process.pid}.tmp`;
-    await writeFile(partial, JSON.stringify(set, null, 2), { mode: 0o600 });
-    await rename(partial, this.path);
+    await rename(await this.written(set), this.path);
   }
 
   private async create(): Promise<RealtimeKeySet> {
@@ -38,19 +36,32 @@ export class FileKeyStore implements RealtimeKeyStore {
       activateInSeconds: 0,
       tokenSeconds: 0,
     });
-    await mkdir(dirname(this.path), { recursive: true });
+    const partial = await this.written(set);
     try {
-      // `wx`: when two processes start at once, the first file wins and both use it.
-      await writeFile(this.path, JSON.stringify(set, null, 2), { mode: 0o600, flag: 'wx' });
+      // A link appears whole, and only if no file is there: when two processes start at
+      // once, the first key set wins and both use it.
+      await link(partial, this.path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      await unlink(partial);
     }
     return this.load();
   }
 
-  private async modified(): Promise<number | undefined> {
+  /** The set, written whole to a fresh file beside the key file, readable by us alone. */
+  private async written(set: RealtimeKeySet): Promise<string> {
+    await mkdir(dirname(this.path), { recursive: true });
+    const partial = `${this.path}.${randomUUID()}.tmp`;
+    await writeFile(partial, JSON.stringify(set, null, 2), { mode: 0o600, flag: 'wx' });
+    return partial;
+  }
+
+  /** What tells one write of the file from another: inode, size and modification time. */
+  private async version(): Promise<string | undefined> {
     try {
-      return (await stat(this.path)).mtimeMs;
+      const info = await stat(this.path);
+      return `${info.ino}:${info.size}:${info.mtimeMs}`;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;

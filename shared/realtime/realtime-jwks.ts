@@ -1,12 +1,18 @@
 import type { JWK } from 'jose';
+import { MAX_REALTIME_TOKEN_SECONDS } from './realtime-config.ts';
 import { publicJwkOf, publishedKeysAt } from './realtime-key-set.ts';
 import type { RealtimeKeyStore } from './realtime-key-store.ts';
 
-/** GET /api/v1/auth/realtime-jwks.json: the public keys a realtime server verifies with. */
-export async function realtimeJwks(
-  ports: { readonly keys: Pick<RealtimeKeyStore, 'load'>; readonly now?: () => Date },
-  tokenSeconds: number,
-): Promise<{ keys: JWK[] }> {
+/**
+ * GET /api/v1/auth/realtime-jwks.json: the public keys a realtime server verifies with. An
+ * old key stays as long as a token of the longest allowed lifetime may live, so lowering the
+ * lifetime on a redeploy never strands tokens issued before it.
+ */
+export async function realtimeJwks(ports: {
+  readonly keys: Pick<RealtimeKeyStore, 'load'>;
+  readonly now?: () => Date;
+}): Promise<{ keys: JWK[] }> {
   const set = await ports.keys.load();
-  return { keys: publishedKeysAt(set, ports.now?.() ?? new Date(), tokenSeconds).map(publicJwkOf) };
+  const now = ports.now?.() ?? new Date();
+  return { keys: publishedKeysAt(set, now, MAX_REALTIME_TOKEN_SECONDS).map(publicJwkOf) };
 }

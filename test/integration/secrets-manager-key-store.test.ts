@@ -80,6 +80,17 @@ describe('the realtime key set in Secrets Manager', () => {
     expect(calls).toEqual(['GetSecretValue', 'PutSecretValue', 'GetSecretValue']);
   });
 
+  it('ensure() fails, changing nothing, on JSON that is not a key set: it may be keys', async () => {
+    const saved = secret.value;
+    secret.value = '{"keys": []}';
+    const versions = secret.versions;
+    await expect(storeWith(0).ensure()).rejects.toThrow(
+      'holds JSON that is not a realtime key set',
+    );
+    expect([secret.value, secret.versions]).toEqual(['{"keys": []}', versions]);
+    secret.value = saved;
+  });
+
   it('load() refuses a secret that holds no key set, rather than sign with nothing', async () => {
     const saved = secret.value;
     secret.value = 'not a key set';
