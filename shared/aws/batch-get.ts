@@ -54,3 +54,14 @@ export async function batchGetAll(
   }
   return found;
 }
+
+const keyString = (key: Record<string, unknown>) =>
+  `${String(key[PARTITION_KEY])}\u0000${String(key[SORT_KEY])}`;
+
+/** Items read by `batchGetAll`, found again by their keys (a batch answers in no order). */
+export function itemsByKey(
+  items: readonly Record<string, unknown>[],
+): (key: Key) => Record<string, unknown> | undefined {
+  const byKey = new Map(items.map((item) => [keyString(item), item]));
+  return (key) => byKey.get(keyString(key));
+}

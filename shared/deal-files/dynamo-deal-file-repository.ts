@@ -4,7 +4,7 @@ import {
   paginateQuery,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll } from '../aws/batch-get.ts';
+import { batchGetAll, itemsByKey } from '../aws/batch-get.ts';
 import { conditionItemExists, putNewItem } from '../aws/conditional-writes.ts';
 import { conditionsFailed, failedAt, transactWrite } from '../aws/transactions.ts';
 import {
@@ -41,9 +41,6 @@ export const fromDealFileItem = (item: Record<string, unknown>): DealFile => ({
   dealId: Number(item.deal_id),
 });
 
-const sameKey = (item: Record<string, unknown>, key: Record<string, string>) =>
-  item[PARTITION_KEY] === key[PARTITION_KEY] && item[SORT_KEY] === key[SORT_KEY];
-
 export class DynamoDealFileRepository implements DealFileRepository {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
@@ -57,12 +54,13 @@ export class DynamoDealFileRepository implements DealFileRepository {
     const member = memberKey(deal.groupId, userId);
     const dealItem = dealKey(deal.groupId, deal.dealId);
     const file = fileId === undefined ? undefined : dealFileKey(deal, fileId);
-    const items = await batchGetAll(
-      this.client,
-      this.tableName,
-      file === undefined ? [member, dealItem] : [member, dealItem, file],
+    const find = itemsByKey(
+      await batchGetAll(
+        this.client,
+        this.tableName,
+        file === undefined ? [member, dealItem] : [member, dealItem, file],
+      ),
     );
-    const find = (key: Record<string, string>) => items.find((item) => sameKey(item, key));
     const fileItem = file === undefined ? undefined : find(file);
     return {
       role: find(dealItem) === undefined ? undefined : roleOf(find(member)),

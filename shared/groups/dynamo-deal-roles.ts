@@ -1,12 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll } from '../aws/batch-get.ts';
-import { PARTITION_KEY, SORT_KEY } from '../data/keys.ts';
+import { batchGetAll, itemsByKey } from '../aws/batch-get.ts';
 import type { DealRoleReader } from './deal-roles.ts';
 import { dealKey, memberKey, roleOf } from './dynamo-group-repository.ts';
 import type { DealRef, Role } from './group.ts';
-
-const keyString = (key: Record<string, unknown>) =>
-  `${String(key[PARTITION_KEY])}\u0000${String(key[SORT_KEY])}`;
 
 /**
  * One strongly consistent BatchGetItem over the user's membership in each distinct group and
@@ -23,22 +19,20 @@ export class DynamoDealRoles implements DealRoleReader {
 
   async rolesIn(userId: number, deals: readonly DealRef[]): Promise<(Role | undefined)[]> {
     if (deals.length === 0) return [];
+    // One key per distinct group membership and per distinct deal.
     const keys = new Map<string, Record<string, string>>();
     for (const deal of deals) {
       for (const key of [memberKey(deal.groupId, userId), dealKey(deal.groupId, deal.dealId)]) {
-        keys.set(keyString(key), key);
+        keys.set(`${key.PK} ${key.SK}`, key);
       }
     }
-    const found = new Map(
-      (await batchGetAll(this.client, this.tableName, [...keys.values()], ['role'])).map((item) => [
-        keyString(item),
-        item,
-      ]),
+    const find = itemsByKey(
+      await batchGetAll(this.client, this.tableName, [...keys.values()], ['role']),
     );
     return deals.map((deal) =>
-      found.has(keyString(dealKey(deal.groupId, deal.dealId)))
-        ? roleOf(found.get(keyString(memberKey(deal.groupId, userId))))
-        : undefined,
+      find(dealKey(deal.groupId, deal.dealId)) === undefined
+        ? undefined
+        : roleOf(find(memberKey(deal.groupId, userId))),
     );
   }
 }

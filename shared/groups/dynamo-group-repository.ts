@@ -3,7 +3,6 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import {
   conditionItemExists,
@@ -11,7 +10,7 @@ import {
   isConditionFailure,
   putNewItem,
 } from '../aws/conditional-writes.ts';
-import { failedAt } from '../aws/transactions.ts';
+import { failedAt, transactWrite } from '../aws/transactions.ts';
 import {
   dealSortKey,
   groupPartition,
@@ -84,13 +83,6 @@ export class DynamoGroupRepository implements GroupRepository {
     }
   }
 
-  async getGroup(groupId: number): Promise<Group | undefined> {
-    const item = await this.get(groupKey(groupId));
-    return item === undefined
-      ? undefined
-      : { id: Number(item.id), name: String(item.name), createdAt: String(item.created_at) };
-  }
-
   async setMember(
     membership: Membership,
   ): Promise<{ readonly previousRole: Role | null } | undefined> {
@@ -98,14 +90,12 @@ export class DynamoGroupRepository implements GroupRepository {
     try {
       // The group is checked in the same transaction, so no member outlives a check that
       // found its group.
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            conditionItemExists(this.tableName, groupKey(membership.groupId)),
-            { Put: { TableName: this.tableName, Item: toMemberItem(membership) } },
-          ],
-        }),
-      );
+      await transactWrite(this.client, {
+        TransactItems: [
+          conditionItemExists(this.tableName, groupKey(membership.groupId)),
+          { Put: { TableName: this.tableName, Item: toMemberItem(membership) } },
+        ],
+      });
     } catch (error) {
       if (failedAt(error, 0)) return undefined;
       throw error;
@@ -127,14 +117,12 @@ export class DynamoGroupRepository implements GroupRepository {
 
   async createDeal(deal: Deal): Promise<'created' | 'group-missing' | 'deal-exists'> {
     try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            conditionItemExists(this.tableName, groupKey(deal.groupId)),
-            { Put: putNewItem(this.tableName, toDealItem(deal)) },
-          ],
-        }),
-      );
+      await transactWrite(this.client, {
+        TransactItems: [
+          conditionItemExists(this.tableName, groupKey(deal.groupId)),
+          { Put: putNewItem(this.tableName, toDealItem(deal)) },
+        ],
+      });
       return 'created';
     } catch (error) {
       if (failedAt(error, 0)) return 'group-missing';

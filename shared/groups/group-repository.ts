@@ -4,7 +4,6 @@ import type { Deal, Group, Membership, Role } from './group.ts';
 export interface GroupRepository {
   /** False when a group with this id exists already; it is left as it was. */
   createGroup(group: Group): Promise<boolean>;
-  getGroup(groupId: number): Promise<Group | undefined>;
   /**
    * Makes the user a member with this role, or changes the role of one who is. Undefined when
    * the group does not exist; otherwise the previous role (null for a new member).
