@@ -11,7 +11,8 @@ import { IDEMPOTENCY_HEADER, idempotentPerKey } from '#shared/http/idempotency-k
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { DynamoBlockIdAllocator } from '#shared/ids/dynamo-block-id-allocator.ts';
-import { IdempotencyHeaders, UserFileUploadForm } from '#shared/schemas/user-file-upload.ts';
+import { IdempotencyHeaders } from '#shared/schemas/idempotency-headers.ts';
+import { UserFileUploadForm } from '#shared/schemas/user-file-upload.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/dynamo-user-file-repository.ts';
 import { UPLOAD_FORM_LIMITS } from '#shared/user-files/upload-form-limits.ts';
 import { uploadFingerprint } from '#shared/user-files/upload-fingerprint.ts';

@@ -14,14 +14,23 @@ import {
   startS3rver,
 } from './emulators.ts';
 import { createGateway, type RequestLogLine } from './gateway.ts';
+import { createHandlerLoader } from './handler-loader.ts';
 import { loadIdentityProvider, type LocalIdentityProvider } from './identity-provider.ts';
 import { createJwtAuthorizer } from './jwt-authorizer.ts';
+import { InProcessQueue } from './in-process-queue.ts';
+import { localLambdaContext } from './lambda-context.ts';
 import { forwardObjectCreated } from './s3-event-notifications.ts';
+import { DELIVERY_ATTEMPTS, REDRIVE_SLACK } from '#shared/notifications/delivery-rules.ts';
+import { localQueues } from '#shared/queue/queue-from-env.ts';
+import type { SQSBatchResponse } from 'aws-lambda';
 
 export const REPOSITORY_ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 export const DEFAULT_DATA_DIR = join(REPOSITORY_ROOT, '.data');
 export const LOCAL_TABLE = 'file-service';
 export const LOCAL_BUCKET = 'file-service';
+
+/** Where the local stage's chat messages go when no CHAT_WEBHOOK_URL is set. */
+export const chatLogFile = (dataDir: string): string => join(dataDir, 'chat.jsonl');
 
 /** The local stage's realtime signing keys (made on first use; the CLI rotates them). */
 export const realtimeKeysFile = (dataDir: string): string =>
@@ -41,6 +50,26 @@ export interface LocalStageOptions {
   readonly onRequest?: (line: RequestLogLine) => void;
   /** Runs once the port is bound, before any emulator starts; throwing stops the start. */
   readonly onListening?: () => Promise<void>;
+  readonly notifications?: NotificationOptions;
+}
+
+/** How the local stage delivers submission notifications. */
+export interface NotificationOptions {
+  /** A Slack-compatible webhook; without one (nor CHAT_WEBHOOK_URL), messages go to chat.jsonl. */
+  readonly chatWebhookUrl?: string;
+  /** The first retry's wait (CHAT_RETRY_BASE_SECONDS); 1 s locally unless set. */
+  readonly retryBaseSeconds?: number;
+  /** How long a post waits for an answer (CHAT_TIMEOUT_SECONDS); 10 s unless set. */
+  readonly timeoutSeconds?: number;
+  /** How long a message the worker failed stays hidden when it set no delay. */
+  readonly visibilityTimeoutMs?: number;
+}
+
+/** The notification queue, its dead-letter queue, and where chat messages are logged. */
+export interface LocalNotifications {
+  readonly queue: InProcessQueue;
+  readonly deadLetters: InProcessQueue;
+  readonly chatLog: string;
 }
 
 export interface LocalStage {
@@ -53,6 +82,7 @@ export interface LocalStage {
   /** The DynamoDB Local process, when this stage started it. */
   readonly dynamodbPid?: number;
   readonly identityProvider: LocalIdentityProvider;
+  readonly notifications: LocalNotifications;
   close(): Promise<void>;
 }
 
@@ -88,6 +118,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
   server.keepAliveTimeout = 5000;
   const port = await listen(server, options.port, host);
   const started: RunningEmulator[] = [];
+  let stopQueues = (): Promise<void> => Promise.resolve();
   const stopEmulators = async () => {
     await Promise.allSettled(started.reverse().map((e) => e.stop()));
   };
@@ -121,6 +152,8 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     ]);
 
     const url = `http://${host === '127.0.0.1' ? 'localhost' : host}:${port}`;
+    const notifications = startNotificationQueues(port, options.notifications ?? {});
+    stopQueues = notifications.stop;
     Object.assign(process.env, {
       STAGE: 'local',
       TABLE_NAME: tableName,
@@ -133,6 +166,8 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       USER_ID_CLAIM: process.env.USER_ID_CLAIM ?? 'sub',
       REALTIME_ISSUER: url,
       REALTIME_KEYS_FILE: realtimeKeysFile(options.dataDir),
+      ...notifications.environment,
+      CHAT_LOG_FILE: chatLogFile(options.dataDir),
     });
     serve = createGateway({
       routes: API_ROUTES,
@@ -160,6 +195,11 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       s3Endpoint,
       ...(dynamodbPid === undefined ? {} : { dynamodbPid }),
       identityProvider,
+      notifications: {
+        queue: notifications.queue,
+        deadLetters: notifications.deadLetters,
+        chatLog: chatLogFile(options.dataDir),
+      },
       close: async () => {
         server.closeAllConnections();
         await new Promise<void>((done) => {
@@ -168,12 +208,65 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
           });
         });
         await finalizer?.drain();
+        await stopQueues();
         await stopEmulators();
       },
     };
   } catch (error) {
     server.close();
+    await stopQueues();
     await stopEmulators();
     throw error;
   }
+}
+
+/**
+ * SQS and its event source mapping, in process: the notification queue, whose messages go to
+ * the same worker module Lambda runs, and its dead-letter queue, with the stack's redrive
+ * policy. The worker finds both through NOTIFY_QUEUE_URL and NOTIFY_DLQ_URL (`local:<name>`).
+ */
+function startNotificationQueues(port: number, options: NotificationOptions) {
+  const deadLetters = new InProcessQueue({
+    name: `notifications-dlq-${port}`,
+    visibilityTimeoutMs: 30_000,
+    onArrival: (message) => {
+      console.warn(`[notifications] set aside in the dead-letter queue: ${message.body}`);
+    },
+  });
+  const queue = new InProcessQueue({
+    name: `notifications-${port}`,
+    visibilityTimeoutMs: options.visibilityTimeoutMs ?? 30_000,
+    redrive: { maxReceiveCount: DELIVERY_ATTEMPTS + REDRIVE_SLACK, deadLetters },
+  });
+  const registry = localQueues();
+  registry.set(queue.name, queue);
+  registry.set(deadLetters.name, deadLetters);
+  const load = createHandlerLoader(REPOSITORY_ROOT);
+  const { functionId, entry } = EVENT_FUNCTIONS.deliverNotification;
+  queue.consume(async (event) => {
+    const handler = await load(entry);
+    return (await handler(event, localLambdaContext(functionId, 30_000))) as
+      SQSBatchResponse | undefined;
+  });
+  const chatWebhookUrl = options.chatWebhookUrl ?? process.env.CHAT_WEBHOOK_URL;
+  return {
+    queue,
+    deadLetters,
+    environment: {
+      NOTIFY_QUEUE_URL: `local:${queue.name}`,
+      NOTIFY_DLQ_URL: `local:${deadLetters.name}`,
+      CHAT_RETRY_BASE_SECONDS: String(
+        options.retryBaseSeconds ?? process.env.CHAT_RETRY_BASE_SECONDS ?? 1,
+      ),
+      CHAT_TIMEOUT_SECONDS: String(
+        options.timeoutSeconds ?? process.env.CHAT_TIMEOUT_SECONDS ?? 10,
+      ),
+      ...(chatWebhookUrl === undefined ? {} : { CHAT_WEBHOOK_URL: chatWebhookUrl }),
+    },
+    stop: async () => {
+      await Promise.all([queue.stop(), deadLetters.stop()]);
+      registry.delete(queue.name);
+      registry.delete(deadLetters.name);
+    },
+  };
 }

@@ -1,10 +1,18 @@
 import { join } from 'node:path';
-import { CfnOutput, CustomResource, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import {
+  CfnOutput,
+  CustomResource,
+  Duration,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+} from 'aws-cdk-lib';
 import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import {
   BlockPublicAccess,
   Bucket,
@@ -14,10 +22,12 @@ import {
 } from 'aws-cdk-lib/aws-s3';
 import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
 import { API_ROUTES, EVENT_FUNCTIONS, FALLBACK_ROUTE } from '#shared/api/routes.ts';
 import { EXPIRY_ATTRIBUTE, PARTITION_KEY, SORT_KEY } from '#shared/data/keys.ts';
+import { DELIVERY_ATTEMPTS, REDRIVE_SLACK } from '#shared/notifications/delivery-rules.ts';
 import { ApiFunction } from '../constructs/api-function.ts';
 import type { StageConfig } from '../stages.ts';
 
@@ -79,12 +89,63 @@ export class FileServiceStack extends Stack {
       id: string,
       entry: string,
       extra: Record<string, string> = {},
+      timeout?: Duration,
     ): IFunction =>
       new ApiFunction(this, id, {
         entry: join(props.root, entry),
         environment: { ...environment, ...extra },
         removalPolicy,
+        ...(timeout === undefined ? {} : { timeout }),
       }).function;
+
+    // Submission notifications: the notify route records each one and queues it; a worker
+    // posts its one chat message to the webhook whose URL the secret holds, retrying through
+    // the queue. Messages it gives up on, and any a crashing worker leaves, rest in the DLQ.
+    const notificationDeadLetters = new Queue(this, 'NotificationDeadLetters', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy,
+    });
+    const workerTimeout = Duration.seconds(30);
+    const notificationQueue = new Queue(this, 'Notifications', {
+      // AWS's advice for a Lambda event source: six times the function's timeout.
+      visibilityTimeout: Duration.seconds(workerTimeout.toSeconds() * 6),
+      retentionPeriod: Duration.days(4),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: {
+        queue: notificationDeadLetters,
+        maxReceiveCount: DELIVERY_ATTEMPTS + REDRIVE_SLACK,
+      },
+      removalPolicy,
+    });
+    const chatWebhook = new Secret(this, 'ChatWebhookUrl', {
+      description: "The chat channel's incoming-webhook URL (Slack-compatible)",
+      removalPolicy,
+    });
+    const { deliverNotification } = EVENT_FUNCTIONS;
+    const notificationWorker = makeFunction(
+      deliverNotification.functionId,
+      deliverNotification.entry,
+      {
+        NOTIFY_QUEUE_URL: notificationQueue.queueUrl,
+        NOTIFY_DLQ_URL: notificationDeadLetters.queueUrl,
+        CHAT_WEBHOOK_SECRET_ARN: chatWebhook.secretArn,
+      },
+      workerTimeout,
+    );
+    // The event source grants receive, delete and ChangeMessageVisibility on the queue.
+    notificationWorker.addEventSource(
+      new SqsEventSource(notificationQueue, {
+        batchSize: 10,
+        reportBatchItemFailures: true,
+        maxConcurrency: 5,
+      }),
+    );
+    table.grant(notificationWorker, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    chatWebhook.grantRead(notificationWorker);
+    notificationDeadLetters.grantSendMessages(notificationWorker);
 
     // Realtime tokens are signed with ES256 keys kept in one secret, which a custom resource
     // fills with a first key at deploy time; the operator CLI rotates them.
@@ -144,6 +205,20 @@ export class FileServiceStack extends Stack {
         realtimeKeys.grantRead(fn);
       },
       RealtimeJwks: (fn) => realtimeKeys.grantRead(fn),
+      // One batch read of the files; the record (and its removal if queueing fails); the
+      // idempotency records of an Idempotency-Key (put, get, update, delete).
+      NotifySubmission: (fn) => {
+        table.grant(
+          fn,
+          'dynamodb:BatchGetItem',
+          'dynamodb:PutItem',
+          'dynamodb:GetItem',
+          'dynamodb:UpdateItem',
+          'dynamodb:DeleteItem',
+        );
+        notificationQueue.grantSendMessages(fn);
+      },
+      GetNotification: (fn) => table.grant(fn, 'dynamodb:GetItem'),
       DeleteDealFile: (fn) => {
         table.grant(
           fn,
@@ -169,9 +244,15 @@ export class FileServiceStack extends Stack {
       REALTIME_AUDIENCE: stage.realtimeAudience,
       REALTIME_TOKEN_SECONDS: String(stage.realtimeTokenSeconds),
     };
+    const routeEnvironment: Readonly<Record<string, Record<string, string>>> = {
+      NotifySubmission: { NOTIFY_QUEUE_URL: notificationQueue.queueUrl },
+    };
     for (const route of API_ROUTES) {
       const realtime = route.path.startsWith('/api/v1/auth/');
-      const fn = makeFunction(route.functionId, route.entry, realtime ? realtimeEnvironment : {});
+      const fn = makeFunction(route.functionId, route.entry, {
+        ...(realtime ? realtimeEnvironment : {}),
+        ...routeEnvironment[route.functionId],
+      });
       // No token before the first key exists.
       if (realtime) fn.node.addDependency(keysReady);
       const grant = grants[route.functionId];
@@ -198,5 +279,10 @@ export class FileServiceStack extends Stack {
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
     new CfnOutput(this, 'RealtimeKeysSecretArn', { value: realtimeKeys.secretArn });
+    // Where operators put the chat channel's webhook URL, and find messages set aside.
+    new CfnOutput(this, 'ChatWebhookSecretArn', { value: chatWebhook.secretArn });
+    new CfnOutput(this, 'NotificationDeadLetterQueueUrl', {
+      value: notificationDeadLetters.queueUrl,
+    });
   }
 }

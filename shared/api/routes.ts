@@ -60,6 +60,20 @@ export const API_ROUTES: readonly ApiRoute[] = [
     auth: 'jwt',
   },
   {
+    method: 'POST',
+    path: '/api/v1/user/me/file/notify',
+    functionId: 'NotifySubmission',
+    entry: 'functions/notify-submission/handler.ts',
+    auth: 'jwt',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/user/me/file/notify/{notification_id}',
+    functionId: 'GetNotification',
+    entry: 'functions/get-notification/handler.ts',
+    auth: 'jwt',
+  },
+  {
     method: 'GET',
     path: '/api/v1/group/{group_id}/deal/{deal_id}/file',
     functionId: 'ListDealFiles',
@@ -102,13 +116,18 @@ export const FALLBACK_ROUTE = {
   entry: 'functions/route-not-found/handler.ts',
 } as const;
 
-/** Functions that no route invokes: S3 and CloudFormation call them. */
+/** Functions that no route invokes: S3, SQS and CloudFormation call them. */
 export const EVENT_FUNCTIONS = {
   finalizeDirectUpload: {
     functionId: 'FinalizeDirectUpload',
     entry: 'functions/finalize-direct-upload/handler.ts',
     /** The object-created events it takes: every user file lands under this prefix. */
     objectPrefix: 'users/',
+  },
+  /** Posts each queued submission notification to the chat channel. */
+  deliverNotification: {
+    functionId: 'DeliverNotification',
+    entry: 'functions/deliver-notification/handler.ts',
   },
   /** Fills the realtime key secret at deploy time (a CloudFormation custom resource). */
   initRealtimeKeys: {

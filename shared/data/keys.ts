@@ -13,6 +13,9 @@ export const FILE_PREFIX = 'FILE#';
 export const userFileSortKey = (fileId: number): string => `${FILE_PREFIX}${fileId}`;
 /** A direct-to-S3 upload we signed that has not yet become a UserFile. */
 export const directUploadSortKey = (fileId: number): string => `UPLOAD#${fileId}`;
+/** A submission notification, in its sender's partition: only they can look it up. */
+export const notificationSortKey = (notificationId: string): string =>
+  `NOTIFICATION#${notificationId}`;
 
 /**
  * A group's own partition holds the group, its members and its deals, so one query shows an

@@ -41,8 +41,3 @@ export const UserFileUploadForm = z.object({
   name: FileNameSchema,
   type: FileTypeSchema.describe('Category of the file'),
 });
-
-/** The optional `Idempotency-Key` header of the upload. */
-export const IdempotencyHeaders = z.object({
-  'idempotency-key': pyStr({ minLength: 1, maxLength: 255 }).optional(),
-});

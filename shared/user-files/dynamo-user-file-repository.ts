@@ -4,6 +4,7 @@ import {
   paginateQuery,
   PutCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll } from '../aws/batch-get.ts';
 import { putNewItem } from '../aws/conditional-writes.ts';
 import {
   FILE_PREFIX,
@@ -73,6 +74,14 @@ export class DynamoUserFileRepository implements UserFileRepository {
       }),
     );
     return Item === undefined ? undefined : fromUserFileItem(Item);
+  }
+
+  async getMany(userId: number, fileIds: readonly number[]): Promise<UserFile[]> {
+    const keys = fileIds.map((fileId) => ({
+      [PARTITION_KEY]: userPartition(userId),
+      [SORT_KEY]: userFileSortKey(fileId),
+    }));
+    return (await batchGetAll(this.client, this.tableName, keys)).map(fromUserFileItem);
   }
 
   async create(file: UserFile): Promise<void> {

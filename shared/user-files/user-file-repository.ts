@@ -6,6 +6,8 @@ export interface UserFileRepository {
   listByOwner(userId: number): Promise<UserFile[]>;
   /** The owner's file with this id, or undefined. */
   get(userId: number, fileId: number): Promise<UserFile | undefined>;
+  /** Those of these files that the owner has, in no particular order; one read. */
+  getMany(userId: number, fileIds: readonly number[]): Promise<UserFile[]>;
   /** Records a new file; fails, writing nothing, when the id is already taken. */
   create(file: UserFile): Promise<void>;
 }

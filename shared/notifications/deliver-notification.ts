@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import { logger } from '../logger.ts';
+import type { MessageQueue } from '../queue/message-queue.ts';
+import type { ChatChannel, PostOutcome } from './chat-channel.ts';
+import { submissionMessage } from './chat-message.ts';
+import { type DeliveryRules, retryDelayMs } from './delivery-rules.ts';
+import type { NotificationRepository } from './notification-repository.ts';
+import type { NotificationRef, SubmissionNotification } from './submission-notification.ts';
+
+export interface DeliveryPorts {
+  readonly notifications: NotificationRepository;
+  readonly chat: ChatChannel;
+  /** The queue the message came from: a retry puts the message off there. */
+  readonly queue: Pick<MessageQueue, 'changeVisibility'>;
+  /** Where a message that will not be delivered is set aside, for an operator to redrive. */
+  readonly deadLetters: Pick<MessageQueue, 'send'>;
+  readonly now?: () => Date;
+  readonly random?: () => number;
+}
+
+/** One received queue message, as the SQS event gives it. */
+export interface ReceivedMessage {
+  readonly body: string;
+  readonly receiptHandle: string;
+  /** SQS's ApproximateReceiveCount: 1 on the first receive. */
+  readonly receiveCount: number;
+}
+
+/**
+ * What became of one message. `comeBack` results leave the message on the queue (the worker
+ * reports it failed); the others are done with it.
+ */
+export type DeliveryResult =
+  | { readonly outcome: 'sent' | 'already-settled' | 'unconfirmed' | 'failed' | 'not-found' }
+  | { readonly outcome: 'retrying' | 'busy'; readonly comeBack: true; readonly delayMs: number };
+
+const MessageBody = z.object({
+  user_id: z.int().positive(),
+  notification_id: z.string().min(1),
+});
+
+const BUSY_RECHECK_MS = 1000;
+
+const refOf = (body: string): NotificationRef | undefined => {
+  try {
+    const parsed = MessageBody.safeParse(JSON.parse(body));
+    return parsed.success
+      ? { userId: parsed.data.user_id, notificationId: parsed.data.notification_id }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Delivers one notification's message, at most once. The record is the guard: a try first
+ * claims it (`sending`, a new version), so a duplicate or a redelivered message finds it
+ * claimed or `sent` and posts nothing. A try that ends without an answer (a 5xx, a 429, a
+ * timeout) hands the record back and puts the message off (its Retry-After, or backoff); the
+ * last try of a round, or a refusal no retry will change, marks it `failed` and sets the
+ * message aside in the dead-letter queue. A try whose worker died leaves `sending` behind:
+ * it may have posted, so it is marked `unconfirmed` and never posted again.
+ */
+export async function deliverNotification(
+  ports: DeliveryPorts,
+  rules: DeliveryRules,
+  received: ReceivedMessage,
+): Promise<DeliveryResult> {
+  const now = () => (ports.now ?? (() => new Date()))();
+  const ref = refOf(received.body);
+  if (ref === undefined) {
+    logger.error('A notification message that names no notification was set aside', {
+      body: received.body.slice(0, 500),
+    });
+    await ports.deadLetters.send(received.body);
+    return { outcome: 'failed' };
+  }
+  const comeBackIn = async (
+    outcome: 'retrying' | 'busy',
+    delayMs: number,
+  ): Promise<DeliveryResult> => {
+    await ports.queue.changeVisibility(received.receiptHandle, delayMs);
+    return { outcome, comeBack: true, delayMs };
+  };
+
+  const found = await ports.notifications.get(ref);
+  if (found === undefined) {
+    // It was never accepted (queueing failed and the record went), or it expired.
+    logger.warn('A queued notification has no record; nothing to send', { ...ref });
+    return { outcome: 'not-found' };
+  }
+  const at = now();
+  switch (found.status) {
+    case 'sent':
+    case 'unconfirmed':
+      return { outcome: 'already-settled' };
+    case 'sending': {
+      const leaseLeft = Date.parse(found.leaseUntil ?? '') - at.getTime();
+      if (leaseLeft > 0) return comeBackIn('busy', leaseLeft + BUSY_RECHECK_MS);
+      if (await ports.notifications.abandon(ref, found.version, at)) {
+        logger.error('A try stopped before it knew whether it posted; not posting again', {
+          ...ref,
+        });
+        return { outcome: 'unconfirmed' };
+      }
+      return comeBackIn('busy', BUSY_RECHECK_MS);
+    }
+    case 'queued':
+    case 'failed': {
+      const wait = Date.parse(found.notBefore ?? '') - at.getTime();
+      if (found.status === 'queued' && wait > 0) return comeBackIn('busy', wait);
+    }
+  }
+
+  const claimed = await ports.notifications.claim(
+    ref,
+    found.version,
+    at,
+    new Date(at.getTime() + rules.leaseMs),
+  );
+  if (claimed === undefined) return comeBackIn('busy', BUSY_RECHECK_MS);
+  const posted = await ports.chat.post(submissionMessage(claimed));
+  return settle(ports, rules, received, claimed, posted, comeBackIn, now);
+}
+
+async function settle(
+  ports: DeliveryPorts,
+  rules: DeliveryRules,
+  received: ReceivedMessage,
+  claimed: SubmissionNotification,
+  posted: PostOutcome,
+  comeBackIn: (outcome: 'retrying', delayMs: number) => Promise<DeliveryResult>,
+  now: () => Date,
+): Promise<DeliveryResult> {
+  const at = now();
+  const context = { userId: claimed.userId, notificationId: claimed.notificationId };
+  if (posted.kind === 'delivered') {
+    await ports.notifications.settle(claimed, claimed.version, at, { status: 'sent' });
+    logger.info('Submission notification sent', { ...context, attempts: claimed.attempts });
+    return { outcome: 'sent' };
+  }
+  const lastTry = posted.kind === 'rejected' || received.receiveCount >= rules.attempts;
+  if (!lastTry) {
+    const delayMs = retryDelayMs(rules, received.receiveCount, posted.retryAfterMs, ports.random);
+    const notBefore = new Date(at.getTime() + delayMs);
+    await ports.notifications.settle(claimed, claimed.version, at, {
+      status: 'queued',
+      error: posted.reason,
+      notBefore,
+    });
+    logger.warn('Submission notification not delivered; will try again', {
+      ...context,
+      reason: posted.reason,
+      delayMs,
+    });
+    return comeBackIn('retrying', delayMs);
+  }
+  await ports.notifications.settle(claimed, claimed.version, at, {
+    status: 'failed',
+    error: posted.reason,
+  });
+  await ports.deadLetters.send(received.body);
+  logger.error('Submission notification failed; its message is in the dead-letter queue', {
+    ...context,
+    reason: posted.reason,
+    attempts: claimed.attempts,
+  });
+  return { outcome: 'failed' };
+}

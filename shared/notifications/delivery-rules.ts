@@ -1,0 +1,60 @@
+import { ConfigError, optionalEnv } from '../config.ts';
+import { MAX_VISIBILITY_MS } from '../queue/message-queue.ts';
+
+/** How a notification's message is tried, on AWS and on the local stage alike. */
+export interface DeliveryRules {
+  /** Tries per round; the queue's redrive policy allows a few more, for workers that crash. */
+  readonly attempts: number;
+  /** The wait after the first failed try; it doubles after each, with jitter. */
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  /** A post gives up after this long and counts as a failed try. */
+  readonly postTimeoutMs: number;
+  /** How long a try holds the record; past it, the try is taken to have died. */
+  readonly leaseMs: number;
+}
+
+/** Tries per round: the stack sets the queue's maxReceiveCount from it. */
+export const DELIVERY_ATTEMPTS = 5;
+/** Receives the queue allows beyond the tries before SQS itself sets a message aside. */
+export const REDRIVE_SLACK = 2;
+
+const seconds = (name: string, fallback: number): number => {
+  const text = optionalEnv(name);
+  if (text === undefined) return fallback * 1000;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new ConfigError(`${name} must be a positive number of seconds; got "${text}"`);
+  }
+  return value * 1000;
+};
+
+/**
+ * The rules, from CHAT_RETRY_BASE_SECONDS (default 30: tries at about 0, 30 s, 1, 2 and
+ * 4 min) and CHAT_TIMEOUT_SECONDS (default 10). The local stage shortens the first.
+ */
+export function deliveryRulesFromEnv(): DeliveryRules {
+  const postTimeoutMs = seconds('CHAT_TIMEOUT_SECONDS', 10);
+  return {
+    attempts: DELIVERY_ATTEMPTS,
+    baseDelayMs: seconds('CHAT_RETRY_BASE_SECONDS', 30),
+    maxDelayMs: 15 * 60 * 1000,
+    postTimeoutMs,
+    leaseMs: postTimeoutMs + 5000,
+  };
+}
+
+/**
+ * The wait after failed try `attempt` (1-based): the webhook's Retry-After when it gave one
+ * (up to SQS's 12 hours), else exponential backoff with equal jitter, as AWS advises.
+ */
+export function retryDelayMs(
+  rules: DeliveryRules,
+  attempt: number,
+  retryAfterMs: number | undefined,
+  random: () => number = Math.random,
+): number {
+  if (retryAfterMs !== undefined) return Math.min(retryAfterMs, MAX_VISIBILITY_MS);
+  const ceiling = Math.min(rules.maxDelayMs, rules.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+  return ceiling / 2 + random() * (ceiling / 2);
+}

@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import { NotFoundError } from '../http/http-errors.ts';
+import { logger } from '../logger.ts';
+import type { MessageQueue } from '../queue/message-queue.ts';
+import type { UserFileRepository } from '../user-files/user-file-repository.ts';
+import type { NotificationRepository } from './notification-repository.ts';
+import { notificationMessageBody, type SubmissionNotification } from './submission-notification.ts';
+
+export interface NotifyPorts {
+  readonly files: Pick<UserFileRepository, 'getMany'>;
+  readonly notifications: NotificationRepository;
+  readonly queue: Pick<MessageQueue, 'send'>;
+  readonly now?: () => Date;
+  readonly newId?: () => string;
+}
+
+export interface SubmissionAnnouncement {
+  readonly userId: number;
+  readonly fileIds: readonly number[];
+  readonly fundName: string | null;
+  readonly message: string | null;
+}
+
+const notFound = (ids: readonly number[]): NotFoundError =>
+  new NotFoundError(
+    ids.length === 1 ? `File not found: ${ids.join('')}` : `Files not found: ${ids.join(', ')}`,
+  );
+
+/**
+ * Records the submission and queues its one chat message. Every id must be one of the
+ * caller's files (one batch read), or nothing is recorded or sent: a 404 that names the ids,
+ * which says nothing of anyone else's files. The record comes first, so the worker always
+ * finds it; if queueing then fails, the record goes again and the caller gets a 5xx.
+ */
+export async function notifySubmission(
+  ports: NotifyPorts,
+  announcement: SubmissionAnnouncement,
+): Promise<SubmissionNotification> {
+  const ids = [...new Set(announcement.fileIds)];
+  const found = new Map(
+    (await ports.files.getMany(announcement.userId, ids)).map((file) => [file.id, file]),
+  );
+  const missing = ids.filter((id) => !found.has(id));
+  if (missing.length > 0) throw notFound(missing);
+
+  const now = (ports.now ?? (() => new Date()))().toISOString();
+  const notification: SubmissionNotification = {
+    userId: announcement.userId,
+    notificationId: (ports.newId ?? randomUUID)(),
+    files: ids.map((id) => {
+      const file = found.get(id);
+      if (file === undefined) throw notFound([id]);
+      return { id, name: file.name, type: file.type, size: file.filesize };
+    }),
+    fundName: announcement.fundName,
+    message: announcement.message,
+    status: 'queued',
+    createdAt: now,
+    updatedAt: now,
+    sentAt: null,
+    attempts: 0,
+    lastError: null,
+    notBefore: null,
+    leaseUntil: null,
+    version: 0,
+  };
+  await ports.notifications.create(notification);
+  try {
+    await ports.queue.send(notificationMessageBody(notification));
+  } catch (error) {
+    await ports.notifications
+      .discard(notification, notification.version)
+      .catch((cleanup: unknown) => {
+        logger.error('A notification that could not be queued is still recorded', {
+          notificationId: notification.notificationId,
+          userId: notification.userId,
+          error: cleanup,
+        });
+      });
+    throw error;
+  }
+  return notification;
+}

@@ -1,0 +1,45 @@
+import type { FileType } from '../schemas/file-type.ts';
+import type { z } from 'zod';
+import type { NotificationStatusSchema } from '../schemas/notify-submission.ts';
+
+export type NotificationStatus = z.output<typeof NotificationStatusSchema>;
+
+/** What the chat message says of one file, as it was when the submission was announced. */
+export interface NotifiedFile {
+  readonly id: number;
+  readonly name: string;
+  readonly type: FileType | null;
+  readonly size: number;
+}
+
+/** Names one notification: its sender and its id. */
+export interface NotificationRef {
+  readonly userId: number;
+  readonly notificationId: string;
+}
+
+/** One notify call, and where its single chat message is. */
+export interface SubmissionNotification extends NotificationRef {
+  /** Distinct files, in the order the caller listed them. */
+  readonly files: readonly NotifiedFile[];
+  readonly fundName: string | null;
+  readonly message: string | null;
+  readonly status: NotificationStatus;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly sentAt: string | null;
+  /** Tries so far, over every round (a redrive from the dead-letter queue starts a round). */
+  readonly attempts: number;
+  /** Why the last try did not deliver; for operators, never shown to the sender. */
+  readonly lastError: string | null;
+  /** Not to be tried again before this (a webhook's Retry-After). */
+  readonly notBefore: string | null;
+  /** A worker holds it (`sending`) until this time. */
+  readonly leaseUntil: string | null;
+  /** Bumped by every change, so a claim or a verdict applies only to what it read. */
+  readonly version: number;
+}
+
+/** The queue message: just the reference; the record holds the rest. */
+export const notificationMessageBody = (ref: NotificationRef): string =>
+  JSON.stringify({ user_id: ref.userId, notification_id: ref.notificationId });

@@ -1,0 +1,12 @@
+/** A queue of text messages, as SQS keeps them; the worker side can put one off. */
+export interface MessageQueue {
+  send(body: string): Promise<void>;
+  /**
+   * Makes a received message visible again `delayMs` from now instead of after the queue's
+   * visibility timeout (SQS ChangeMessageVisibility).
+   */
+  changeVisibility(receiptHandle: string, delayMs: number): Promise<void>;
+}
+
+/** SQS keeps a message invisible at most 12 hours. */
+export const MAX_VISIBILITY_MS = 12 * 60 * 60 * 1000;
