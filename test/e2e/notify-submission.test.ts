@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { toUserFileItem } from '#shared/user-files/dynamo-user-file-repository.ts';
 import type { FileType } from '#shared/schemas/file-type.ts';
+import { localQueues } from '#shared/queue/queue-from-env.ts';
 import { expectRefused } from '#test/support/expect-refused.ts';
+import { failing } from '#test/support/faults.ts';
 import { multipartBody } from '#test/support/multipart.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 import {
@@ -191,10 +193,10 @@ describe('POST /api/v1/user/me/file/notify: one chat message per call', () => {
   });
 
   it('sums up a long list: 100 files, the first 20 named, the rest counted by type', async () => {
-    const many = Array.from({ length: 100 }, (_, i) => ({
+    const many = Array.from({ length: 100 }, (_, i): SeededFile => ({
       id: 1000 + i,
       name: `file-${i}.pdf`,
-      type: (i % 2 === 0 ? 'deck' : 'financials') as FileType,
+      type: i % 2 === 0 ? 'deck' : 'financials',
       size: 1000,
     }));
     await seedFiles(903, many);
@@ -366,6 +368,20 @@ describe('refusals: nothing recorded, nothing queued, nothing sent', () => {
     await expectRefused(stage(), () => notify(930, { file_ids: [32, 32] }), 404, {
       detail: 'File not found: 32',
     });
+    nothingQueued();
+  });
+
+  it('a queue that is down: 500 without internals, and no record left behind', async () => {
+    await seedFiles(932, FILES);
+    const { queue } = stage().notifications;
+    localQueues().set(queue.name, failing(queue, 'send'));
+    try {
+      await expectRefused(stage(), () => notify(932, { file_ids: [11] }), 500, {
+        detail: 'Internal Server Error',
+      });
+    } finally {
+      localQueues().set(queue.name, queue);
+    }
     nothingQueued();
   });
 

@@ -149,6 +149,22 @@ describe('npm start', () => {
     expect(listed.status).toBe(200);
     expect(((await listed.json()) as { name: string }[]).map((f) => f.name)).toEqual(['kept.pdf']);
 
+    // With no CHAT_WEBHOOK_URL, a notify call's message is printed and kept in chat.jsonl.
+    const notified = await fetch(`${url}/api/v1/user/me/file/notify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ file_ids: [1], fund_name: 'Local Fund' }),
+    });
+    expect(notified.status).toBe(202);
+    await waitFor(first, '[chat] == New submission ==');
+    expect(first.output()).toContain('[chat] • *kept.pdf*  ·  Deck  ·  3 bytes');
+    const chatLines = (await readFile(join(dataDir, 'chat.jsonl'), 'utf8')).trim().split('\n');
+    expect(chatLines).toHaveLength(1);
+    expect(JSON.parse(chatLines[0] ?? '')).toMatchObject({
+      text: 'User 1 submitted 1 file for Local Fund',
+      blocks: expect.any(Array) as unknown[],
+    });
+
     // Structured logs carry API Gateway's request id, as the response does.
     const requestId = listed.headers.get('apigw-requestid') ?? '';
     await waitFor(first, `"correlation_id":"${requestId}"`, 5000);

@@ -98,7 +98,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     },
     close: async () => {
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      );
     },
   };
 }

@@ -1,0 +1,252 @@
+import { randomUUID } from 'node:crypto';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, beforeEach, afterAll, describe, expect, it } from 'vitest';
+import { ensureTable } from '#infra/local/emulators.ts';
+import { deliverNotification } from '#shared/notifications/deliver-notification.ts';
+import type { DeliveryRules } from '#shared/notifications/delivery-rules.ts';
+import { DynamoNotificationRepository } from '#shared/notifications/dynamo-notification-repository.ts';
+import { notifySubmission } from '#shared/notifications/notify-submission.ts';
+import {
+  SlackWebhookChannel,
+  WebhookNotConfigured,
+} from '#shared/notifications/slack-webhook-channel.ts';
+import { notificationMessageBody } from '#shared/notifications/submission-notification.ts';
+import {
+  DynamoUserFileRepository,
+  toUserFileItem,
+} from '#shared/user-files/dynamo-user-file-repository.ts';
+import { failing } from '#test/support/faults.ts';
+import { putItems } from '#test/support/put-items.ts';
+import { emulatorClients } from '#test/support/test-stage.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
+
+const { dynamodb, dynamodbEndpoint } = emulatorClients();
+const name = `notify-${randomUUID().slice(0, 8)}`;
+const notifications = new DynamoNotificationRepository(dynamodb, name);
+const files = new DynamoUserFileRepository(dynamodb, name);
+const rules: DeliveryRules = {
+  attempts: 5,
+  baseDelayMs: 50,
+  maxDelayMs: 1000,
+  postTimeoutMs: 500,
+  leaseMs: 15_000,
+};
+
+let receiver: WebhookReceiver;
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  await ensureTable(dynamodbEndpoint, name);
+});
+afterAll(async () => {
+  await receiver.close();
+});
+beforeEach(() => {
+  receiver.reset();
+});
+
+/** What the worker asked of the queues: the calls themselves are the behaviour under test. */
+function queues() {
+  const putOff: { receiptHandle: string; delayMs: number }[] = [];
+  const setAside: string[] = [];
+  return {
+    putOff,
+    setAside,
+    queue: {
+      changeVisibility: (receiptHandle: string, delayMs: number) => {
+        putOff.push({ receiptHandle, delayMs });
+        return Promise.resolve();
+      },
+    },
+    deadLetters: {
+      send: (body: string) => {
+        setAside.push(body);
+        return Promise.resolve();
+      },
+    },
+  };
+}
+
+const chat = () => new SlackWebhookChannel(() => Promise.resolve(receiver.url), { timeoutMs: 500 });
+
+async function queuedNotification(userId: number) {
+  await putItems(dynamodb, name, [
+    toUserFileItem({
+      userId,
+      id: 1,
+      name: 'a.pdf',
+      type: 'deck',
+      filesize: 5,
+      createdAt: '2026-11-01T00:00:00.000Z',
+      updatedAt: null,
+      isArchived: false,
+      location: null,
+    }),
+  ]);
+  const sent: string[] = [];
+  const notification = await notifySubmission(
+    { files, notifications, queue: { send: (body) => Promise.resolve(void sent.push(body)) } },
+    { userId, fileIds: [1], fundName: 'F', message: null },
+  );
+  return { notification, body: sent[0] ?? '' };
+}
+
+const received = (body: string, receiveCount = 1) => ({
+  body,
+  receiptHandle: `handle-${receiveCount}`,
+  receiveCount,
+});
+
+const stored = async () =>
+  (await dynamodb.send(new ScanCommand({ TableName: name, ConsistentRead: true }))).Items ?? [];
+
+describe('deliverNotification: never two messages for one notify call', () => {
+  it('two deliveries of one message at once: one posts, the other is put off', async () => {
+    const { notification, body } = await queuedNotification(1);
+    const q = queues();
+    const ports = { notifications, chat: chat(), ...q };
+    const results = await Promise.all([
+      deliverNotification(ports, rules, received(body)),
+      deliverNotification(ports, rules, received(body)),
+    ]);
+    expect(results.map((r) => r.outcome).sort()).toEqual(['busy', 'sent']);
+    expect(receiver.posts).toHaveLength(1);
+    expect((await notifications.get(notification))?.status).toBe('sent');
+  });
+
+  it('a try still under way (its lease unexpired): the message is put off, nothing posted', async () => {
+    const { notification, body } = await queuedNotification(2);
+    const now = new Date();
+    await notifications.claim(notification, 0, now, new Date(now.getTime() + 10_000));
+    const q = queues();
+    const result = await deliverNotification(
+      { notifications, chat: chat(), ...q, now: () => now },
+      rules,
+      received(body, 2),
+    );
+    expect(result).toEqual({ outcome: 'busy', comeBack: true, delayMs: 11_000 });
+    expect(q.putOff).toEqual([{ receiptHandle: 'handle-2', delayMs: 11_000 }]);
+    expect(receiver.posts).toHaveLength(0);
+  });
+
+  it('a try whose worker died mid-post: marked unconfirmed, and never posted again', async () => {
+    const { notification, body } = await queuedNotification(3);
+    const died = new Date(Date.now() - 60_000);
+    await notifications.claim(notification, 0, died, new Date(died.getTime() + 15_000));
+    const q = queues();
+    const ports = { notifications, chat: chat(), ...q };
+    expect(await deliverNotification(ports, rules, received(body, 2))).toEqual({
+      outcome: 'unconfirmed',
+    });
+    expect(await deliverNotification(ports, rules, received(body, 3))).toEqual({
+      outcome: 'already-settled',
+    });
+    expect(receiver.posts).toHaveLength(0);
+    expect(await notifications.get(notification)).toMatchObject({
+      status: 'unconfirmed',
+      attempts: 1,
+      lastError: 'The worker stopped during a try; the message may have been posted',
+    });
+  });
+
+  it('a message that names no notification is set aside; one whose record is gone is dropped', async () => {
+    const q = queues();
+    const ports = { notifications, chat: chat(), ...q };
+    expect(await deliverNotification(ports, rules, received('{"user_id":"x"}'))).toEqual({
+      outcome: 'failed',
+    });
+    expect(q.setAside).toEqual(['{"user_id":"x"}']);
+    const gone = notificationMessageBody({ userId: 4, notificationId: randomUUID() });
+    expect(await deliverNotification(ports, rules, received(gone))).toEqual({
+      outcome: 'not-found',
+    });
+    expect(receiver.posts).toHaveLength(0);
+  });
+
+  it('a retry waits for a Retry-After even when a duplicate of the message turns up early', async () => {
+    const { notification, body } = await queuedNotification(5);
+    receiver.answer({ status: 429, headers: { 'retry-after': '60' } });
+    const q = queues();
+    const ports = { notifications, chat: chat(), ...q };
+    const first = await deliverNotification(ports, rules, received(body, 1));
+    expect(first).toEqual({ outcome: 'retrying', comeBack: true, delayMs: 60_000 });
+    const duplicate = await deliverNotification(ports, rules, received(body, 1));
+    expect(duplicate.outcome).toBe('busy');
+    expect(receiver.posts).toHaveLength(1);
+    expect(await notifications.get(notification)).toMatchObject({
+      status: 'queued',
+      attempts: 1,
+      lastError: 'HTTP 429',
+    });
+  });
+
+  it('the last try of a round marks it failed and sets the message aside', async () => {
+    const { notification, body } = await queuedNotification(6);
+    receiver.answer({ status: 500 });
+    const q = queues();
+    const result = await deliverNotification(
+      { notifications, chat: chat(), ...q },
+      rules,
+      received(body, 5),
+    );
+    expect(result).toEqual({ outcome: 'failed' });
+    expect(q.setAside).toEqual([body]);
+    expect(await notifications.get(notification)).toMatchObject({
+      status: 'failed',
+      lastError: 'HTTP 500',
+    });
+  });
+
+  it('a webhook URL that is not configured fails at once, and posts nothing', async () => {
+    const { body } = await queuedNotification(7);
+    const unconfigured = new SlackWebhookChannel(
+      () => Promise.reject(new WebhookNotConfigured('no URL in the secret')),
+      { timeoutMs: 500 },
+    );
+    const q = queues();
+    expect(
+      await deliverNotification({ notifications, chat: unconfigured, ...q }, rules, received(body)),
+    ).toEqual({ outcome: 'failed' });
+    expect(q.setAside).toEqual([body]);
+  });
+});
+
+describe('notifySubmission: nothing half-written', () => {
+  it('a queue that fails leaves no record, and the caller gets the error', async () => {
+    await putItems(dynamodb, name, [
+      toUserFileItem({
+        userId: 20,
+        id: 1,
+        name: 'a.pdf',
+        type: 'deck',
+        filesize: 5,
+        createdAt: '2026-11-01T00:00:00.000Z',
+        updatedAt: null,
+        isArchived: false,
+        location: null,
+      }),
+    ]);
+    const before = await stored();
+    await expect(
+      notifySubmission(
+        { files, notifications, queue: failing({ send: () => Promise.resolve() }, 'send') },
+        { userId: 20, fileIds: [1], fundName: null, message: null },
+      ),
+    ).rejects.toThrow('injected: send failed');
+    expect(await stored()).toEqual(before);
+  });
+
+  it('a record write that fails sends nothing', async () => {
+    const sent: string[] = [];
+    await expect(
+      notifySubmission(
+        {
+          files,
+          notifications: failing(notifications, 'create'),
+          queue: { send: (body) => Promise.resolve(void sent.push(body)) },
+        },
+        { userId: 20, fileIds: [1], fundName: null, message: null },
+      ),
+    ).rejects.toThrow('injected: create failed');
+    expect(sent).toEqual([]);
+  });
+});

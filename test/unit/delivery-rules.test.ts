@@ -1,0 +1,75 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { deliveryRulesFromEnv, retryDelayMs } from '#shared/notifications/delivery-rules.ts';
+import { parseRetryAfter } from '#shared/notifications/retry-after.ts';
+
+const NOW = new Date('2026-11-21T10:00:00.000Z');
+
+describe('parseRetryAfter', () => {
+  it.each([
+    [null, undefined],
+    ['1', 1000],
+    [' 30 ', 30_000],
+    ['0', 0],
+    ['Sat, 21 Nov 2026 10:00:05 GMT', 5000],
+    ['Sat, 21 Nov 2026 09:00:00 GMT', 0],
+    ['soon', undefined],
+    ['-5', undefined],
+    ['1.5', undefined],
+  ])('%s → %s ms', (header, ms) => {
+    expect(parseRetryAfter(header, NOW)).toBe(ms);
+  });
+});
+
+describe('retryDelayMs', () => {
+  const rules = {
+    attempts: 5,
+    baseDelayMs: 30_000,
+    maxDelayMs: 900_000,
+    postTimeoutMs: 10_000,
+    leaseMs: 15_000,
+  };
+
+  it('waits what a Retry-After asks, up to SQS’s 12 hours', () => {
+    expect(retryDelayMs(rules, 1, 1000)).toBe(1000);
+    expect(retryDelayMs(rules, 4, 0)).toBe(0);
+    expect(retryDelayMs(rules, 1, 86_400_000)).toBe(43_200_000);
+  });
+
+  it('backs off exponentially with equal jitter, capped at 15 minutes', () => {
+    const bounds = (attempt: number) => [
+      retryDelayMs(rules, attempt, undefined, () => 0),
+      retryDelayMs(rules, attempt, undefined, () => 1),
+    ];
+    expect(bounds(1)).toEqual([15_000, 30_000]);
+    expect(bounds(2)).toEqual([30_000, 60_000]);
+    expect(bounds(4)).toEqual([120_000, 240_000]);
+    expect(bounds(10)).toEqual([450_000, 900_000]);
+  });
+});
+
+describe('deliveryRulesFromEnv', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+
+  it('defaults to 30 s backoff and 10 s posts, holding the record 5 s past the timeout', () => {
+    delete process.env.CHAT_RETRY_BASE_SECONDS;
+    delete process.env.CHAT_TIMEOUT_SECONDS;
+    expect(deliveryRulesFromEnv()).toEqual({
+      attempts: 5,
+      baseDelayMs: 30_000,
+      maxDelayMs: 900_000,
+      postTimeoutMs: 10_000,
+      leaseMs: 15_000,
+    });
+  });
+
+  it('refuses a setting that is not a positive number of seconds', () => {
+    process.env.CHAT_RETRY_BASE_SECONDS = 'fast';
+    expect(() => deliveryRulesFromEnv()).toThrow(/CHAT_RETRY_BASE_SECONDS must be a positive/);
+    process.env.CHAT_RETRY_BASE_SECONDS = '0.05';
+    process.env.CHAT_TIMEOUT_SECONDS = '-1';
+    expect(() => deliveryRulesFromEnv()).toThrow(/CHAT_TIMEOUT_SECONDS/);
+  });
+});

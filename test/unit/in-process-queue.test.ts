@@ -1,0 +1,84 @@
+import type { SQSEvent } from 'aws-lambda';
+import { afterEach, describe, expect, it } from 'vitest';
+import { InProcessQueue } from '#infra/local/in-process-queue.ts';
+import { eventually } from '#test/support/webhook-receiver.ts';
+
+const queues: InProcessQueue[] = [];
+const make = (options: ConstructorParameters<typeof InProcessQueue>[0]) => {
+  const queue = new InProcessQueue(options);
+  queues.push(queue);
+  return queue;
+};
+afterEach(async () => {
+  await Promise.all(queues.splice(0).map((q) => q.stop()));
+});
+
+describe('InProcessQueue: SQS and its Lambda event source, in process', () => {
+  it('delivers SQS-shaped records and deletes those the batch response does not name', async () => {
+    const queue = make({ name: 'q1', visibilityTimeoutMs: 60_000 });
+    const events: SQSEvent[] = [];
+    queue.consume((event) => {
+      events.push(event);
+      const second = event.Records[1];
+      return Promise.resolve({
+        batchItemFailures: second === undefined ? [] : [{ itemIdentifier: second.messageId }],
+      });
+    });
+    await Promise.all([queue.send('a'), queue.send('b')]);
+    await eventually(() => events.length > 0 || undefined);
+    const [record] = events[0]?.Records ?? [];
+    expect(record).toMatchObject({
+      body: 'a',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:q1',
+      attributes: { ApproximateReceiveCount: '1' },
+      md5OfBody: '0cc175b9c0f1b6a831c399e269772661',
+    });
+    expect(events[0]?.Records.map((r) => r.body)).toEqual(['a', 'b']);
+    // The failed one stays, hidden for the visibility timeout.
+    expect(queue.messages().map((m) => m.body)).toEqual(['b']);
+  });
+
+  it('redelivers a message when the worker asks (ChangeMessageVisibility), counting receives', async () => {
+    const queue = make({ name: 'q2', visibilityTimeoutMs: 60_000 });
+    const received: { count: string; at: number }[] = [];
+    queue.consume(async (event) => {
+      const record = event.Records[0];
+      if (record === undefined) return undefined;
+      received.push({ count: record.attributes.ApproximateReceiveCount, at: Date.now() });
+      if (received.length < 3) {
+        await queue.changeVisibility(record.receiptHandle, 100);
+        return { batchItemFailures: [{ itemIdentifier: record.messageId }] };
+      }
+      return { batchItemFailures: [] };
+    });
+    await queue.send('again');
+    await eventually(() => queue.messages().length === 0 || undefined);
+    expect(received.map((r) => r.count)).toEqual(['1', '2', '3']);
+    expect((received[1]?.at ?? 0) - (received[0]?.at ?? 0)).toBeGreaterThanOrEqual(95);
+  });
+
+  it('moves a message received maxReceiveCount times to the dead-letter queue', async () => {
+    const deadLetters = make({ name: 'dlq', visibilityTimeoutMs: 60_000 });
+    const queue = make({
+      name: 'q3',
+      visibilityTimeoutMs: 20,
+      redrive: { maxReceiveCount: 3, deadLetters },
+    });
+    let receives = 0;
+    queue.consume(() => {
+      receives += 1;
+      return Promise.reject(new Error('the worker crashed'));
+    });
+    await queue.send('poison');
+    await eventually(() => deadLetters.messages().length === 1 || undefined);
+    expect(receives).toBe(3);
+    expect(deadLetters.messages()[0]?.body).toBe('poison');
+    expect(queue.messages()).toHaveLength(0);
+  });
+
+  it('refuses a receipt handle it did not hand out, as SQS does', async () => {
+    const queue = make({ name: 'q4', visibilityTimeoutMs: 60_000 });
+    await expect(queue.changeVisibility('nope', 0)).rejects.toThrow(/ReceiptHandleIsInvalid/);
+  });
+});
