@@ -30,8 +30,9 @@ const seconds = (name: string, fallback: number): number => {
 };
 
 /**
- * The rules, from CHAT_RETRY_BASE_SECONDS (default 30: tries at about 0, 30 s, 1, 2 and
- * 4 min) and CHAT_TIMEOUT_SECONDS (default 10). The local stage shortens the first.
+ * The rules, from CHAT_RETRY_BASE_SECONDS (default 30: waits of 15–30 s, 30–60 s, 1–2 min
+ * and 2–4 min between the five tries) and CHAT_TIMEOUT_SECONDS (default 10). The local stage
+ * shortens the first.
  */
 export function deliveryRulesFromEnv(): DeliveryRules {
   const postTimeoutMs = seconds('CHAT_TIMEOUT_SECONDS', 10);
