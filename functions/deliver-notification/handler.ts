@@ -46,5 +46,7 @@ export const handler = middy<SQSEvent, SQSBatchResponse>()
     processPartialResponse(event, deliver, new BatchProcessor(EventType.SQS), {
       context,
       throwOnFullBatchFailure: false,
+      // One post at a time: a webhook takes about one message a second.
+      processInParallel: false,
     }),
   );

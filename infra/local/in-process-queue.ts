@@ -135,6 +135,10 @@ export class InProcessQueue implements MessageQueue {
     try {
       const response = await consumer({ Records: batch.map((m) => this.record(m)) });
       failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+      // Lambda takes a failure it cannot match to a message as the whole batch failing.
+      if ([...failed].some((id) => !batch.some((m) => m.messageId === id))) {
+        failed = new Set(batch.map((m) => m.messageId));
+      }
     } catch (error) {
       console.error(`[${this.name}] the consumer failed a whole batch:`, error);
       failed = new Set(batch.map((m) => m.messageId));

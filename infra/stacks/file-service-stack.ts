@@ -27,7 +27,11 @@ import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
 import { API_ROUTES, EVENT_FUNCTIONS, FALLBACK_ROUTE } from '#shared/api/routes.ts';
 import { EXPIRY_ATTRIBUTE, PARTITION_KEY, SORT_KEY } from '#shared/data/keys.ts';
-import { DELIVERY_ATTEMPTS, REDRIVE_SLACK } from '#shared/notifications/delivery-rules.ts';
+import {
+  DELIVERY_ATTEMPTS,
+  REDRIVE_SLACK,
+  WORKER_TIMEOUT_SECONDS,
+} from '#shared/notifications/delivery-rules.ts';
 import { ApiFunction } from '../constructs/api-function.ts';
 import type { StageConfig } from '../stages.ts';
 
@@ -107,7 +111,7 @@ export class FileServiceStack extends Stack {
       enforceSSL: true,
       removalPolicy,
     });
-    const workerTimeout = Duration.seconds(30);
+    const workerTimeout = Duration.seconds(WORKER_TIMEOUT_SECONDS);
     const notificationQueue = new Queue(this, 'Notifications', {
       // AWS's advice for a Lambda event source: six times the function's timeout.
       visibilityTimeout: Duration.seconds(workerTimeout.toSeconds() * 6),
@@ -140,7 +144,8 @@ export class FileServiceStack extends Stack {
       new SqsEventSource(notificationQueue, {
         batchSize: 10,
         reportBatchItemFailures: true,
-        maxConcurrency: 5,
+        // Slack takes about one message a second a webhook; the worker posts one at a time.
+        maxConcurrency: 2,
       }),
     );
     table.grant(notificationWorker, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
@@ -284,5 +289,7 @@ export class FileServiceStack extends Stack {
     new CfnOutput(this, 'NotificationDeadLetterQueueUrl', {
       value: notificationDeadLetters.queueUrl,
     });
+    // A redrive names it: the worker puts messages in the DLQ itself, so SQS knows no source.
+    new CfnOutput(this, 'NotificationQueueArn', { value: notificationQueue.queueArn });
   }
 }

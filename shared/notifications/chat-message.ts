@@ -6,6 +6,7 @@ export interface TextObject {
   readonly type: 'plain_text' | 'mrkdwn';
   readonly text: string;
   readonly emoji?: boolean;
+  readonly verbatim?: boolean;
 }
 
 export type Block =
@@ -49,9 +50,20 @@ const TYPE_LABELS: Readonly<Record<FileType, string>> = {
 const typeLabel = (type: FileType | null): string =>
   type === null ? 'No type' : TYPE_LABELS[type];
 
-/** Slack's mrkdwn needs these three escaped, and only these (api.slack.com: formatting). */
+/**
+ * A user's text inside our mrkdwn: the three characters Slack reserves escaped
+ * (api.slack.com, formatting), and line breaks and other control characters made spaces, so
+ * a name cannot start lines of its own.
+ */
 export const escapeMrkdwn = (text: string): string =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  text
+    .replace(/\p{Cc}/gu, ' ')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
+
+/** mrkdwn as written: `verbatim` stops Slack turning URLs, channels and mentions into links. */
+const mrkdwn = (text: string): TextObject => ({ type: 'mrkdwn', text, verbatim: true });
 
 /** Cuts to at most `max` code points, with an ellipsis when it cut. */
 const cut = (text: string, max: number): string => {
@@ -102,13 +114,13 @@ function sections(lines: readonly string[]): Block[] {
   for (const line of lines) {
     const joined = current === '' ? line : `${current}\n${line}`;
     if (joined.length > SLACK_LIMITS.sectionText && current !== '') {
-      blocks.push({ type: 'section', text: { type: 'mrkdwn', text: current } });
+      blocks.push({ type: 'section', text: mrkdwn(current) });
       current = line;
     } else {
       current = joined;
     }
   }
-  if (current !== '') blocks.push({ type: 'section', text: { type: 'mrkdwn', text: current } });
+  if (current !== '') blocks.push({ type: 'section', text: mrkdwn(current) });
   return blocks;
 }
 
@@ -143,9 +155,9 @@ export function submissionMessage(notification: SubmissionNotification): ChatMes
     {
       type: 'section',
       fields: [
-        { type: 'mrkdwn', text: `*From*\n${sender}` },
-        { type: 'mrkdwn', text: `*Fund*\n${fund === '' ? '_not given_' : escapeMrkdwn(fund)}` },
-        { type: 'mrkdwn', text: `*Files*\n${files(count)}, ${humanSize(total)}` },
+        mrkdwn(`*From*\n${sender}`),
+        mrkdwn(`*Fund*\n${fund === '' ? '_not given_' : escapeMrkdwn(fund)}`),
+        mrkdwn(`*Files*\n${files(count)}, ${humanSize(total)}`),
       ],
     },
   ];
@@ -154,7 +166,7 @@ export function submissionMessage(notification: SubmissionNotification): ChatMes
   }
   blocks.push({ type: 'divider' }, ...sections(listed.map(fileLine)));
   if (rest.length > 0) {
-    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: remainder(rest) }] });
+    blocks.push({ type: 'context', elements: [mrkdwn(remainder(rest))] });
   }
   const forFund = fund === '' ? '' : ` for ${escapeMrkdwn(cut(fund, NAME_SHOWN))}`;
   return { text: `${sender} submitted ${files(count)}${forFund}`, blocks };

@@ -4,7 +4,7 @@ import type { MessageQueue } from '../queue/message-queue.ts';
 import type { ChatChannel, PostOutcome } from './chat-channel.ts';
 import { submissionMessage } from './chat-message.ts';
 import { type DeliveryRules, retryDelayMs } from './delivery-rules.ts';
-import type { NotificationRepository } from './notification-repository.ts';
+import type { NotificationRepository, TryVerdict } from './notification-repository.ts';
 import type { NotificationRef, SubmissionNotification } from './submission-notification.ts';
 
 export interface DeliveryPorts {
@@ -140,14 +140,22 @@ async function settle(
     return { outcome: 'sent' };
   }
   const lastTry = posted.kind === 'rejected' || received.receiveCount >= rules.attempts;
+  const record = async (verdict: TryVerdict): Promise<boolean> => {
+    if (await ports.notifications.settle(claimed, claimed.version, at, verdict)) return true;
+    // Only a try judged dead loses its claim, and the lease outlives the worker. Should it
+    // happen anyway, the record's newer state stands, and this message is done with.
+    logger.error('A try lost its claim before it could record its outcome', {
+      ...context,
+      reason: posted.reason,
+    });
+    return false;
+  };
   if (!lastTry) {
     const delayMs = retryDelayMs(rules, received.receiveCount, posted.retryAfterMs, ports.random);
     const notBefore = new Date(at.getTime() + delayMs);
-    await ports.notifications.settle(claimed, claimed.version, at, {
-      status: 'queued',
-      error: posted.reason,
-      notBefore,
-    });
+    if (!(await record({ status: 'queued', error: posted.reason, notBefore }))) {
+      return { outcome: 'already-settled' };
+    }
     logger.warn('Submission notification not delivered; will try again', {
       ...context,
       reason: posted.reason,
@@ -155,10 +163,9 @@ async function settle(
     });
     return comeBackIn('retrying', delayMs);
   }
-  await ports.notifications.settle(claimed, claimed.version, at, {
-    status: 'failed',
-    error: posted.reason,
-  });
+  if (!(await record({ status: 'failed', error: posted.reason }))) {
+    return { outcome: 'already-settled' };
+  }
   await ports.deadLetters.send(received.body);
   logger.error('Submission notification failed; its message is in the dead-letter queue', {
     ...context,

@@ -10,9 +10,18 @@ export interface DeliveryRules {
   readonly maxDelayMs: number;
   /** A post gives up after this long and counts as a failed try. */
   readonly postTimeoutMs: number;
-  /** How long a try holds the record; past it, the try is taken to have died. */
+  /**
+   * How long a try holds the record: longer than the worker may run, so a try whose lease
+   * ran out has surely died (Lambda stopped it), and none is judged dead while still posting.
+   */
   readonly leaseMs: number;
 }
+
+/** The worker function's timeout; the stack sets it from this. */
+export const WORKER_TIMEOUT_SECONDS = 30;
+
+/** The longest a message is put off: SQS counts 12 hours of invisibility from its receipt. */
+const MAX_PUT_OFF_MS = MAX_VISIBILITY_MS - 15 * 60 * 1000;
 
 /** Tries per round: the stack sets the queue's maxReceiveCount from it. */
 export const DELIVERY_ATTEMPTS = 5;
@@ -41,13 +50,15 @@ export function deliveryRulesFromEnv(): DeliveryRules {
     baseDelayMs: seconds('CHAT_RETRY_BASE_SECONDS', 30),
     maxDelayMs: 15 * 60 * 1000,
     postTimeoutMs,
-    leaseMs: postTimeoutMs + 5000,
+    leaseMs: WORKER_TIMEOUT_SECONDS * 1000 + 5000,
   };
 }
 
 /**
- * The wait after failed try `attempt` (1-based): the webhook's Retry-After when it gave one
- * (up to SQS's 12 hours), else exponential backoff with equal jitter, as AWS advises.
+ * The wait after failed try `attempt` (1-based): exponential backoff with equal jitter, as
+ * AWS advises, and never less than the webhook's Retry-After (up to nearly SQS's 12 hours).
+ * The jitter spreads messages that one rate limit turned away, so they do not all come back
+ * in the same second.
  */
 export function retryDelayMs(
   rules: DeliveryRules,
@@ -55,7 +66,7 @@ export function retryDelayMs(
   retryAfterMs: number | undefined,
   random: () => number = Math.random,
 ): number {
-  if (retryAfterMs !== undefined) return Math.min(retryAfterMs, MAX_VISIBILITY_MS);
   const ceiling = Math.min(rules.maxDelayMs, rules.baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  return ceiling / 2 + random() * (ceiling / 2);
+  const backoff = ceiling / 2 + random() * (ceiling / 2);
+  return Math.min(Math.max(retryAfterMs ?? 0, backoff), MAX_PUT_OFF_MS);
 }

@@ -107,8 +107,8 @@ export class DynamoNotificationRepository implements NotificationRepository {
     return Item === undefined ? undefined : fromNotificationItem(Item);
   }
 
-  async discard(ref: NotificationRef, version: number): Promise<void> {
-    await this.whileAt(
+  async discard(ref: NotificationRef, version: number): Promise<boolean> {
+    return this.whileAt(
       new DeleteCommand({
         TableName: this.tableName,
         Key: keyOf(ref),

@@ -15,8 +15,11 @@ export interface NotificationRepository {
   /** Records a new notification; fails, writing nothing, when its id is taken. */
   create(notification: SubmissionNotification): Promise<void>;
   get(ref: NotificationRef): Promise<SubmissionNotification | undefined>;
-  /** Removes a notification that could not be queued, while no worker has touched it. */
-  discard(ref: NotificationRef, version: number): Promise<void>;
+  /**
+   * Removes a notification that could not be queued, while no worker has touched it. False
+   * when a worker already has it: the message was queued after all.
+   */
+  discard(ref: NotificationRef, version: number): Promise<boolean>;
   /**
    * Takes it for one try (`sending`, leased until `leaseUntil`, one more attempt), if it is
    * still at `version`. The claimed record, or undefined when someone changed it first.

@@ -30,7 +30,8 @@ const notFound = (ids: readonly number[]): NotFoundError =>
  * Records the submission and queues its one chat message. Every id must be one of the
  * caller's files (one batch read), or nothing is recorded or sent: a 404 that names the ids,
  * which says nothing of anyone else's files. The record comes first, so the worker always
- * finds it; if queueing then fails, the record goes again and the caller gets a 5xx.
+ * finds it; if queueing then fails, the record goes again and the caller gets a 5xx, unless
+ * a worker already took the record: then the send failed only in its answer, and it stands.
  */
 export async function notifySubmission(
   ports: NotifyPorts,
@@ -68,15 +69,25 @@ export async function notifySubmission(
   try {
     await ports.queue.send(notificationMessageBody(notification));
   } catch (error) {
-    await ports.notifications
-      .discard(notification, notification.version)
-      .catch((cleanup: unknown) => {
-        logger.error('A notification that could not be queued is still recorded', {
-          notificationId: notification.notificationId,
-          userId: notification.userId,
-          error: cleanup,
-        });
+    const context = { notificationId: notification.notificationId, userId: notification.userId };
+    let discarded: boolean;
+    try {
+      discarded = await ports.notifications.discard(notification, notification.version);
+    } catch (cleanup) {
+      logger.error('A notification that could not be queued is still recorded', {
+        ...context,
+        error: cleanup,
       });
+      throw error;
+    }
+    // The send failed only on its way back: the message is queued, and a worker has it.
+    if (!discarded) {
+      logger.warn('The queue reported a failure, but a worker already took the message', {
+        ...context,
+        error,
+      });
+      return notification;
+    }
     throw error;
   }
   return notification;

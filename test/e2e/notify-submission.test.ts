@@ -132,9 +132,9 @@ describe('POST /api/v1/user/me/file/notify: one chat message per call', () => {
         {
           type: 'section',
           fields: [
-            { type: 'mrkdwn', text: '*From*\nUser 901' },
-            { type: 'mrkdwn', text: '*Fund*\nAcme Fund I' },
-            { type: 'mrkdwn', text: '*Files*\n3 files, 2.9 MB' },
+            { type: 'mrkdwn', text: '*From*\nUser 901', verbatim: true },
+            { type: 'mrkdwn', text: '*Fund*\nAcme Fund I', verbatim: true },
+            { type: 'mrkdwn', text: '*Files*\n3 files, 2.9 MB', verbatim: true },
           ],
         },
         {
@@ -150,6 +150,7 @@ describe('POST /api/v1/user/me/file/notify: one chat message per call', () => {
               '• *Pitch deck.pdf*  ·  Deck  ·  2.4 MB\n' +
               '• *Model &lt;v2&gt; &amp; notes.xlsx*  ·  Financials  ·  512.0 kB\n' +
               '• *raw.csv*  ·  No type  ·  999 bytes',
+            verbatim: true,
           },
         },
       ],
@@ -181,13 +182,16 @@ describe('POST /api/v1/user/me/file/notify: one chat message per call', () => {
         {
           type: 'section',
           fields: [
-            { type: 'mrkdwn', text: '*From*\nUser 902' },
-            { type: 'mrkdwn', text: '*Fund*\n_not given_' },
-            { type: 'mrkdwn', text: '*Files*\n1 file, 8 bytes' },
+            { type: 'mrkdwn', text: '*From*\nUser 902', verbatim: true },
+            { type: 'mrkdwn', text: '*Fund*\n_not given_', verbatim: true },
+            { type: 'mrkdwn', text: '*Files*\n1 file, 8 bytes', verbatim: true },
           ],
         },
         { type: 'divider' },
-        { type: 'section', text: { type: 'mrkdwn', text: '• *q3.csv*  ·  Raw data  ·  8 bytes' } },
+        {
+          type: 'section',
+          text: { type: 'mrkdwn', text: '• *q3.csv*  ·  Raw data  ·  8 bytes', verbatim: true },
+        },
       ],
     });
   });
@@ -206,7 +210,13 @@ describe('POST /api/v1/user/me/file/notify: one chat message per call', () => {
     expect(blocks.length).toBeLessThanOrEqual(50);
     expect(blocks.at(-1)).toEqual({
       type: 'context',
-      elements: [{ type: 'mrkdwn', text: '…and 80 more files: 40 Deck, 40 Financials (80.0 kB)' }],
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: '…and 80 more files: 40 Deck, 40 Financials (80.0 kB)',
+          verbatim: true,
+        },
+      ],
     });
     const listed = JSON.stringify(blocks).match(/file-\d+\.pdf/g);
     expect(listed).toHaveLength(20);
@@ -545,7 +555,7 @@ describe('refusals: nothing recorded, nothing queued, nothing sent', () => {
     nothingQueued();
   });
 
-  it('an Idempotency-Key that is empty or too long → 422', async () => {
+  it('an Idempotency-Key over 255 characters → 422', async () => {
     await expectRefused(
       stage(),
       () => notify(941, { file_ids: [1] }, { 'idempotency-key': 'k'.repeat(256) }),

@@ -257,6 +257,11 @@ describe('FileServiceStack, submission notifications', () => {
       FunctionName: { Ref: logicalIdOf('AWS::Lambda::Function', 'DeliverNotificationFunction') },
       BatchSize: 10,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 2 },
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Timeout: 30,
+      Environment: { Variables: Match.objectLike({ NOTIFY_DLQ_URL: Match.anyValue() }) },
     });
   });
 
@@ -273,6 +278,7 @@ describe('FileServiceStack, submission notifications', () => {
     expect(variables).not.toHaveProperty('CHAT_WEBHOOK_URL');
     template.hasOutput('ChatWebhookSecretArn', {});
     template.hasOutput('NotificationDeadLetterQueueUrl', {});
+    template.hasOutput('NotificationQueueArn', {});
   });
 
   it('gives the notify, status and worker functions exactly the calls they make', () => {

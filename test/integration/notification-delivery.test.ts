@@ -179,6 +179,29 @@ describe('deliverNotification: never two messages for one notify call', () => {
     });
   });
 
+  it('a try that lost its claim mid-post (judged dead) records nothing and sets nothing aside', async () => {
+    const { notification, body } = await queuedNotification(8);
+    const q = queues();
+    // While this try posts, another delivery takes it for dead and marks it unconfirmed.
+    const judgedDead = {
+      post: async () => {
+        const current = await notifications.get(notification);
+        await notifications.abandon(notification, current?.version ?? -1, new Date());
+        return { kind: 'retry' as const, reason: 'HTTP 500' };
+      },
+    };
+    expect(
+      await deliverNotification(
+        { notifications, chat: judgedDead, ...q },
+        rules,
+        received(body, 5),
+      ),
+    ).toEqual({ outcome: 'already-settled' });
+    expect(q.setAside).toEqual([]);
+    expect(q.putOff).toEqual([]);
+    expect((await notifications.get(notification))?.status).toBe('unconfirmed');
+  });
+
   it('the last try of a round marks it failed and sets the message aside', async () => {
     const { notification, body } = await queuedNotification(6);
     receiver.answer({ status: 500 });
@@ -233,6 +256,27 @@ describe('notifySubmission: nothing half-written', () => {
       ),
     ).rejects.toThrow('injected: send failed');
     expect(await stored()).toEqual(before);
+  });
+
+  it('a send that failed on its way back, after a worker took the message: it stands (202)', async () => {
+    const before = await stored();
+    // SQS stored the message and a worker claimed the record; then the answer was lost.
+    const lostAnswer = {
+      send: async (body: string) => {
+        const { user_id: userId, notification_id: notificationId } = JSON.parse(body) as {
+          user_id: number;
+          notification_id: string;
+        };
+        await notifications.claim({ userId, notificationId }, 0, new Date(), new Date());
+        throw new Error('socket hang up');
+      },
+    };
+    const notification = await notifySubmission(
+      { files, notifications, queue: lostAnswer },
+      { userId: 20, fileIds: [1], fundName: null, message: null },
+    );
+    expect(await notifications.get(notification)).toMatchObject({ status: 'sending' });
+    expect((await stored()).length).toBe(before.length + 1);
   });
 
   it('a record write that fails sends nothing', async () => {

@@ -101,12 +101,15 @@ describe('submissionMessage', () => {
     expect(JSON.stringify(blocks)).not.toContain('*f21*');
     expect(blocks.at(-1)).toEqual({
       type: 'context',
-      elements: [{ type: 'mrkdwn', text: '…and 3 more files: 1 Deck, 2 No type (4.5 MB)' }],
+      elements: [
+        { type: 'mrkdwn', text: '…and 3 more files: 1 Deck, 2 No type (4.5 MB)', verbatim: true },
+      ],
     });
   });
 
-  it('escapes the three characters mrkdwn reserves in names and the fund, and nothing else', () => {
+  it('escapes what mrkdwn reserves, and makes line breaks spaces, so a name cannot add lines', () => {
     expect(escapeMrkdwn('<@U1> & <!here> *b*')).toBe('&lt;@U1&gt; &amp; &lt;!here&gt; *b*');
+    expect(escapeMrkdwn('a.pdf\n*From*\r\nUser 1\t\u0000x')).toBe('a.pdf *From*  User 1  x');
     const message = submissionMessage(
       notification({
         fundName: 'A&B <Fund>',
@@ -123,6 +126,18 @@ describe('submissionMessage', () => {
       notification({ files: [{ id: 1, name, type: 'other', size: 0 }] }),
     );
     expect(JSON.stringify(blocks)).toContain(`*${'n'.repeat(119)}…*`);
+  });
+
+  it('has Slack show every mrkdwn text as written: no links, channels or mentions made', () => {
+    const message = submissionMessage(
+      notification({
+        fundName: 'https://evil.example #general',
+        files: [{ id: 1, name: 'x', type: null, size: 1 }],
+      }),
+    );
+    const mrkdwnTexts = message.blocks.flatMap(textsOf).filter((t) => t.type === 'mrkdwn');
+    expect(mrkdwnTexts.length).toBeGreaterThan(0);
+    expect(mrkdwnTexts.every((t) => t.verbatim === true)).toBe(true);
   });
 
   it('leaves out a blank fund and a blank note', () => {

@@ -29,10 +29,13 @@ describe('retryDelayMs', () => {
     leaseMs: 15_000,
   };
 
-  it('waits what a Retry-After asks, up to SQS’s 12 hours', () => {
-    expect(retryDelayMs(rules, 1, 1000)).toBe(1000);
-    expect(retryDelayMs(rules, 4, 0)).toBe(0);
-    expect(retryDelayMs(rules, 1, 86_400_000)).toBe(43_200_000);
+  it('waits at least what a Retry-After asks, up to 15 minutes short of SQS’s 12 hours', () => {
+    expect(retryDelayMs(rules, 1, 60_000, () => 0)).toBe(60_000);
+    // A short Retry-After still gets the backoff and its jitter, so a crowd turned away
+    // together does not come back together.
+    expect(retryDelayMs(rules, 1, 1000, () => 0)).toBe(15_000);
+    expect(retryDelayMs(rules, 1, 1000, () => 1)).toBe(30_000);
+    expect(retryDelayMs(rules, 1, 86_400_000)).toBe(42_300_000);
   });
 
   it('backs off exponentially with equal jitter, capped at 15 minutes', () => {
@@ -53,7 +56,7 @@ describe('deliveryRulesFromEnv', () => {
     process.env = { ...saved };
   });
 
-  it('defaults to 30 s backoff and 10 s posts, holding the record 5 s past the timeout', () => {
+  it('defaults to 30 s backoff and 10 s posts, and holds the record past the worker’s timeout', () => {
     delete process.env.CHAT_RETRY_BASE_SECONDS;
     delete process.env.CHAT_TIMEOUT_SECONDS;
     expect(deliveryRulesFromEnv()).toEqual({
@@ -61,7 +64,7 @@ describe('deliveryRulesFromEnv', () => {
       baseDelayMs: 30_000,
       maxDelayMs: 900_000,
       postTimeoutMs: 10_000,
-      leaseMs: 15_000,
+      leaseMs: 35_000,
     });
   });
 

@@ -77,6 +77,19 @@ describe('InProcessQueue: SQS and its Lambda event source, in process', () => {
     expect(queue.messages()).toHaveLength(0);
   });
 
+  it('takes a failure it cannot match to a message as the whole batch failing, as Lambda does', async () => {
+    const queue = make({ name: 'q5', visibilityTimeoutMs: 60_000 });
+    let batches = 0;
+    queue.consume(() => {
+      batches += 1;
+      return Promise.resolve({ batchItemFailures: [{ itemIdentifier: 'not-a-message-id' }] });
+    });
+    await Promise.all([queue.send('x'), queue.send('y')]);
+    await eventually(() => batches > 0 || undefined);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(queue.messages().map((m) => m.body)).toEqual(['x', 'y']);
+  });
+
   it('refuses a receipt handle it did not hand out, as SQS does', async () => {
     const queue = make({ name: 'q4', visibilityTimeoutMs: 60_000 });
     await expect(queue.changeVisibility('nope', 0)).rejects.toThrow(/ReceiptHandleIsInvalid/);
