@@ -4,7 +4,11 @@ import { logger } from '../logger.ts';
 import type { MessageQueue } from '../queue/message-queue.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
 import type { NotificationRepository } from './notification-repository.ts';
-import { notificationMessageBody, type SubmissionNotification } from './submission-notification.ts';
+import {
+  newSubmissionNotification,
+  notificationMessageBody,
+  type SubmissionNotification,
+} from './submission-notification.ts';
 
 export interface NotifyPorts {
   readonly files: Pick<UserFileRepository, 'getMany'>;
@@ -44,8 +48,7 @@ export async function notifySubmission(
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length > 0) throw notFound(missing);
 
-  const now = (ports.now ?? (() => new Date()))().toISOString();
-  const notification: SubmissionNotification = {
+  const notification = newSubmissionNotification({
     userId: announcement.userId,
     notificationId: (ports.newId ?? randomUUID)(),
     files: ids.map((id) => {
@@ -55,16 +58,8 @@ export async function notifySubmission(
     }),
     fundName: announcement.fundName,
     message: announcement.message,
-    status: 'queued',
-    createdAt: now,
-    updatedAt: now,
-    sentAt: null,
-    attempts: 0,
-    lastError: null,
-    notBefore: null,
-    leaseUntil: null,
-    version: 0,
-  };
+    at: (ports.now ?? (() => new Date()))(),
+  });
   await ports.notifications.create(notification);
   try {
     await ports.queue.send(notificationMessageBody(notification));

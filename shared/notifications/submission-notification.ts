@@ -40,6 +40,27 @@ export interface SubmissionNotification extends NotificationRef {
   readonly version: number;
 }
 
+/** A notification as the notify call records it: queued, never tried. */
+export const newSubmissionNotification = (
+  content: NotificationRef &
+    Pick<SubmissionNotification, 'files' | 'fundName' | 'message'> & { readonly at: Date },
+): SubmissionNotification => ({
+  userId: content.userId,
+  notificationId: content.notificationId,
+  files: content.files,
+  fundName: content.fundName,
+  message: content.message,
+  status: 'queued',
+  createdAt: content.at.toISOString(),
+  updatedAt: content.at.toISOString(),
+  sentAt: null,
+  attempts: 0,
+  lastError: null,
+  notBefore: null,
+  leaseUntil: null,
+  version: 0,
+});
+
 /** The queue message: just the reference; the record holds the rest. */
 export const notificationMessageBody = (ref: NotificationRef): string =>
   JSON.stringify({ user_id: ref.userId, notification_id: ref.notificationId });

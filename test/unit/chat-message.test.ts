@@ -8,7 +8,10 @@ import {
   SLACK_LIMITS,
   submissionMessage,
 } from '#shared/notifications/chat-message.ts';
-import type { SubmissionNotification } from '#shared/notifications/submission-notification.ts';
+import {
+  newSubmissionNotification,
+  type SubmissionNotification,
+} from '#shared/notifications/submission-notification.ts';
 import {
   MAX_FILES_PER_NOTIFICATION,
   MAX_FUND_NAME_LENGTH,
@@ -16,20 +19,14 @@ import {
 } from '#shared/schemas/notify-submission.ts';
 
 const notification = (overrides: Partial<SubmissionNotification>): SubmissionNotification => ({
-  userId: 7,
-  notificationId: '00000000-0000-4000-8000-000000000000',
-  files: [{ id: 1, name: 'a.pdf', type: 'deck', size: 10 }],
-  fundName: null,
-  message: null,
-  status: 'queued',
-  createdAt: '2026-11-21T10:00:00.000Z',
-  updatedAt: '2026-11-21T10:00:00.000Z',
-  sentAt: null,
-  attempts: 0,
-  lastError: null,
-  notBefore: null,
-  leaseUntil: null,
-  version: 0,
+  ...newSubmissionNotification({
+    userId: 7,
+    notificationId: '00000000-0000-4000-8000-000000000000',
+    files: [{ id: 1, name: 'a.pdf', type: 'deck', size: 10 }],
+    fundName: null,
+    message: null,
+    at: new Date('2026-11-21T10:00:00.000Z'),
+  }),
   ...overrides,
 });
 
