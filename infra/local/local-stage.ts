@@ -61,15 +61,12 @@ export interface NotificationOptions {
   readonly retryBaseSeconds?: number;
   /** How long a post waits for an answer (CHAT_TIMEOUT_SECONDS); 10 s unless set. */
   readonly timeoutSeconds?: number;
-  /** How long a message the worker failed stays hidden when it set no delay. */
-  readonly visibilityTimeoutMs?: number;
 }
 
-/** The notification queue, its dead-letter queue, and where chat messages are logged. */
+/** The notification queue and its dead-letter queue. */
 export interface LocalNotifications {
   readonly queue: InProcessQueue;
   readonly deadLetters: InProcessQueue;
-  readonly chatLog: string;
 }
 
 export interface LocalStage {
@@ -198,7 +195,6 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       notifications: {
         queue: notifications.queue,
         deadLetters: notifications.deadLetters,
-        chatLog: chatLogFile(options.dataDir),
       },
       close: async () => {
         server.closeAllConnections();
@@ -235,7 +231,7 @@ function startNotificationQueues(port: number, options: NotificationOptions) {
   });
   const queue = new InProcessQueue({
     name: `notifications-${port}`,
-    visibilityTimeoutMs: options.visibilityTimeoutMs ?? 30_000,
+    visibilityTimeoutMs: 30_000,
     redrive: { maxReceiveCount: DELIVERY_ATTEMPTS + REDRIVE_SLACK, deadLetters },
   });
   const registry = localQueues();

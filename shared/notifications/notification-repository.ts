@@ -1,8 +1,4 @@
-import type {
-  NotificationRef,
-  NotificationStatus,
-  SubmissionNotification,
-} from './submission-notification.ts';
+import type { NotificationRef, SubmissionNotification } from './submission-notification.ts';
 
 /** How one try ended, as the record keeps it. */
 export type TryVerdict =
@@ -41,5 +37,3 @@ export interface NotificationRepository {
    */
   abandon(ref: NotificationRef, version: number, at: Date): Promise<boolean>;
 }
-
-export const SETTLED: readonly NotificationStatus[] = ['sent', 'unconfirmed'];

@@ -4,7 +4,7 @@ import type { MessageQueue } from './message-queue.ts';
 import { SqsMessageQueue } from './sqs-message-queue.ts';
 
 /** Where the local stage registers its in-process queues, by name. */
-export const LOCAL_QUEUES = Symbol.for('file-service.local-queues');
+const LOCAL_QUEUES = Symbol.for('file-service.local-queues');
 const LOCAL_SCHEME = 'local:';
 
 type LocalQueues = Map<string, MessageQueue>;

@@ -574,6 +574,26 @@ describe('refusals: nothing recorded, nothing queued, nothing sent', () => {
     );
     nothingQueued();
   });
+
+  it('an empty Idempotency-Key → 422', async () => {
+    await expectRefused(
+      stage(),
+      () => notify(941, { file_ids: [1] }, { 'idempotency-key': '' }),
+      422,
+      {
+        detail: [
+          {
+            type: 'string_too_short',
+            loc: ['header', 'idempotency-key'],
+            msg: 'String should have at least 1 character',
+            input: '',
+            ctx: { min_length: 1 },
+          },
+        ],
+      },
+    );
+    nothingQueued();
+  });
 });
 
 describe('GET /api/v1/user/me/file/notify/{notification_id} (extension)', () => {
