@@ -2,13 +2,12 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
-import { FileServiceStack } from './stacks/file-service-stack.ts';
-import { stackName, stageConfig } from './stages.ts';
+import { addServiceStacks } from './service.ts';
+import { stageConfig } from './stages.ts';
 
 const app = new App();
-const stage = stageConfig((key) => app.node.tryGetContext(key));
-new FileServiceStack(app, stackName(stage.name), {
-  stage,
+addServiceStacks(app, {
+  stage: stageConfig((key) => app.node.tryGetContext(key)),
   root: resolve(fileURLToPath(import.meta.url), '../..'),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });

@@ -1,68 +1,193 @@
+import * as z from 'zod';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER } from './local/identity-provider.ts';
 
 /**
  * Per-stage settings, chosen with `-c stage=production|development|local` (production by
- * default). The identity provider's issuer and audience come from context
- * (`-c jwtIssuer=... -c jwtAudience=...`); production and development have no default
- * issuer, so neither can be deployed trusting a placeholder.
+ * default). Each stage starts from its defaults below; an operator overrides them in
+ * `cdk.json` (`context.stages.<stage>.<setting>`) or on the command line (`-c <setting>=…`,
+ * which wins). Production and development have no default issuer, so neither can be deployed
+ * trusting a placeholder.
  */
 export type StageName = 'production' | 'development' | 'local';
 
-export interface StageConfig {
-  readonly name: StageName;
-  /** The JWT authorizer's issuer (an https URL serving OpenID discovery). */
-  readonly jwtIssuer: string;
-  readonly jwtAudiences: readonly string[];
-  /** The claim that holds the caller's user id. */
-  readonly userIdClaim: string;
-  readonly logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
-  /** Production keeps its data when the stack goes; the others may destroy it. */
-  readonly retainData: boolean;
-  /** The service's public base URL (`-c baseUrl=`); the HTTP API's own URL when absent. */
-  readonly baseUrl?: string;
-  /** Realtime tokens' `aud` (`-c realtimeAudience=`, default `realtime`). */
-  readonly realtimeAudience: string;
-  /** Realtime tokens' lifetime (`-c realtimeTokenSeconds=`, default 3600). */
-  readonly realtimeTokenSeconds: number;
-}
-
 export const STAGE_NAMES: readonly StageName[] = ['production', 'development', 'local'];
 
-/** The CloudFormation stack of a stage; the operator CLI finds the stage's data through it. */
-export const stackName = (stage: StageName): string => `FileService-${stage}`;
+/** CloudWatch Logs accepts only these retention periods. */
+const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288,
+  3653,
+] as const;
 
+const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+
+/** A list given on the command line as `a,b`, or as an array in cdk.json. */
+const list = (item: z.ZodString) =>
+  z.preprocess(
+    (value) => (typeof value === 'string' ? value.split(',').map((part) => part.trim()) : value),
+    z.array(item).min(1),
+  );
+
+const wholeNumber = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const httpsUrl = z.url({ protocol: /^https$/, error: 'must be an https:// URL' });
+
+/** The settings an operator may set per stage; every one has a default or is required. */
+const StageSettingsSchema = z.strictObject({
+  /** The JWT authorizer's issuer: an https URL serving OpenID discovery. */
+  jwtIssuer: httpsUrl,
+  /** The `aud` values the authorizer accepts. */
+  jwtAudience: list(z.string().min(1)),
+  /** The claim that holds the caller's user id. */
+  userIdClaim: z.string().min(1),
+  /** The service's public base URL; realtime tokens' `iss`. The API's own URL when absent. */
+  baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL' }).optional(),
+  logLevel: z.enum(LOG_LEVELS),
+  logRetentionDays: z.coerce
+    .number()
+    .refine((days) => (LOG_RETENTION_DAYS as readonly number[]).includes(days), {
+      error: `must be one of CloudWatch Logs' periods: ${LOG_RETENTION_DAYS.join(', ')}`,
+    }),
+  /** Realtime tokens' `aud` and lifetime. */
+  realtimeAudience: z.string().min(1),
+  realtimeTokenSeconds: wholeNumber(1, 86_400),
+  /** Keep the table, bucket, queues, secrets and logs when the stack goes (and protect the table). */
+  retainData: z.preprocess(
+    (value) => (value === 'true' ? true : value === 'false' ? false : value),
+    z.boolean(),
+  ),
+  /** Days S3 keeps an object's replaced or deleted versions. */
+  noncurrentVersionDays: wholeNumber(1, 3650),
+  /** Origins whose pages may POST direct uploads to the bucket (CORS); `*` for any. */
+  uploadOrigins: list(z.string().regex(/^(\*|https?:\/\/[^/\s]+)$/, 'must be * or an origin')),
+  /** The HTTP API's steady-state requests a second, and burst, for the whole stage. */
+  apiRateLimit: wholeNumber(1, 100_000),
+  apiBurstLimit: wholeNumber(1, 5_000),
+  /** Whether the stage has CloudWatch alarms, and where they go. */
+  alarms: z.preprocess(
+    (value) => (value === 'true' ? true : value === 'false' ? false : value),
+    z.boolean(),
+  ),
+  alarmEmail: z.email().optional(),
+  alarmTopicArn: z
+    .string()
+    .regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]+$/, 'must be an SNS topic ARN')
+    .optional(),
+});
+
+export type StageSettings = z.infer<typeof StageSettingsSchema>;
+
+export interface StageConfig extends StageSettings {
+  readonly name: StageName;
+}
+
+type Defaults = Omit<StageSettings, 'jwtIssuer'> & { jwtIssuer?: string };
+
+const shared = {
+  jwtAudience: [LOCAL_AUDIENCE],
+  userIdClaim: 'sub',
+  realtimeAudience: 'realtime',
+  realtimeTokenSeconds: 3600,
+  uploadOrigins: ['*'],
+} as const satisfies Partial<Defaults>;
+
+export const STAGE_DEFAULTS: Readonly<Record<StageName, Defaults>> = {
+  production: {
+    ...shared,
+    jwtAudience: [...shared.jwtAudience],
+    uploadOrigins: [...shared.uploadOrigins],
+    logLevel: 'INFO',
+    logRetentionDays: 90,
+    retainData: true,
+    noncurrentVersionDays: 30,
+    apiRateLimit: 1000,
+    apiBurstLimit: 2000,
+    alarms: true,
+  },
+  development: {
+    ...shared,
+    jwtAudience: [...shared.jwtAudience],
+    uploadOrigins: [...shared.uploadOrigins],
+    logLevel: 'DEBUG',
+    logRetentionDays: 14,
+    retainData: false,
+    noncurrentVersionDays: 7,
+    apiRateLimit: 50,
+    apiBurstLimit: 100,
+    alarms: true,
+  },
+  local: {
+    ...shared,
+    jwtAudience: [...shared.jwtAudience],
+    uploadOrigins: [...shared.uploadOrigins],
+    jwtIssuer: LOCAL_ISSUER,
+    logLevel: 'DEBUG',
+    logRetentionDays: 3,
+    retainData: false,
+    noncurrentVersionDays: 1,
+    apiRateLimit: 50,
+    apiBurstLimit: 100,
+    alarms: false,
+  },
+};
+
+/** The CloudFormation stack holding a stage's data; the operator CLI reads its outputs. */
+export const dataStackName = (stage: StageName): string => `FileService-${stage}`;
+/** The stack holding a stage's API, functions and alarms: safe to destroy and redeploy. */
+export const apiStackName = (stage: StageName): string => `FileService-${stage}-api`;
+
+const SETTING_NAMES = Object.keys(StageSettingsSchema.shape) as (keyof StageSettings)[];
+
+/**
+ * The settings of the stage that `-c stage` names. `context` reads CDK context: flat
+ * `-c key=value` entries, and the `stages` object of cdk.json.
+ */
 export function stageConfig(context: (key: string) => unknown): StageConfig {
-  const name = (context('stage') ?? 'production') as StageName;
-  if (!STAGE_NAMES.includes(name)) {
-    throw new Error(`-c stage must be one of ${STAGE_NAMES.join(', ')}; got "${name}"`);
-  }
-  const text = (key: string): string | undefined => {
-    const value = context(key);
-    return typeof value === 'string' && value !== '' ? value : undefined;
-  };
-  const jwtIssuer = text('jwtIssuer') ?? (name === 'local' ? LOCAL_ISSUER : undefined);
-  if (jwtIssuer === undefined) {
+  const name = context('stage') ?? 'production';
+  if (typeof name !== 'string' || !(STAGE_NAMES as readonly string[]).includes(name)) {
     throw new Error(
-      `The ${name} stage needs -c jwtIssuer=https://… : the issuer whose tokens API Gateway accepts`,
+      `-c stage must be one of ${STAGE_NAMES.join(', ')}; got ${JSON.stringify(name)}`,
     );
   }
-  const realtimeTokenSeconds = Number(text('realtimeTokenSeconds') ?? 3600);
-  if (
-    !Number.isInteger(realtimeTokenSeconds) ||
-    realtimeTokenSeconds < 1 ||
-    realtimeTokenSeconds > 86_400
-  ) {
-    throw new Error('-c realtimeTokenSeconds must be whole seconds from 1 to 86400');
+  const stage = name as StageName;
+  const fromFile = context('stages');
+  const perStage =
+    typeof fromFile === 'object' && fromFile !== null
+      ? (fromFile as Record<string, unknown>)[stage]
+      : undefined;
+  if (perStage !== undefined && (typeof perStage !== 'object' || perStage === null)) {
+    throw new Error(`context.stages.${stage} in cdk.json must be an object`);
   }
-  return {
-    name,
-    jwtIssuer,
-    jwtAudiences: (text('jwtAudience') ?? LOCAL_AUDIENCE).split(','),
-    userIdClaim: text('userIdClaim') ?? 'sub',
-    logLevel: name === 'production' ? 'INFO' : 'DEBUG',
-    retainData: name === 'production',
-    ...(text('baseUrl') === undefined ? {} : { baseUrl: text('baseUrl') }),
-    realtimeAudience: text('realtimeAudience') ?? 'realtime',
-    realtimeTokenSeconds,
-  };
+  const given: Record<string, unknown> = { ...(perStage as Record<string, unknown> | undefined) };
+  for (const key of SETTING_NAMES) {
+    const value = context(key);
+    if (value !== undefined && value !== '') given[key] = value;
+  }
+  const unknown = Object.keys(given).filter(
+    (key) => !(SETTING_NAMES as readonly string[]).includes(key),
+  );
+  if (unknown.length > 0) {
+    throw new Error(
+      `context.stages.${stage} has unknown settings: ${unknown.join(', ')}; known: ${SETTING_NAMES.join(', ')}`,
+    );
+  }
+  if (given.jwtIssuer === undefined && STAGE_DEFAULTS[stage].jwtIssuer === undefined) {
+    throw new Error(
+      `The ${stage} stage needs a jwtIssuer (-c jwtIssuer=https://… or context.stages.${stage}.jwtIssuer in cdk.json): the issuer whose tokens API Gateway accepts`,
+    );
+  }
+  const parsed = StageSettingsSchema.safeParse({ ...STAGE_DEFAULTS[stage], ...given });
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const key = String(issue.path[0] ?? '');
+      return `${key} ${issue.message} (got ${JSON.stringify(given[key])})`;
+    });
+    throw new Error(`Stage ${stage}: ${problems.join('; ')}`);
+  }
+  if (parsed.data.apiBurstLimit < Math.min(parsed.data.apiRateLimit, 5000)) {
+    // API Gateway refuses a burst below the rate it must absorb.
+    throw new Error(
+      `Stage ${stage}: apiBurstLimit (${parsed.data.apiBurstLimit}) must be at least apiRateLimit (${parsed.data.apiRateLimit})`,
+    );
+  }
+  return { name: stage, ...parsed.data };
 }

@@ -1,5 +1,5 @@
 import middy from '@middy/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { documentClient } from '#shared/aws/dynamodb.ts';
 import { requiredEnv } from '#shared/config.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';

@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import { documentClient, dynamoDbClient } from '#shared/aws/dynamodb.ts';
 import { requiredEnv } from '#shared/config.ts';
+import { IDEMPOTENT_OPERATIONS } from '#shared/data/keys.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
@@ -30,7 +31,7 @@ const ports = {
 };
 const notify = async (announcement: SubmissionAnnouncement) =>
   toAcceptedBody(await notifySubmission(ports, announcement));
-const notifyOnce = idempotentPerKey('notify-submission', notify, {
+const notifyOnce = idempotentPerKey(IDEMPOTENT_OPERATIONS.notifySubmission, notify, {
   client: dynamoDbClient(),
   tableName,
 });

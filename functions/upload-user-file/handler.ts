@@ -3,7 +3,7 @@ import { documentClient, dynamoDbClient } from '#shared/aws/dynamodb.ts';
 import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
 import { s3Client } from '#shared/aws/s3.ts';
 import { requiredEnv } from '#shared/config.ts';
-import { FILE_ID_SEQUENCE } from '#shared/data/keys.ts';
+import { FILE_ID_SEQUENCE, IDEMPOTENT_OPERATIONS } from '#shared/data/keys.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
@@ -31,7 +31,7 @@ const ports = {
   files: new DynamoUserFileRepository(documentClient(), tableName),
 };
 const upload = async (file: NewUserFile) => toUserFileBody(await uploadUserFile(ports, file));
-const uploadOnce = idempotentPerKey('upload-user-file', upload, {
+const uploadOnce = idempotentPerKey(IDEMPOTENT_OPERATIONS.uploadUserFile, upload, {
   client: dynamoDbClient(),
   tableName,
 });

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
 import { FILE_ID_SEQUENCE } from '#shared/data/keys.ts';
 import { addDealFile, type DealFileSource } from '#shared/deal-files/add-deal-file.ts';

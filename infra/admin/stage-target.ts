@@ -12,7 +12,7 @@ import type { RealtimeKeyStore } from '#shared/realtime/realtime-key-store.ts';
 import { SecretsManagerKeyStore } from '#shared/realtime/secrets-manager-key-store.ts';
 import { DEFAULT_DATA_DIR, realtimeKeysFile } from '../local/local-stage.ts';
 import { runningStage } from '../local/stage-lock.ts';
-import { stackName, type StageName } from '../stages.ts';
+import { dataStackName, type StageName } from '../stages.ts';
 
 /** Where a command's data lives: one stage's table and bucket, and clients on them. */
 export interface StageTarget {
@@ -76,7 +76,7 @@ async function localTarget(env: NodeJS.ProcessEnv): Promise<StageTarget> {
  * outputs name its table and bucket, since neither has a fixed physical name.
  */
 async function awsTarget(stage: StageName): Promise<StageTarget> {
-  const name = stackName(stage);
+  const name = dataStackName(stage);
   const cloudFormation = new CloudFormationClient({});
   let outputs: Record<string, string>;
   try {

@@ -15,6 +15,8 @@ export interface ApiRoute {
   readonly entry: string;
   /** `jwt`: behind the JWT authorizer. `none`: public. */
   readonly auth: 'jwt' | 'none';
+  /** Why a public route is public (said in the deployed template's checks). */
+  readonly publicBecause?: string;
   /**
    * Local stage only: the handler gets the body as it arrives (see `#shared/http/body-stream.ts`)
    * instead of whole. API Gateway always buffers it.
@@ -107,6 +109,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     functionId: 'RealtimeJwks',
     entry: 'functions/realtime-jwks/handler.ts',
     auth: 'none',
+    publicBecause: 'realtime servers fetch the public verification keys without a user token',
   },
 ];
 

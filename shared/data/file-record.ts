@@ -1,4 +1,4 @@
-import { type FileType, isFileType } from '../schemas/file-type.ts';
+import { type FileType, isFileType } from '../data/file-type.ts';
 
 /** What every stored file has, a user's or a deal's. */
 export interface FileRecord {

@@ -48,6 +48,26 @@ export const dealFileObjectKey = (groupId: number, dealId: number, fileId: numbe
 /** The sequence every file id comes from, user's or deal's: a file id names one file. */
 export const FILE_ID_SEQUENCE = 'file';
 
+/** Operations that honour an `Idempotency-Key`; each keeps its records in a partition of its own. */
+export const IDEMPOTENT_OPERATIONS = {
+  uploadUserFile: 'upload-user-file',
+  notifySubmission: 'notify-submission',
+} as const;
+export type IdempotentOperation =
+  (typeof IDEMPOTENT_OPERATIONS)[keyof typeof IDEMPOTENT_OPERATIONS];
+export const idempotencyPartition = (operation: IdempotentOperation): string =>
+  `IDEMPOTENCY#${operation}`;
+
+/**
+ * The partitions a function may reach, as IAM `dynamodb:LeadingKeys` patterns: users' items,
+ * groups' items (a group's own partition and its deals' file partitions), the file-id counter.
+ */
+export const PARTITION_PATTERNS = {
+  users: 'USER#*',
+  groups: 'GROUP#*',
+  fileIds: counterKey(FILE_ID_SEQUENCE)[PARTITION_KEY],
+} as const;
+
 const USER_FILE_OBJECT_KEY = /^users\/([1-9]\d{0,15})\/files\/([1-9]\d{0,15})$/;
 
 /** The owner and id a user file's object key names, or undefined for any other key. */

@@ -5,7 +5,7 @@ import type { GroupRepository } from '../groups/group-repository.ts';
 import { OperatorRefusal } from '../groups/operator-refusal.ts';
 import type { IdAllocator } from '../ids/id-allocator.ts';
 import { logger } from '../logger.ts';
-import type { FileType } from '../schemas/file-type.ts';
+import type { FileType } from '../data/file-type.ts';
 import { MAX_UPLOAD_BYTES } from '../user-files/upload-limits.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
 import type { DealFile } from './deal-file.ts';

@@ -1,4 +1,4 @@
-import type { FileType } from '../schemas/file-type.ts';
+import type { FileType } from '../data/file-type.ts';
 import type { DealRef, Role } from '../groups/group.ts';
 import type { DealFile } from './deal-file.ts';
 

@@ -16,7 +16,7 @@ import {
 } from '../data/keys.ts';
 import { dealKey, memberKey, roleOf } from '../groups/dynamo-group-repository.ts';
 import type { DealRef } from '../groups/group.ts';
-import type { FileType } from '../schemas/file-type.ts';
+import type { FileType } from '../data/file-type.ts';
 import { fileRecordFromItem } from '../data/file-record.ts';
 import type { DealFile } from './deal-file.ts';
 import { toDealFileRecord } from './deal-file-response.ts';

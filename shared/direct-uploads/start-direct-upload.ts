@@ -1,7 +1,7 @@
 import type { UploadSigner } from '../blobs/blob-store.ts';
 import { userFileObjectKey } from '../data/keys.ts';
 import type { IdAllocator } from '../ids/id-allocator.ts';
-import type { FileType } from '../schemas/file-type.ts';
+import type { FileType } from '../data/file-type.ts';
 import { MAX_UPLOAD_BYTES } from '../user-files/upload-limits.ts';
 import type { DirectUploadRepository } from './direct-upload-repository.ts';
 

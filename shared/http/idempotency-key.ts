@@ -7,7 +7,13 @@ import {
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
-import { EXPIRY_ATTRIBUTE, PARTITION_KEY, SORT_KEY } from '../data/keys.ts';
+import {
+  EXPIRY_ATTRIBUTE,
+  idempotencyPartition,
+  type IdempotentOperation,
+  PARTITION_KEY,
+  SORT_KEY,
+} from '../data/keys.ts';
 import { ConflictError, RequestValidationError } from './http-errors.ts';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -34,7 +40,7 @@ export type JsonValue =
  * replay while the first is still running a 409 (the IETF Idempotency-Key draft's codes).
  */
 export function idempotentPerKey<A, R extends JsonValue>(
-  operation: string,
+  operation: IdempotentOperation,
   work: (argument: A) => Promise<R>,
   store: { readonly client: DynamoDBClient; readonly tableName: string },
 ): (argument: A, call: IdempotentCall, context: Context) => Promise<R> {
@@ -48,7 +54,7 @@ export function idempotentPerKey<A, R extends JsonValue>(
     tableName: store.tableName,
     keyAttr: PARTITION_KEY,
     sortKeyAttr: SORT_KEY,
-    staticPkValue: `IDEMPOTENCY#${operation}`,
+    staticPkValue: idempotencyPartition(operation),
     expiryAttr: EXPIRY_ATTRIBUTE,
     awsSdkV3Client: store.client,
   });

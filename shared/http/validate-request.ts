@@ -3,13 +3,7 @@ import type { z } from 'zod';
 import type { ApiEvent } from './api-event.ts';
 import { RequestValidationError } from './http-errors.ts';
 import { readJsonBody } from './json-body.ts';
-import {
-  discardFiles,
-  FilePart,
-  type FileSink,
-  type FormLimits,
-  readForm,
-} from './multipart-form.ts';
+import type { FileSink, FormLimits } from './multipart-form.ts';
 import {
   missingField,
   type PydanticError,
@@ -49,7 +43,12 @@ function check(
  * FastAPI's form rules: an empty field counts as absent, and so every missing part is
  * reported with `input: null`, whatever else the form held.
  */
-function checkForm(schema: z.ZodType, form: Record<string, unknown>, errors: PydanticError[]) {
+function checkForm(
+  schema: z.ZodType,
+  form: Record<string, unknown>,
+  errors: PydanticError[],
+  { FilePart }: FormReading,
+) {
   const present = Object.fromEntries(Object.entries(form).filter(([, value]) => value !== ''));
   const found: PydanticError[] = [];
   const value = check(schema, 'body', present, found);
@@ -63,6 +62,14 @@ function checkForm(schema: z.ZodType, form: Record<string, unknown>, errors: Pyd
   }
   return value;
 }
+
+/**
+ * Form reading (busboy and all), loaded by the one function that takes a form: the others
+ * start without parsing it.
+ */
+type FormReading = typeof import('./multipart-form.ts');
+let formReading: Promise<FormReading> | undefined;
+const loadFormReading = () => (formReading ??= import('./multipart-form.ts'));
 
 /**
  * Validates path, query and body (JSON or form) against zod schemas and reports every
@@ -88,10 +95,14 @@ export function validateRequest<const S extends RequestSchemas>(
     before: async (request) => {
       const { event } = request;
       const body = schemas.body === undefined ? undefined : readJsonBody(event);
-      const form =
+      const forms =
         schemas.form === undefined || options.form === undefined
           ? undefined
-          : await readForm(event, options.form, options.fileSink?.(event));
+          : await loadFormReading();
+      const form =
+        forms === undefined || options.form === undefined
+          ? undefined
+          : await forms.readForm(event, options.form, options.fileSink?.(event));
       const errors: PydanticError[] = [];
       const input: Record<string, unknown> = {};
       if (schemas.path !== undefined) {
@@ -107,11 +118,11 @@ export function validateRequest<const S extends RequestSchemas>(
         if (body.kind === 'absent') errors.push(missingField(['body']));
         else input.body = check(schemas.body, 'body', body.value, errors);
       }
-      if (schemas.form !== undefined && form !== undefined) {
-        input.form = checkForm(schemas.form, form, errors);
+      if (schemas.form !== undefined && form !== undefined && forms !== undefined) {
+        input.form = checkForm(schemas.form, form, errors, forms);
       }
       if (errors.length > 0) {
-        if (form !== undefined) await discardFiles(form);
+        if (form !== undefined && forms !== undefined) await forms.discardFiles(form);
         throw new RequestValidationError(errors);
       }
       event.input = input as ValidatedInput<S>;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { logger } from '../logger.ts';
 import type { MessageQueue } from '../queue/message-queue.ts';
 import type { ChatChannel, PostOutcome } from './chat-channel.ts';

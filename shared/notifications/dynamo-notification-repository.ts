@@ -13,13 +13,13 @@ import {
   SORT_KEY,
   userPartition,
 } from '../data/keys.ts';
-import { isFileType } from '../schemas/file-type.ts';
-import { NotificationStatusSchema } from '../schemas/notify-submission.ts';
+import { isFileType } from '../data/file-type.ts';
 import type { NotificationRepository, TryVerdict } from './notification-repository.ts';
-import type {
-  NotificationRef,
-  NotifiedFile,
-  SubmissionNotification,
+import {
+  isNotificationStatus,
+  type NotificationRef,
+  type NotifiedFile,
+  type SubmissionNotification,
 } from './submission-notification.ts';
 
 /** Notification records go once the dead-letter queue (14 days) can no longer redrive them. */
@@ -72,7 +72,7 @@ export const fromNotificationItem = (item: Record<string, unknown>): SubmissionN
   files: Array.isArray(item.files) ? item.files.map(fileOf) : [],
   fundName: text(item.fund_name),
   message: text(item.message),
-  status: NotificationStatusSchema.catch('queued').parse(item.status),
+  status: isNotificationStatus(item.status) ? item.status : 'queued',
   createdAt: String(item.created_at),
   updatedAt: String(item.updated_at),
   sentAt: text(item.sent_at),

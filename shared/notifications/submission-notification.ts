@@ -1,8 +1,16 @@
-import type { FileType } from '../schemas/file-type.ts';
-import type { z } from 'zod';
-import type { NotificationStatusSchema } from '../schemas/notify-submission.ts';
+import type { FileType } from '../data/file-type.ts';
 
-export type NotificationStatus = z.output<typeof NotificationStatusSchema>;
+export const NOTIFICATION_STATUSES = [
+  'queued',
+  'sending',
+  'sent',
+  'failed',
+  'unconfirmed',
+] as const;
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+
+export const isNotificationStatus = (value: unknown): value is NotificationStatus =>
+  (NOTIFICATION_STATUSES as readonly unknown[]).includes(value);
 
 /** What the chat message says of one file, as it was when the submission was announced. */
 export interface NotifiedFile {

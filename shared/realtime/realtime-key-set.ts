@@ -1,5 +1,5 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The realtime signing keys, oldest first. The newest key whose activation has come signs;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { FileTypeSchema } from './file-type.ts';
 import { pyInt } from './pydantic-fields.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_UPLOAD_BYTES } from '../user-files/upload-limits.ts';
 import { FileTypeSchema } from './file-type.ts';
 import { laxInt, pyInt } from './pydantic-fields.ts';

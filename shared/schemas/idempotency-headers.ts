@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { pyStr } from './pydantic-fields.ts';
 
 /** The optional `Idempotency-Key` header of the endpoints that create something. */

@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import * as z from 'zod';
+import { NOTIFICATION_STATUSES } from '../notifications/submission-notification.ts';
 import { pyInt, pyStr } from './pydantic-fields.ts';
 
 /** One notify call covers at most this many files; the chat message lists the first few. */
@@ -29,7 +30,7 @@ export const NotifySubmissionRequestSchema = z
 export type NotifySubmissionRequest = z.output<typeof NotifySubmissionRequestSchema>;
 
 export const NotificationStatusSchema = z
-  .enum(['queued', 'sending', 'sent', 'failed', 'unconfirmed'])
+  .enum(NOTIFICATION_STATUSES)
   .meta({ id: 'NotificationStatus' })
   .describe(
     '`queued` (waiting or between tries), `sending`, `sent`, `failed` (every try refused), ' +

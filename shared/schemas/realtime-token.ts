@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ROOM_ID_PATTERN } from '../realtime/room-id.ts';
 
 /** At most this many rooms in one token request: 50 rooms keep a token well under 8 KB. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { FilePart } from '../http/multipart-form.ts';
 import { MAX_FILE_NAME_LENGTH } from '../user-files/upload-limits.ts';
 import { FileTypeSchema } from './file-type.ts';

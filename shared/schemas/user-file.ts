@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { FileTypeSchema } from './file-type.ts';
 
 /** The contract's UserFile (section 2.1), as every endpoint returns it. */

@@ -4,7 +4,7 @@ import { userFileObjectKey } from '../data/keys.ts';
 import type { StoredFile } from '../http/multipart-form.ts';
 import type { IdAllocator } from '../ids/id-allocator.ts';
 import { logger } from '../logger.ts';
-import type { FileType } from '../schemas/file-type.ts';
+import type { FileType } from '../data/file-type.ts';
 import type { UserFile } from './user-file.ts';
 import type { UserFileRepository } from './user-file-repository.ts';
 

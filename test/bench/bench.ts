@@ -1,11 +1,15 @@
 /**
- * `npm run bench`, on one local stage in a process of its own:
+ * `npm run bench` (`npm run bench -- cold-start` for the first part alone):
+ * - every function's bundle size and cold import time against a bundle of only its AWS SDK
+ *   clients (`cold-start.ts`). Target: ratio <= 1.3;
+ *
+ * then, on one local stage in a process of its own:
  * - a 50 MiB upload through the multipart endpoint against a direct PutObject of the same
  *   bytes to the same s3rver, and the stage's peak memory while it takes the upload. Targets:
  *   time ratio (direct / stage) >= 0.7; peak RSS growth <= 4x the file size;
  * - realtime-token latency for 0, 1 and 50 rooms (`token-bench.ts`). Target: the 50-room
  *   median at most twice the 0-room median, reported beside the emulator's own floor.
- * Exits 1 when an upload target is missed.
+ * Exits 1 when a cold-start or upload target is missed.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
@@ -27,6 +31,7 @@ import { s3ClientOptions } from '#shared/aws/s3.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 import { peakResidentBytes, residentBytes, resetPeak } from './proc-memory.ts';
+import { benchColdStarts, coldStartReport, coldStartsMet } from './cold-start.ts';
 import { benchTokens } from './token-bench.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -85,6 +90,12 @@ async function startProcess(script: string, args: readonly string[]) {
 }
 
 const workDir = await mkdtemp(join(tmpdir(), 'file-service-bench-'));
+const coldStarts = await benchColdStarts(join(workDir, 'bundles'));
+console.log(coldStartReport(coldStarts));
+if (process.argv[2] === 'cold-start') {
+  await rm(workDir, { recursive: true, force: true });
+  process.exit(coldStartsMet(coldStarts) ? 0 : 1);
+}
 const children: ChildProcess[] = [];
 const dynamodb = await startDynamoDbLocal();
 let s3: S3Client | undefined;
@@ -165,7 +176,8 @@ Upload of ${mib(MAX_UPLOAD_BYTES)} (${MAX_UPLOAD_BYTES} bytes), median of ${ROUN
     rounds: TOKEN_ROUNDS,
   });
   console.log(tokens.report);
-  process.exitCode = ratio >= RATIO_TARGET && growthFactor <= RSS_GROWTH_TARGET ? 0 : 1;
+  const uploadMet = ratio >= RATIO_TARGET && growthFactor <= RSS_GROWTH_TARGET;
+  process.exitCode = uploadMet && coldStartsMet(coldStarts) ? 0 : 1;
 } finally {
   for (const child of children) child.kill('SIGTERM');
   s3?.destroy();

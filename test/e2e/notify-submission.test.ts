@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { toUserFileItem } from '#shared/user-files/dynamo-user-file-repository.ts';
-import type { FileType } from '#shared/schemas/file-type.ts';
+import type { FileType } from '#shared/data/file-type.ts';
 import { localQueues } from '#shared/queue/queue-from-env.ts';
 import { expectRefused } from '#test/support/expect-refused.ts';
 import { failing } from '#test/support/faults.ts';

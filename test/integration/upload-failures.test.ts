@@ -10,6 +10,7 @@ import {
 } from '#infra/local/emulators.ts';
 import { localLambdaContext } from '#infra/local/lambda-context.ts';
 import { idempotentPerKey } from '#shared/http/idempotency-key.ts';
+import { IDEMPOTENT_OPERATIONS } from '#shared/data/keys.ts';
 import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
 import { completeDirectUpload } from '#shared/direct-uploads/complete-direct-upload.ts';
 import { DynamoDirectUploadRepository } from '#shared/direct-uploads/dynamo-direct-upload-repository.ts';
@@ -105,7 +106,7 @@ describe('an Idempotency-Key repeated while the first request runs', () => {
     });
     let runs = 0;
     const once = idempotentPerKey(
-      'test-in-progress',
+      IDEMPOTENT_OPERATIONS.uploadUserFile,
       async (value: string) => {
         runs++;
         await running;

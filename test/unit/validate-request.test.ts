@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';

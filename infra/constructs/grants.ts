@@ -1,0 +1,115 @@
+import { Stack, Validations } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
+import { Construct } from 'constructs';
+
+/**
+ * Grants of exactly the calls a function makes. CDK's own `grantReadData`, `grantPut` and
+ * `grantRead` give families of actions (`s3:GetObject*`, `s3:List*`, `dynamodb:Scan`, …);
+ * these give one action per call the code makes, on the narrowest resource IAM can name.
+ */
+
+/** DynamoDB item actions, as IAM names them. A transaction needs the action of each item. */
+export type ItemAction =
+  | 'BatchGetItem'
+  | 'ConditionCheckItem'
+  | 'DeleteItem'
+  | 'GetItem'
+  | 'PutItem'
+  | 'Query'
+  | 'UpdateItem';
+
+/**
+ * Item actions on the partitions whose keys match `partitions` (IAM `dynamodb:LeadingKeys`
+ * patterns such as `USER#*`). DynamoDB checks the condition for every key a call names,
+ * including each key of a batch read and each item of a transaction.
+ */
+export function grantItems(
+  table: ITableV2,
+  grantee: IGrantable,
+  actions: readonly ItemAction[],
+  partitions: readonly string[],
+): Grant {
+  return Grant.addToPrincipal({
+    grantee,
+    actions: actions.map((action) => `dynamodb:${action}`),
+    resourceArns: [table.tableArn],
+    conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...partitions] } },
+  });
+}
+
+export type ObjectAction = 's3:GetObject' | 's3:PutObject' | 's3:DeleteObject';
+
+/**
+ * Object actions on the keys under `prefix` (`users/`, `groups/`). The wildcard is the
+ * prefix itself, so cdk-nag's IAM5 finding for it is acknowledged here, naming the resource
+ * as cdk-nag will see it; a bucket whose ARN resolves differently then fails the synth.
+ */
+export function grantObjects(
+  bucket: IBucket,
+  grantee: IGrantable,
+  actions: readonly ObjectAction[],
+  prefix: string,
+): Grant {
+  const objects = bucket.arnForObjects(`${prefix}*`);
+  const grant = Grant.addToPrincipal({ grantee, actions: [...actions], resourceArns: [objects] });
+  acknowledgeWildcard(
+    grantee,
+    objects,
+    `Object keys are ours (${prefix}<owner>/…/<file id>); the grant reaches only keys under ${prefix}, the narrowest prefix every object this function touches shares`,
+  );
+  return grant;
+}
+
+/** Acknowledges cdk-nag's AwsSolutions-IAM5 finding for one wildcard resource of a grant. */
+export function acknowledgeWildcard(
+  scope: IGrantable | Construct,
+  resource: string,
+  reason: string,
+) {
+  // A function's grants land on its role, which is not beneath the function in the tree.
+  const construct = 'grantPrincipal' in scope ? scope.grantPrincipal : scope;
+  if (!(construct instanceof Construct)) throw new Error('A wildcard grant needs a construct');
+  const seen = flattenCfnReference(Stack.of(construct).resolve(resource));
+  Validations.of(construct).acknowledge({ id: `AwsSolutions-IAM5[Resource::${seen}]`, reason });
+}
+
+/**
+ * `s3:ListBucket` on the bucket: without it S3 answers a HeadObject for a missing key with 403
+ * rather than 404, and "not uploaded yet" could not be told from a fault.
+ */
+export function grantMissingObjectsAsNotFound(bucket: IBucket, grantee: IGrantable): Grant {
+  return Grant.addToPrincipal({
+    grantee,
+    actions: ['s3:ListBucket'],
+    resourceArns: [bucket.bucketArn],
+  });
+}
+
+export function grantSecretValue(
+  secret: ISecret,
+  grantee: IGrantable,
+  access: 'read' | 'read-write',
+): Grant {
+  return Grant.addToPrincipal({
+    grantee,
+    actions:
+      access === 'read'
+        ? ['secretsmanager:GetSecretValue']
+        : ['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue'],
+    resourceArns: [secret.secretArn],
+  });
+}
+
+/** SendMessage alone: `grantSendMessages` adds GetQueueAttributes and GetQueueUrl. */
+export function grantSend(queue: IQueue, grantee: IGrantable): Grant {
+  return Grant.addToPrincipal({
+    grantee,
+    actions: ['sqs:SendMessage'],
+    resourceArns: [queue.queueArn],
+  });
+}

@@ -1,0 +1,68 @@
+import { Duration } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  type IAlarmAction,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+export interface ServiceAlarmsProps {
+  /** Where every alarm (and its return to OK) is sent. */
+  readonly action: IAlarmAction;
+}
+
+/**
+ * The stage's alarms. Each fires on the first occurrence in a five-minute period: a function
+ * that threw (our own fault: handled 4xx and retried webhooks are not errors), a throttled
+ * invocation, or a message resting in a dead-letter queue.
+ */
+export class ServiceAlarms extends Construct {
+  private readonly action: IAlarmAction;
+
+  constructor(scope: Construct, id: string, props: ServiceAlarmsProps) {
+    super(scope, id);
+    this.action = props.action;
+  }
+
+  /** Errors and throttles of one function. */
+  watchFunction(functionId: string, fn: IFunction): void {
+    this.add(`${functionId}Errors`, {
+      metric: fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+      description: `${functionId} threw: see its log group for the error and request id`,
+    });
+    this.add(`${functionId}Throttles`, {
+      metric: fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }),
+      description: `${functionId} was throttled: the account or the function ran out of concurrency`,
+    });
+  }
+
+  /** Any message in a dead-letter queue, which only an operator empties. */
+  watchDeadLetters(id: string, queue: IQueue, what: string): void {
+    this.add(`${id}Depth`, {
+      metric: queue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(5),
+        statistic: 'Maximum',
+      }),
+      description: `${what} are waiting in a dead-letter queue for an operator`,
+    });
+  }
+
+  private add(
+    id: string,
+    { metric, description }: { metric: Alarm['metric']; description: string },
+  ): void {
+    const alarm = new Alarm(this, id, {
+      metric,
+      alarmDescription: description,
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    alarm.addAlarmAction(this.action);
+    alarm.addOkAction(this.action);
+  }
+}

@@ -1,0 +1,201 @@
+import {
+  CfnOutput,
+  Duration,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
+import { AttributeType, Billing, type ITableV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  HttpMethods,
+  type IBucket,
+  ObjectOwnership,
+} from 'aws-cdk-lib/aws-s3';
+import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { EXPIRY_ATTRIBUTE, PARTITION_KEY, SORT_KEY } from '#shared/data/keys.ts';
+import {
+  DELIVERY_ATTEMPTS,
+  REDRIVE_SLACK,
+  WORKER_TIMEOUT_SECONDS,
+} from '#shared/notifications/delivery-rules.ts';
+import type { StageConfig } from '../stages.ts';
+
+/** What the API stack needs of the data stack: passed by interface, granted per function. */
+export interface ServiceData {
+  readonly table: ITableV2;
+  readonly bucket: IBucket;
+  /** Submission notifications waiting for the worker, and those it gave up on. */
+  readonly notificationQueue: IQueue;
+  readonly notificationDeadLetters: IQueue;
+  /** Object-created events the finalizer failed on after Lambda's own retries. */
+  readonly uploadEventFailures: IQueue;
+  /** The ES256 key set that signs realtime tokens. */
+  readonly realtimeKeys: ISecret;
+  /** The chat channel's incoming-webhook URL. */
+  readonly chatWebhook: ISecret;
+}
+
+/** Outputs other stacks and the operator CLI read by name. */
+export const DATA_OUTPUTS = {
+  tableName: 'TableName',
+  bucketName: 'BucketName',
+  realtimeKeysSecretArn: 'RealtimeKeysSecretArn',
+} as const;
+
+export interface DataStackProps extends StackProps {
+  readonly stage: StageConfig;
+}
+
+/**
+ * The stage's state: the table, the bucket, the queues and the secrets. It changes rarely
+ * and, in production, outlives its stack; the API stack can be destroyed and redeployed
+ * around it.
+ */
+export class DataStack extends Stack implements ServiceData {
+  readonly table: TableV2;
+  readonly bucket: Bucket;
+  readonly notificationQueue: Queue;
+  readonly notificationDeadLetters: Queue;
+  readonly uploadEventFailures: Queue;
+  readonly realtimeKeys: Secret;
+  readonly chatWebhook: Secret;
+
+  constructor(scope: Construct, id: string, props: DataStackProps) {
+    super(scope, id, props);
+    const { stage } = props;
+    const removalPolicy = stage.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+
+    this.table = new TableV2(this, 'Table', {
+      partitionKey: { name: PARTITION_KEY, type: AttributeType.STRING },
+      sortKey: { name: SORT_KEY, type: AttributeType.STRING },
+      billing: Billing.onDemand(),
+      // Pending direct uploads, notifications and idempotency records expire on their own.
+      timeToLiveAttribute: EXPIRY_ATTRIBUTE,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: stage.retainData,
+      removalPolicy,
+    });
+
+    const accessLogs = new Bucket(this, 'AccessLogs', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      // Server access logs can only be delivered to SSE-S3 buckets.
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ expiration: Duration.days(stage.logRetentionDays) }],
+      removalPolicy,
+      autoDeleteObjects: !stage.retainData,
+    });
+    Validations.of(accessLogs).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'This is the access-log bucket; logging its own access would log the logging',
+    });
+
+    this.bucket = new Bucket(this, 'Files', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'files/',
+      // A deleted or replaced object stays recoverable for a while, then goes for good.
+      versioned: true,
+      lifecycleRules: [
+        {
+          noncurrentVersionExpiration: Duration.days(stage.noncurrentVersionDays),
+          expiredObjectDeleteMarker: true,
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+      ],
+      // Browsers POST direct uploads to the bucket and may fetch download links; the
+      // signature, not the origin, is what admits a request.
+      cors: [
+        {
+          allowedMethods: [HttpMethods.POST, HttpMethods.GET],
+          allowedOrigins: [...stage.uploadOrigins],
+          allowedHeaders: ['*'],
+          maxAge: 3600,
+        },
+      ],
+      removalPolicy,
+      autoDeleteObjects: !stage.retainData,
+    });
+
+    // Submission notifications: the notify function queues each; the worker posts it, and
+    // retries through the queue. Messages it gives up on, and any a crashing worker leaves
+    // behind, rest in the dead-letter queue.
+    this.notificationDeadLetters = new Queue(this, 'NotificationDeadLetters', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy,
+    });
+    this.notificationQueue = new Queue(this, 'Notifications', {
+      // AWS's advice for a Lambda event source: six times the function's timeout.
+      visibilityTimeout: Duration.seconds(WORKER_TIMEOUT_SECONDS * 6),
+      retentionPeriod: Duration.days(4),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: {
+        queue: this.notificationDeadLetters,
+        maxReceiveCount: DELIVERY_ATTEMPTS + REDRIVE_SLACK,
+      },
+      removalPolicy,
+    });
+    this.uploadEventFailures = new Queue(this, 'UploadEventFailures', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy,
+    });
+    for (const queue of [this.notificationDeadLetters, this.uploadEventFailures]) {
+      Validations.of(queue).acknowledge({
+        id: 'AwsSolutions-SQS3',
+        reason:
+          'This queue is itself where failed messages rest; an operator reads and redrives it',
+      });
+    }
+
+    this.realtimeKeys = new Secret(this, 'RealtimeSigningKeys', {
+      description: 'ES256 key set that signs realtime-collaboration tokens',
+      removalPolicy,
+    });
+    Validations.of(this.realtimeKeys).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Rotated by the operator CLI (npm run admin -- realtime-key rotate), which publishes a new key before it signs; a Secrets Manager rotation Lambda would sign with a key verifiers have not fetched yet',
+    });
+    this.chatWebhook = new Secret(this, 'ChatWebhookUrl', {
+      description: "The chat channel's incoming-webhook URL (Slack-compatible)",
+      removalPolicy,
+    });
+    Validations.of(this.chatWebhook).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'A webhook URL is issued by the chat workspace; no Lambda can mint a new one, so an operator replaces it there and here',
+    });
+
+    // The operator CLI (`npm run admin -- --stage <name>`) finds the stage's data by these.
+    new CfnOutput(this, DATA_OUTPUTS.tableName, { value: this.table.tableName });
+    new CfnOutput(this, DATA_OUTPUTS.bucketName, { value: this.bucket.bucketName });
+    new CfnOutput(this, DATA_OUTPUTS.realtimeKeysSecretArn, {
+      value: this.realtimeKeys.secretArn,
+    });
+    // Where operators put the chat channel's webhook URL, and find messages set aside.
+    new CfnOutput(this, 'ChatWebhookSecretArn', { value: this.chatWebhook.secretArn });
+    new CfnOutput(this, 'NotificationDeadLetterQueueUrl', {
+      value: this.notificationDeadLetters.queueUrl,
+    });
+    // A redrive names it: the worker puts messages in the DLQ itself, so SQS knows no source.
+    new CfnOutput(this, 'NotificationQueueArn', { value: this.notificationQueue.queueArn });
+    new CfnOutput(this, 'UploadEventFailuresQueueUrl', {
+      value: this.uploadEventFailures.queueUrl,
+    });
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * Bundle size and cold import time of every function, as deployed: each handler is bundled
+ * with the house construct's esbuild settings (`BUNDLE`), then imported in a fresh Node 24
+ * process with the function's `NODE_OPTIONS`, many times. Beside each, a baseline bundle
+ * built the same way that holds only the AWS SDK clients the function's bundle holds, and
+ * constructs them as the function does at module scope. Target: function / baseline <= 1.3.
+ *
+ * Run alone with `npm run bench -- cold-start`; `npm run bench` runs it first.
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { BUNDLE } from '#infra/constructs/service-function.ts';
+import { REPOSITORY_ROOT } from '#infra/local/local-stage.ts';
+import { API_ROUTES, EVENT_FUNCTIONS, FALLBACK_ROUTE } from '#shared/api/routes.ts';
+
+export const COLD_START_RATIO_TARGET = 1.3;
+const RUNS = Number(process.env.BENCH_COLD_RUNS ?? 15);
+
+/** What constructing each SDK package's client costs, as our adapters do it. */
+const SDK_CLIENTS: Readonly<Record<string, string>> = {
+  '@aws-sdk/client-dynamodb':
+    "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; clients.push(new DynamoDBClient({}));",
+  '@aws-sdk/lib-dynamodb':
+    "import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'; import { DynamoDBClient as D } from '@aws-sdk/client-dynamodb'; clients.push(DynamoDBDocumentClient.from(new D({})));",
+  '@aws-sdk/client-s3':
+    "import { S3Client } from '@aws-sdk/client-s3'; clients.push(new S3Client({}));",
+  '@aws-sdk/s3-presigned-post':
+    "import { createPresignedPost } from '@aws-sdk/s3-presigned-post'; clients.push(createPresignedPost);",
+  '@aws-sdk/s3-request-presigner':
+    "import { getSignedUrl } from '@aws-sdk/s3-request-presigner'; clients.push(getSignedUrl);",
+  '@aws-sdk/client-sqs':
+    "import { SQSClient } from '@aws-sdk/client-sqs'; clients.push(new SQSClient({}));",
+  '@aws-sdk/client-secrets-manager':
+    "import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager'; clients.push(new SecretsManagerClient({}));",
+};
+
+/** The settings each function checks at cold start; values only need the right shape. */
+const ENVIRONMENT = {
+  AWS_REGION: 'eu-west-1',
+  AWS_ACCESS_KEY_ID: 'bench',
+  AWS_SECRET_ACCESS_KEY: 'bench',
+  STAGE: 'production',
+  TABLE_NAME: 'bench-table',
+  BUCKET_NAME: 'bench-bucket',
+  REALTIME_ISSUER: 'https://files.example.com',
+  REALTIME_KEYS_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:keys-AbCdEf',
+  CHAT_WEBHOOK_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:hook-AbCdEf',
+  NOTIFY_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/notifications',
+  NOTIFY_DLQ_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/notifications-dlq',
+  POWERTOOLS_LOG_LEVEL: 'SILENT',
+  NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? '--enable-source-maps',
+};
+
+export interface ColdStartRow {
+  readonly functionId: string;
+  readonly sdk: readonly string[];
+  readonly bundleBytes: number;
+  readonly baselineBytes: number;
+  readonly importMs: number;
+  readonly baselineMs: number;
+  /** Undefined for a function that holds no SDK client: there is nothing to compare with. */
+  readonly ratio: number | undefined;
+}
+
+const median = (values: readonly number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+async function bundle(entry: string, outfile: string): Promise<string[]> {
+  const result = await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    metafile: true,
+    logLevel: 'silent',
+    format: BUNDLE.format,
+    target: BUNDLE.target,
+    platform: BUNDLE.platform,
+    minify: BUNDLE.minify,
+    sourcemap: BUNDLE.sourcemap,
+    sourcesContent: BUNDLE.sourcesContent,
+    mainFields: [...BUNDLE.mainFields],
+    banner: { js: BUNDLE.banner },
+    // The baseline's entry sits outside the repository; the SDK is still the repository's.
+    nodePaths: [join(REPOSITORY_ROOT, 'node_modules')],
+  });
+  const packages = new Set<string>();
+  for (const input of Object.keys(result.metafile.inputs)) {
+    const match = /node_modules\/(@aws-sdk\/[^/]+)\//.exec(input.split(sep).join('/'));
+    if (match?.[1] !== undefined && match[1] in SDK_CLIENTS) packages.add(match[1]);
+  }
+  return [...packages].sort();
+}
+
+/** Milliseconds to import the bundle in a fresh process, measured inside it. */
+function importOnce(file: string): Promise<number> {
+  const script = `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)}); process.stdout.write(String(performance.now() - t));`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { PATH: process.env.PATH ?? '', ...ENVIRONMENT },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      const ms = Number(out);
+      if (code === 0 && Number.isFinite(ms)) resolve(ms);
+      else reject(new Error(`importing ${file} failed (${String(code)}): ${err.slice(0, 500)}`));
+    });
+  });
+}
+
+export async function benchColdStarts(workDir: string): Promise<ColdStartRow[]> {
+  const functions = [
+    ...API_ROUTES.map(({ functionId, entry }) => ({ functionId, entry })),
+    FALLBACK_ROUTE,
+    ...Object.values(EVENT_FUNCTIONS),
+  ];
+  const rows: ColdStartRow[] = [];
+  for (const { functionId, entry } of functions) {
+    const dir = join(workDir, functionId);
+    await mkdir(dir, { recursive: true });
+    const file = join(dir, 'index.mjs');
+    const sdk = await bundle(join(REPOSITORY_ROOT, entry), file);
+    const baselineEntry = join(dir, 'baseline-entry.mjs');
+    await writeFile(
+      baselineEntry,
+      `export const clients = [];\n${sdk.map((name) => SDK_CLIENTS[name]).join('\n')}\n`,
+    );
+    const baselineFile = join(dir, 'baseline.mjs');
+    await bundle(baselineEntry, baselineFile);
+    // Warm the disk cache, then alternate so that drift falls on both alike.
+    await importOnce(file);
+    await importOnce(baselineFile);
+    const own: number[] = [];
+    const base: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      own.push(await importOnce(file));
+      base.push(await importOnce(baselineFile));
+    }
+    const importMs = median(own);
+    const baselineMs = median(base);
+    rows.push({
+      functionId,
+      sdk,
+      bundleBytes: (await stat(file)).size,
+      baselineBytes: (await stat(baselineFile)).size,
+      importMs,
+      baselineMs,
+      ratio: sdk.length === 0 ? undefined : importMs / baselineMs,
+    });
+  }
+  return rows;
+}
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
+
+export function coldStartReport(rows: readonly ColdStartRow[]): string {
+  const lines = rows.map((row) => {
+    const verdict =
+      row.ratio === undefined
+        ? 'no SDK client'
+        : `${row.ratio.toFixed(2)}  ${row.ratio <= COLD_START_RATIO_TARGET ? 'ok' : 'MISSED'}`;
+    return `  ${row.functionId.padEnd(22)} ${kb(row.bundleBytes).padStart(8)} ${row.importMs.toFixed(1).padStart(7)} ms   ${kb(row.baselineBytes).padStart(8)} ${row.baselineMs.toFixed(1).padStart(7)} ms   ${verdict}`;
+  });
+  return [
+    `Cold import in a fresh Node ${process.versions.node} process, median of ${RUNS} (function vs a bundle of only its SDK clients; target <= ${COLD_START_RATIO_TARGET})`,
+    `  ${'function'.padEnd(22)} ${'bundle'.padStart(8)} ${'import'.padStart(10)}   ${'baseline'.padStart(8)} ${'import'.padStart(10)}   ratio`,
+    ...lines,
+  ].join('\n');
+}
+
+export const coldStartsMet = (rows: readonly ColdStartRow[]): boolean =>
+  rows.every((row) => row.ratio === undefined || row.ratio <= COLD_START_RATIO_TARGET);

@@ -1,0 +1,675 @@
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FUNCTION_SIZING } from '#infra/stacks/api-stack.ts';
+import { STAGE_DEFAULTS, stageConfig, type StageName } from '#infra/stages.ts';
+import { API_ROUTES, EVENT_FUNCTIONS, FALLBACK_ROUTE } from '#shared/api/routes.ts';
+import { synthStage, type SynthesizedStage } from '#test/support/cdk-app.ts';
+
+const ISSUER = 'https://issuer.example/';
+const stages: Partial<Record<StageName, SynthesizedStage>> = {};
+const stage = (name: StageName): SynthesizedStage => {
+  const found = stages[name];
+  if (found === undefined) throw new Error(`${name} not synthesized`);
+  return found;
+};
+
+beforeAll(() => {
+  stages.production = synthStage({ stage: 'production', jwtIssuer: ISSUER });
+  stages.development = synthStage({
+    stage: 'development',
+    jwtIssuer: ISSUER,
+    jwtAudience: 'api,web',
+    alarmEmail: 'oncall@example.com',
+  });
+  stages.local = synthStage({ stage: 'local' });
+});
+
+const ALL_FUNCTIONS = [
+  ...API_ROUTES.map((route) => route.functionId),
+  FALLBACK_ROUTE.functionId,
+  ...Object.values(EVENT_FUNCTIONS).map((fn) => fn.functionId),
+];
+
+interface Resource {
+  readonly Type: string;
+  readonly Properties: Record<string, unknown>;
+  readonly DependsOn?: string[];
+  readonly DeletionPolicy?: string;
+}
+
+function only(template: Template, type: string, prefix: string): [string, Resource] {
+  const found = Object.entries(template.findResources(type)).filter(([id]) =>
+    id.startsWith(prefix),
+  );
+  expect(found.map(([id]) => id)).toHaveLength(1);
+  return found[0] as [string, Resource];
+}
+
+const functionOf = (api: Template, id: string) =>
+  only(api, 'AWS::Lambda::Function', `${id}Function`)[1];
+
+interface Statement {
+  readonly Action: string | string[];
+  readonly Resource: unknown;
+  readonly Condition?: Record<string, Record<string, string[]>>;
+}
+
+/** The statements of one function's role, X-Ray and its own log group aside. */
+function grantsOf(api: Template, id: string): Statement[] {
+  const [, policy] = only(api, 'AWS::IAM::Policy', `${id}RoleDefaultPolicy`);
+  const document = policy.Properties.PolicyDocument as { Statement: Statement[] };
+  return document.Statement.filter((s) => {
+    const actions = [s.Action].flat();
+    return !actions.every((a) => a.startsWith('xray:') || a.startsWith('logs:'));
+  });
+}
+
+/** What a policy resource names, in words: `bucket/users/*`, `table`, `queue`, … */
+function resourceLabel(resource: unknown): string {
+  const json = JSON.stringify(resource);
+  const suffix = /"(\/[^"]*)"\]\]\}$/.exec(json)?.[1] ?? '';
+  const names: [string, string][] = [
+    ['"OutputName":"BucketName"', 'bucket'],
+    ['Table', 'table'],
+    ['NotificationDeadLetters', 'dead letters'],
+    ['Notifications', 'queue'],
+    ['UploadEventFailures', 'upload event failures'],
+    ['RealtimeSigningKeys', 'realtime keys'],
+    ['ChatWebhookUrl', 'webhook secret'],
+  ];
+  const name = names.find(([needle]) => json.includes(needle))?.[1] ?? json;
+  return `${name}${suffix}`;
+}
+
+/** Each grant as `action… @ resource [partitions]`, sorted: what a reviewer reads. */
+function describeGrants(api: Template, id: string): string[] {
+  return grantsOf(api, id)
+    .map((s) => {
+      const actions = [s.Action].flat().sort().join(' ');
+      const partitions = s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+      return `${actions} @ ${resourceLabel(s.Resource)}${partitions === undefined ? '' : ` [${partitions.join(' ')}]`}`;
+    })
+    .sort();
+}
+
+describe('the HTTP API', () => {
+  it('puts the JWT authorizer on every contract route and none on the public ones', () => {
+    const { api } = stage('production');
+    const authorizer = only(api, 'AWS::ApiGatewayV2::Authorizer', 'HttpApiJwt')[0];
+    for (const route of API_ROUTES) {
+      api.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+        RouteKey: `${route.method} ${route.path}`,
+        AuthorizationType: route.auth === 'jwt' ? 'JWT' : 'NONE',
+        ...(route.auth === 'jwt' ? { AuthorizerId: { Ref: authorizer } } : {}),
+      });
+    }
+    expect(API_ROUTES.filter((r) => r.auth === 'none').map((r) => r.path)).toEqual([
+      '/api/v1/auth/realtime-jwks.json',
+    ]);
+    api.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: '$default',
+      AuthorizationType: 'NONE',
+    });
+    expect(Object.keys(api.findResources('AWS::ApiGatewayV2::Route'))).toHaveLength(
+      API_ROUTES.length + 1,
+    );
+  });
+
+  it("takes each stage's issuer and audiences on the Authorization header", () => {
+    stage('development').api.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'JWT',
+      IdentitySource: ['$request.header.Authorization'],
+      JwtConfiguration: { Issuer: ISSUER, Audience: ['api', 'web'] },
+    });
+    stage('local').api.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      JwtConfiguration: {
+        Issuer: 'https://local-idp.file-service.invalid/',
+        Audience: ['file-service-api'],
+      },
+    });
+  });
+
+  it('wires each route to its own function', () => {
+    const { api } = stage('production');
+    const integrations = api.findResources('AWS::ApiGatewayV2::Integration');
+    for (const route of API_ROUTES) {
+      const [, found] = Object.entries(api.findResources('AWS::ApiGatewayV2::Route')).find(
+        ([, r]) => (r as Resource).Properties.RouteKey === `${route.method} ${route.path}`,
+      ) as [string, Resource];
+      const integrationId = /"Ref":"([^"]+)"/.exec(JSON.stringify(found.Properties.Target))?.[1];
+      expect(JSON.stringify(integrations[integrationId ?? ''])).toMatch(
+        new RegExp(`"${route.functionId}Function[0-9A-F]{8}"`),
+      );
+    }
+  });
+
+  it('throttles each stage and logs every request as JSON', () => {
+    for (const name of ['production', 'development'] as const) {
+      const { apiRateLimit, apiBurstLimit } = STAGE_DEFAULTS[name];
+      stage(name).api.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+        StageName: '$default',
+        AutoDeploy: true,
+        DefaultRouteSettings: {
+          ThrottlingRateLimit: apiRateLimit,
+          ThrottlingBurstLimit: apiBurstLimit,
+        },
+        AccessLogSettings: {
+          DestinationArn: Match.anyValue(),
+          Format: Match.stringLikeRegexp('"requestId":"\\$context.requestId"'),
+        },
+      });
+    }
+  });
+});
+
+describe('the functions', () => {
+  it('runs every function on Node.js 24, arm64, traced, logging JSON to a log group of its own', () => {
+    for (const name of ['production', 'local'] as const) {
+      const { api } = stage(name);
+      for (const id of ALL_FUNCTIONS) {
+        const { Properties } = functionOf(api, id);
+        const sizing = FUNCTION_SIZING[id];
+        expect(Properties).toMatchObject({
+          Runtime: 'nodejs24.x',
+          Architectures: ['arm64'],
+          Handler: 'index.handler',
+          TracingConfig: { Mode: 'Active' },
+          MemorySize: sizing?.memorySize,
+          Timeout: sizing?.timeout,
+          LoggingConfig: {
+            LogFormat: 'JSON',
+            LogGroup: { Ref: expect.stringMatching(`^${id}Logs`) as unknown },
+          },
+          Environment: {
+            Variables: expect.objectContaining({
+              NODE_OPTIONS: '--enable-source-maps',
+              STAGE: name,
+            }) as unknown,
+          },
+        });
+      }
+    }
+  });
+
+  it('keeps route functions within API Gateway’s 30 s', () => {
+    for (const route of [...API_ROUTES, FALLBACK_ROUTE]) {
+      expect(FUNCTION_SIZING[route.functionId]?.timeout).toBeLessThan(30);
+    }
+  });
+
+  it("keeps logs for the stage's retention, and in production after the stack goes", () => {
+    const expected = {
+      production: [90, 'Retain'],
+      development: [14, 'Delete'],
+      local: [3, 'Delete'],
+    };
+    for (const [name, [days, policy]] of Object.entries(expected)) {
+      const groups = Object.values(
+        stage(name as StageName).api.findResources('AWS::Logs::LogGroup'),
+      );
+      expect(groups.length).toBe(ALL_FUNCTIONS.length + 2); // + API access logs, CR framework
+      for (const group of groups as Resource[]) {
+        expect(group.Properties.RetentionInDays).toBe(days);
+        expect(group.DeletionPolicy).toBe(policy);
+      }
+    }
+  });
+
+  it('sets the log level per stage', () => {
+    expect(
+      (
+        functionOf(stage('production').api, 'ListUserFiles').Properties.Environment as {
+          Variables: Record<string, string>;
+        }
+      ).Variables.POWERTOOLS_LOG_LEVEL,
+    ).toBe('INFO');
+    expect(
+      (
+        functionOf(stage('development').api, 'ListUserFiles').Properties.Environment as {
+          Variables: Record<string, string>;
+        }
+      ).Variables.POWERTOOLS_LOG_LEVEL,
+    ).toBe('DEBUG');
+  });
+
+  it('gives no role an AWS managed policy, and no resource a fixed name', () => {
+    const { api, data } = stage('production');
+    for (const [id, role] of Object.entries(api.findResources('AWS::IAM::Role'))) {
+      if (id.startsWith('BucketNotificationsHandler') || id.startsWith('RealtimeKeysProvider')) {
+        continue; // CDK's deploy-time helpers, acknowledged with reasons
+      }
+      expect((role as Resource).Properties.ManagedPolicyArns).toBeUndefined();
+    }
+    const named =
+      /^(BucketName|TableName|QueueName|FunctionName|RoleName|LogGroupName|Name|TopicName)$/;
+    for (const template of [api, data]) {
+      for (const resource of Object.values(
+        template.toJSON().Resources as Record<string, Resource>,
+      )) {
+        // An API's and an authorizer's names are labels within the account's API list.
+        if (resource.Type.startsWith('AWS::ApiGatewayV2::')) continue;
+        // A reference to another resource's name is fine; a name written here is not.
+        const literal = Object.entries(resource.Properties).filter(
+          ([key, value]) => named.test(key) && typeof value === 'string',
+        );
+        expect(literal).toEqual([]);
+      }
+    }
+  });
+});
+
+describe('least privilege: each function may make exactly the calls its code makes', () => {
+  const bucket = (prefix: string) => `bucket/${prefix}*`;
+  const expected: Record<string, string[]> = {
+    ListUserFiles: ['dynamodb:Query @ table [USER#*]'],
+    UploadUserFile: [
+      'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [IDEMPOTENCY#upload-user-file]',
+      'dynamodb:PutItem @ table [USER#*]',
+      'dynamodb:UpdateItem @ table [COUNTER#file]',
+      `s3:DeleteObject s3:PutObject @ ${bucket('users/')}`,
+    ],
+    StartDirectUpload: [
+      'dynamodb:PutItem @ table [USER#*]',
+      'dynamodb:UpdateItem @ table [COUNTER#file]',
+      `s3:PutObject @ ${bucket('users/')}`,
+    ],
+    CompleteDirectUpload: [
+      'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [USER#*]',
+      `s3:DeleteObject s3:GetObject @ ${bucket('users/')}`,
+      's3:ListBucket @ bucket',
+    ],
+    DownloadUserFile: ['dynamodb:GetItem @ table [USER#*]', `s3:GetObject @ ${bucket('users/')}`],
+    NotifySubmission: [
+      'dynamodb:BatchGetItem dynamodb:DeleteItem dynamodb:PutItem @ table [USER#*]',
+      'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [IDEMPOTENCY#notify-submission]',
+      'sqs:SendMessage @ queue',
+    ],
+    GetNotification: ['dynamodb:GetItem @ table [USER#*]'],
+    ListDealFiles: ['dynamodb:BatchGetItem dynamodb:Query @ table [GROUP#*]'],
+    UpdateDealFile: [
+      'dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:UpdateItem @ table [GROUP#*]',
+    ],
+    DeleteDealFile: [
+      'dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:DeleteItem @ table [GROUP#*]',
+      `s3:DeleteObject @ ${bucket('groups/')}`,
+    ],
+    GetRealtimeToken: [
+      'dynamodb:BatchGetItem @ table [GROUP#*]',
+      'secretsmanager:GetSecretValue @ realtime keys',
+    ],
+    RealtimeJwks: ['secretsmanager:GetSecretValue @ realtime keys'],
+    RouteNotFound: [],
+    FinalizeDirectUpload: [
+      'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [USER#*]',
+      `s3:DeleteObject s3:GetObject @ ${bucket('users/')}`,
+      's3:ListBucket @ bucket',
+      // CDK's on-failure destination grant.
+      'sqs:GetQueueAttributes sqs:GetQueueUrl sqs:SendMessage @ upload event failures',
+    ],
+    DeliverNotification: [
+      'dynamodb:GetItem dynamodb:UpdateItem @ table [USER#*]',
+      // The SQS event source's grant (receive, delete, put off).
+      'sqs:ChangeMessageVisibility sqs:DeleteMessage sqs:GetQueueAttributes sqs:GetQueueUrl sqs:ReceiveMessage @ queue',
+      'secretsmanager:GetSecretValue @ webhook secret',
+      'sqs:SendMessage @ dead letters',
+    ],
+    InitRealtimeKeys: [
+      'secretsmanager:GetSecretValue secretsmanager:PutSecretValue @ realtime keys',
+    ],
+  };
+
+  for (const id of ALL_FUNCTIONS) {
+    it(`${id}: ${expected[id]?.length ?? 0} grant(s), nothing else`, () => {
+      expect(describeGrants(stage('production').api, id)).toEqual([...(expected[id] ?? [])].sort());
+    });
+  }
+
+  it('lets each role write to its own log group alone', () => {
+    const { api } = stage('production');
+    for (const id of ALL_FUNCTIONS) {
+      const [, policy] = only(api, 'AWS::IAM::Policy', `${id}RoleDefaultPolicy`);
+      const logs = (
+        policy.Properties.PolicyDocument as { Statement: Statement[] }
+      ).Statement.filter((s) => [s.Action].flat().some((a) => a.startsWith('logs:')));
+      expect(logs).toEqual([
+        expect.objectContaining({
+          Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          Resource: { 'Fn::GetAtt': [expect.stringMatching(`^${id}Logs`), 'Arn'] },
+        }),
+      ]);
+    }
+  });
+
+  it('never grants a wildcard action, a scan, or a table without partitions', () => {
+    const { api } = stage('production');
+    const policies = JSON.stringify(api.findResources('AWS::IAM::Policy'));
+    expect(policies).not.toMatch(/"(dynamodb|s3|sqs|secretsmanager):[A-Za-z]*\*"/);
+    expect(policies).not.toContain('dynamodb:Scan');
+    for (const id of ALL_FUNCTIONS) {
+      for (const s of grantsOf(api, id)) {
+        if ([s.Action].flat().some((a) => a.startsWith('dynamodb:'))) {
+          expect(s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys']).toBeDefined();
+        }
+      }
+    }
+  });
+});
+
+describe('the data stack', () => {
+  it('protects the table: point-in-time recovery always, deletion protection and retention in production', () => {
+    const expected = {
+      production: [true, 'Retain'],
+      development: [false, 'Delete'],
+      local: [false, 'Delete'],
+    };
+    for (const [name, [protectedTable, policy]] of Object.entries(expected)) {
+      const [, table] = only(stage(name as StageName).data, 'AWS::DynamoDB::GlobalTable', 'Table');
+      expect(table.DeletionPolicy).toBe(policy);
+      expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
+      expect(table.Properties.TimeToLiveSpecification).toEqual({
+        AttributeName: 'expiration',
+        Enabled: true,
+      });
+      const [replica] = table.Properties.Replicas as Record<string, unknown>[];
+      expect(replica?.DeletionProtectionEnabled).toBe(protectedTable);
+      expect(replica?.PointInTimeRecoverySpecification).toEqual({
+        PointInTimeRecoveryEnabled: true,
+      });
+    }
+  });
+
+  it('protects the bucket: no public access, TLS only, encrypted, versioned with old versions expiring', () => {
+    const days = { production: 30, development: 7, local: 1 };
+    for (const [name, noncurrent] of Object.entries(days)) {
+      const { data } = stage(name as StageName);
+      const [id, bucket] = only(data, 'AWS::S3::Bucket', 'Files');
+      expect(bucket.DeletionPolicy).toBe(name === 'production' ? 'Retain' : 'Delete');
+      expect(bucket.Properties).toMatchObject({
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
+        BucketEncryption: {
+          ServerSideEncryptionConfiguration: [
+            { ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } },
+          ],
+        },
+        VersioningConfiguration: { Status: 'Enabled' },
+        LifecycleConfiguration: {
+          Rules: [
+            expect.objectContaining({
+              NoncurrentVersionExpiration: { NoncurrentDays: noncurrent },
+              AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
+              ExpiredObjectDeleteMarker: true,
+              Status: 'Enabled',
+            }),
+          ],
+        },
+        LoggingConfiguration: {
+          DestinationBucketName: { Ref: expect.stringMatching(/^AccessLogs/) as unknown },
+          LogFilePrefix: 'files/',
+        },
+        CorsConfiguration: {
+          CorsRules: [
+            expect.objectContaining({ AllowedMethods: ['POST', 'GET'], AllowedOrigins: ['*'] }),
+          ],
+        },
+      });
+      data.hasResourceProperties('AWS::S3::BucketPolicy', {
+        Bucket: { Ref: id },
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 's3:*',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+          ]),
+        },
+      });
+      // Only stages that may destroy their data empty the bucket on the way out.
+      expect(Object.keys(data.findResources('Custom::S3AutoDeleteObjects')).length > 0).toBe(
+        name !== 'production',
+      );
+    }
+  });
+
+  it('takes browser origins for direct uploads from the stage config', () => {
+    const { data } = synthStage({
+      stage: 'development',
+      jwtIssuer: ISSUER,
+      uploadOrigins: 'https://app.example.com,https://admin.example.com',
+    });
+    data.hasResourceProperties('AWS::S3::Bucket', {
+      CorsConfiguration: {
+        CorsRules: [
+          Match.objectLike({
+            AllowedOrigins: ['https://app.example.com', 'https://admin.example.com'],
+          }),
+        ],
+      },
+    });
+  });
+
+  it('wires the dead-letter queues: notifications after 7 receives, finalizer events after 2 retries', () => {
+    const { data, api } = stage('production');
+    const [deadLetters] = only(data, 'AWS::SQS::Queue', 'NotificationDeadLetters');
+    data.hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: 180,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [deadLetters, 'Arn'] },
+        maxReceiveCount: 7,
+      },
+    });
+    for (const queue of ['NotificationDeadLetters', 'UploadEventFailures']) {
+      expect(only(data, 'AWS::SQS::Queue', queue)[1].Properties).toMatchObject({
+        MessageRetentionPeriod: 14 * 24 * 3600,
+        SqsManagedSseEnabled: true,
+      });
+    }
+    api.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: only(api, 'AWS::Lambda::Function', 'FinalizeDirectUploadFunction')[0] },
+      Qualifier: '$LATEST',
+      MaximumRetryAttempts: 2,
+      DestinationConfig: {
+        OnFailure: {
+          Destination: Match.objectLike({
+            'Fn::GetStackOutput': Match.objectLike({ StackName: 'FileService-production' }),
+          }),
+        },
+      },
+    });
+    api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: only(api, 'AWS::Lambda::Function', 'DeliverNotificationFunction')[0] },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 2 },
+    });
+  });
+
+  it('sends object-created events under users/ to the finalizer, from the API stack', () => {
+    stage('production').api.hasResourceProperties('Custom::S3BucketNotifications', {
+      Managed: false,
+      NotificationConfiguration: {
+        LambdaFunctionConfigurations: [
+          {
+            Events: ['s3:ObjectCreated:*'],
+            Filter: { Key: { FilterRules: [{ Name: 'prefix', Value: 'users/' }] } },
+          },
+        ],
+      },
+    });
+  });
+
+  it('keeps the secrets and publishes what the operator CLI and the API stack read', () => {
+    const { data, api } = stage('production');
+    expect(Object.keys(data.findResources('AWS::SecretsManager::Secret'))).toHaveLength(2);
+    for (const output of [
+      'TableName',
+      'BucketName',
+      'RealtimeKeysSecretArn',
+      'ChatWebhookSecretArn',
+      'NotificationDeadLetterQueueUrl',
+      'NotificationQueueArn',
+      'UploadEventFailuresQueueUrl',
+    ]) {
+      data.hasOutput(output, {});
+    }
+    api.hasOutput('ApiUrl', {});
+    api.hasResourceProperties('AWS::CloudFormation::CustomResource', {
+      SecretArn: Match.objectLike({ 'Fn::GetStackOutput': Match.anyValue() }),
+    });
+  });
+
+  it('tells the worker its webhook secret, never a URL', () => {
+    const variables = (
+      functionOf(stage('production').api, 'DeliverNotification').Properties.Environment as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
+    expect(Object.keys(variables)).toEqual(
+      expect.arrayContaining(['NOTIFY_QUEUE_URL', 'NOTIFY_DLQ_URL', 'CHAT_WEBHOOK_SECRET_ARN']),
+    );
+    expect(variables).not.toHaveProperty('CHAT_WEBHOOK_URL');
+  });
+
+  it('starts the realtime functions after the first signing key exists, with the stage’s token settings', () => {
+    for (const id of ['GetRealtimeToken', 'RealtimeJwks']) {
+      const fn = functionOf(stage('development').api, id);
+      expect(
+        (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables,
+      ).toMatchObject({
+        REALTIME_AUDIENCE: 'realtime',
+        REALTIME_TOKEN_SECONDS: '3600',
+        REALTIME_ISSUER: expect.anything() as unknown,
+      });
+      expect(fn.DependsOn?.some((d) => d.startsWith('RealtimeKeys'))).toBe(true);
+    }
+  });
+});
+
+describe('alarms', () => {
+  const watched = [
+    ...API_ROUTES.map((route) => route.functionId),
+    FALLBACK_ROUTE.functionId,
+    EVENT_FUNCTIONS.finalizeDirectUpload.functionId,
+    EVENT_FUNCTIONS.deliverNotification.functionId,
+  ];
+
+  it('alarms on every function’s errors and throttles and on any dead letter, to the stage’s topic', () => {
+    const { api } = stage('development');
+    const alarms = Object.entries(api.findResources('AWS::CloudWatch::Alarm'));
+    const ids = alarms.map(([id]) => id.replace(/^Alarms/, '').replace(/[0-9A-F]{8}$/, ''));
+    expect(ids.sort()).toEqual(
+      [
+        ...watched.flatMap((id) => [`${id}Errors`, `${id}Throttles`]),
+        'NotificationDeadLettersDepth',
+        'UploadEventFailuresDepth',
+      ].sort(),
+    );
+    const [topic] = only(api, 'AWS::SNS::Topic', 'AlarmTopic');
+    for (const [, alarm] of alarms as [string, Resource][]) {
+      expect(alarm.Properties).toMatchObject({
+        Threshold: 1,
+        EvaluationPeriods: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+        AlarmActions: [{ Ref: topic }],
+        OKActions: [{ Ref: topic }],
+      });
+    }
+    api.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'oncall@example.com',
+    });
+    api.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Namespace: 'AWS/SQS',
+      Statistic: 'Maximum',
+    });
+  });
+
+  it('sends alarms to an existing topic when the stage names one, and has none locally', () => {
+    const arn = 'arn:aws:sns:eu-west-1:123456789012:oncall';
+    const { api } = synthStage({ stage: 'production', jwtIssuer: ISSUER, alarmTopicArn: arn });
+    expect(Object.keys(api.findResources('AWS::SNS::Topic'))).toEqual([]);
+    api.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmActions: [arn] });
+    expect(Object.keys(stage('local').api.findResources('AWS::CloudWatch::Alarm'))).toEqual([]);
+  });
+});
+
+describe('cdk-nag', () => {
+  it('finds nothing unacknowledged in any stage (synth would have thrown)', () => {
+    expect(Object.keys(stages).sort()).toEqual(['development', 'local', 'production']);
+  });
+
+  it('fails the synth on a finding nobody acknowledged', () => {
+    const app = new App();
+    new Bucket(new Stack(app, 'Careless'), 'Open');
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    expect(() => app.synth()).toThrow(/AwsSolutions-S10/);
+  });
+});
+
+describe('stage config', () => {
+  const context = (values: Record<string, unknown>) => (key: string) => values[key];
+
+  it('defaults to production, which needs an issuer; local has its own', () => {
+    expect(() => stageConfig(context({}))).toThrow(/production stage needs a jwtIssuer/);
+    expect(() => stageConfig(context({ stage: 'development' }))).toThrow(/jwtIssuer/);
+    expect(stageConfig(context({ stage: 'local' }))).toMatchObject({
+      name: 'local',
+      jwtIssuer: 'https://local-idp.file-service.invalid/',
+      retainData: false,
+      alarms: false,
+    });
+  });
+
+  it('reads per-stage settings from cdk.json, and -c values over them', () => {
+    const config = stageConfig(
+      context({
+        stage: 'development',
+        stages: {
+          development: { jwtIssuer: ISSUER, logRetentionDays: 30, jwtAudience: ['a', 'b'] },
+        },
+        logRetentionDays: '60',
+      }),
+    );
+    expect(config).toMatchObject({
+      jwtIssuer: ISSUER,
+      logRetentionDays: 60,
+      jwtAudience: ['a', 'b'],
+    });
+  });
+
+  it('names the setting and the value it refuses', () => {
+    const refuse = (values: Record<string, unknown>) => () =>
+      stageConfig(context({ stage: 'development', jwtIssuer: ISSUER, ...values }));
+    expect(refuse({ stage: 'staging' })).toThrow(
+      '-c stage must be one of production, development, local; got "staging"',
+    );
+    expect(refuse({ jwtIssuer: 'http://idp.example/' })).toThrow(
+      'Stage development: jwtIssuer must be an https:// URL (got "http://idp.example/")',
+    );
+    expect(refuse({ logRetentionDays: '10' })).toThrow(
+      /logRetentionDays must be one of CloudWatch Logs' periods: .* \(got "10"\)/,
+    );
+    expect(refuse({ realtimeTokenSeconds: '0' })).toThrow(/realtimeTokenSeconds .* \(got "0"\)/);
+    expect(refuse({ alarmEmail: 'nobody' })).toThrow(/alarmEmail .* \(got "nobody"\)/);
+    expect(refuse({ uploadOrigins: 'app.example.com' })).toThrow(
+      /uploadOrigins must be \* or an origin \(got "app.example.com"\)/,
+    );
+    expect(refuse({ apiRateLimit: '500', apiBurstLimit: '100' })).toThrow(
+      'Stage development: apiBurstLimit (100) must be at least apiRateLimit (500)',
+    );
+    expect(() =>
+      stageConfig(context({ stage: 'local', stages: { local: { jwtIsuer: 'x' } } })),
+    ).toThrow(/context.stages.local has unknown settings: jwtIsuer/);
+  });
+});

@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { addServiceStacks } from '#infra/service.ts';
+import { stageConfig } from '#infra/stages.ts';
+
+export const REPOSITORY_ROOT = resolve(import.meta.dirname, '../..');
+
+/** cdk.json's context: the feature flags and any per-stage settings the CLI would read. */
+const CDK_CONTEXT = (
+  JSON.parse(readFileSync(resolve(REPOSITORY_ROOT, 'cdk.json'), 'utf8')) as {
+    context: Record<string, unknown>;
+  }
+).context;
+
+export interface SynthesizedStage {
+  readonly data: Template;
+  readonly api: Template;
+}
+
+/**
+ * One stage as `cdk synth -c stage=… -c key=value` builds it, cdk-nag included (a finding
+ * nobody acknowledged throws). Functions are not bundled: `npm run synth` does that.
+ */
+export function synthStage(context: Record<string, unknown>): SynthesizedStage {
+  const app = new App({
+    context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context },
+  });
+  const stacks = addServiceStacks(app, {
+    stage: stageConfig((key) => app.node.tryGetContext(key)),
+    root: REPOSITORY_ROOT,
+  });
+  app.synth();
+  return { data: Template.fromStack(stacks.data), api: Template.fromStack(stacks.api) };
+}
