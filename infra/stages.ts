@@ -82,19 +82,18 @@ export interface StageConfig extends StageSettings {
 
 type Defaults = Omit<StageSettings, 'jwtIssuer'> & { jwtIssuer?: string };
 
-const shared = {
+/** What every stage starts from; a function, so no stage shares another's arrays. */
+const shared = () => ({
   jwtAudience: [LOCAL_AUDIENCE],
   userIdClaim: 'sub',
   realtimeAudience: 'realtime',
   realtimeTokenSeconds: 3600,
   uploadOrigins: ['*'],
-} as const satisfies Partial<Defaults>;
+});
 
 export const STAGE_DEFAULTS: Readonly<Record<StageName, Defaults>> = {
   production: {
-    ...shared,
-    jwtAudience: [...shared.jwtAudience],
-    uploadOrigins: [...shared.uploadOrigins],
+    ...shared(),
     logLevel: 'INFO',
     logRetentionDays: 90,
     retainData: true,
@@ -104,9 +103,7 @@ export const STAGE_DEFAULTS: Readonly<Record<StageName, Defaults>> = {
     alarms: true,
   },
   development: {
-    ...shared,
-    jwtAudience: [...shared.jwtAudience],
-    uploadOrigins: [...shared.uploadOrigins],
+    ...shared(),
     logLevel: 'DEBUG',
     logRetentionDays: 14,
     retainData: false,
@@ -116,9 +113,7 @@ export const STAGE_DEFAULTS: Readonly<Record<StageName, Defaults>> = {
     alarms: true,
   },
   local: {
-    ...shared,
-    jwtAudience: [...shared.jwtAudience],
-    uploadOrigins: [...shared.uploadOrigins],
+    ...shared(),
     jwtIssuer: LOCAL_ISSUER,
     logLevel: 'DEBUG',
     logRetentionDays: 3,

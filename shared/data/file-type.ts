@@ -1,3 +1,5 @@
+import { isOneOf } from './one-of.ts';
+
 /** The contract's file categories, in the order its 422 messages list them. */
 export const FILE_TYPES = [
   'deck',
@@ -12,5 +14,4 @@ export const FILE_TYPES = [
 
 export type FileType = (typeof FILE_TYPES)[number];
 
-export const isFileType = (value: unknown): value is FileType =>
-  (FILE_TYPES as readonly unknown[]).includes(value);
+export const isFileType = isOneOf(FILE_TYPES);

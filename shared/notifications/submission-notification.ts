@@ -1,4 +1,5 @@
 import type { FileType } from '../data/file-type.ts';
+import { isOneOf } from '../data/one-of.ts';
 
 export const NOTIFICATION_STATUSES = [
   'queued',
@@ -9,8 +10,7 @@ export const NOTIFICATION_STATUSES = [
 ] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
-export const isNotificationStatus = (value: unknown): value is NotificationStatus =>
-  (NOTIFICATION_STATUSES as readonly unknown[]).includes(value);
+export const isNotificationStatus = isOneOf(NOTIFICATION_STATUSES);
 
 /** What the chat message says of one file, as it was when the submission was announced. */
 export interface NotifiedFile {
