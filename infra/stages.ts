@@ -125,6 +125,13 @@ export const STAGE_DEFAULTS: Readonly<Record<StageName, Defaults>> = {
   },
 };
 
+/** Outputs of the data stack that the API stack and the operator CLI read by name. */
+export const DATA_OUTPUTS = {
+  tableName: 'TableName',
+  bucketName: 'BucketName',
+  realtimeKeysSecretArn: 'RealtimeKeysSecretArn',
+} as const;
+
 /** The CloudFormation stack holding a stage's data; the operator CLI reads its outputs. */
 export const dataStackName = (stage: StageName): string => `FileService-${stage}`;
 /** The stack holding a stage's API, functions and alarms: safe to destroy and redeploy. */
@@ -179,9 +186,14 @@ export function stageConfig(context: (key: string) => unknown): StageConfig {
     throw new Error(`Stage ${stage}: ${problems.join('; ')}`);
   }
   if (parsed.data.apiBurstLimit < Math.min(parsed.data.apiRateLimit, 5000)) {
-    // API Gateway refuses a burst below the rate it must absorb.
+    // A burst below the steady rate would throttle the rate itself.
     throw new Error(
-      `Stage ${stage}: apiBurstLimit (${parsed.data.apiBurstLimit}) must be at least apiRateLimit (${parsed.data.apiRateLimit})`,
+      `Stage ${stage}: apiBurstLimit (${parsed.data.apiBurstLimit}) must be at least apiRateLimit (${parsed.data.apiRateLimit}), or 5000`,
+    );
+  }
+  if (parsed.data.alarmEmail !== undefined && parsed.data.alarmTopicArn !== undefined) {
+    throw new Error(
+      `Stage ${stage}: set alarmEmail or alarmTopicArn, not both (alarms go to the existing topic, and the email would be ignored)`,
     );
   }
   return { name: stage, ...parsed.data };

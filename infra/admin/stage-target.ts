@@ -12,7 +12,7 @@ import type { RealtimeKeyStore } from '#shared/realtime/realtime-key-store.ts';
 import { SecretsManagerKeyStore } from '#shared/realtime/secrets-manager-key-store.ts';
 import { DEFAULT_DATA_DIR, realtimeKeysFile } from '../local/local-stage.ts';
 import { runningStage } from '../local/stage-lock.ts';
-import { dataStackName, type StageName } from '../stages.ts';
+import { DATA_OUTPUTS, dataStackName, type StageName } from '../stages.ts';
 
 /** Where a command's data lives: one stage's table and bucket, and clients on them. */
 export interface StageTarget {
@@ -98,7 +98,8 @@ async function awsTarget(stage: StageName): Promise<StageTarget> {
   } finally {
     cloudFormation.destroy();
   }
-  const { TableName: tableName, BucketName: bucket } = outputs;
+  const tableName = outputs[DATA_OUTPUTS.tableName];
+  const bucket = outputs[DATA_OUTPUTS.bucketName];
   if (tableName === undefined || bucket === undefined) {
     throw new OperatorRefusal(
       `stack ${name} has no TableName and BucketName outputs: deploy this version of the service first`,
@@ -114,7 +115,7 @@ async function awsTarget(stage: StageName): Promise<StageTarget> {
     dynamodb: document(dynamodb),
     s3,
     realtimeKeys: () => {
-      const secretArn = outputs.RealtimeKeysSecretArn;
+      const secretArn = outputs[DATA_OUTPUTS.realtimeKeysSecretArn];
       if (secretArn === undefined) {
         throw new OperatorRefusal(
           `stack ${name} has no RealtimeKeysSecretArn output: deploy this version of the service first`,

@@ -1,4 +1,4 @@
-import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { type Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -38,8 +38,8 @@ export const BUNDLE = {
 /**
  * The house function: Node.js 24 on arm64, one ESM bundle built by the local esbuild
  * (minified, with source maps), X-Ray tracing, JSON logs into a log group of its own with the
- * stage's retention, and a role of its own that may write to that log group and nothing
- * else until a grant adds to it.
+ * stage's retention, and a role of its own that may write to that log group and to X-Ray,
+ * and nothing else until a grant adds to it.
  */
 export class ServiceFunction extends Construct {
   readonly function: NodejsFunction;
@@ -81,6 +81,7 @@ export class ServiceFunction extends Construct {
         externalModules: [],
       },
     });
+    // X-Ray's is the only statement on * that a function's role may hold (the infra tests check).
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
@@ -88,6 +89,3 @@ export class ServiceFunction extends Construct {
     });
   }
 }
-
-/** A timeout in seconds, as the sizing tables write it. */
-export const seconds = (value: number): Duration => Duration.seconds(value);

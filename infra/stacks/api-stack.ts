@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import {
+  Annotations,
   CfnOutput,
   CustomResource,
   Duration,
@@ -21,7 +22,7 @@ import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import { type IGrantable, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -49,8 +50,8 @@ import {
 } from '../constructs/grants.ts';
 import { ServiceAlarms } from '../constructs/service-alarms.ts';
 import { ServiceFunction } from '../constructs/service-function.ts';
-import type { StageConfig } from '../stages.ts';
-import { DATA_OUTPUTS, type ServiceData } from './data-stack.ts';
+import { DATA_OUTPUTS, type StageConfig } from '../stages.ts';
+import type { ServiceData } from './data-stack.ts';
 
 export interface ApiStackProps extends StackProps {
   readonly stage: StageConfig;
@@ -426,13 +427,28 @@ export class ApiStack extends Stack {
       displayName: `File service ${stage.name} alarms`,
       enforceSSL: true,
     });
-    Validations.of(topic).acknowledge({
-      id: 'AwsSolutions-SNS2',
-      reason:
-        'Alarm notices carry no user data; CloudWatch cannot publish to a topic under the AWS-managed SNS key, and a customer key would cost more than the alarms',
-    });
+    // enforceSSL writes a topic policy, which replaces SNS's default one: CloudWatch needs
+    // its own statement, for this account's alarms only.
+    topic.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': this.account },
+          ArnLike: {
+            'aws:SourceArn': `arn:${this.partition}:cloudwatch:${this.region}:${this.account}:alarm:*`,
+          },
+        },
+      }),
+    );
     if (stage.alarmEmail !== undefined) {
       topic.addSubscription(new EmailSubscription(stage.alarmEmail));
+    } else {
+      Annotations.of(topic).addWarningV2(
+        'file-service:alarm-target',
+        `The ${stage.name} stage's alarms go to a topic nobody subscribes to: set alarmEmail or alarmTopicArn, or subscribe to the AlarmTopicArn output`,
+      );
     }
     new CfnOutput(this, 'AlarmTopicArn', { value: topic.topicArn });
     return new SnsAction(topic);

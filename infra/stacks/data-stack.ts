@@ -24,7 +24,7 @@ import {
   REDRIVE_SLACK,
   WORKER_TIMEOUT_SECONDS,
 } from '#shared/notifications/delivery-rules.ts';
-import type { StageConfig } from '../stages.ts';
+import { DATA_OUTPUTS, type StageConfig } from '../stages.ts';
 
 /** What the API stack needs of the data stack: passed by interface, granted per function. */
 export interface ServiceData {
@@ -40,13 +40,6 @@ export interface ServiceData {
   /** The chat channel's incoming-webhook URL. */
   readonly chatWebhook: ISecret;
 }
-
-/** Outputs other stacks and the operator CLI read by name. */
-export const DATA_OUTPUTS = {
-  tableName: 'TableName',
-  bucketName: 'BucketName',
-  realtimeKeysSecretArn: 'RealtimeKeysSecretArn',
-} as const;
 
 export interface DataStackProps extends StackProps {
   readonly stage: StageConfig;
@@ -89,12 +82,9 @@ export class DataStack extends Stack implements ServiceData {
       enforceSSL: true,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       lifecycleRules: [{ expiration: Duration.days(stage.logRetentionDays) }],
-      removalPolicy,
-      autoDeleteObjects: !stage.retainData,
-    });
-    Validations.of(accessLogs).acknowledge({
-      id: 'AwsSolutions-S1',
-      reason: 'This is the access-log bucket; logging its own access would log the logging',
+      // Kept on every stage: S3 delivers logs late, so emptying it as the stack goes races
+      // the last deliveries and fails the delete. Its lifecycle empties it instead.
+      removalPolicy: RemovalPolicy.RETAIN,
     });
 
     this.bucket = new Bucket(this, 'Files', {
@@ -154,13 +144,11 @@ export class DataStack extends Stack implements ServiceData {
       enforceSSL: true,
       removalPolicy,
     });
-    for (const queue of [this.notificationDeadLetters, this.uploadEventFailures]) {
-      Validations.of(queue).acknowledge({
-        id: 'AwsSolutions-SQS3',
-        reason:
-          'This queue is itself where failed messages rest; an operator reads and redrives it',
-      });
-    }
+    Validations.of(this.uploadEventFailures).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        "The finalizer's on-failure destination: it is itself where failed events rest, for an operator to read",
+    });
 
     this.realtimeKeys = new Secret(this, 'RealtimeSigningKeys', {
       description: 'ES256 key set that signs realtime-collaboration tokens',

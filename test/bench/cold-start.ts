@@ -91,6 +91,8 @@ async function bundle(entry: string, outfile: string): Promise<string[]> {
     const match = /node_modules\/(@aws-sdk\/[^/]+)\//.exec(input.split(sep).join('/'));
     if (match?.[1] !== undefined && match[1] in SDK_CLIENTS) packages.add(match[1]);
   }
+  // The document client wraps the one DynamoDB client the function builds: not a second.
+  if (packages.has('@aws-sdk/lib-dynamodb')) packages.delete('@aws-sdk/client-dynamodb');
   return [...packages].sort();
 }
 

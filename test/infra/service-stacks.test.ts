@@ -343,6 +343,21 @@ describe('least privilege: each function may make exactly the calls its code mak
     }
   });
 
+  it('grants * only to X-Ray', () => {
+    const { api } = stage('production');
+    for (const policy of Object.values(api.findResources('AWS::IAM::Policy')) as Resource[]) {
+      for (const s of (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement) {
+        if (s.Resource === '*') {
+          expect(
+            [s.Action]
+              .flat()
+              .every((a) => a.startsWith('xray:') || a.startsWith('s3:PutBucketNotification')),
+          ).toBe(true);
+        }
+      }
+    }
+  });
+
   it('never grants a wildcard action, a scan, or a table without partitions', () => {
     const { api } = stage('production');
     const policies = JSON.stringify(api.findResources('AWS::IAM::Policy'));
@@ -432,6 +447,8 @@ describe('the data stack', () => {
           ]),
         },
       });
+      // The access-log bucket outlives every stack (late log deliveries would fail its delete).
+      expect(only(data, 'AWS::S3::Bucket', 'AccessLogs')[1].DeletionPolicy).toBe('Retain');
       // Only stages that may destroy their data empty the bucket on the way out.
       expect(Object.keys(data.findResources('Custom::S3AutoDeleteObjects')).length > 0).toBe(
         name !== 'production',
@@ -584,6 +601,22 @@ describe('alarms', () => {
         OKActions: [{ Ref: topic }],
       });
     }
+    // enforceSSL's topic policy replaces SNS's default: CloudWatch needs a statement of its own.
+    api.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Condition: Match.objectLike({
+              StringEquals: Match.anyValue(),
+              ArnLike: Match.anyValue(),
+            }),
+          }),
+        ]),
+      },
+    });
     api.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'email',
       Endpoint: 'oncall@example.com',
@@ -668,6 +701,12 @@ describe('stage config', () => {
     expect(refuse({ apiRateLimit: '500', apiBurstLimit: '100' })).toThrow(
       'Stage development: apiBurstLimit (100) must be at least apiRateLimit (500)',
     );
+    expect(
+      refuse({
+        alarmEmail: 'oncall@example.com',
+        alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:t',
+      }),
+    ).toThrow('Stage development: set alarmEmail or alarmTopicArn, not both');
     expect(() =>
       stageConfig(context({ stage: 'local', stages: { local: { jwtIsuer: 'x' } } })),
     ).toThrow(/context.stages.local has unknown settings: jwtIsuer/);
