@@ -27,6 +27,12 @@ const list = (item: z.ZodString) =>
     z.array(item).min(1),
   );
 
+/** `true`/`false` as `-c` passes them (strings) or as cdk.json holds them. */
+const flag = z.preprocess(
+  (value) => (value === 'true' ? true : value === 'false' ? false : value),
+  z.boolean(),
+);
+
 const wholeNumber = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 const httpsUrl = z.url({ protocol: /^https$/, error: 'must be an https:// URL' });
@@ -51,10 +57,7 @@ const StageSettingsSchema = z.strictObject({
   realtimeAudience: z.string().min(1),
   realtimeTokenSeconds: wholeNumber(1, 86_400),
   /** Keep the table, bucket, queues, secrets and logs when the stack goes (and protect the table). */
-  retainData: z.preprocess(
-    (value) => (value === 'true' ? true : value === 'false' ? false : value),
-    z.boolean(),
-  ),
+  retainData: flag,
   /** Days S3 keeps an object's replaced or deleted versions. */
   noncurrentVersionDays: wholeNumber(1, 3650),
   /** Origins whose pages may POST direct uploads to the bucket (CORS); `*` for any. */
@@ -63,10 +66,7 @@ const StageSettingsSchema = z.strictObject({
   apiRateLimit: wholeNumber(1, 100_000),
   apiBurstLimit: wholeNumber(1, 5_000),
   /** Whether the stage has CloudWatch alarms, and where they go. */
-  alarms: z.preprocess(
-    (value) => (value === 'true' ? true : value === 'false' ? false : value),
-    z.boolean(),
-  ),
+  alarms: flag,
   alarmEmail: z.email().optional(),
   alarmTopicArn: z
     .string()

@@ -71,7 +71,7 @@ export class ServiceFunction extends Construct {
       logGroup: this.logGroup,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
       bundling: {
-        format: OutputFormat.ESM,
+        format: { esm: OutputFormat.ESM, cjs: OutputFormat.CJS }[BUNDLE.format],
         target: BUNDLE.target,
         minify: BUNDLE.minify,
         sourceMap: BUNDLE.sourcemap,

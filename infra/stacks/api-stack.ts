@@ -202,6 +202,13 @@ export class ApiStack extends Stack {
       properties: { SecretArn: data.realtimeKeys.secretArn },
     });
 
+    // The complete route and the finalizer run the same completion, whichever comes first.
+    const grantCompletion = (fn: IGrantable) => {
+      grantItems(data.table, fn, ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], [users]);
+      grantObjects(bucket, fn, ['s3:GetObject', 's3:DeleteObject'], userFiles);
+      grantMissingObjectsAsNotFound(bucket, fn);
+    };
+
     // Each function gets exactly the calls its code makes (see README, "Least privilege").
     const idempotency = (operation: keyof typeof IDEMPOTENT_OPERATIONS) =>
       idempotencyPartition(IDEMPOTENT_OPERATIONS[operation]);
@@ -262,12 +269,6 @@ export class ApiStack extends Stack {
       },
       RealtimeJwks: (fn) => grantSecretValue(data.realtimeKeys, fn, 'read'),
       RouteNotFound: () => undefined,
-    };
-    // The complete route and the finalizer run the same completion, whichever comes first.
-    const grantCompletion = (fn: IGrantable) => {
-      grantItems(data.table, fn, ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], [users]);
-      grantObjects(bucket, fn, ['s3:GetObject', 's3:DeleteObject'], userFiles);
-      grantMissingObjectsAsNotFound(bucket, fn);
     };
 
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', {

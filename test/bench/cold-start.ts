@@ -51,7 +51,7 @@ const ENVIRONMENT = {
   NOTIFY_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/notifications',
   NOTIFY_DLQ_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/notifications-dlq',
   POWERTOOLS_LOG_LEVEL: 'SILENT',
-  NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? '--enable-source-maps',
+  NODE_OPTIONS: '--enable-source-maps',
 };
 
 export interface ColdStartRow {
