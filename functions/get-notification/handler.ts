@@ -1,5 +1,5 @@
 import middy from '@middy/core';
-import * as z from 'zod';
+import { getNotificationOperation } from '#shared/api/operations/get-notification.ts';
 import { documentClient } from '#shared/aws/dynamodb.ts';
 import { requiredEnv } from '#shared/config.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
@@ -13,7 +13,6 @@ import { toStatusBody } from '#shared/notifications/notification-response.ts';
 
 const notifications = new DynamoNotificationRepository(documentClient(), requiredEnv('TABLE_NAME'));
 
-const NotificationPath = z.object({ notification_id: z.string() });
 /** Notification ids are UUIDs; anything else names nothing, and is not worth a read. */
 const NOTIFICATION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -24,7 +23,7 @@ const NOTIFICATION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-
 export const handler = middy<ApiEvent, ApiResult>()
   .use(httpApi())
   .use(authenticate())
-  .use(validateRequest({ path: NotificationPath }))
+  .use(validateRequest(getNotificationOperation.request))
   .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
     const notificationId = input.path.notification_id;
     const found = NOTIFICATION_ID.test(notificationId)

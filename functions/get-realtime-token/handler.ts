@@ -1,4 +1,5 @@
 import middy from '@middy/core';
+import { getRealtimeTokenOperation } from '#shared/api/operations/get-realtime-token.ts';
 import { documentClient } from '#shared/aws/dynamodb.ts';
 import { requiredEnv } from '#shared/config.ts';
 import { DynamoDealRoles } from '#shared/groups/dynamo-deal-roles.ts';
@@ -10,7 +11,6 @@ import { validateRequest } from '#shared/http/validate-request.ts';
 import { issueRealtimeToken } from '#shared/realtime/issue-realtime-token.ts';
 import { keyStoreFromEnv } from '#shared/realtime/key-store-from-env.ts';
 import { realtimeTokenConfig } from '#shared/realtime/realtime-config.ts';
-import { RealtimeTokenRequestSchema } from '#shared/schemas/realtime-token.ts';
 
 const config = realtimeTokenConfig();
 const ports = {
@@ -22,7 +22,7 @@ const ports = {
 export const handler = middy<ApiEvent, ApiResult>()
   .use(httpApi())
   .use(authenticate())
-  .use(validateRequest({ body: RealtimeTokenRequestSchema }))
+  .use(validateRequest(getRealtimeTokenOperation.request))
   .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
     const token = await issueRealtimeToken(ports, config, {
       userId,

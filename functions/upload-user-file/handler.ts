@@ -1,4 +1,5 @@
 import middy from '@middy/core';
+import { uploadUserFileOperation } from '#shared/api/operations/upload-user-file.ts';
 import { documentClient, dynamoDbClient } from '#shared/aws/dynamodb.ts';
 import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
 import { s3Client } from '#shared/aws/s3.ts';
@@ -11,8 +12,6 @@ import { IDEMPOTENCY_HEADER, idempotentPerKey } from '#shared/http/idempotency-k
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { DynamoBlockIdAllocator } from '#shared/ids/dynamo-block-id-allocator.ts';
-import { IdempotencyHeaders } from '#shared/schemas/idempotency-headers.ts';
-import { UserFileUploadForm } from '#shared/schemas/user-file-upload.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/dynamo-user-file-repository.ts';
 import { UPLOAD_FORM_LIMITS } from '#shared/user-files/upload-form-limits.ts';
 import { uploadFingerprint } from '#shared/user-files/upload-fingerprint.ts';
@@ -46,16 +45,13 @@ export const handler = middy<ApiEvent, ApiResult>()
   .use(httpApi())
   .use(authenticate())
   .use(
-    validateRequest(
-      { header: IdempotencyHeaders, form: UserFileUploadForm },
-      {
-        form: UPLOAD_FORM_LIMITS,
-        fileSink: ({ userId, headers }) =>
-          userId === undefined || headers[IDEMPOTENCY_HEADER] !== undefined
-            ? undefined
-            : (content, { contentType }) => storeUserFileBytes(ports, userId, content, contentType),
-      },
-    ),
+    validateRequest(uploadUserFileOperation.request, {
+      form: UPLOAD_FORM_LIMITS,
+      fileSink: ({ userId, headers }) =>
+        userId === undefined || headers[IDEMPOTENCY_HEADER] !== undefined
+          ? undefined
+          : (content, { contentType }) => storeUserFileBytes(ports, userId, content, contentType),
+    }),
   )
   .handler<ApiEvent, ApiResult>(async ({ userId, input }, context) => {
     const { file, name, type } = input.form;

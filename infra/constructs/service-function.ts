@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import { type Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -15,7 +16,19 @@ export interface ServiceFunctionProps {
   readonly timeout: Duration;
   readonly logRetention: RetentionDays;
   readonly removalPolicy: RemovalPolicy;
+  /**
+   * Files the function reads at run time, relative to the repository root (where the lock
+   * file is); copied into the bundle at the same relative path.
+   */
+  readonly bundledFiles?: readonly string[];
 }
+
+/** Shell commands that copy `files` from the project into the bundle, keeping their paths. */
+const copyInto = (files: readonly string[], inputDir: string, outputDir: string): string[] =>
+  files.map((file) => {
+    const target = posix.join(outputDir, file);
+    return `mkdir -p "${posix.dirname(target)}" && cp "${posix.join(inputDir, file)}" "${target}"`;
+  });
 
 /**
  * esbuild settings of every function, shared with `npm run bench` so that it measures what
@@ -79,6 +92,16 @@ export class ServiceFunction extends Construct {
         mainFields: [...BUNDLE.mainFields],
         banner: BUNDLE.banner,
         externalModules: [],
+        ...(props.bundledFiles === undefined
+          ? {}
+          : {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir, outputDir) =>
+                  copyInto(props.bundledFiles ?? [], inputDir, outputDir),
+              },
+            }),
       },
     });
     // X-Ray's is the only statement on * that a function's role may hold (the infra tests check).

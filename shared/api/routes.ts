@@ -1,8 +1,10 @@
 /**
  * Every route the service serves, and the handler module behind it. The CDK stack deploys
- * one function per entry and the local stage runs the same modules, so both serve the same
- * table. A request that matches none goes to the fallback (API Gateway's `$default` route).
+ * one function per `functionId` (a function may serve several routes) and the local stage
+ * runs the same modules, so both serve the same table. A request that matches none goes to the fallback (API Gateway's `$default` route).
  */
+import { SWAGGER_UI_FILES } from '../docs/swagger-ui-assets.ts';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export interface ApiRoute {
@@ -22,9 +24,14 @@ export interface ApiRoute {
    * instead of whole. API Gateway always buffers it.
    */
   readonly localBodyStream?: boolean;
+  /**
+   * Files from the repository the function reads at run time, copied into its bundle at the
+   * same relative path (so `import.meta.resolve` finds them there as it does locally).
+   */
+  readonly bundledFiles?: readonly string[];
 }
 
-export const API_ROUTES: readonly ApiRoute[] = [
+export const API_ROUTES = [
   {
     method: 'GET',
     path: '/api/v1/user/me/file',
@@ -111,7 +118,45 @@ export const API_ROUTES: readonly ApiRoute[] = [
     auth: 'none',
     publicBecause: 'realtime servers fetch the public verification keys without a user token',
   },
-];
+  {
+    method: 'GET',
+    path: '/openapi.json',
+    functionId: 'OpenApiDocument',
+    entry: 'functions/openapi-document/handler.ts',
+    auth: 'none',
+    publicBecause: 'the API description (FastAPI serves it without auth); it holds no data',
+  },
+  {
+    method: 'GET',
+    path: '/docs',
+    functionId: 'ApiDocs',
+    entry: 'functions/api-docs/handler.ts',
+    auth: 'none',
+    publicBecause: 'the interactive reference page (FastAPI serves it without auth); no data',
+    bundledFiles: SWAGGER_UI_FILES,
+  },
+  {
+    method: 'GET',
+    path: '/docs/{asset}',
+    functionId: 'ApiDocs',
+    entry: 'functions/api-docs/handler.ts',
+    auth: 'none',
+    publicBecause: "the reference page's scripts and styles; no data",
+    bundledFiles: SWAGGER_UI_FILES,
+  },
+] as const satisfies readonly ApiRoute[];
+
+/** `GET /api/v1/user/me/file`: one route, as API Gateway names its route keys. */
+type RouteKeyOf<R> = R extends {
+  readonly method: infer M extends string;
+  readonly path: infer P extends string;
+}
+  ? `${M} ${P}`
+  : never;
+export type RouteKey = RouteKeyOf<(typeof API_ROUTES)[number]>;
+
+export const routeKey = (route: Pick<ApiRoute, 'method' | 'path'>): string =>
+  `${route.method} ${route.path}`;
 
 /** What API Gateway invokes when no route matches: FastAPI's 404, 405 and slash redirect. */
 export const FALLBACK_ROUTE = {

@@ -64,3 +64,8 @@ export const NotificationStatusBodySchema = z
   .meta({ id: 'SubmissionNotification' });
 
 export type NotificationStatusBody = z.output<typeof NotificationStatusBodySchema>;
+
+/** GET …/notify/{notification_id}: any text; ids that are not ours (or not UUIDs) are 404s. */
+export const NotificationPathSchema = z.object({
+  notification_id: z.string().describe('The `notification_id` the 202 gave'),
+});

@@ -58,4 +58,9 @@ export const pyStr = (options: { minLength?: number; maxLength: number }) =>
           },
         },
       }),
-    );
+    )
+    // The refinements are opaque to the OpenAPI document; say the limits there.
+    .meta({
+      ...(options.minLength === undefined ? {} : { minLength: options.minLength }),
+      maxLength: options.maxLength,
+    });

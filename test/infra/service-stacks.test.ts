@@ -28,7 +28,7 @@ beforeAll(() => {
 });
 
 const ALL_FUNCTIONS = [
-  ...API_ROUTES.map((route) => route.functionId),
+  ...new Set(API_ROUTES.map((route) => route.functionId)),
   FALLBACK_ROUTE.functionId,
   ...Object.values(EVENT_FUNCTIONS).map((fn) => fn.functionId),
 ];
@@ -108,6 +108,9 @@ describe('the HTTP API', () => {
     }
     expect(API_ROUTES.filter((r) => r.auth === 'none').map((r) => r.path)).toEqual([
       '/api/v1/auth/realtime-jwks.json',
+      '/openapi.json',
+      '/docs',
+      '/docs/{asset}',
     ]);
     api.hasResourceProperties('AWS::ApiGatewayV2::Route', {
       RouteKey: '$default',
@@ -301,6 +304,8 @@ describe('least privilege: each function may make exactly the calls its code mak
       'secretsmanager:GetSecretValue @ realtime keys',
     ],
     RealtimeJwks: ['secretsmanager:GetSecretValue @ realtime keys'],
+    OpenApiDocument: [],
+    ApiDocs: [],
     RouteNotFound: [],
     FinalizeDirectUpload: [
       'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [USER#*]',
@@ -573,7 +578,7 @@ describe('the data stack', () => {
 
 describe('alarms', () => {
   const watched = [
-    ...API_ROUTES.map((route) => route.functionId),
+    ...new Set(API_ROUTES.map((route) => route.functionId)),
     FALLBACK_ROUTE.functionId,
     EVENT_FUNCTIONS.finalizeDirectUpload.functionId,
     EVENT_FUNCTIONS.deliverNotification.functionId,

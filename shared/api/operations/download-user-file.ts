@@ -1,0 +1,24 @@
+import * as z from 'zod';
+import { FileIdPathSchema } from '../../schemas/direct-upload.ts';
+import { defineOperation, detailAnswer, emptyAnswer } from '../operation.ts';
+
+export const downloadUserFileOperation = defineOperation({
+  operationId: 'downloadUserFile',
+  summary: 'Download a file',
+  description:
+    'A redirect to a presigned S3 link, valid for 5 minutes, that serves the bytes as an ' +
+    'attachment under the file’s name.',
+  tag: 'User files',
+  origin: 'extension',
+  request: { path: FileIdPathSchema },
+  responses: {
+    302: emptyAnswer(
+      'Go to `Location` for the bytes',
+      z.object({
+        location: z.string().describe('The presigned S3 GET, valid for 5 minutes'),
+        'cache-control': z.literal('no-store'),
+      }),
+    ),
+    404: detailAnswer('No file of yours has this id', 'Not Found'),
+  },
+});

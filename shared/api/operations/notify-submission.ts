@@ -1,0 +1,40 @@
+import * as z from 'zod';
+import { IdempotencyHeaders } from '../../schemas/idempotency-headers.ts';
+import {
+  NotificationAcceptedSchema,
+  NotifySubmissionRequestSchema,
+} from '../../schemas/notify-submission.ts';
+import { defineOperation, detailAnswer, jsonAnswer } from '../operation.ts';
+
+export const notifySubmissionOperation = defineOperation({
+  operationId: 'notifySubmission',
+  summary: 'Announce a finished submission',
+  description:
+    'Call once after all uploads are complete: one consolidated chat message covering the ' +
+    'files goes out from a queue. The 202 says it is queued and where to follow it. With an ' +
+    '`Idempotency-Key`, a retry within 24 hours gets the first 202 and no second message.',
+  tag: 'Submission notifications',
+  origin: 'contract',
+  request: { header: IdempotencyHeaders, body: NotifySubmissionRequestSchema },
+  requestExample: {
+    file_ids: [42, 43],
+    fund_name: 'Acme Growth Fund III',
+    message: 'Final deck and the Q3 model.',
+  },
+  responses: {
+    202: jsonAnswer(
+      'Queued; the message goes out shortly',
+      NotificationAcceptedSchema,
+      { notification_id: '3f0c8a7e-5b1d-4c1e-9a43-1f6d2b8e0c55', status: 'queued', file_count: 2 },
+      z.object({ location: z.string().describe('Where to follow the notification') }),
+    ),
+    404: detailAnswer(
+      'Some ids name no file of yours; nothing was sent',
+      'Files not found: 32, 999999',
+    ),
+    409: detailAnswer(
+      'A request with this Idempotency-Key is still running',
+      'A request with this Idempotency-Key is still being processed; retry shortly',
+    ),
+  },
+});

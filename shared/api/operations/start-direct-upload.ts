@@ -1,0 +1,36 @@
+import {
+  DirectUploadRequestSchema,
+  DirectUploadTicketSchema,
+} from '../../schemas/direct-upload.ts';
+import { defineOperation, jsonAnswer } from '../operation.ts';
+
+export const startDirectUploadOperation = defineOperation({
+  operationId: 'startDirectUpload',
+  summary: 'Sign a direct-to-S3 upload',
+  description:
+    'A signed S3 POST form for one file of up to 50 MiB, valid for 15 minutes. POST every ' +
+    'field, then the bytes as the part named `file`, to `url`; the file becomes a UserFile ' +
+    'when it lands (or when you call the complete route).',
+  tag: 'Direct uploads',
+  origin: 'extension',
+  request: { body: DirectUploadRequestSchema },
+  requestExample: { name: 'model.xlsx', type: 'financials', filesize: 31457280 },
+  responses: {
+    201: jsonAnswer('The form to POST the bytes with', DirectUploadTicketSchema, {
+      id: 52,
+      key: 'users/7/files/52',
+      url: 'https://file-service-bucket.s3.eu-west-1.amazonaws.com/',
+      fields: {
+        'Content-Type': 'application/octet-stream',
+        'x-amz-meta-name': 'model.xlsx',
+        'x-amz-meta-type': 'financials',
+        'x-amz-meta-owner': '7',
+        key: 'users/7/files/52',
+        Policy: 'eyJleHBpcmF0aW9uIjoi…',
+        'X-Amz-Signature': '5f0c…',
+      },
+      expires_at: '2026-11-21T10:15:00.000Z',
+      max_filesize: 52428800,
+    }),
+  },
+});

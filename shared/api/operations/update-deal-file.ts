@@ -1,0 +1,38 @@
+import {
+  DealFilePathSchema,
+  DealFileSchema,
+  DealFileUpdateSchema,
+} from '../../schemas/deal-file.ts';
+import { defineOperation, detailAnswer, jsonAnswer } from '../operation.ts';
+
+export const updateDealFileOperation = defineOperation({
+  operationId: 'updateDealFile',
+  summary: 'Update a deal file',
+  description:
+    'Sets the file’s `type` (`null` clears it; an empty object changes nothing). Editors of ' +
+    'the group only.',
+  tag: 'Deal files',
+  origin: 'contract',
+  request: { path: DealFilePathSchema, body: DealFileUpdateSchema },
+  requestExample: { type: 'financials' },
+  responses: {
+    200: jsonAnswer('The file as it now is', DealFileSchema, {
+      name: 'Term sheet.pdf',
+      id: 6,
+      deal_id: 3,
+      type: 'financials',
+      created_at: '2026-06-01T09:30:00.000Z',
+      updated_at: '2026-06-02T14:05:00.000Z',
+      is_archived: false,
+    }),
+    403: detailAnswer(
+      'You are a viewer of the group',
+      'Only editors of this group may change its deal files',
+    ),
+    404: detailAnswer('You are not in the group, or the deal or file is not in it', 'Not Found'),
+    409: detailAnswer(
+      'The file kept changing under concurrent edits',
+      'The file kept changing while this request ran; try again',
+    ),
+  },
+});

@@ -1,0 +1,44 @@
+import { ErrorFromEitherSchema } from '../../schemas/error-bodies.ts';
+import { IdempotencyHeaders } from '../../schemas/idempotency-headers.ts';
+import { UserFileSchema } from '../../schemas/user-file.ts';
+import { UserFileUploadForm } from '../../schemas/user-file-upload.ts';
+import { defineOperation, detailAnswer, jsonAnswer } from '../operation.ts';
+
+export const uploadUserFileOperation = defineOperation({
+  operationId: 'uploadUserFile',
+  summary: 'Upload a file',
+  description:
+    'A multipart form with `file`, `name` and `type`. Stores the bytes and records the file. ' +
+    'Up to 50 MiB on the local stage; API Gateway admits about 4.4 MB of body on AWS, so ' +
+    'larger files take the direct upload. With an `Idempotency-Key`, a retry within 24 hours ' +
+    'gets the first 201 again and stores nothing twice.',
+  tag: 'User files',
+  origin: 'contract',
+  request: { header: IdempotencyHeaders, form: UserFileUploadForm },
+  responses: {
+    201: jsonAnswer('Stored and recorded', UserFileSchema, {
+      name: 'Q3 deck.pdf',
+      id: 42,
+      user_id: 7,
+      type: 'deck',
+      created_at: '2026-06-01T09:30:00.000Z',
+      updated_at: null,
+      is_archived: false,
+      filesize: 482133,
+      location: 'users/7/files/42',
+    }),
+    400: detailAnswer(
+      'The form could not be read: a part sent twice, too many parts, a broken body',
+      "Part 'name' was sent more than once.",
+    ),
+    409: detailAnswer(
+      'A request with this Idempotency-Key is still running',
+      'A request with this Idempotency-Key is still being processed; retry shortly',
+    ),
+    413: jsonAnswer(
+      'The file is over 50 MiB (`detail`), or the body over API Gateway’s limit (`message`)',
+      ErrorFromEitherSchema,
+      { detail: 'File too large: the limit is 52428800 bytes (50 MiB)' },
+    ),
+  },
+});

@@ -1,0 +1,288 @@
+import * as z from 'zod';
+import {
+  createDocument,
+  type ZodOpenApiObject,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiPathsObject,
+  type ZodOpenApiResponseObject,
+  type ZodOpenApiResponsesObject,
+} from 'zod-openapi';
+import { API_OPERATIONS } from '../api/api-operations.ts';
+import { API_TAGS, type ApiOperation, type ResponseDoc } from '../api/operation.ts';
+import { API_ROUTES, type ApiRoute, routeKey, type RouteKey } from '../api/routes.ts';
+import {
+  ErrorFromEitherSchema,
+  GatewayMessageSchema,
+  HttpErrorSchema,
+  HttpValidationErrorSchema,
+} from '../schemas/error-bodies.ts';
+
+/** FastAPI's name for its bearer scheme, which generated clients may already use. */
+export const BEARER_SCHEME = 'HTTPBearer';
+
+/** The vendor extension that marks a route the contract does not show. */
+export const EXTENSION_MARK = 'x-extension';
+
+const DESCRIPTION = `Files in your own area, submission notifications, deal files and
+realtime-collaboration tokens.
+
+**Auth.** Every route but the documentation and the realtime JWKS needs
+\`Authorization: Bearer <token>\`: press **Authorize** and paste a token. On the local stage,
+\`npm run --silent token -- --user 42\` prints one.
+
+**Extensions.** Routes tagged \`${EXTENSION_MARK}: true\` (and marked *Extension* below) are
+ours; the contract the clients were written against does not show them.
+
+**Errors.** FastAPI's bodies: \`{"detail": "…"}\`, and 422 with Pydantic v2's error list.
+API Gateway's own refusals say \`{"message": "…"}\`. A request that matches no route gets
+\`404 {"detail":"Not Found"}\`, a known path under another method \`405\`
+(components \`NotFound\`, \`MethodNotAllowed\`), and a trailing slash a \`307\` to the path
+without it (\`TrailingSlashRedirect\`).`;
+
+const headers = (shape: z.ZodRawShape) => z.object(shape);
+
+/** Answers every route shares, registered once as components. */
+const SHARED = {
+  unauthorized: {
+    id: 'Unauthorized',
+    description:
+      'No valid bearer token: absent, malformed, expired, not yet valid, wrongly signed, or ' +
+      'for another issuer or audience (API Gateway’s JWT authorizer)',
+    headers: headers({
+      'www-authenticate': z
+        .string()
+        .meta({ examples: ['Bearer scope="" error="invalid_token" error_description="…"'] }),
+    }),
+    content: {
+      'application/json': {
+        schema: GatewayMessageSchema,
+        example: { message: 'Unauthorized' },
+      },
+    },
+  },
+  payloadTooLarge: {
+    id: 'PayloadTooLarge',
+    description: 'The body is over API Gateway’s 10 MB payload limit',
+    content: {
+      'application/json': {
+        schema: GatewayMessageSchema,
+        example: { message: 'Request Entity Too Large' },
+      },
+    },
+  },
+  validationError: {
+    id: 'ValidationFailed',
+    description: 'Validation Error: every failing field, as Pydantic v2 reports it',
+    content: {
+      'application/json': {
+        schema: HttpValidationErrorSchema,
+        example: {
+          detail: [
+            {
+              type: 'int_parsing',
+              loc: ['path', 'file_id'],
+              msg: 'Input should be a valid integer, unable to parse string as an integer',
+              input: 'abc',
+            },
+            {
+              type: 'too_long',
+              loc: ['body', 'file_ids'],
+              msg: 'List should have at most 100 items after validation, not 101',
+              input: [1, 2, '…'],
+              ctx: { field_type: 'List', max_length: 100, actual_length: 101 },
+            },
+          ],
+        },
+      },
+    },
+  },
+  tooManyRequests: {
+    id: 'TooManyRequests',
+    description: 'Over the stage’s request rate (API Gateway throttling); retry with backoff',
+    content: {
+      'application/json': {
+        schema: GatewayMessageSchema,
+        example: { message: 'Too Many Requests' },
+      },
+    },
+  },
+  internalError: {
+    id: 'InternalServerError',
+    description: 'Our fault; nothing of it is shown (the logs have it under the request id)',
+    content: {
+      'application/json': {
+        schema: ErrorFromEitherSchema,
+        example: { detail: 'Internal Server Error' },
+      },
+    },
+  },
+  unavailable: {
+    id: 'ServiceUnavailable',
+    description: 'A dependency throttled us (`Retry-After: 1`), or the function timed out',
+    headers: headers({
+      'retry-after': z
+        .string()
+        .optional()
+        .meta({ examples: ['1'] }),
+    }),
+    content: {
+      'application/json': {
+        schema: ErrorFromEitherSchema,
+        example: { detail: 'Service Unavailable' },
+      },
+    },
+  },
+} satisfies Record<string, ZodOpenApiResponseObject>;
+
+/** What a request that matches no route gets (API Gateway's `$default` route). */
+const UNMATCHED = {
+  NotFound: {
+    description: 'No route has this path',
+    content: {
+      'application/json': { schema: HttpErrorSchema, example: { detail: 'Not Found' } },
+    },
+  },
+  MethodNotAllowed: {
+    description: 'The path exists under another method, which `Allow` names',
+    headers: headers({ allow: z.string().meta({ examples: ['GET'] }) }),
+    content: {
+      'application/json': {
+        schema: HttpErrorSchema,
+        example: { detail: 'Method Not Allowed' },
+      },
+    },
+  },
+  TrailingSlashRedirect: {
+    description: 'The path has a trailing slash; `Location` is the path without it',
+    headers: headers({ location: z.string() }),
+  },
+} satisfies Record<string, ZodOpenApiResponseObject>;
+
+function toResponseObject(answer: ResponseDoc): ZodOpenApiResponseObject {
+  return {
+    description: answer.description,
+    ...(answer.headers === undefined ? {} : { headers: answer.headers }),
+    ...(answer.content === undefined
+      ? {}
+      : {
+          content: Object.fromEntries(
+            answer.content.map((body) => [
+              body.mediaType,
+              { schema: body.schema, example: body.example },
+            ]),
+          ),
+        }),
+  };
+}
+
+function responsesOf(route: ApiRoute, operation: ApiOperation): ZodOpenApiResponsesObject {
+  const { request } = operation;
+  const hasBody = request.body !== undefined || request.form !== undefined;
+  const validates = Object.values(request).some((schema) => schema !== undefined);
+  const own = new Map(
+    Object.entries(operation.responses).map(([status, answer]) => [
+      Number(status),
+      toResponseObject(answer),
+    ]),
+  );
+  const shared = new Map<number, ZodOpenApiResponseObject>([
+    ...(route.auth === 'jwt' ? [[401, SHARED.unauthorized] as const] : []),
+    ...(hasBody ? [[413, SHARED.payloadTooLarge] as const] : []),
+    ...(validates ? [[422, SHARED.validationError] as const] : []),
+    [429, SHARED.tooManyRequests],
+    [500, SHARED.internalError],
+    [503, SHARED.unavailable],
+  ]);
+  const statuses = [...new Set([...own.keys(), ...shared.keys()])].sort((a, b) => a - b);
+  return Object.fromEntries(
+    statuses.map((status) => [String(status), own.get(status) ?? shared.get(status)]),
+  ) as ZodOpenApiResponsesObject;
+}
+
+function toOperationObject(route: ApiRoute, operation: ApiOperation): ZodOpenApiOperationObject {
+  const { request } = operation;
+  const extension = operation.origin === 'extension';
+  const path = request.path ?? operation.handlerCheckedPath;
+  const requestParams = {
+    ...(path === undefined ? {} : { path: path as z.ZodObject }),
+    ...(request.query === undefined ? {} : { query: request.query as z.ZodObject }),
+    ...(request.header === undefined ? {} : { header: request.header as z.ZodObject }),
+  };
+  const body =
+    request.body === undefined
+      ? undefined
+      : {
+          'application/json': {
+            schema: request.body,
+            ...(operation.requestExample === undefined
+              ? {}
+              : { example: operation.requestExample }),
+          },
+        };
+  const form =
+    request.form === undefined ? undefined : { 'multipart/form-data': { schema: request.form } };
+  const content = body ?? form;
+  return {
+    operationId: operation.operationId,
+    summary: operation.summary,
+    description: extension
+      ? `**Extension**: not in the contract. ${operation.description}`
+      : operation.description,
+    tags: [operation.tag],
+    [EXTENSION_MARK]: extension,
+    security: route.auth === 'jwt' ? [{ [BEARER_SCHEME]: [] }] : [],
+    ...(Object.keys(requestParams).length === 0 ? {} : { requestParams }),
+    ...(content === undefined ? {} : { requestBody: { required: true, content } }),
+    responses: responsesOf(route, operation),
+  };
+}
+
+/**
+ * The service's OpenAPI 3.1 document, generated from the route table and the zod schemas the
+ * handlers validate with. GET /openapi.json serves it; the contract check holds every e2e
+ * response against it.
+ */
+export function buildOpenApiDocument(): ReturnType<typeof createDocument> {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const route of API_ROUTES) {
+    const operation: ApiOperation = API_OPERATIONS[routeKey(route) as RouteKey];
+    paths[route.path] = {
+      ...paths[route.path],
+      [route.method.toLowerCase()]: toOperationObject(route, operation),
+    };
+  }
+  const document: ZodOpenApiObject = {
+    openapi: '3.1.0',
+    info: {
+      title: 'File and collaboration-token service',
+      version: '1.0.0',
+      description: DESCRIPTION,
+    },
+    tags: Object.entries(API_TAGS).map(([name, description]) => ({ name, description })),
+    paths,
+    components: {
+      securitySchemes: {
+        [BEARER_SCHEME]: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'An access token from the identity provider the stage trusts',
+        },
+      },
+      responses: UNMATCHED,
+    },
+  };
+  return createDocument(document, {
+    allowEmptySchema: { custom: true },
+    // zod writes the safe-integer range on every int; FastAPI's documents say `integer`.
+    override: ({ jsonSchema }) => {
+      if (
+        jsonSchema.minimum === Number.MIN_SAFE_INTEGER &&
+        jsonSchema.maximum === Number.MAX_SAFE_INTEGER
+      ) {
+        delete jsonSchema.minimum;
+        delete jsonSchema.maximum;
+      }
+    },
+  });
+}
