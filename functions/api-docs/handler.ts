@@ -29,7 +29,7 @@ const isAssetName = isOneOf(DOCS_ASSET_NAMES);
 interface LoadedAsset {
   readonly contentType: string;
   readonly identity: Buffer;
-  readonly gzip: Buffer;
+  readonly gzip?: Buffer;
   readonly etag: string;
 }
 
@@ -55,12 +55,16 @@ const loaded = new Map<DocsAssetName, Promise<LoadedAsset>>();
 const load = (name: DocsAssetName): Promise<LoadedAsset> => {
   let asset = loaded.get(name);
   if (asset === undefined) {
-    asset = readAsset(name).then(async ({ body, contentType }) => ({
-      contentType,
-      identity: body,
-      gzip: await gzipped(body),
-      etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
-    }));
+    asset = readAsset(name).then(async ({ body, contentType }) => {
+      const compressed = await gzipped(body);
+      return {
+        contentType,
+        identity: body,
+        // An icon that gzip would only make larger goes as it is.
+        ...(compressed.length < body.length ? { gzip: compressed } : {}),
+        etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
+      };
+    });
     // A failed read is retried by the next request, not remembered.
     asset.catch(() => loaded.delete(name));
     loaded.set(name, asset);
@@ -98,15 +102,15 @@ export const handler = middy<ApiEvent, ApiResult>()
     if (matchesEtag(event.headers['if-none-match'], asset.etag)) {
       return { statusCode: 304, headers, body: '' };
     }
-    const compressed = acceptsGzip(event.headers['accept-encoding']);
+    const compressed = acceptsGzip(event.headers['accept-encoding']) ? asset.gzip : undefined;
     return {
       statusCode: 200,
       headers: {
         ...headers,
         'content-type': asset.contentType,
-        ...(compressed ? { 'content-encoding': 'gzip' } : {}),
+        ...(compressed === undefined ? {} : { 'content-encoding': 'gzip' }),
       },
-      body: (compressed ? asset.gzip : asset.identity).toString('base64'),
+      body: (compressed ?? asset.identity).toString('base64'),
       isBase64Encoded: true,
     };
   });

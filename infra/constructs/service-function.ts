@@ -24,7 +24,7 @@ export interface ServiceFunctionProps {
 }
 
 /** Shell commands that copy `files` from the project into the bundle, keeping their paths. */
-const copyInto = (files: readonly string[], inputDir: string, outputDir: string): string[] =>
+export const bundledFileCommands = (files: readonly string[], inputDir: string, outputDir: string): string[] =>
   files.map((file) => {
     const target = posix.join(outputDir, file);
     return `mkdir -p "${posix.dirname(target)}" && cp "${posix.join(inputDir, file)}" "${target}"`;
@@ -99,7 +99,7 @@ export class ServiceFunction extends Construct {
                 beforeBundling: () => [],
                 beforeInstall: () => [],
                 afterBundling: (inputDir, outputDir) =>
-                  copyInto(props.bundledFiles ?? [], inputDir, outputDir),
+                  bundledFileCommands(props.bundledFiles ?? [], inputDir, outputDir),
               },
             }),
       },

@@ -26,9 +26,11 @@ export const DealFileUpdateSchema = z
   .meta({ id: 'DealFileUpdate' });
 
 /** A deal in the path: ids are any integers; those that name nothing of the caller's are 404s. */
-export const DealPathSchema = z.object({ group_id: pyInt(), deal_id: pyInt() });
+const groupId = pyInt().meta({ param: { example: 1 } });
+const dealId = pyInt().meta({ param: { example: 3 } });
+export const DealPathSchema = z.object({ group_id: groupId, deal_id: dealId });
 export const DealFilePathSchema = z.object({
-  group_id: pyInt(),
-  deal_id: pyInt(),
-  file_id: pyInt(),
+  group_id: groupId,
+  deal_id: dealId,
+  file_id: pyInt().meta({ param: { example: 6 } }),
 });

@@ -38,4 +38,4 @@ export const DirectUploadTicketSchema = z
   .meta({ id: 'DirectUploadTicket' });
 
 /** A file id in the path: any integer; one that names no file of the caller's is a 404. */
-export const FileIdPathSchema = z.object({ file_id: pyInt() });
+export const FileIdPathSchema = z.object({ file_id: pyInt().meta({ param: { example: 42 } }) });

@@ -67,5 +67,8 @@ export type NotificationStatusBody = z.output<typeof NotificationStatusBodySchem
 
 /** GET …/notify/{notification_id}: any text; ids that are not ours (or not UUIDs) are 404s. */
 export const NotificationPathSchema = z.object({
-  notification_id: z.string().describe('The `notification_id` the 202 gave'),
+  notification_id: z
+    .string()
+    .describe('The `notification_id` the 202 gave')
+    .meta({ param: { example: '3f0c8a7e-5b1d-4c1e-9a43-1f6d2b8e0c55' } }),
 });

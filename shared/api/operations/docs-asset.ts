@@ -15,7 +15,9 @@ export const docsAssetOperation = defineOperation({
   origin: 'extension',
   request: {},
   // The names /docs loads; the handler answers any other with a 404, as a file server does.
-  handlerCheckedPath: z.object({ asset: z.enum(DOCS_ASSET_NAMES) }),
+  handlerCheckedPath: z.object({
+    asset: z.enum(DOCS_ASSET_NAMES).meta({ param: { example: 'swagger-ui.css' } }),
+  }),
   responses: {
     200: {
       description: 'The file',

@@ -15,7 +15,14 @@ export const downloadUserFileOperation = defineOperation({
     302: emptyAnswer(
       'Go to `Location` for the bytes',
       z.object({
-        location: z.string().describe('The presigned S3 GET, valid for 5 minutes'),
+        location: z
+          .string()
+          .describe('The presigned S3 GET, valid for 5 minutes')
+          .meta({
+            examples: [
+              'https://file-service-bucket.s3.eu-west-1.amazonaws.com/users/7/files/42?X-Amz-Algorithm=AWS4-HMAC-SHA256&…',
+            ],
+          }),
         'cache-control': z.literal('no-store'),
       }),
     ),
