@@ -1,5 +1,4 @@
 import middy from '@middy/core';
-import { completeDirectUploadOperation } from '#shared/api/operations/complete-direct-upload.ts';
 import { completeDirectUpload } from '#shared/direct-uploads/complete-direct-upload.ts';
 import { completionPorts } from '#shared/direct-uploads/completion-ports.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
@@ -7,6 +6,7 @@ import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
+import { completeDirectUploadRequest } from '#shared/schemas/direct-upload.ts';
 import { toUserFileBody } from '#shared/user-files/user-file-response.ts';
 
 const ports = completionPorts();
@@ -18,7 +18,7 @@ const ports = completionPorts();
 export const handler = middy<ApiEvent, ApiResult>()
   .use(httpApi())
   .use(authenticate())
-  .use(validateRequest(completeDirectUploadOperation.request))
+  .use(validateRequest(completeDirectUploadRequest))
   .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
     const file = await completeDirectUpload(ports, userId, input.path.file_id);
     return jsonResponse(201, toUserFileBody(file));

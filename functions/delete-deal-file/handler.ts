@@ -1,5 +1,4 @@
 import middy from '@middy/core';
-import { deleteDealFileOperation } from '#shared/api/operations/delete-deal-file.ts';
 import { documentClient } from '#shared/aws/dynamodb.ts';
 import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
 import { s3Client } from '#shared/aws/s3.ts';
@@ -11,6 +10,7 @@ import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
+import { deleteDealFileRequest } from '#shared/schemas/deal-file.ts';
 
 const ports = {
   files: new DynamoDealFileRepository(documentClient(), requiredEnv('TABLE_NAME')),
@@ -21,7 +21,7 @@ const ports = {
 export const handler = middy<ApiEvent, ApiResult>()
   .use(httpApi())
   .use(authenticate())
-  .use(validateRequest(deleteDealFileOperation.request))
+  .use(validateRequest(deleteDealFileRequest))
   .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
     const { group_id: groupId, deal_id: dealId, file_id: fileId } = input.path;
     await deleteDealFile(ports, { userId, deal: { groupId, dealId }, fileId });

@@ -1,5 +1,4 @@
 import middy from '@middy/core';
-import { downloadUserFileOperation } from '#shared/api/operations/download-user-file.ts';
 import { documentClient } from '#shared/aws/dynamodb.ts';
 import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
 import { s3Client } from '#shared/aws/s3.ts';
@@ -9,6 +8,7 @@ import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
+import { downloadUserFileRequest } from '#shared/schemas/direct-upload.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/dynamo-user-file-repository.ts';
 import { userFileDownloadLink } from '#shared/user-files/user-file-download.ts';
 
@@ -21,7 +21,7 @@ const ports = {
 export const handler = middy<ApiEvent, ApiResult>()
   .use(httpApi())
   .use(authenticate())
-  .use(validateRequest(downloadUserFileOperation.request))
+  .use(validateRequest(downloadUserFileRequest))
   .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
     const url = await userFileDownloadLink(ports, userId, input.path.file_id);
     return { statusCode: 302, headers: { location: url, 'cache-control': 'no-store' }, body: '' };

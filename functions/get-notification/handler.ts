@@ -1,5 +1,4 @@
 import middy from '@middy/core';
-import { getNotificationOperation } from '#shared/api/operations/get-notification.ts';
 import { documentClient } from '#shared/aws/dynamodb.ts';
 import { requiredEnv } from '#shared/config.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
@@ -10,6 +9,7 @@ import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { DynamoNotificationRepository } from '#shared/notifications/dynamo-notification-repository.ts';
 import { toStatusBody } from '#shared/notifications/notification-response.ts';
+import { getNotificationRequest } from '#shared/schemas/notify-submission.ts';
 
 const notifications = new DynamoNotificationRepository(documentClient(), requiredEnv('TABLE_NAME'));
 
@@ -23,7 +23,7 @@ const NOTIFICATION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-
 export const handler = middy<ApiEvent, ApiResult>()
   .use(httpApi())
   .use(authenticate())
-  .use(validateRequest(getNotificationOperation.request))
+  .use(validateRequest(getNotificationRequest))
   .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
     const notificationId = input.path.notification_id;
     const found = NOTIFICATION_ID.test(notificationId)

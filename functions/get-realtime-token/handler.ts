@@ -1,5 +1,4 @@
 import middy from '@middy/core';
-import { getRealtimeTokenOperation } from '#shared/api/operations/get-realtime-token.ts';
 import { documentClient } from '#shared/aws/dynamodb.ts';
 import { requiredEnv } from '#shared/config.ts';
 import { DynamoDealRoles } from '#shared/groups/dynamo-deal-roles.ts';
@@ -11,6 +10,7 @@ import { validateRequest } from '#shared/http/validate-request.ts';
 import { issueRealtimeToken } from '#shared/realtime/issue-realtime-token.ts';
 import { keyStoreFromEnv } from '#shared/realtime/key-store-from-env.ts';
 import { realtimeTokenConfig } from '#shared/realtime/realtime-config.ts';
+import { getRealtimeTokenRequest } from '#shared/schemas/realtime-token.ts';
 
 const config = realtimeTokenConfig();
 const ports = {
@@ -22,7 +22,7 @@ const ports = {
 export const handler = middy<ApiEvent, ApiResult>()
   .use(httpApi())
   .use(authenticate())
-  .use(validateRequest(getRealtimeTokenOperation.request))
+  .use(validateRequest(getRealtimeTokenRequest))
   .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
     const token = await issueRealtimeToken(ports, config, {
       userId,

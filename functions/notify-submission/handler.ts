@@ -1,5 +1,4 @@
 import middy from '@middy/core';
-import { notifySubmissionOperation } from '#shared/api/operations/notify-submission.ts';
 import { documentClient, dynamoDbClient } from '#shared/aws/dynamodb.ts';
 import { requiredEnv } from '#shared/config.ts';
 import { IDEMPOTENT_OPERATIONS } from '#shared/data/keys.ts';
@@ -20,6 +19,7 @@ import {
   type SubmissionAnnouncement,
 } from '#shared/notifications/notify-submission.ts';
 import { queueFromEnv } from '#shared/queue/queue-from-env.ts';
+import { notifySubmissionRequest } from '#shared/schemas/notify-submission.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/dynamo-user-file-repository.ts';
 
 const tableName = requiredEnv('TABLE_NAME');
@@ -42,7 +42,7 @@ const notifyOnce = idempotentPerKey(IDEMPOTENT_OPERATIONS.notifySubmission, noti
 export const handler = middy<ApiEvent, ApiResult>()
   .use(httpApi())
   .use(authenticate())
-  .use(validateRequest(notifySubmissionOperation.request))
+  .use(validateRequest(notifySubmissionRequest))
   .handler<ApiEvent, ApiResult>(async ({ userId, input }, context) => {
     const announcement: SubmissionAnnouncement = {
       userId,

@@ -1,5 +1,4 @@
 import middy from '@middy/core';
-import { startDirectUploadOperation } from '#shared/api/operations/start-direct-upload.ts';
 import { documentClient } from '#shared/aws/dynamodb.ts';
 import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
 import { s3Client } from '#shared/aws/s3.ts';
@@ -13,6 +12,7 @@ import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { DynamoBlockIdAllocator } from '#shared/ids/dynamo-block-id-allocator.ts';
+import { startDirectUploadRequest } from '#shared/schemas/direct-upload.ts';
 
 const tableName = requiredEnv('TABLE_NAME');
 const ports = {
@@ -28,7 +28,7 @@ const ports = {
 export const handler = middy<ApiEvent, ApiResult>()
   .use(httpApi())
   .use(authenticate())
-  .use(validateRequest(startDirectUploadOperation.request))
+  .use(validateRequest(startDirectUploadRequest))
   .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
     const { name, type, filesize, content_type } = input.body;
     const ticket = await startDirectUpload(ports, {

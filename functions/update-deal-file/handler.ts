@@ -1,5 +1,4 @@
 import middy from '@middy/core';
-import { updateDealFileOperation } from '#shared/api/operations/update-deal-file.ts';
 import { documentClient } from '#shared/aws/dynamodb.ts';
 import { requiredEnv } from '#shared/config.ts';
 import { toDealFileBody } from '#shared/deal-files/deal-file-response.ts';
@@ -10,6 +9,7 @@ import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
+import { updateDealFileRequest } from '#shared/schemas/deal-file.ts';
 
 const ports = { files: new DynamoDealFileRepository(documentClient(), requiredEnv('TABLE_NAME')) };
 
@@ -17,7 +17,7 @@ const ports = { files: new DynamoDealFileRepository(documentClient(), requiredEn
 export const handler = middy<ApiEvent, ApiResult>()
   .use(httpApi())
   .use(authenticate())
-  .use(validateRequest(updateDealFileOperation.request))
+  .use(validateRequest(updateDealFileRequest))
   .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
     const { group_id: groupId, deal_id: dealId, file_id: fileId } = input.path;
     const file = await updateDealFile(ports, {

@@ -1,5 +1,4 @@
 import middy from '@middy/core';
-import { uploadUserFileOperation } from '#shared/api/operations/upload-user-file.ts';
 import { documentClient, dynamoDbClient } from '#shared/aws/dynamodb.ts';
 import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
 import { s3Client } from '#shared/aws/s3.ts';
@@ -12,6 +11,7 @@ import { IDEMPOTENCY_HEADER, idempotentPerKey } from '#shared/http/idempotency-k
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { DynamoBlockIdAllocator } from '#shared/ids/dynamo-block-id-allocator.ts';
+import { uploadUserFileRequest } from '#shared/schemas/user-file-upload.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/dynamo-user-file-repository.ts';
 import { UPLOAD_FORM_LIMITS } from '#shared/user-files/upload-form-limits.ts';
 import { uploadFingerprint } from '#shared/user-files/upload-fingerprint.ts';
@@ -45,7 +45,7 @@ export const handler = middy<ApiEvent, ApiResult>()
   .use(httpApi())
   .use(authenticate())
   .use(
-    validateRequest(uploadUserFileOperation.request, {
+    validateRequest(uploadUserFileRequest, {
       form: UPLOAD_FORM_LIMITS,
       fileSink: ({ userId, headers }) =>
         userId === undefined || headers[IDEMPOTENCY_HEADER] !== undefined

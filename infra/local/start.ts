@@ -92,6 +92,9 @@ Demo token for user 1, valid for 1 hour (another: npm run --silent token -- --us
 Try:
   curl -H "Authorization: Bearer ${token}" ${stage.url}/api/v1/user/me/file
 
+API reference: ${stage.url}/docs (Authorize, paste the token, Try it out)
+OpenAPI document: ${stage.url}/openapi.json
+
 Groups, members, deals and deal files: npm run --silent admin -- --help
 
 Ctrl-C stops it.

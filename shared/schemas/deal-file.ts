@@ -34,3 +34,12 @@ export const DealFilePathSchema = z.object({
   deal_id: dealId,
   file_id: pyInt().meta({ param: { example: 6 } }),
 });
+
+/** What GET …/deal/{deal_id}/file validates: its handler's and its OpenAPI operation's one source. */
+export const listDealFilesRequest = { path: DealPathSchema };
+
+/** What PUT …/deal/{deal_id}/file/{file_id} validates: its handler's and its OpenAPI operation's one source. */
+export const updateDealFileRequest = { path: DealFilePathSchema, body: DealFileUpdateSchema };
+
+/** What DELETE …/deal/{deal_id}/file/{file_id} validates: its handler's and its OpenAPI operation's one source. */
+export const deleteDealFileRequest = { path: DealFilePathSchema };

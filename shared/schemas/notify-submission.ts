@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { NOTIFICATION_STATUSES } from '../notifications/submission-notification.ts';
 import { pyInt, pyStr } from './pydantic-fields.ts';
+import { IdempotencyHeaders } from './idempotency-headers.ts';
 
 /** One notify call covers at most this many files; the chat message lists the first few. */
 export const MAX_FILES_PER_NOTIFICATION = 100;
@@ -72,3 +73,12 @@ export const NotificationPathSchema = z.object({
     .describe('The `notification_id` the 202 gave')
     .meta({ param: { example: '3f0c8a7e-5b1d-4c1e-9a43-1f6d2b8e0c55' } }),
 });
+
+/** What POST /api/v1/user/me/file/notify validates: its handler's and its OpenAPI operation's one source. */
+export const notifySubmissionRequest = {
+  header: IdempotencyHeaders,
+  body: NotifySubmissionRequestSchema,
+};
+
+/** What GET …/notify/{notification_id} validates: its handler's and its OpenAPI operation's one source. */
+export const getNotificationRequest = { path: NotificationPathSchema };

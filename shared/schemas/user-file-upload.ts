@@ -3,6 +3,7 @@ import { FilePart } from '../http/multipart-form.ts';
 import { MAX_FILE_NAME_LENGTH } from '../user-files/upload-limits.ts';
 import { FileTypeSchema } from './file-type.ts';
 import { pyStr } from './pydantic-fields.ts';
+import { IdempotencyHeaders } from './idempotency-headers.ts';
 
 /**
  * FastAPI's `UploadFile = File(...)`: a part with a filename. A plain field in its place is
@@ -41,3 +42,6 @@ export const UserFileUploadForm = z.object({
   name: FileNameSchema,
   type: FileTypeSchema.describe('Category of the file'),
 });
+
+/** What POST /api/v1/user/me/file validates: its handler's and its OpenAPI operation's one source. */
+export const uploadUserFileRequest = { header: IdempotencyHeaders, form: UserFileUploadForm };

@@ -1,4 +1,4 @@
-import { FileIdPathSchema } from '../../schemas/direct-upload.ts';
+import { completeDirectUploadRequest } from '../../schemas/direct-upload.ts';
 import { UserFileSchema } from '../../schemas/user-file.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '../operation.ts';
 
@@ -10,7 +10,7 @@ export const completeDirectUploadOperation = defineOperation({
     'the bucket’s own event finishes it.',
   tag: 'Direct uploads',
   origin: 'extension',
-  request: { path: FileIdPathSchema },
+  request: completeDirectUploadRequest,
   responses: {
     201: jsonAnswer('The file, recorded', UserFileSchema, {
       name: 'Q3 deck.pdf',

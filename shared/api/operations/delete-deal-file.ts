@@ -1,4 +1,4 @@
-import { DealFilePathSchema } from '../../schemas/deal-file.ts';
+import { deleteDealFileRequest } from '../../schemas/deal-file.ts';
 import { defineOperation, detailAnswer, emptyAnswer } from '../operation.ts';
 
 export const deleteDealFileOperation = defineOperation({
@@ -7,7 +7,7 @@ export const deleteDealFileOperation = defineOperation({
   description: 'Removes the file’s record and its bytes. Editors of the group only.',
   tag: 'Deal files',
   origin: 'extension',
-  request: { path: DealFilePathSchema },
+  request: deleteDealFileRequest,
   responses: {
     204: emptyAnswer('Deleted'),
     403: detailAnswer(

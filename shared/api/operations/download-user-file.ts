@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { FileIdPathSchema } from '../../schemas/direct-upload.ts';
+import { downloadUserFileRequest } from '../../schemas/direct-upload.ts';
 import { defineOperation, detailAnswer, emptyAnswer } from '../operation.ts';
 
 export const downloadUserFileOperation = defineOperation({
@@ -10,7 +10,7 @@ export const downloadUserFileOperation = defineOperation({
     'attachment under the file’s name.',
   tag: 'User files',
   origin: 'extension',
-  request: { path: FileIdPathSchema },
+  request: downloadUserFileRequest,
   responses: {
     302: emptyAnswer(
       'Go to `Location` for the bytes',

@@ -1,5 +1,5 @@
 import {
-  NotificationPathSchema,
+  getNotificationRequest,
   NotificationStatusBodySchema,
 } from '../../schemas/notify-submission.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '../operation.ts';
@@ -10,7 +10,7 @@ export const getNotificationOperation = defineOperation({
   description: 'Where the chat message of one notify call is: queued, sending, sent or failed.',
   tag: 'Submission notifications',
   origin: 'extension',
-  request: { path: NotificationPathSchema },
+  request: getNotificationRequest,
   responses: {
     200: jsonAnswer('The notification as it stands', NotificationStatusBodySchema, {
       notification_id: '3f0c8a7e-5b1d-4c1e-9a43-1f6d2b8e0c55',

@@ -1,6 +1,6 @@
 import {
+  getRealtimeTokenRequest,
   RealtimeAccessResponseSchema,
-  RealtimeTokenRequestSchema,
 } from '../../schemas/realtime-token.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '../operation.ts';
 
@@ -13,7 +13,7 @@ export const getRealtimeTokenOperation = defineOperation({
     'request a 404.',
   tag: 'Realtime collaboration',
   origin: 'contract',
-  request: { body: RealtimeTokenRequestSchema },
+  request: getRealtimeTokenRequest,
   requestExample: { room_ids: ['production:v1:group:1:deal:3'] },
   responses: {
     200: jsonAnswer('The token', RealtimeAccessResponseSchema, {

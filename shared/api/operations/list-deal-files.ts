@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { DealFileSchema, DealPathSchema } from '../../schemas/deal-file.ts';
+import { DealFileSchema, listDealFilesRequest } from '../../schemas/deal-file.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '../operation.ts';
 
 export const listDealFilesOperation = defineOperation({
@@ -8,7 +8,7 @@ export const listDealFilesOperation = defineOperation({
   description: 'Every file of the deal, newest first, for any member of its group.',
   tag: 'Deal files',
   origin: 'extension',
-  request: { path: DealPathSchema },
+  request: listDealFilesRequest,
   responses: {
     200: jsonAnswer('The deal’s files', z.array(DealFileSchema), [
       {

@@ -1,8 +1,7 @@
 import * as z from 'zod';
-import { IdempotencyHeaders } from '../../schemas/idempotency-headers.ts';
 import {
   NotificationAcceptedSchema,
-  NotifySubmissionRequestSchema,
+  notifySubmissionRequest,
 } from '../../schemas/notify-submission.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '../operation.ts';
 
@@ -15,7 +14,7 @@ export const notifySubmissionOperation = defineOperation({
     '`Idempotency-Key`, a retry within 24 hours gets the first 202 and no second message.',
   tag: 'Submission notifications',
   origin: 'contract',
-  request: { header: IdempotencyHeaders, body: NotifySubmissionRequestSchema },
+  request: notifySubmissionRequest,
   requestExample: {
     file_ids: [42, 43],
     fund_name: 'Acme Growth Fund III',

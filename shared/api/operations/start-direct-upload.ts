@@ -1,7 +1,4 @@
-import {
-  DirectUploadRequestSchema,
-  DirectUploadTicketSchema,
-} from '../../schemas/direct-upload.ts';
+import { DirectUploadTicketSchema, startDirectUploadRequest } from '../../schemas/direct-upload.ts';
 import { defineOperation, jsonAnswer } from '../operation.ts';
 
 export const startDirectUploadOperation = defineOperation({
@@ -13,7 +10,7 @@ export const startDirectUploadOperation = defineOperation({
     'when it lands (or when you call the complete route).',
   tag: 'Direct uploads',
   origin: 'extension',
-  request: { body: DirectUploadRequestSchema },
+  request: startDirectUploadRequest,
   requestExample: { name: 'model.xlsx', type: 'financials', filesize: 31457280 },
   responses: {
     201: jsonAnswer('The form to POST the bytes with', DirectUploadTicketSchema, {

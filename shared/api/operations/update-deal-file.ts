@@ -1,8 +1,4 @@
-import {
-  DealFilePathSchema,
-  DealFileSchema,
-  DealFileUpdateSchema,
-} from '../../schemas/deal-file.ts';
+import { DealFileSchema, updateDealFileRequest } from '../../schemas/deal-file.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '../operation.ts';
 
 export const updateDealFileOperation = defineOperation({
@@ -13,7 +9,7 @@ export const updateDealFileOperation = defineOperation({
     'the group only.',
   tag: 'Deal files',
   origin: 'contract',
-  request: { path: DealFilePathSchema, body: DealFileUpdateSchema },
+  request: updateDealFileRequest,
   requestExample: { type: 'financials' },
   responses: {
     200: jsonAnswer('The file as it now is', DealFileSchema, {

@@ -1,7 +1,6 @@
 import { ErrorFromEitherSchema } from '../../schemas/error-bodies.ts';
-import { IdempotencyHeaders } from '../../schemas/idempotency-headers.ts';
+import { uploadUserFileRequest } from '../../schemas/user-file-upload.ts';
 import { UserFileSchema } from '../../schemas/user-file.ts';
-import { UserFileUploadForm } from '../../schemas/user-file-upload.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '../operation.ts';
 
 export const uploadUserFileOperation = defineOperation({
@@ -14,7 +13,7 @@ export const uploadUserFileOperation = defineOperation({
     'gets the first 201 again and stores nothing twice.',
   tag: 'User files',
   origin: 'contract',
-  request: { header: IdempotencyHeaders, form: UserFileUploadForm },
+  request: uploadUserFileRequest,
   responses: {
     201: jsonAnswer('Stored and recorded', UserFileSchema, {
       name: 'Q3 deck.pdf',
