@@ -23,8 +23,6 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           globalSetup: [emulators],
-          // Every response from a stage is held against the OpenAPI document.
-          setupFiles: ['./test/support/contract-check.setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

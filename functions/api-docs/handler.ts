@@ -93,16 +93,19 @@ export const handler = middy<ApiEvent, ApiResult>()
     const name = event.pathParameters?.asset;
     if (name === undefined || !isAssetName(name)) throw new NotFoundError();
     const asset = await load(name);
+    const compressed = acceptsGzip(event.headers['accept-encoding']) ? asset.gzip : undefined;
+    // Each representation has its own tag (RFC 9110 §8.8.3): the gzip one is marked.
+    const etag = compressed === undefined ? asset.etag : asset.etag.replace(/"$/, '-gzip"');
     const headers = {
-      etag: asset.etag,
-      'cache-control': 'public, max-age=86400',
+      etag,
+      // Kept, but revalidated on every load, so a deploy's page never runs an older script.
+      'cache-control': 'no-cache',
       vary: 'accept-encoding',
       'x-content-type-options': 'nosniff',
     };
-    if (matchesEtag(event.headers['if-none-match'], asset.etag)) {
+    if (matchesEtag(event.headers['if-none-match'], etag)) {
       return { statusCode: 304, headers, body: '' };
     }
-    const compressed = acceptsGzip(event.headers['accept-encoding']) ? asset.gzip : undefined;
     return {
       statusCode: 200,
       headers: {

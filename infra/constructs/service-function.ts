@@ -23,12 +23,20 @@ export interface ServiceFunctionProps {
   readonly bundledFiles?: readonly string[];
 }
 
+/** A word the shell takes literally, whatever the checkout's path holds. */
+const shellQuoted = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
+
 /** Shell commands that copy `files` from the project into the bundle, keeping their paths. */
-export const bundledFileCommands = (files: readonly string[], inputDir: string, outputDir: string): string[] =>
-  files.map((file) => {
+export function bundledFileCommands(
+  files: readonly string[],
+  inputDir: string,
+  outputDir: string,
+): string[] {
+  return files.map((file) => {
     const target = posix.join(outputDir, file);
-    return `mkdir -p "${posix.dirname(target)}" && cp "${posix.join(inputDir, file)}" "${target}"`;
+    return `mkdir -p ${shellQuoted(posix.dirname(target))} && cp ${shellQuoted(posix.join(inputDir, file))} ${shellQuoted(target)}`;
   });
+}
 
 /**
  * esbuild settings of every function, shared with `npm run bench` so that it measures what

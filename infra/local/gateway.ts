@@ -19,7 +19,20 @@ export interface GatewayOptions {
   /** API Gateway's integration timeout is 30 s. */
   readonly timeoutMs?: number;
   readonly onRequest?: (line: RequestLogLine) => void;
+  /** Sees every response as it goes out, body and all (the tests' contract check). */
+  readonly onResponse?: (response: SentResponse) => void;
 }
+
+export interface SentResponse {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  /** By lower-case name. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+}
+
+type Reply = (status: number, headers: Record<string, string>, body: Buffer | string) => void;
 
 export interface RequestLogLine {
   readonly method: string;
@@ -87,7 +100,12 @@ function send(
 }
 
 /** What API Gateway sends for a function result: the structured form, or an inferred 200. */
-function writeResult(response: ServerResponse, result: unknown, requestId: string): number {
+function writeResult(
+  reply: Reply,
+  response: ServerResponse,
+  result: unknown,
+  requestId: string,
+): number {
   const base = { 'apigw-requestid': requestId };
   if (typeof result === 'object' && result !== null && 'statusCode' in result) {
     const structured = result as ApiResult;
@@ -98,11 +116,11 @@ function writeResult(response: ServerResponse, result: unknown, requestId: strin
     if (structured.cookies !== undefined) response.setHeader('set-cookie', structured.cookies);
     const body = Buffer.from(structured.body ?? '', structured.isBase64Encoded ? 'base64' : 'utf8');
     const status = structured.statusCode ?? 200;
-    send(response, status, headers, body);
+    reply(status, headers, body);
     return status;
   }
   const body = typeof result === 'string' ? result : JSON.stringify(result ?? null);
-  send(response, 200, { ...base, 'content-type': 'application/json' }, body);
+  reply(200, { ...base, 'content-type': 'application/json' }, body);
   return 200;
 }
 
@@ -139,6 +157,10 @@ export function createGateway(options: GatewayOptions): RequestListener {
     const method = (request.method ?? 'GET').toUpperCase();
     const { rawPath: path, rawQueryString } = splitTarget(request.url);
     let functionId: string = FALLBACK_ROUTE.functionId;
+    const reply: Reply = (status, headers, body) => {
+      send(response, status, headers, body);
+      options.onResponse?.({ method, path, status, headers, body: Buffer.from(body) });
+    };
     const log = (status: number) =>
       options.onRequest?.({
         method,
@@ -187,8 +209,7 @@ export function createGateway(options: GatewayOptions): RequestListener {
       const route = found.kind === 'route' ? found.route : undefined;
       functionId = route?.functionId ?? FALLBACK_ROUTE.functionId;
       const gatewayError = (status: number, message: string, headers = {}) => {
-        send(
-          response,
+        reply(
           status,
           { 'content-type': 'application/json', 'apigw-requestid': requestId, ...headers },
           JSON.stringify({ message }),
@@ -224,7 +245,7 @@ export function createGateway(options: GatewayOptions): RequestListener {
       }
       try {
         const result = await invoke(functionId, route?.entry ?? FALLBACK_ROUTE.entry, event);
-        return writeResult(response, result, requestId);
+        return writeResult(reply, response, result, requestId);
       } catch (error) {
         if (error instanceof InvocationTimedOut) return gatewayError(503, 'Service Unavailable');
         // A function that throws is a 500 from API Gateway, with nothing of the error.
@@ -236,12 +257,7 @@ export function createGateway(options: GatewayOptions): RequestListener {
     handle().then(log, (error: unknown) => {
       console.error('[gateway] request failed:', error);
       if (!response.headersSent) {
-        send(
-          response,
-          500,
-          { 'content-type': 'application/json' },
-          '{"message":"Internal Server Error"}',
-        );
+        reply(500, { 'content-type': 'application/json' }, '{"message":"Internal Server Error"}');
       } else response.destroy();
       log(500);
     });

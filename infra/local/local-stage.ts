@@ -13,7 +13,7 @@ import {
   startDynamoDbLocal,
   startS3rver,
 } from './emulators.ts';
-import { createGateway, type RequestLogLine } from './gateway.ts';
+import { createGateway, type RequestLogLine, type SentResponse } from './gateway.ts';
 import { createHandlerLoader } from './handler-loader.ts';
 import { loadIdentityProvider, type LocalIdentityProvider } from './identity-provider.ts';
 import { createJwtAuthorizer } from './jwt-authorizer.ts';
@@ -48,6 +48,7 @@ export interface LocalStageOptions {
   readonly tableName?: string;
   readonly bucket?: string;
   readonly onRequest?: (line: RequestLogLine) => void;
+  readonly onResponse?: (response: SentResponse) => void;
   /** Runs once the port is bound, before any emulator starts; throwing stops the start. */
   readonly onListening?: () => Promise<void>;
   readonly notifications?: NotificationOptions;
@@ -175,6 +176,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
         publicKey: identityProvider.publicKey,
       }),
       ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest }),
+      ...(options.onResponse === undefined ? {} : { onResponse: options.onResponse }),
     });
     const finalizer =
       s3rver === undefined

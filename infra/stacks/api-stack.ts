@@ -353,15 +353,11 @@ export class ApiStack extends Stack {
       routeFunctions.set(route.functionId, entry);
       return entry;
     };
-    const routesOf = new Map<string, number>();
     for (const route of API_ROUTES) {
       const { integration } = routeFunction(route);
-      // Stable ids: a function's first route is `<functionId>Route`, its next `…Route2`.
-      const count = (routesOf.get(route.functionId) ?? 0) + 1;
-      routesOf.set(route.functionId, count);
       const httpRoute = new HttpRoute(
         this,
-        `${route.functionId}Route${count === 1 ? '' : String(count)}`,
+        `${route.functionId}${'routeName' in route ? route.routeName : ''}Route`,
         {
           httpApi: this.api,
           routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),

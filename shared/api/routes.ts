@@ -13,6 +13,11 @@ export interface ApiRoute {
   readonly path: string;
   /** Stable id of the function: construct id on AWS, the name in local logs. */
   readonly functionId: string;
+  /**
+   * Names this route among its function's routes when it has several: the route's construct
+   * id on AWS is `<functionId><routeName>Route`, whatever the table's order.
+   */
+  readonly routeName?: string;
   /** The handler module, relative to the repository root; it exports `handler`. */
   readonly entry: string;
   /** `jwt`: behind the JWT authorizer. `none`: public. */
@@ -139,6 +144,7 @@ export const API_ROUTES = [
     method: 'GET',
     path: '/docs/{asset}',
     functionId: 'ApiDocs',
+    routeName: 'Asset',
     entry: 'functions/api-docs/handler.ts',
     auth: 'none',
     publicBecause: "the reference page's scripts and styles; no data",

@@ -23,15 +23,13 @@ export const SWAGGER_UI_ASSETS = {
 /** Our own script that starts Swagger UI (see `docs-page.ts`), served beside the package's. */
 export const INITIALIZER_ASSET = 'swagger-initializer.js';
 
-/** Every name /docs/{asset} serves; any other is a 404. */
-export const DOCS_ASSET_NAMES = [
-  'swagger-ui.css',
-  'swagger-ui-bundle.js',
-  'favicon-32x32.png',
-  INITIALIZER_ASSET,
-] as const satisfies readonly (keyof typeof SWAGGER_UI_ASSETS | typeof INITIALIZER_ASSET)[];
+export type DocsAssetName = keyof typeof SWAGGER_UI_ASSETS | typeof INITIALIZER_ASSET;
 
-export type DocsAssetName = (typeof DOCS_ASSET_NAMES)[number];
+/** Every name /docs/{asset} serves; any other is a 404. */
+export const DOCS_ASSET_NAMES: [DocsAssetName, ...DocsAssetName[]] = [
+  INITIALIZER_ASSET,
+  ...(Object.keys(SWAGGER_UI_ASSETS) as (keyof typeof SWAGGER_UI_ASSETS)[]),
+];
 
 /**
  * What the deployed function needs from the package, relative to the repository root: the

@@ -39,16 +39,14 @@ API Gateway's own refusals say \`{"message": "…"}\`. A request that matches no
 (components \`NotFound\`, \`MethodNotAllowed\`), and a trailing slash a \`307\` to the path
 without it (\`TrailingSlashRedirect\`).`;
 
-const headers = (shape: z.ZodRawShape) => z.object(shape);
-
-/** Answers every route shares, registered once as components. */
-const SHARED = {
+/** Answers many routes share, registered once as components. */
+const COMMON_ANSWERS = {
   unauthorized: {
     id: 'Unauthorized',
     description:
       'No valid bearer token: absent, malformed, expired, not yet valid, wrongly signed, or ' +
       'for another issuer or audience (API Gateway’s JWT authorizer)',
-    headers: headers({
+    headers: z.object({
       'www-authenticate': z
         .string()
         .meta({ examples: ['Bearer scope="" error="invalid_token" error_description="…"'] }),
@@ -57,6 +55,17 @@ const SHARED = {
       'application/json': {
         schema: GatewayMessageSchema,
         example: { message: 'Unauthorized' },
+      },
+    },
+  },
+  unreadableJson: {
+    id: 'UnreadableJson',
+    description:
+      'The JSON body is in no encoding Python’s json reads (UTF-8, -16, -32), or nested too deep',
+    content: {
+      'application/json': {
+        schema: HttpErrorSchema,
+        example: { detail: 'There was an error parsing the body' },
       },
     },
   },
@@ -119,7 +128,7 @@ const SHARED = {
   unavailable: {
     id: 'ServiceUnavailable',
     description: 'A dependency throttled us (`Retry-After: 1`), or the function timed out',
-    headers: headers({
+    headers: z.object({
       'retry-after': z
         .string()
         .optional()
@@ -144,7 +153,7 @@ const UNMATCHED = {
   },
   MethodNotAllowed: {
     description: 'The path exists under another method, which `Allow` names',
-    headers: headers({ allow: z.string().meta({ examples: ['GET'] }) }),
+    headers: z.object({ allow: z.string().meta({ examples: ['GET'] }) }),
     content: {
       'application/json': {
         schema: HttpErrorSchema,
@@ -154,7 +163,7 @@ const UNMATCHED = {
   },
   TrailingSlashRedirect: {
     description: 'The path has a trailing slash; `Location` is the path without it',
-    headers: headers({ location: z.string() }),
+    headers: z.object({ location: z.string() }),
   },
 } satisfies Record<string, ZodOpenApiResponseObject>;
 
@@ -186,12 +195,13 @@ function responsesOf(route: ApiRoute, operation: ApiOperation): ZodOpenApiRespon
     ]),
   );
   const shared = new Map<number, ZodOpenApiResponseObject>([
-    ...(route.auth === 'jwt' ? [[401, SHARED.unauthorized] as const] : []),
-    ...(hasBody ? [[413, SHARED.payloadTooLarge] as const] : []),
-    ...(validates ? [[422, SHARED.validationError] as const] : []),
-    [429, SHARED.tooManyRequests],
-    [500, SHARED.internalError],
-    [503, SHARED.unavailable],
+    ...(request.body === undefined ? [] : [[400, COMMON_ANSWERS.unreadableJson] as const]),
+    ...(route.auth === 'jwt' ? [[401, COMMON_ANSWERS.unauthorized] as const] : []),
+    ...(hasBody ? [[413, COMMON_ANSWERS.payloadTooLarge] as const] : []),
+    ...(validates ? [[422, COMMON_ANSWERS.validationError] as const] : []),
+    [429, COMMON_ANSWERS.tooManyRequests],
+    [500, COMMON_ANSWERS.internalError],
+    [503, COMMON_ANSWERS.unavailable],
   ]);
   const statuses = [...new Set([...own.keys(), ...shared.keys()])].sort((a, b) => a - b);
   return Object.fromEntries(

@@ -35,11 +35,11 @@ export const DealFilePathSchema = z.object({
   file_id: pyInt().meta({ param: { example: 6 } }),
 });
 
-/** What GET …/deal/{deal_id}/file validates: its handler's and its OpenAPI operation's one source. */
+/** What GET …/deal/{deal_id}/file validates (see `ApiOperation.request`). */
 export const listDealFilesRequest = { path: DealPathSchema };
 
-/** What PUT …/deal/{deal_id}/file/{file_id} validates: its handler's and its OpenAPI operation's one source. */
+/** What PUT …/deal/{deal_id}/file/{file_id} validates (see `ApiOperation.request`). */
 export const updateDealFileRequest = { path: DealFilePathSchema, body: DealFileUpdateSchema };
 
-/** What DELETE …/deal/{deal_id}/file/{file_id} validates: its handler's and its OpenAPI operation's one source. */
+/** What DELETE …/deal/{deal_id}/file/{file_id} validates (see `ApiOperation.request`). */
 export const deleteDealFileRequest = { path: DealFilePathSchema };

@@ -40,11 +40,11 @@ export const DirectUploadTicketSchema = z
 /** A file id in the path: any integer; one that names no file of the caller's is a 404. */
 export const FileIdPathSchema = z.object({ file_id: pyInt().meta({ param: { example: 42 } }) });
 
-/** What POST /api/v1/user/me/file/upload validates: its handler's and its OpenAPI operation's one source. */
+/** What POST /api/v1/user/me/file/upload validates (see `ApiOperation.request`). */
 export const startDirectUploadRequest = { body: DirectUploadRequestSchema };
 
-/** What POST …/upload/{file_id}/complete validates: its handler's and its OpenAPI operation's one source. */
+/** What POST …/upload/{file_id}/complete validates (see `ApiOperation.request`). */
 export const completeDirectUploadRequest = { path: FileIdPathSchema };
 
-/** What GET …/{file_id}/download validates: its handler's and its OpenAPI operation's one source. */
+/** What GET …/{file_id}/download validates (see `ApiOperation.request`). */
 export const downloadUserFileRequest = { path: FileIdPathSchema };

@@ -74,11 +74,11 @@ export const NotificationPathSchema = z.object({
     .meta({ param: { example: '3f0c8a7e-5b1d-4c1e-9a43-1f6d2b8e0c55' } }),
 });
 
-/** What POST /api/v1/user/me/file/notify validates: its handler's and its OpenAPI operation's one source. */
+/** What POST /api/v1/user/me/file/notify validates (see `ApiOperation.request`). */
 export const notifySubmissionRequest = {
   header: IdempotencyHeaders,
   body: NotifySubmissionRequestSchema,
 };
 
-/** What GET …/notify/{notification_id} validates: its handler's and its OpenAPI operation's one source. */
+/** What GET …/notify/{notification_id} validates (see `ApiOperation.request`). */
 export const getNotificationRequest = { path: NotificationPathSchema };

@@ -24,5 +24,5 @@ export const RealtimeAccessResponseSchema = z
   .object({ token: z.string().describe('An ES256 JWT; see the README for its claims') })
   .meta({ id: 'RealtimeAccessResponse' });
 
-/** What POST /api/v1/auth/get-realtime-token validates: its handler's and its OpenAPI operation's one source. */
+/** What POST /api/v1/auth/get-realtime-token validates (see `ApiOperation.request`). */
 export const getRealtimeTokenRequest = { body: RealtimeTokenRequestSchema };

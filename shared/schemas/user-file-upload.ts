@@ -43,5 +43,5 @@ export const UserFileUploadForm = z.object({
   type: FileTypeSchema.describe('Category of the file'),
 });
 
-/** What POST /api/v1/user/me/file validates: its handler's and its OpenAPI operation's one source. */
+/** What POST /api/v1/user/me/file validates (see `ApiOperation.request`). */
 export const uploadUserFileRequest = { header: IdempotencyHeaders, form: UserFileUploadForm };

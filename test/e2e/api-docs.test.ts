@@ -69,17 +69,28 @@ describe('GET /docs', () => {
     }
   });
 
-  it('answers a matching If-None-Match with 304 and no body', async () => {
-    const first = await stage().request('/docs/swagger-ui.css');
-    const etag = first.headers.get('etag') ?? '';
+  it('revalidates: a matching If-None-Match gets 304, each representation its own tag', async () => {
+    const plain = await stage().request('/docs/swagger-ui.css', {
+      headers: { 'accept-encoding': 'identity' },
+    });
+    const zipped = await stage().request('/docs/swagger-ui.css', {
+      headers: { 'accept-encoding': 'gzip' },
+    });
+    const etag = plain.headers.get('etag') ?? '';
     expect(etag).toMatch(/^"[\w-]{22}"$/);
-    expect(first.headers.get('cache-control')).toBe('public, max-age=86400');
+    expect(zipped.headers.get('etag')).toBe(etag.replace(/"$/, '-gzip"'));
+    expect(plain.headers.get('cache-control')).toBe('no-cache');
     const again = await stage().request('/docs/swagger-ui.css', {
-      headers: { 'if-none-match': `W/${etag}` },
+      headers: { 'accept-encoding': 'identity', 'if-none-match': `W/${etag}` },
     });
     expect(again.status).toBe(304);
     expect(again.headers.get('etag')).toBe(etag);
     expect(await again.text()).toBe('');
+    // The plain tag does not stand for the gzip bytes.
+    const other = await stage().request('/docs/swagger-ui.css', {
+      headers: { 'accept-encoding': 'gzip', 'if-none-match': etag },
+    });
+    expect(other.status).toBe(200);
   });
 
   it('starts Swagger UI on the document beside the page', async () => {

@@ -51,13 +51,13 @@ describe('/docs in a browser', () => {
       .locator('.opblock')
       .nth(API_ROUTES.length - 1)
       .waitFor();
-    const shown = await page.$$eval('.opblock', (blocks) =>
-      blocks.map(
-        (block) =>
-          `${block.querySelector('.opblock-summary-method')?.textContent ?? ''} ${
-            block.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? ''
-          }`,
-      ),
+    const summaries = await page.locator('.opblock-summary').all();
+    const shown = await Promise.all(
+      summaries.map(async (summary) => {
+        const method = await summary.locator('.opblock-summary-method').textContent();
+        const path = await summary.locator('.opblock-summary-path').getAttribute('data-path');
+        return `${method ?? ''} ${path ?? ''}`;
+      }),
     );
     expect(shown.sort()).toEqual(API_ROUTES.map((r) => `${r.method} ${r.path}`).sort());
 

@@ -1,6 +1,8 @@
 import { connect } from 'node:net';
 import { generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { API_OPERATIONS } from '#shared/api/api-operations.ts';
+import { API_ROUTES, routeKey, type RouteKey } from '#shared/api/routes.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 
 const stage = useTestStage();
@@ -145,5 +147,40 @@ describe("FastAPI's answers for requests no route takes", () => {
   it('every answer carries the API Gateway request id', async () => {
     const response = await stage().request('/nope');
     expect(response.headers.get('apigw-requestid')).toMatch(/^[A-Za-z0-9+/]{14}=$/);
+  });
+});
+
+describe('answers every JSON route shares', () => {
+  const jsonRoutes = API_ROUTES.filter(
+    (route) => API_OPERATIONS[routeKey(route) as RouteKey].request.body !== undefined,
+  );
+
+  it.each(jsonRoutes.map((route) => [routeKey(route), route] as const))(
+    '%s: a body in no encoding Python’s json reads → 400, nothing stored',
+    async (_key, route) => {
+      const before = await stage().stored();
+      const path = route.path
+        .replace('{group_id}', '1')
+        .replace('{deal_id}', '3')
+        .replace('{file_id}', '6');
+      const response = await stage().request(path, {
+        method: route.method,
+        as: 1,
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x00]),
+      });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({ detail: 'There was an error parsing the body' });
+      expect(await stage().stored()).toEqual(before);
+    },
+  );
+
+  it('covers the four JSON routes', () => {
+    expect(jsonRoutes.map(routeKey).sort()).toEqual([
+      'POST /api/v1/auth/get-realtime-token',
+      'POST /api/v1/user/me/file/notify',
+      'POST /api/v1/user/me/file/upload',
+      'PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}',
+    ]);
   });
 });

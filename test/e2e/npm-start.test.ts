@@ -13,6 +13,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
 import { REPOSITORY_ROOT, LOCAL_TABLE } from '#infra/local/local-stage.ts';
 import { readStageRecord } from '#infra/local/stage-lock.ts';
 import { toUserFileItem } from '#shared/user-files/dynamo-user-file-repository.ts';
+import { undocumented } from '#test/support/contract-check.ts';
 
 const run = promisify(execFile);
 
@@ -147,6 +148,7 @@ describe('npm start', () => {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(listed.status).toBe(200);
+    expect(await undocumented('GET', listed)).toEqual([]);
     expect(((await listed.json()) as { name: string }[]).map((f) => f.name)).toEqual(['kept.pdf']);
 
     // With no CHAT_WEBHOOK_URL, a notify call's message is printed and kept in chat.jsonl.
@@ -156,6 +158,7 @@ describe('npm start', () => {
       body: JSON.stringify({ file_ids: [1], fund_name: 'Local Fund' }),
     });
     expect(notified.status).toBe(202);
+    expect(await undocumented('POST', notified)).toEqual([]);
     await waitFor(first, '[chat] == New submission ==');
     expect(first.output()).toContain('[chat] • *kept.pdf*  ·  Deck  ·  3 bytes');
     const chatLines = (await readFile(join(dataDir, 'chat.jsonl'), 'utf8')).trim().split('\n');
@@ -184,7 +187,9 @@ describe('npm start', () => {
     const second = npmStart(env);
     expect(await second.exited).not.toBe(0);
     expect(second.output()).toContain(`port ${port} is already in use`);
-    expect((await fetch(`${url}/api/v1/user/me/file`)).status).toBe(401);
+    const refused = await fetch(`${url}/api/v1/user/me/file`);
+    expect(refused.status).toBe(401);
+    expect(await undocumented('GET', refused)).toEqual([]);
 
     // npm itself may end by the signal; the stage below it must stop on its own terms.
     expect([0, 'SIGINT']).toContain(await ctrlC(first));

@@ -121,6 +121,26 @@ describe('the HTTP API', () => {
     );
   });
 
+  it('deploys one function per functionId, whose routes agree on its module and files', () => {
+    const { api } = stage('production');
+    for (const route of API_ROUTES) {
+      const sharing = API_ROUTES.filter((r) => r.functionId === route.functionId);
+      for (const other of sharing) {
+        expect(other.entry).toBe(route.entry);
+        expect('bundledFiles' in other ? other.bundledFiles : undefined).toEqual(
+          'bundledFiles' in route ? route.bundledFiles : undefined,
+        );
+      }
+    }
+    const routeIds = Object.keys(api.findResources('AWS::ApiGatewayV2::Route'));
+    expect(routeIds.filter((id) => id.startsWith('ApiDocs')).map((id) => id.slice(0, -8))).toEqual([
+      'ApiDocsRoute',
+      'ApiDocsAssetRoute',
+    ]);
+    const functions = Object.keys(api.findResources('AWS::Lambda::Function'));
+    expect(functions.filter((id) => id.startsWith('ApiDocsFunction'))).toHaveLength(1);
+  });
+
   it("takes each stage's issuer and audiences on the Authorization header", () => {
     stage('development').api.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
       AuthorizerType: 'JWT',

@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { s3ClientOptions } from '#shared/aws/s3.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
+import { serviceContract } from './contract-check.ts';
 import { putItems } from './put-items.ts';
 import type { IssueTokenOptions } from '#infra/local/identity-provider.ts';
 import {
@@ -60,11 +61,17 @@ export interface TestStage extends LocalStage {
     form: { body: Buffer; contentType: string },
     headers?: Record<string, string>,
   ): Promise<Response>;
+  /**
+   * What the stage sent since the last call that the OpenAPI document does not describe:
+   * every response is checked as it goes out, whoever asked (fetch, a raw socket, a browser).
+   */
+  takeContractViolations(): string[];
 }
 
 /**
  * The local stage, in this test process, on a free port, with a table and bucket of its own
- * on the run's emulators: real HTTP in, real DynamoDB and S3 behind.
+ * on the run's emulators: real HTTP in, real DynamoDB and S3 behind. Every response it sends
+ * is held against the OpenAPI document.
  */
 export async function startTestStage(
   options: { readonly notifications?: NotificationOptions } = {},
@@ -72,6 +79,7 @@ export async function startTestStage(
   const clients = emulatorClients();
   const dataDir = await mkdtemp(join(tmpdir(), 'file-service-stage-'));
   const suffix = randomUUID().slice(0, 8);
+  let violations: string[] = [];
   // The stage runs its own s3rver, as `npm start` does, so S3 events reach the finalizer.
   const stage = await startLocalStage({
     dataDir,
@@ -79,6 +87,9 @@ export async function startTestStage(
     emulators: { dynamodbEndpoint: clients.dynamodbEndpoint },
     tableName: `test-${suffix}`,
     bucket: `test-${suffix}`,
+    onResponse: (response) => {
+      violations.push(...serviceContract.check(response));
+    },
     ...(options.notifications === undefined ? {} : { notifications: options.notifications }),
   });
   // The operator CLI finds a stage by this record, as it finds `npm start`.
@@ -136,6 +147,11 @@ export async function startTestStage(
       }),
     put: (items) => putItems(clients.dynamodb, stage.tableName, items),
     s3,
+    takeContractViolations: () => {
+      const taken = violations;
+      violations = [];
+      return taken;
+    },
     close: async () => {
       s3.destroy();
       await stage.close();
@@ -149,11 +165,23 @@ export function useTestStage(
   options: () => Parameters<typeof startTestStage>[0] = () => ({}),
 ): () => TestStage {
   let stage: TestStage | undefined;
+  // Each test answers for what the stage sent while it ran.
+  const checkContract = () => {
+    const violations = stage?.takeContractViolations() ?? [];
+    if (violations.length > 0) {
+      throw new Error(`Not as the OpenAPI document says:\n${violations.join('\n')}`);
+    }
+  };
   beforeAll(async () => {
     stage = await startTestStage(options());
   });
+  afterEach(checkContract);
   afterAll(async () => {
-    await stage?.close();
+    try {
+      checkContract();
+    } finally {
+      await stage?.close();
+    }
   });
   return () => {
     if (stage === undefined) throw new Error('The test stage starts in beforeAll');

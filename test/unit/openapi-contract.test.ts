@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '#shared/openapi/openapi-document.ts';
-import { type OpenApiDocument, openApiContract } from '#test/support/openapi-contract.ts';
-
-const contract = openApiContract(buildOpenApiDocument() as unknown as OpenApiDocument);
+import { serviceContract as contract } from '#test/support/contract-check.ts';
 
 const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
 const observed = (
@@ -11,7 +8,7 @@ const observed = (
   status: number,
   body: Uint8Array = new Uint8Array(),
   headers: Record<string, string> = body.length > 0 ? { 'content-type': 'application/json' } : {},
-) => ({ method, path, status, headers: new Headers(headers), body });
+) => ({ method, path, status, headers, body });
 
 const USER_FILE = { name: 'a.pdf', id: 1, user_id: 2, filesize: 3 };
 
@@ -49,7 +46,7 @@ describe('the contract check', () => {
     ).toHaveLength(1);
   });
 
-  it('fails an undocumented media type, a missing required header, and a stray body', () => {
+  it('fails an undocumented media type, a missing or wrong header, and a stray body', () => {
     expect(
       contract.check(
         observed('GET', '/api/v1/user/me/file', 200, json([]), { 'content-type': 'text/plain' }),
@@ -66,8 +63,16 @@ describe('the contract check', () => {
           json({ notification_id: 'n', status: 'queued', file_count: 1 }),
         ),
       ),
+    ).toEqual(['POST /api/v1/user/me/file/notify → 202: header location is missing']);
+    expect(
+      contract.check(
+        observed('GET', '/api/v1/user/me/file/1/download', 302, new Uint8Array(), {
+          location: 'https://s3.example/x',
+          'cache-control': 'max-age=60',
+        }),
+      ),
     ).toEqual([
-      'POST /api/v1/user/me/file/notify → 202: the documented header location is missing',
+      'GET /api/v1/user/me/file/{file_id}/download → 302: header cache-control: data must be equal to constant ("max-age=60")',
     ]);
     expect(
       contract.check(observed('DELETE', '/api/v1/group/1/deal/2/file/3', 204, json({}))),
@@ -76,10 +81,9 @@ describe('the contract check', () => {
     ]);
   });
 
-  it("holds requests no route matches to the fallback's 404, 405 and 307", () => {
-    expect(contract.check(observed('GET', '/nope', 404, json({ detail: 'Not Found' })))).toEqual(
-      [],
-    );
+  it("holds requests no route matches to exactly the fallback's answer", () => {
+    const notFound = json({ detail: 'Not Found' });
+    expect(contract.check(observed('GET', '/nope', 404, notFound))).toEqual([]);
     expect(
       contract.check(
         observed('PATCH', '/api/v1/user/me/file', 405, json({ detail: 'Method Not Allowed' }), {
@@ -88,9 +92,29 @@ describe('the contract check', () => {
         }),
       ),
     ).toEqual([]);
-    expect(contract.check(observed('GET', '/nope', 200, json({})))).toEqual([
-      'GET /nope (no route): status 200 is not in the document',
+    expect(
+      contract.check(
+        observed('GET', '/api/v1/user/me/file/', 307, new Uint8Array(), { location: '/x' }),
+      ),
+    ).toEqual([]);
+    // The path exists under other methods: only a 405 will do.
+    expect(contract.check(observed('PATCH', '/api/v1/user/me/file', 404, notFound))).toEqual([
+      'PATCH /api/v1/user/me/file (no route): status 404 is not in the document',
+    ]);
+    expect(contract.check(observed('GET', '/nope', 307))).toEqual([
+      'GET /nope (no route): status 307 is not in the document',
     ]);
     expect(contract.check(observed('GET', '/nope', 404, json({ message: 'x' })))).toHaveLength(1);
+  });
+
+  it('prefers the route with fewer path parameters, as API Gateway does', () => {
+    // /docs/{asset} would match /docs/x; /openapi.json has no parameters and wins its own path.
+    expect(
+      contract.check(
+        observed('GET', '/openapi.json', 200, json({ openapi: '3.1.0' }), {
+          'content-type': 'application/json',
+        }),
+      ),
+    ).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { completeDirectUploadRequest } from '../../schemas/direct-upload.ts';
 import { UserFileSchema } from '../../schemas/user-file.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '../operation.ts';
+import { USER_FILE_EXAMPLE } from './examples.ts';
 
 export const completeDirectUploadOperation = defineOperation({
   operationId: 'completeDirectUpload',
@@ -12,17 +13,7 @@ export const completeDirectUploadOperation = defineOperation({
   origin: 'extension',
   request: completeDirectUploadRequest,
   responses: {
-    201: jsonAnswer('The file, recorded', UserFileSchema, {
-      name: 'Q3 deck.pdf',
-      id: 42,
-      user_id: 7,
-      type: 'deck',
-      created_at: '2026-06-01T09:30:00.000Z',
-      updated_at: null,
-      is_archived: false,
-      filesize: 482133,
-      location: 'users/7/files/42',
-    }),
+    201: jsonAnswer('The file, recorded', UserFileSchema, USER_FILE_EXAMPLE),
     400: detailAnswer('The uploaded object is empty', 'The uploaded file is empty'),
     404: detailAnswer('No upload of yours has this id', 'Not Found'),
     409: detailAnswer('The bytes have not reached S3 yet', 'The file has not been uploaded yet'),

@@ -2,15 +2,17 @@ import * as z from 'zod';
 import { DOCS_ASSET_NAMES } from '../../docs/swagger-ui-assets.ts';
 import { defineOperation, detailAnswer, emptyAnswer } from '../operation.ts';
 
-const cached = z.object({
+const revalidated = z.object({
   etag: z.string(),
-  'cache-control': z.string(),
+  'cache-control': z.literal('no-cache'),
 });
 
 export const docsAssetOperation = defineOperation({
   operationId: 'docsAsset',
   summary: 'A script, style or icon of the reference page',
-  description: 'Gzipped when the client accepts it; revalidate with `If-None-Match`.',
+  description:
+    'Gzipped when the client accepts it and it is smaller. Cached but revalidated on every ' +
+    'load (`Cache-Control: no-cache`) with `If-None-Match`.',
   tag: 'Documentation',
   origin: 'extension',
   request: {},
@@ -30,9 +32,9 @@ export const docsAssetOperation = defineOperation({
           example: '',
         },
       ],
-      headers: cached,
+      headers: revalidated,
     },
-    304: emptyAnswer('Unchanged since the `If-None-Match` ETag', cached),
+    304: emptyAnswer('Unchanged since the `If-None-Match` ETag', revalidated),
     404: detailAnswer('No such file', 'Not Found'),
   },
 });

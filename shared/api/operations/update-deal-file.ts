@@ -1,5 +1,6 @@
 import { DealFileSchema, updateDealFileRequest } from '../../schemas/deal-file.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '../operation.ts';
+import { DEAL_FILE_EXAMPLE } from './examples.ts';
 
 export const updateDealFileOperation = defineOperation({
   operationId: 'updateDealFile',
@@ -12,15 +13,7 @@ export const updateDealFileOperation = defineOperation({
   request: updateDealFileRequest,
   requestExample: { type: 'financials' },
   responses: {
-    200: jsonAnswer('The file as it now is', DealFileSchema, {
-      name: 'Term sheet.pdf',
-      id: 6,
-      deal_id: 3,
-      type: 'financials',
-      created_at: '2026-06-01T09:30:00.000Z',
-      updated_at: '2026-06-02T14:05:00.000Z',
-      is_archived: false,
-    }),
+    200: jsonAnswer('The file as it now is', DealFileSchema, DEAL_FILE_EXAMPLE),
     403: detailAnswer(
       'You are a viewer of the group',
       'Only editors of this group may change its deal files',

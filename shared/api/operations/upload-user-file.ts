@@ -2,6 +2,7 @@ import { ErrorFromEitherSchema } from '../../schemas/error-bodies.ts';
 import { uploadUserFileRequest } from '../../schemas/user-file-upload.ts';
 import { UserFileSchema } from '../../schemas/user-file.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '../operation.ts';
+import { USER_FILE_EXAMPLE } from './examples.ts';
 
 export const uploadUserFileOperation = defineOperation({
   operationId: 'uploadUserFile',
@@ -15,17 +16,7 @@ export const uploadUserFileOperation = defineOperation({
   origin: 'contract',
   request: uploadUserFileRequest,
   responses: {
-    201: jsonAnswer('Stored and recorded', UserFileSchema, {
-      name: 'Q3 deck.pdf',
-      id: 42,
-      user_id: 7,
-      type: 'deck',
-      created_at: '2026-06-01T09:30:00.000Z',
-      updated_at: null,
-      is_archived: false,
-      filesize: 482133,
-      location: 'users/7/files/42',
-    }),
+    201: jsonAnswer('Stored and recorded', UserFileSchema, USER_FILE_EXAMPLE),
     400: detailAnswer(
       'The form could not be read: a part sent twice, too many parts, a broken body',
       "Part 'name' was sent more than once.",
