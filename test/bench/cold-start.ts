@@ -12,9 +12,9 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { BUNDLE } from '#infra/constructs/service-function.ts';
 import { REPOSITORY_ROOT } from '#infra/local/local-stage.ts';
 import { API_ROUTES, EVENT_FUNCTIONS, FALLBACK_ROUTE } from '#shared/api/routes.ts';
+import { LAMBDA_BUILD_OPTIONS } from '#test/support/lambda-build-options.ts';
 
 export const COLD_START_RATIO_TARGET = 1.3;
 const RUNS = Number(process.env.BENCH_COLD_RUNS ?? 15);
@@ -70,19 +70,10 @@ const median = (values: readonly number[]) =>
 
 async function bundle(entry: string, outfile: string): Promise<string[]> {
   const result = await build({
+    ...LAMBDA_BUILD_OPTIONS,
     entryPoints: [entry],
     outfile,
-    bundle: true,
     metafile: true,
-    logLevel: 'silent',
-    format: BUNDLE.format,
-    target: BUNDLE.target,
-    platform: BUNDLE.platform,
-    minify: BUNDLE.minify,
-    sourcemap: BUNDLE.sourcemap,
-    sourcesContent: BUNDLE.sourcesContent,
-    mainFields: [...BUNDLE.mainFields],
-    banner: { js: BUNDLE.banner },
     // The baseline's entry sits outside the repository; the SDK is still the repository's.
     nodePaths: [join(REPOSITORY_ROOT, 'node_modules')],
   });

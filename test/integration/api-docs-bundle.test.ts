@@ -10,10 +10,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLE, bundledFileCommands } from '#infra/constructs/service-function.ts';
+import { bundledFileCommands } from '#infra/constructs/service-function.ts';
 import { API_ROUTES } from '#shared/api/routes.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { apiEvent, lambdaContext } from '#test/support/api-events.ts';
+import { LAMBDA_BUILD_OPTIONS } from '#test/support/lambda-build-options.ts';
 
 const root = process.cwd();
 const route = API_ROUTES.find((r) => r.path === '/docs/{asset}');
@@ -25,16 +26,9 @@ beforeAll(async () => {
   // Outside the repository, so node_modules up the tree cannot stand in for the copy.
   dir = await mkdtemp(join(tmpdir(), 'api-docs-bundle-'));
   await build({
+    ...LAMBDA_BUILD_OPTIONS,
     entryPoints: [join(root, route.entry)],
     outfile: join(dir, 'index.mjs'),
-    bundle: true,
-    logLevel: 'silent',
-    format: BUNDLE.format,
-    target: BUNDLE.target,
-    platform: BUNDLE.platform,
-    minify: BUNDLE.minify,
-    mainFields: [...BUNDLE.mainFields],
-    banner: { js: BUNDLE.banner },
   });
   for (const command of bundledFileCommands(route.bundledFiles, root, dir)) {
     execFileSync('sh', ['-c', command]);

@@ -1,5 +1,6 @@
 import { deleteDealFileRequest } from '../../schemas/deal-file.ts';
-import { defineOperation, detailAnswer, emptyAnswer } from '../operation.ts';
+import { defineOperation, emptyAnswer } from '../operation.ts';
+import { DEAL_FILE_CHANGE_REFUSALS } from './deal-file-change-refusals.ts';
 
 export const deleteDealFileOperation = defineOperation({
   operationId: 'deleteDealFile',
@@ -10,14 +11,6 @@ export const deleteDealFileOperation = defineOperation({
   request: deleteDealFileRequest,
   responses: {
     204: emptyAnswer('Deleted'),
-    403: detailAnswer(
-      'You are a viewer of the group',
-      'Only editors of this group may change its deal files',
-    ),
-    404: detailAnswer('You are not in the group, or the deal or file is not in it', 'Not Found'),
-    409: detailAnswer(
-      'The file kept changing under concurrent edits',
-      'The file kept changing while this request ran; try again',
-    ),
+    ...DEAL_FILE_CHANGE_REFUSALS,
   },
 });
