@@ -265,8 +265,14 @@ export class ApiStack extends Stack {
       ListDealFiles: (fn) => grantItems(data.table, fn, ['BatchGetItem', 'Query'], [groups]),
       UpdateDealFile: (fn) =>
         grantItems(data.table, fn, ['BatchGetItem', 'ConditionCheckItem', 'UpdateItem'], [groups]),
+      // The record comes back (PutItem, the deal checked) when the object will not go.
       DeleteDealFile: (fn) => {
-        grantItems(data.table, fn, ['BatchGetItem', 'ConditionCheckItem', 'DeleteItem'], [groups]);
+        grantItems(
+          data.table,
+          fn,
+          ['BatchGetItem', 'ConditionCheckItem', 'DeleteItem', 'PutItem'],
+          [groups],
+        );
         grantObjects(bucket, fn, ['s3:DeleteObject'], dealFiles);
       },
       GetRealtimeToken: (fn) => {

@@ -8,22 +8,39 @@ import type { DealFileRepository } from './deal-file-repository.ts';
 /**
  * DELETE .../deal/{deal_id}/file/{file_id} (extension): an editor removes a deal file. The
  * record goes first, the reverse of creation's order, so no record ever points at bytes that
- * are gone; bytes a failed delete leaves behind belong to no record and are logged for the
- * reconcile command.
+ * are gone. When the bytes then fail to go, the record comes back and the caller gets the
+ * error: the delete happened whole or not at all, and a retry finishes it. Only when the
+ * record cannot come back either are the bytes left to the reconcile command.
  */
 export async function deleteDealFile(
   ports: {
-    readonly files: Pick<DealFileRepository, 'access' | 'delete'>;
+    readonly files: Pick<DealFileRepository, 'access' | 'delete' | 'create'>;
     readonly blobs: Pick<BlobStore, 'delete'>;
   },
   request: { readonly userId: number; readonly deal: DealRef; readonly fileId: number },
 ): Promise<void> {
   const { userId, deal, fileId } = request;
-  await withEditorAccess(ports.files, request, async () =>
-    (await ports.files.delete(userId, deal, fileId)) ? true : undefined,
+  const deleted = await withEditorAccess(ports.files, request, async (file) =>
+    (await ports.files.delete(userId, deal, fileId)) ? file : undefined,
   );
   const key = dealFileObjectKey(deal.groupId, deal.dealId, fileId);
-  await ports.blobs.delete(key).catch((error: unknown) => {
-    logger.error('Could not delete the object of a deleted deal file', { key, error });
-  });
+  try {
+    await ports.blobs.delete(key);
+  } catch (error) {
+    await ports.files.create(deleted).then(
+      (restored) => {
+        if (restored === 'deal-missing') {
+          logger.error('A deleted deal file kept its bytes: its deal is gone', { key, error });
+        }
+      },
+      (restoreError: unknown) => {
+        logger.error('A deleted deal file kept its bytes: its record could not come back', {
+          key,
+          error,
+          restoreError,
+        });
+      },
+    );
+    throw error;
+  }
 }

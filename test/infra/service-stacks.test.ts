@@ -316,7 +316,7 @@ describe('least privilege: each function may make exactly the calls its code mak
       'dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:UpdateItem @ table [GROUP#*]',
     ],
     DeleteDealFile: [
-      'dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:DeleteItem @ table [GROUP#*]',
+      'dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:DeleteItem dynamodb:PutItem @ table [GROUP#*]',
       `s3:DeleteObject @ ${bucket('groups/')}`,
     ],
     GetRealtimeToken: [

@@ -235,15 +235,37 @@ describe('delete: record first, then the object', () => {
     expect(await stored()).toEqual(before);
   });
 
-  it('answers done when only the object delete fails: the record is gone, the object is an orphan for reconcile', async () => {
+  it('puts the record back and fails when the object delete fails: nothing changed', async () => {
     const file = await seed(21);
+    const before = await stored();
+    await expect(
+      deleteDealFile(
+        { files: dealFiles, blobs: failing(blobs, 'delete') },
+        { userId: EDITOR, deal: { groupId: 21, dealId: 1 }, fileId: file.id },
+      ),
+    ).rejects.toThrow('injected: delete failed');
+    expect(await stored()).toEqual(before);
+    // A retry, with S3 back, finishes it.
     await deleteDealFile(
-      { files: dealFiles, blobs: failing(blobs, 'delete') },
+      { files: dealFiles, blobs },
       { userId: EDITOR, deal: { groupId: 21, dealId: 1 }, fileId: file.id },
     );
     const after = await stored();
     expect(after.items.some((i) => i.PK === 'GROUP#21#DEAL#1')).toBe(false);
-    expect(after.objects).toContain(dealFileObjectKey(21, 1, file.id));
+    expect(after.objects).not.toContain(dealFileObjectKey(21, 1, file.id));
+  });
+
+  it('leaves the bytes to reconcile only when the record cannot come back either', async () => {
+    const file = await seed(22);
+    await expect(
+      deleteDealFile(
+        { files: failing(dealFiles, 'create'), blobs: failing(blobs, 'delete') },
+        { userId: EDITOR, deal: { groupId: 22, dealId: 1 }, fileId: file.id },
+      ),
+    ).rejects.toThrow('injected: delete failed');
+    const after = await stored();
+    expect(after.items.some((i) => i.PK === 'GROUP#22#DEAL#1')).toBe(false);
+    expect(after.objects).toContain(dealFileObjectKey(22, 1, file.id));
   });
 });
 
