@@ -14,6 +14,8 @@ import { DynamoBlockIdAllocator } from '#shared/ids/dynamo-block-id-allocator.ts
 import { MAX_REALTIME_TOKEN_SECONDS } from '#shared/realtime/realtime-config.ts';
 import { withNewKey } from '#shared/realtime/realtime-key-set.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
+import { awsStorage } from '#shared/reconcile/aws-storage.ts';
+import { reconcileStorage } from '#shared/reconcile/reconcile-storage.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/dynamo-user-file-repository.ts';
 import { fileTypeFlag, idFlag, nameFlag, roleFlag } from './cli-flags.ts';
 import type { StageTarget } from './stage-target.ts';
@@ -27,6 +29,12 @@ export function portsOn(target: StageTarget) {
     dealFiles: new DynamoDealFileRepository(dynamodb, tableName),
     userFiles: new DynamoUserFileRepository(dynamodb, tableName),
     blobs: new S3BlobStore(target.s3, target.bucket),
+    storage: awsStorage({
+      dynamodb,
+      tableName,
+      s3: target.s3,
+      bucket: target.bucket,
+    }),
     // One command takes one id: a block of one wastes none.
     ids: new DynamoBlockIdAllocator(dynamodb, tableName, {
       sequence: FILE_ID_SEQUENCE,
@@ -226,6 +234,22 @@ export const COMMANDS: readonly Command[] = [
         keys: rotated.keys.map((key) => ({ kid: key.kid, activates_at: key.activatesAt })),
       };
     },
+  }),
+  command({
+    name: 'reconcile',
+    usage: 'reconcile [--settle-seconds <seconds>]',
+    schema: z.object({
+      'settle-seconds': z
+        .string()
+        .refine((value) => /^[0-9]{1,6}$/.test(value), {
+          error: (issue) => `--settle-seconds must be whole seconds, got "${String(issue.input)}"`,
+        })
+        .transform(Number)
+        .optional(),
+    }),
+    // Read-only: it lists, and leaves every repair to the operator.
+    run: ({ storage }, input) =>
+      reconcileStorage(storage, { settleSeconds: input['settle-seconds'] ?? 900 }),
   }),
   command({
     name: 'deal-file list',

@@ -1,0 +1,33 @@
+import { paginateListObjectsV2, type S3Client } from '@aws-sdk/client-s3';
+import { type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
+import type { StoragePorts } from './reconcile-storage.ts';
+
+/** The table, scanned strongly consistent, and the bucket's current objects, page by page. */
+export function awsStorage(options: {
+  readonly dynamodb: DynamoDBDocumentClient;
+  readonly tableName: string;
+  readonly s3: S3Client;
+  readonly bucket: string;
+}): StoragePorts {
+  return {
+    items: async function* () {
+      for await (const page of paginateScan(
+        { client: options.dynamodb },
+        { TableName: options.tableName, ConsistentRead: true },
+      )) {
+        yield page.Items ?? [];
+      }
+    },
+    objects: async function* () {
+      for await (const page of paginateListObjectsV2(
+        { client: options.s3 },
+        { Bucket: options.bucket },
+      )) {
+        yield (page.Contents ?? []).map((object) => ({
+          key: object.Key ?? '',
+          lastModified: object.LastModified ?? new Date(0),
+        }));
+      }
+    },
+  };
+}
