@@ -30,6 +30,16 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'hardening',
+          include: ['test/hardening/**/*.test.ts'],
+          globalSetup: [emulators],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
           testTimeout: 60_000,

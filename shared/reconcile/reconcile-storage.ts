@@ -1,4 +1,10 @@
-import { EXPIRY_ATTRIBUTE, PARTITION_KEY, SORT_KEY } from '../data/keys.ts';
+import {
+  dealFileObjectKey,
+  EXPIRY_ATTRIBUTE,
+  PARTITION_KEY,
+  SORT_KEY,
+  userFileObjectKey,
+} from '../data/keys.ts';
 
 /**
  * What the table and the bucket should agree on, and where they do not:
@@ -11,7 +17,7 @@ import { EXPIRY_ATTRIBUTE, PARTITION_KEY, SORT_KEY } from '../data/keys.ts';
 export interface Reconciliation {
   readonly clean: boolean;
   readonly objects_without_records: readonly string[];
-  readonly records_without_objects: readonly { pk: string; sk: string; location: string }[];
+  readonly records_without_objects: readonly { pk: string; sk: string; object_key: string }[];
   readonly stale_notifications: readonly {
     user_id: number;
     notification_id: string;
@@ -41,8 +47,18 @@ export interface ReconcileOptions {
   readonly settleSeconds: number;
 }
 
-const isFileRecord = (pk: string, sk: string) =>
-  sk.startsWith('FILE#') && (pk.startsWith('USER#') || /^GROUP#\d+#DEAL#\d+$/.test(pk));
+/** The object a file record's bytes live in, by our key convention; undefined for others. */
+function objectKeyOf(pk: string, sk: string): string | undefined {
+  const fileId = /^FILE#(\d+)$/.exec(sk)?.[1];
+  if (fileId === undefined) return undefined;
+  const userId = /^USER#(\d+)$/.exec(pk)?.[1];
+  if (userId !== undefined) return userFileObjectKey(Number(userId), Number(fileId));
+  const deal = /^GROUP#(\d+)#DEAL#(\d+)$/.exec(pk);
+  if (deal?.[1] !== undefined && deal[2] !== undefined) {
+    return dealFileObjectKey(Number(deal[1]), Number(deal[2]), Number(fileId));
+  }
+  return undefined;
+}
 
 function staleness(item: Record<string, unknown>, now: number, settleMs: number): boolean {
   const time = (name: string) =>
@@ -77,13 +93,14 @@ export async function reconcileStorage(
       items += 1;
       const pk = String(item[PARTITION_KEY]);
       const sk = String(item[SORT_KEY]);
-      if (isFileRecord(pk, sk) && typeof item.location === 'string') {
-        records.set(item.location, { pk, sk });
+      const objectKey = objectKeyOf(pk, sk);
+      if (objectKey !== undefined) {
+        records.set(objectKey, { pk, sk });
       } else if (pk.startsWith('USER#') && sk.startsWith('UPLOAD#')) {
         const expiry = Number(item[EXPIRY_ATTRIBUTE]);
         // DynamoDB's TTL deletes late: an expired record is as good as gone.
         if (item.status === 'pending' && expiry * 1000 > now) {
-          pendingUploads.add(`users/${pk.slice(5)}/files/${sk.slice(7)}`);
+          pendingUploads.add(userFileObjectKey(Number(pk.slice(5)), Number(sk.slice(7))));
         }
       } else if (
         pk.startsWith('USER#') &&
@@ -113,8 +130,8 @@ export async function reconcileStorage(
     }
   }
   const missing = [...records]
-    .filter(([location]) => !seen.has(location))
-    .map(([location, { pk, sk }]) => ({ pk, sk, location }));
+    .filter(([objectKey]) => !seen.has(objectKey))
+    .map(([objectKey, { pk, sk }]) => ({ pk, sk, object_key: objectKey }));
   return {
     clean: orphans.length === 0 && missing.length === 0 && stale.length === 0,
     objects_without_records: orphans.sort(),

@@ -120,8 +120,8 @@ describe('npm run admin -- reconcile', () => {
       clean: false,
       objects_without_records: ['groups/5/deals/6/files/30', 'users/2/files/20'],
       records_without_objects: [
-        { pk: 'USER#2', sk: 'FILE#21', location: 'users/2/files/21' },
-        { pk: 'GROUP#5#DEAL#6', sk: 'FILE#31', location: 'groups/5/deals/6/files/31' },
+        { pk: 'USER#2', sk: 'FILE#21', object_key: 'users/2/files/21' },
+        { pk: 'GROUP#5#DEAL#6', sk: 'FILE#31', object_key: 'groups/5/deals/6/files/31' },
       ],
       stale_notifications: [
         {
