@@ -52,6 +52,14 @@ export interface LocalStageOptions {
   /** Runs once the port is bound, before any emulator starts; throwing stops the start. */
   readonly onListening?: () => Promise<void>;
   readonly notifications?: NotificationOptions;
+  /**
+   * The endpoints the handlers reach DynamoDB and S3 through, given the real ones: the
+   * hardening suite puts a fault-injecting proxy in between. The real ones by default.
+   */
+  readonly handlerEndpoints?: (real: {
+    readonly dynamodb: string;
+    readonly s3: string;
+  }) => Promise<{ readonly dynamodb: string; readonly s3: string }>;
 }
 
 /** How the local stage delivers submission notifications. */
@@ -152,12 +160,14 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     const url = `http://${host === '127.0.0.1' ? 'localhost' : host}:${port}`;
     const notifications = startNotificationQueues(port, options.notifications ?? {});
     stopQueues = notifications.stop;
+    const real = { dynamodb: dynamodbEndpoint, s3: s3Endpoint };
+    const reached = (await options.handlerEndpoints?.(real)) ?? real;
     Object.assign(process.env, {
       STAGE: 'local',
       TABLE_NAME: tableName,
       BUCKET_NAME: bucket,
-      DYNAMODB_ENDPOINT: dynamodbEndpoint,
-      S3_ENDPOINT: s3Endpoint,
+      DYNAMODB_ENDPOINT: reached.dynamodb,
+      S3_ENDPOINT: reached.s3,
       AWS_REGION: LOCAL_REGION,
       AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,

@@ -13,7 +13,7 @@ import { putItems } from './put-items.ts';
 import type { IssueTokenOptions } from '#infra/local/identity-provider.ts';
 import {
   type LocalStage,
-  type NotificationOptions,
+  type LocalStageOptions,
   startLocalStage,
 } from '#infra/local/local-stage.ts';
 import { stageRecordOf, writeStageRecord } from '#infra/local/stage-lock.ts';
@@ -74,7 +74,7 @@ export interface TestStage extends LocalStage {
  * is held against the OpenAPI document.
  */
 export async function startTestStage(
-  options: { readonly notifications?: NotificationOptions } = {},
+  options: Pick<LocalStageOptions, 'notifications' | 'handlerEndpoints'> = {},
 ): Promise<TestStage> {
   const clients = emulatorClients();
   const dataDir = await mkdtemp(join(tmpdir(), 'file-service-stage-'));
@@ -91,6 +91,9 @@ export async function startTestStage(
       violations.push(...serviceContract.check(response));
     },
     ...(options.notifications === undefined ? {} : { notifications: options.notifications }),
+    ...(options.handlerEndpoints === undefined
+      ? {}
+      : { handlerEndpoints: options.handlerEndpoints }),
   });
   // The operator CLI finds a stage by this record, as it finds `npm start`.
   await writeStageRecord(dataDir, stageRecordOf(stage));
