@@ -213,7 +213,36 @@ function codePointOffset(text: string, codeUnitIndex: number): number {
   return count;
 }
 
+/**
+ * How deep CPython's json decoder nests before its RecursionError (the default recursion
+ * limit, less the frames FastAPI's own stack already holds, puts it just under 1,000).
+ */
+export const MAX_JSON_NESTING = 1000;
+
+/** Whether arrays and objects nest deeper than `limit` anywhere outside strings. */
+function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      depth++;
+      if (depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 export function parsePythonJson(text: string): PythonJsonResult {
+  // V8 parses any depth; Python does not, and nothing downstream (a 422 echoing the input)
+  // should have to walk what Python never would have read.
+  if (nestsDeeperThan(text, MAX_JSON_NESTING)) {
+    throw new RangeError(`JSON nested deeper than ${String(MAX_JSON_NESTING)} levels`);
+  }
   try {
     // The fast path: valid JSON means the same value in both languages.
     return { ok: true, value: JSON.parse(text) as unknown };

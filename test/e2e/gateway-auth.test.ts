@@ -175,6 +175,26 @@ describe('answers every JSON route shares', () => {
     },
   );
 
+  it.each(jsonRoutes.map((route) => [routeKey(route), route] as const))(
+    '%s: JSON nested deeper than Python reads → 400, nothing stored',
+    async (_key, route) => {
+      const before = await stage().stored();
+      const path = route.path
+        .replace('{group_id}', '1')
+        .replace('{deal_id}', '3')
+        .replace('{file_id}', '6');
+      const response = await stage().request(path, {
+        method: route.method,
+        as: 1,
+        headers: { 'content-type': 'application/json' },
+        body: `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+      });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({ detail: 'There was an error parsing the body' });
+      expect(await stage().stored()).toEqual(before);
+    },
+  );
+
   it('covers the four JSON routes', () => {
     expect(jsonRoutes.map(routeKey).sort()).toEqual([
       'POST /api/v1/auth/get-realtime-token',

@@ -12,7 +12,7 @@ export interface MultipartPart {
  * A multipart/form-data body built byte for byte, so tests control every part: duplicates,
  * names, filenames, and bodies cut short.
  */
-export function multipartBody(parts: readonly MultipartPart[], boundary = randomUUID()) {
+export function multipartBody(parts: readonly MultipartPart[], boundary: string = randomUUID()) {
   const chunks: Buffer[] = [];
   for (const part of parts) {
     const disposition =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePythonJson } from '#shared/http/python-json.ts';
+import { MAX_JSON_NESTING, parsePythonJson } from '#shared/http/python-json.ts';
 
 /** Each case is what CPython 3.13's `json.loads` raises: message and character offset. */
 describe('parsePythonJson fails where and how CPython does', () => {
@@ -54,5 +54,22 @@ describe('parsePythonJson fails where and how CPython does', () => {
     expect(value.a).toBe(2);
     expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('nesting, as deep as CPython reads', () => {
+  const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+
+  it(`reads ${String(MAX_JSON_NESTING)} levels`, () => {
+    expect(parsePythonJson(nested(MAX_JSON_NESTING)).ok).toBe(true);
+    expect(parsePythonJson(`{"a":${nested(MAX_JSON_NESTING - 1)}}`).ok).toBe(true);
+  });
+
+  it('refuses one more, as Python’s RecursionError does, brackets in strings aside', () => {
+    expect(() => parsePythonJson(nested(MAX_JSON_NESTING + 1))).toThrow(RangeError);
+    expect(() => parsePythonJson(nested(200_000))).toThrow(RangeError);
+    expect(parsePythonJson(JSON.stringify(['['.repeat(5000), '\\"['.repeat(10)]))).toMatchObject({
+      ok: true,
+    });
   });
 });

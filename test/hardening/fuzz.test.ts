@@ -1,0 +1,223 @@
+/**
+ * Random and hostile bodies at every JSON endpoint and at the multipart upload: never a 5xx,
+ * every refusal a FastAPI-shaped 4xx the OpenAPI document describes, and a refused request
+ * stores nothing.
+ */
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { API_OPERATIONS } from '#shared/api/api-operations.ts';
+import { API_ROUTES, type ApiRoute, routeKey, type RouteKey } from '#shared/api/routes.ts';
+import { userFileObjectKey } from '#shared/data/keys.ts';
+import { toUserFileItem } from '#shared/user-files/dynamo-user-file-repository.ts';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { dealFile, seedDeals } from '#test/support/deal-fixtures.ts';
+import { multipartBody } from '#test/support/multipart.ts';
+import { useTestStage } from '#test/support/test-stage.ts';
+
+const stage = useTestStage();
+const USER = 5100;
+const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
+/** Reproduce a failure with FUZZ_SEED=<the seed it printed>. */
+const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
+
+// Seeded ids sit far above what the stage's id allocator hands out, so no upload lands on them.
+const SEEDED_FILE = 900_001;
+const SEEDED_DEAL_FILE = 900_002;
+
+beforeAll(async () => {
+  await stage().put([
+    toUserFileItem({
+      id: SEEDED_FILE,
+      userId: USER,
+      name: 'mine.pdf',
+      type: 'deck',
+      createdAt: '2026-11-21T08:00:00.000Z',
+      updatedAt: null,
+      isArchived: false,
+      filesize: 5,
+      location: `s3://${stage().bucket}/${userFileObjectKey(USER, SEEDED_FILE)}`,
+    }),
+  ]);
+  await stage().s3.send(
+    new PutObjectCommand({
+      Bucket: stage().bucket,
+      Key: userFileObjectKey(USER, SEEDED_FILE),
+      Body: 'bytes',
+    }),
+  );
+  await seedDeals(stage(), {
+    groups: [51],
+    members: [{ groupId: 51, userId: USER, role: 'editor' }],
+    deals: [{ groupId: 51, dealId: 1 }],
+    files: [dealFile(51, 1, SEEDED_DEAL_FILE)],
+  });
+});
+
+/** Anything JSON can hold, unicode and deep nesting included. */
+const jsonValue = fc.jsonValue({ maxDepth: 6 });
+const hugeString = fc.string({ minLength: 20_000, maxLength: 60_000, unit: 'grapheme' });
+
+/** A valid body for each JSON route, then every field (or the whole) swapped for junk. */
+const VALID: Partial<Record<RouteKey, Record<string, unknown>>> = {
+  'POST /api/v1/user/me/file/upload': { name: 'a.pdf', type: 'deck', filesize: 10 },
+  'POST /api/v1/user/me/file/notify': { file_ids: [SEEDED_FILE], fund_name: 'F', message: 'm' },
+  'PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}': { type: 'deck' },
+  'POST /api/v1/auth/get-realtime-token': { room_ids: ['local:v1:group:51:deal:1'] },
+};
+
+const bodyFor = (valid: Record<string, unknown>) =>
+  fc.oneof(
+    // A valid body with fields swapped for junk, or extra ones added.
+    fc
+      .record(
+        Object.fromEntries(
+          Object.entries(valid).map(([field, value]) => [
+            field,
+            fc.oneof(fc.constant(value), jsonValue, hugeString, fc.constant(undefined)),
+          ]),
+        ),
+      )
+      .chain((fields) =>
+        fc
+          .dictionary(fc.string(), jsonValue, { maxKeys: 3 })
+          .map((extra) => ({ ...extra, ...fields })),
+      )
+      .map((value) => Buffer.from(JSON.stringify(value))),
+    jsonValue.map((value) => Buffer.from(JSON.stringify(value))),
+    // Nested past any parser's stack.
+    fc
+      .integer({ min: 1_000, max: 200_000 })
+      .map((depth) => Buffer.from(`${'['.repeat(depth)}${']'.repeat(depth)}`)),
+    // Cut short anywhere.
+    fc.nat().map((cut) => {
+      const text = JSON.stringify(valid);
+      return Buffer.from(text.slice(0, cut % text.length));
+    }),
+    fc.uint8Array({ maxLength: 2_000 }).map((bytes) => Buffer.from(bytes)),
+    fc.string({ unit: 'binary' }).map((text) => Buffer.from(text, 'utf16le')),
+  );
+
+const contentType = fc.oneof(
+  fc.constantFrom(
+    'application/json',
+    'application/json; charset=utf-16',
+    'application/vnd.api+json',
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    '',
+    'application/json/extra',
+  ),
+  fc.string({ maxLength: 40 }),
+);
+
+/** What a request must never get, and how a refusal must look; undefined when fine. */
+async function judge(response: Response, stored: () => Promise<unknown>, before: unknown) {
+  const text = await response.text();
+  const problems = stage().takeContractViolations();
+  expect(problems, text).toEqual([]);
+  expect(response.status, text).toBeLessThan(500);
+  if (response.status >= 400) {
+    const body = JSON.parse(text) as { detail?: unknown; message?: unknown };
+    expect(
+      typeof body.detail === 'string' || Array.isArray(body.detail) || body.message !== undefined,
+    ).toBe(true);
+    expect(await stored()).toEqual(before);
+  }
+}
+
+const pathOf = (route: ApiRoute) =>
+  route.path
+    .replace('{group_id}', '51')
+    .replace('{deal_id}', '1')
+    .replace('{file_id}', String(SEEDED_DEAL_FILE));
+
+const jsonRoutes = API_ROUTES.filter(
+  (route) => API_OPERATIONS[routeKey(route) as RouteKey].request.body !== undefined,
+);
+
+describe('fuzzing the JSON endpoints', () => {
+  it('has a valid body for every JSON route', () => {
+    expect(jsonRoutes.map(routeKey).sort()).toEqual(Object.keys(VALID).sort());
+  });
+
+  it.each(jsonRoutes.map((route) => [routeKey(route), route] as const))(
+    '%s: never a 5xx, every refusal a documented FastAPI 4xx, nothing stored',
+    async (key, route) => {
+      const valid = VALID[key as RouteKey] ?? {};
+      await fc.assert(
+        fc.asyncProperty(bodyFor(valid), contentType, async (body, type) => {
+          const before = await stage().stored();
+          const response = await stage().request(pathOf(route), {
+            method: route.method,
+            as: USER,
+            headers: type === '' ? {} : { 'content-type': type },
+            body,
+            signal: AbortSignal.timeout(10_000),
+          });
+          await judge(response, () => stage().stored(), before);
+        }),
+        { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
+      );
+    },
+  );
+});
+
+describe('fuzzing the multipart upload', () => {
+  const part = fc.record({
+    name: fc.oneof(fc.constantFrom('file', 'name', 'type'), fc.string({ maxLength: 20 })),
+    value: fc.oneof(
+      fc.constantFrom('deck', 'report.pdf', ''),
+      fc.string({ unit: 'grapheme', maxLength: 300 }),
+      hugeString,
+      fc.uint8Array({ maxLength: 3_000 }).map((bytes) => Buffer.from(bytes)),
+    ),
+    filename: fc.option(fc.string({ unit: 'grapheme', maxLength: 80 }), { nil: undefined }),
+    contentType: fc.option(fc.string({ maxLength: 40 }), { nil: undefined }),
+  });
+  const form = fc.record({
+    parts: fc.array(part, { maxLength: 6 }),
+    boundary: fc.stringMatching(/^[0-9A-Za-z'()+_,-./:=?]{1,70}$/),
+    cut: fc.option(fc.nat(), { nil: undefined }),
+    declaredType: fc.oneof(
+      fc.constant('form'),
+      fc.constantFrom(
+        'multipart/form-data',
+        'multipart/form-data; boundary=',
+        'application/json',
+        'text/plain',
+      ),
+    ),
+  });
+
+  it('never a 5xx, every refusal a documented FastAPI 4xx, a refused upload stores nothing', async () => {
+    await fc.assert(
+      fc.asyncProperty(form, async ({ parts, boundary, cut, declaredType }) => {
+        const built = multipartBody(
+          parts.map((p) => ({
+            name: p.name.replace(/["\r\n]/g, ''),
+            value: p.value,
+            ...(p.filename === undefined ? {} : { filename: p.filename.replace(/["\r\n]/g, '') }),
+            ...(p.contentType === undefined
+              ? {}
+              : { contentType: p.contentType.replace(/[\r\n]/g, '') }),
+          })),
+          boundary,
+        );
+        const body =
+          cut === undefined ? built.body : built.body.subarray(0, cut % (built.body.length + 1));
+        const before = await stage().stored();
+        const response = await stage().request('/api/v1/user/me/file', {
+          method: 'POST',
+          as: USER,
+          headers: { 'content-type': declaredType === 'form' ? built.contentType : declaredType },
+          body,
+          // A request that hangs fails too.
+          signal: AbortSignal.timeout(10_000),
+        });
+        await judge(response, () => stage().stored(), before);
+      }),
+      { numRuns: RUNS * 2, endOnFailure: true, ...(SEED === undefined ? {} : { seed: SEED }) },
+    );
+  });
+});
