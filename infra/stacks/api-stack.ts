@@ -224,7 +224,8 @@ export class ApiStack extends Stack {
       // with an Idempotency-Key, its record (put, read, settle, drop).
       UploadUserFile: (fn) => {
         grantItems(data.table, fn, ['UpdateItem'], [fileIds]);
-        grantItems(data.table, fn, ['PutItem'], [users]);
+        // GetItem: a record write whose answer was lost is read back before its bytes go.
+        grantItems(data.table, fn, ['PutItem', 'GetItem'], [users]);
         grantItems(
           data.table,
           fn,

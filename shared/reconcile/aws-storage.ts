@@ -1,5 +1,6 @@
-import { paginateListObjectsV2, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
+import { listAllObjects } from '../aws/list-all-objects.ts';
 import type { StoragePorts } from './reconcile-storage.ts';
 
 /** The table, scanned strongly consistent, and the bucket's current objects, page by page. */
@@ -19,11 +20,8 @@ export function awsStorage(options: {
       }
     },
     objects: async function* () {
-      for await (const page of paginateListObjectsV2(
-        { client: options.s3 },
-        { Bucket: options.bucket },
-      )) {
-        yield (page.Contents ?? []).map((object) => ({
+      for await (const page of listAllObjects(options.s3, options.bucket)) {
+        yield page.map((object) => ({
           key: object.Key ?? '',
           lastModified: object.LastModified ?? new Date(0),
         }));

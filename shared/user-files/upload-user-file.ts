@@ -11,7 +11,7 @@ import type { UserFileRepository } from './user-file-repository.ts';
 export interface UploadPorts {
   readonly ids: IdAllocator;
   readonly blobs: Pick<BlobStore, 'put' | 'putStream' | 'delete' | 'locationOf'>;
-  readonly files: Pick<UserFileRepository, 'create'>;
+  readonly files: Pick<UserFileRepository, 'create' | 'get'>;
   readonly now?: () => Date;
 }
 
@@ -32,7 +32,10 @@ const deleteQuietly = async (ports: Pick<UploadPorts, 'blobs'>, key: string, cau
 
 /**
  * Records bytes already stored under the file's key. A record that cannot be written takes
- * the bytes with it, so neither is ever left alone.
+ * the bytes with it, so neither is ever left alone. A write can land and lose its answer (the
+ * SDK's retry then finds the key taken): a read decides. Our record there means the upload
+ * is done; none means the bytes go; a read that fails too leaves them for reconcile, as bytes
+ * without a record are safer than a record without bytes.
  */
 export async function recordUserFile(
   ports: Pick<UploadPorts, 'blobs' | 'files' | 'now'>,
@@ -53,7 +56,15 @@ export async function recordUserFile(
   try {
     await ports.files.create(file);
   } catch (error) {
-    await deleteQuietly(ports, key, error);
+    const record = await ports.files.get(file.userId, file.id).then(
+      (found) =>
+        found === undefined ? 'none' : found.createdAt === file.createdAt ? 'ours' : 'other',
+      () => 'unknown' as const,
+    );
+    if (record === 'ours') return file;
+    // Bytes under a key another record holds are that record's: never deleted from here.
+    if (record === 'none') await deleteQuietly(ports, key, error);
+    else logger.error('Could not record an uploaded file', { key, record, cause: error });
     throw error;
   }
   return file;

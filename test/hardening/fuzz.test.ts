@@ -111,7 +111,21 @@ const contentType = fc.oneof(
   fc.string({ maxLength: 40 }),
 );
 
-/** What a request must never get, and how a refusal must look; undefined when fine. */
+/**
+ * Everything stored, but where a queued notification's worker has got to: an earlier run's
+ * accepted submission is delivered while later runs go on.
+ */
+async function stored() {
+  const { items, objects } = await stage().stored();
+  return {
+    items: items.map((item) =>
+      String(item.SK).startsWith('NOTIFICATION#') ? { PK: item.PK, SK: item.SK } : item,
+    ),
+    objects,
+  };
+}
+
+/** What a request must never get, and how a refusal must look. */
 async function judge(response: Response, stored: () => Promise<unknown>, before: unknown) {
   const text = await response.text();
   const problems = stage().takeContractViolations();
@@ -147,7 +161,7 @@ describe('fuzzing the JSON endpoints', () => {
       const valid = VALID[key as RouteKey] ?? {};
       await fc.assert(
         fc.asyncProperty(bodyFor(valid), contentType, async (body, type) => {
-          const before = await stage().stored();
+          const before = await stored();
           const response = await stage().request(pathOf(route), {
             method: route.method,
             as: USER,
@@ -155,7 +169,7 @@ describe('fuzzing the JSON endpoints', () => {
             body,
             signal: AbortSignal.timeout(10_000),
           });
-          await judge(response, () => stage().stored(), before);
+          await judge(response, stored, before);
         }),
         { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
       );
@@ -206,7 +220,7 @@ describe('fuzzing the multipart upload', () => {
         );
         const body =
           cut === undefined ? built.body : built.body.subarray(0, cut % (built.body.length + 1));
-        const before = await stage().stored();
+        const before = await stored();
         const response = await stage().request('/api/v1/user/me/file', {
           method: 'POST',
           as: USER,
@@ -215,7 +229,7 @@ describe('fuzzing the multipart upload', () => {
           // A request that hangs fails too.
           signal: AbortSignal.timeout(10_000),
         });
-        await judge(response, () => stage().stored(), before);
+        await judge(response, stored, before);
       }),
       { numRuns: RUNS * 2, endOnFailure: true, ...(SEED === undefined ? {} : { seed: SEED }) },
     );

@@ -290,7 +290,7 @@ describe('least privilege: each function may make exactly the calls its code mak
     ListUserFiles: ['dynamodb:Query @ table [USER#*]'],
     UploadUserFile: [
       'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [IDEMPOTENCY#upload-user-file]',
-      'dynamodb:PutItem @ table [USER#*]',
+      'dynamodb:GetItem dynamodb:PutItem @ table [USER#*]',
       'dynamodb:UpdateItem @ table [COUNTER#file]',
       `s3:DeleteObject s3:PutObject @ ${bucket('users/')}`,
     ],

@@ -88,6 +88,36 @@ describe('an upload leaves nothing behind, whichever write fails', () => {
     expect(await stored()).toEqual(before);
   });
 
+  it('completes when the record landed but its answer was lost', async () => {
+    const lostAnswer = new Proxy(files, {
+      get: (target, property, receiver) =>
+        property === 'create'
+          ? async (file: Parameters<typeof files.create>[0]) => {
+              await target.create(file);
+              throw new Error('injected: the answer was lost');
+            }
+          : (Reflect.get(target, property, receiver) as unknown),
+    });
+    const file = await uploadUserFile({ ids, blobs, files: lostAnswer }, newFile(4));
+    const after = await stored();
+    expect(after.items).toContainEqual(expect.objectContaining({ SK: `FILE#${String(file.id)}` }));
+    expect(after.objects).toContain(`users/4/files/${String(file.id)}`);
+  });
+
+  it('keeps the bytes when neither the write nor the read back can be trusted', async () => {
+    const blind = failing(failing(files, 'create'), 'get');
+    const before = await stored();
+    await expect(uploadUserFile({ ids, blobs, files: blind }, newFile(5))).rejects.toThrow(
+      'injected: create failed',
+    );
+    const after = await stored();
+    // Bytes without a record, for reconcile; never a record without bytes.
+    expect(after.items).toEqual(before.items);
+    expect(after.objects.filter((key) => !before.objects.includes(key))).toEqual([
+      expect.stringMatching(/^users\/5\/files\/\d+$/) as unknown,
+    ]);
+  });
+
   it('deletes streamed bytes when the stream breaks off midway', async () => {
     const before = await stored();
     const content = new Readable({ read: () => undefined });

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
+import { listAllObjects } from '#shared/aws/list-all-objects.ts';
 import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { s3ClientOptions } from '#shared/aws/s3.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
@@ -123,8 +124,11 @@ export async function startTestStage(
     return found;
   };
   const objectKeys = async () => {
-    const listed = await s3.send(new ListObjectsV2Command({ Bucket: stage.bucket }));
-    return (listed.Contents ?? []).map((o) => o.Key ?? '').sort();
+    const keys: string[] = [];
+    for await (const page of listAllObjects(s3, stage.bucket)) {
+      keys.push(...page.map((o) => o.Key ?? ''));
+    }
+    return keys.sort();
   };
   return {
     ...stage,

@@ -1,0 +1,237 @@
+/**
+ * Faults at the adapters, on the wire: a proxy in front of DynamoDB Local and s3rver answers
+ * calls as AWS answers a fault (throttling, 500s), or lets a write land and loses its answer.
+ * Every request either completes or leaves nothing behind, and reconcile finds nothing.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runAdmin } from '#infra/admin/run-admin.ts';
+import {
+  DYNAMODB_INTERNAL_ERROR,
+  DYNAMODB_THROTTLED,
+  type FaultProxy,
+  type FaultAnswer,
+  type ProxiedCall,
+  S3_INTERNAL_ERROR,
+  S3_SLOW_DOWN,
+  seededRandom,
+  startFaultProxy,
+} from '#test/support/fault-proxy.ts';
+import { dealFile, seedDeals } from '#test/support/deal-fixtures.ts';
+import { uploadForm } from '#test/support/multipart.ts';
+import { useTestStage } from '#test/support/test-stage.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
+
+let dynamodb: FaultProxy | undefined;
+let s3: FaultProxy | undefined;
+let receiver: WebhookReceiver;
+const proxies = () => {
+  if (dynamodb === undefined || s3 === undefined)
+    throw new Error('The proxies start with the stage');
+  return { dynamodb, s3 };
+};
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+});
+const stage = useTestStage(() => ({
+  notifications: { chatWebhookUrl: receiver.url, retryBaseSeconds: 0.2, timeoutSeconds: 1 },
+  handlerEndpoints: async (real) => {
+    dynamodb = await startFaultProxy(real.dynamodb);
+    s3 = await startFaultProxy(real.s3);
+    return { dynamodb: dynamodb.url, s3: s3.url };
+  },
+}));
+afterAll(async () => {
+  await Promise.all([dynamodb?.close(), s3?.close(), receiver.close()]);
+});
+beforeEach(() => {
+  proxies().dynamodb.setPlan(() => undefined);
+  proxies().s3.setPlan(() => undefined);
+  receiver.reset();
+});
+
+/** Fails a share of the calls `which` picks, each with one of `answers`; seeded. */
+function someOf(
+  which: (call: ProxiedCall) => boolean,
+  rate: number,
+  answers: readonly FaultAnswer[],
+  seed: number,
+) {
+  const random = seededRandom(seed);
+  return (call: ProxiedCall) => {
+    if (!which(call) || random() >= rate) return undefined;
+    return answers[Math.floor(random() * answers.length)];
+  };
+}
+
+const USER = 6100;
+const isS3Write = (method: string) => (call: ProxiedCall) =>
+  call.operation === undefined && call.method === method;
+const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems']);
+
+async function reconcile() {
+  const out: string[] = [];
+  const code = await runAdmin(['reconcile', '--settle-seconds', '0'], {
+    env: { LOCAL_DATA_DIR: stage().dataDir },
+    out: (text) => out.push(text),
+    err: () => undefined,
+  });
+  expect(code).toBe(0);
+  console.log('RECONCILE', out.join('\n').replace(/\s+/g, ' '));
+  return JSON.parse(out.join('\n')) as { clean: boolean };
+}
+
+/** `count` uploads, eight at a time; each one's status, and its id when it was created. */
+async function uploads(count: number) {
+  const results: { status: number; id?: number }[] = [];
+  for (let i = 0; i < count; i += 8) {
+    results.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(8, count - i) }, async (_, j) => {
+          const response = await stage().upload(
+            USER,
+            uploadForm(`bytes of upload ${String(i + j)}`, { name: `u${String(i + j)}.pdf` }),
+          );
+          const body = (await response.json()) as { id?: number };
+          return { status: response.status, ...(response.status === 201 ? { id: body.id } : {}) };
+        }),
+      )),
+    );
+  }
+  return results;
+}
+
+/** Every created upload's record and object are there. */
+async function expectStored(created: readonly { id?: number }[]) {
+  const { items, objects } = await stage().stored();
+  for (const { id } of created) {
+    expect(
+      items.some((i) => i.PK === `USER#${String(USER)}` && i.SK === `FILE#${String(id)}`),
+    ).toBe(true);
+    expect(objects).toContain(`users/${String(USER)}/files/${String(id)}`);
+  }
+}
+
+describe('faults at the adapters leave nothing half-written', () => {
+  it('S3 puts failing: an upload is stored whole or not at all', async () => {
+    proxies().s3.setPlan(someOf(isS3Write('PUT'), 0.5, [S3_SLOW_DOWN, S3_INTERNAL_ERROR], 11));
+    const results = await uploads(40);
+    const statuses = new Set(results.map((r) => r.status));
+    expect([...statuses].every((s) => [201, 500, 503].includes(s))).toBe(true);
+    expect(statuses.has(201)).toBe(true);
+    expect(proxies().s3.seen.get('S3 PUT')?.failed).toBeGreaterThan(0);
+    await expectStored(results.filter((r) => r.status === 201));
+    expect(await reconcile()).toMatchObject({ clean: true });
+  });
+
+  it('S3 deletes failing: a deal-file delete happens whole or not at all, and a retry finishes it', async () => {
+    const files = [1, 2, 3, 4, 5].map((n) => dealFile(61, 1, 800_000 + n));
+    await seedDeals(stage(), {
+      groups: [61],
+      members: [{ groupId: 61, userId: USER, role: 'editor' }],
+      deals: [{ groupId: 61, dealId: 1 }],
+      files,
+    });
+    const before = await stage().stored();
+    proxies().s3.setPlan(someOf(isS3Write('DELETE'), 1, [S3_INTERNAL_ERROR], 12));
+    for (const file of files) {
+      const response = await stage().request(`/api/v1/group/61/deal/1/file/${String(file.id)}`, {
+        method: 'DELETE',
+        as: USER,
+      });
+      expect(response.status).toBe(500);
+      expect(await response.json()).toEqual({ detail: 'Internal Server Error' });
+    }
+    expect(await stage().stored()).toEqual(before);
+    proxies().s3.setPlan(() => undefined);
+    for (const file of files) {
+      const response = await stage().request(`/api/v1/group/61/deal/1/file/${String(file.id)}`, {
+        method: 'DELETE',
+        as: USER,
+      });
+      expect(response.status).toBe(204);
+    }
+    const after = await stage().stored();
+    expect(after.objects.filter((key) => key.startsWith('groups/61/'))).toEqual([]);
+    expect(await reconcile()).toMatchObject({ clean: true });
+  });
+
+  it('DynamoDB throttling: a 503 with Retry-After, or done; never half', async () => {
+    proxies().dynamodb.setPlan(someOf(() => true, 0.45, [DYNAMODB_THROTTLED], 13));
+    const results = await uploads(32);
+    for (const { status } of results) expect([201, 503]).toContain(status);
+    const list = await stage().request('/api/v1/user/me/file', { as: USER });
+    expect([200, 503]).toContain(list.status);
+    if (list.status === 503) {
+      expect(list.headers.get('retry-after')).toBe('1');
+      expect(await list.json()).toEqual({ detail: 'Service Unavailable' });
+    }
+    expect(proxies().dynamodb.seen.size).toBeGreaterThan(0);
+    proxies().dynamodb.setPlan(() => undefined);
+    await expectStored(results.filter((r) => r.status === 201));
+    expect(await reconcile()).toMatchObject({ clean: true });
+  });
+
+  it('DynamoDB writes failing, or landing with their answer lost: nothing orphaned', async () => {
+    const lost = { ...DYNAMODB_INTERNAL_ERROR, afterForwarding: true };
+    proxies().dynamodb.setPlan(
+      someOf((call) => WRITES.has(call.operation ?? ''), 0.3, [DYNAMODB_INTERNAL_ERROR, lost], 14),
+    );
+    const results = await uploads(40);
+    for (const { status } of results) expect([201, 500, 503]).toContain(status);
+    // Submissions of what was stored, under the same faults.
+    const stored = results.filter((r) => r.status === 201);
+    for (const { id } of stored.slice(0, 10)) {
+      const response = await stage().request('/api/v1/user/me/file/notify', {
+        method: 'POST',
+        as: USER,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ file_ids: [id] }),
+      });
+      expect([202, 500, 503]).toContain(response.status);
+    }
+    proxies().dynamodb.setPlan(() => undefined);
+    await expectStored(stored);
+    // Let the worker settle what was queued.
+    await expect
+      .poll(async () => (await reconcile()).clean, { timeout: 30_000, interval: 500 })
+      .toBe(true);
+  });
+
+  it('a webhook outage: every notification is sent once when it is back, none stuck', async () => {
+    const [created] = (await uploads(1)).filter((r) => r.status === 201);
+    receiver.answerAlways({ status: 503, body: 'down' });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const response = await stage().request('/api/v1/user/me/file/notify', {
+        method: 'POST',
+        as: USER,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ file_ids: [created?.id], fund_name: `Fund ${String(i)}` }),
+      });
+      expect(response.status).toBe(202);
+      ids.push(((await response.json()) as { notification_id: string }).notification_id);
+    }
+    await expect.poll(() => receiver.posts.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(5);
+    receiver.answerAlways({ status: 200, body: 'ok' });
+    for (const id of ids) {
+      await expect
+        .poll(
+          async () =>
+            (
+              (await (
+                await stage().request(`/api/v1/user/me/file/notify/${id}`, { as: USER })
+              ).json()) as { status: string }
+            ).status,
+          { timeout: 30_000, interval: 250 },
+        )
+        .toBe('sent');
+    }
+    const funds = receiver
+      .delivered()
+      .map((post) => JSON.stringify(post.payload).match(/Fund \d/)?.[0])
+      .sort();
+    expect(funds).toEqual(['Fund 0', 'Fund 1', 'Fund 2', 'Fund 3', 'Fund 4']);
+    expect(await reconcile()).toMatchObject({ clean: true });
+  });
+});
