@@ -8,7 +8,9 @@
  *   bytes to the same s3rver, and the stage's peak memory while it takes the upload. Targets:
  *   time ratio (direct / stage) >= 0.7; peak RSS growth <= 4x the file size;
  * - realtime-token latency for 0, 1 and 50 rooms (`token-bench.ts`). Target: the 50-room
- *   median at most twice the 0-room median, reported beside the emulator's own floor.
+ *   median at most twice the 0-room median, reported beside the emulator's own floor;
+ * - throughput and p50/p99 latency per route under 50 clients (`route-bench.ts`; alone with
+ *   `npm run bench -- load`). Reported, no target.
  * Exits 1 when a cold-start or upload target is missed.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -32,6 +34,7 @@ import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 import { peakResidentBytes, residentBytes, resetPeak } from './proc-memory.ts';
 import { benchColdStarts, coldStartReport, coldStartsMet } from './cold-start.ts';
+import { benchRoutes } from './route-bench.ts';
 import { benchTokens } from './token-bench.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -90,8 +93,10 @@ async function startProcess(script: string, args: readonly string[]) {
 }
 
 const workDir = await mkdtemp(join(tmpdir(), 'file-service-bench-'));
-const coldStarts = await benchColdStarts(join(workDir, 'bundles'));
-console.log(coldStartReport(coldStarts));
+/** `npm run bench -- load`: the routes under load, alone. */
+const loadOnly = process.argv[2] === 'load';
+const coldStarts = loadOnly ? [] : await benchColdStarts(join(workDir, 'bundles'));
+if (!loadOnly) console.log(coldStartReport(coldStarts));
 if (process.argv[2] === 'cold-start') {
   await rm(workDir, { recursive: true, force: true });
   process.exit(coldStartsMet(coldStarts) ? 0 : 1);
@@ -121,63 +126,72 @@ try {
   const identity = await loadIdentityProvider(stageDir);
   const token = await identity.issueToken({ userId: 1, expiresIn: 3600 });
 
-  const content = randomBytes(MAX_UPLOAD_BYTES);
-  const form = uploadForm(content, { name: 'bench.bin', type: 'raw_data' });
-  // node:http on both sides, as the SDK's PutObject uses it: fetch adds its own copying.
-  const uploadThroughStage = async (body: Buffer, contentType: string) => {
-    const { status, text } = await post(`${url}/api/v1/user/me/file`, body, {
-      authorization: `Bearer ${token}`,
-      'content-type': contentType,
+  const users = await Promise.all(
+    Array.from({ length: 50 }, (_, i) => identity.issueToken({ userId: 100 + i, expiresIn: 3600 })),
+  );
+  const tokenOf = (connection: number) => users[connection % users.length] ?? token;
+  if (loadOnly) {
+    console.log((await benchRoutes({ url, tokenOf })).report);
+  } else {
+    const content = randomBytes(MAX_UPLOAD_BYTES);
+    const form = uploadForm(content, { name: 'bench.bin', type: 'raw_data' });
+    // node:http on both sides, as the SDK's PutObject uses it: fetch adds its own copying.
+    const uploadThroughStage = async (body: Buffer, contentType: string) => {
+      const { status, text } = await post(`${url}/api/v1/user/me/file`, body, {
+        authorization: `Bearer ${token}`,
+        'content-type': contentType,
+      });
+      if (status !== 201) throw new Error(`Upload answered ${status}: ${text}`);
+    };
+    const putDirectly = async (key: string, body: Buffer) => {
+      await client.send(
+        new PutObjectCommand({
+          Bucket: LOCAL_BUCKET,
+          Key: key,
+          Body: body,
+          ContentLength: body.length,
+        }),
+      );
+    };
+
+    // Warm-up at full size: every module imported, every connection open and every hot path
+    // compiled, on both sides, before anything is measured.
+    await uploadThroughStage(form.body, form.contentType);
+    await putDirectly('bench/warm-up', content);
+
+    const direct: number[] = [];
+    const staged: number[] = [];
+    const growth: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      direct.push(await timed(() => putDirectly(`bench/direct-${round}`, content)));
+      resetPeak(pid);
+      const baseline = residentBytes(pid);
+      staged.push(await timed(() => uploadThroughStage(form.body, form.contentType)));
+      growth.push(peakResidentBytes(pid) - baseline);
+    }
+
+    const ratio = median(direct) / median(staged);
+    const worstGrowth = Math.max(...growth);
+    const growthFactor = worstGrowth / MAX_UPLOAD_BYTES;
+    console.log(`
+  Upload of ${mib(MAX_UPLOAD_BYTES)} (${MAX_UPLOAD_BYTES} bytes), median of ${ROUNDS} rounds
+    direct PutObject to s3rver         ${median(direct).toFixed(0)} ms   (${direct.map((t) => t.toFixed(0)).join(', ')})
+    POST /api/v1/user/me/file (stage)  ${median(staged).toFixed(0)} ms   (${staged.map((t) => t.toFixed(0)).join(', ')})
+    ratio direct / stage               ${ratio.toFixed(2)}   target >= ${RATIO_TARGET}  ${ratio >= RATIO_TARGET ? 'ok' : 'MISSED'}
+    stage peak RSS growth              ${mib(worstGrowth)} = ${growthFactor.toFixed(2)}x the file   target <= ${RSS_GROWTH_TARGET}x  ${growthFactor <= RSS_GROWTH_TARGET ? 'ok' : 'MISSED'}
+  `);
+    const tokens = await benchTokens({
+      url,
+      bearer: token,
+      userId: 1,
+      dynamodbEndpoint: dynamodb.endpoint,
+      rounds: TOKEN_ROUNDS,
     });
-    if (status !== 201) throw new Error(`Upload answered ${status}: ${text}`);
-  };
-  const putDirectly = async (key: string, body: Buffer) => {
-    await client.send(
-      new PutObjectCommand({
-        Bucket: LOCAL_BUCKET,
-        Key: key,
-        Body: body,
-        ContentLength: body.length,
-      }),
-    );
-  };
-
-  // Warm-up at full size: every module imported, every connection open and every hot path
-  // compiled, on both sides, before anything is measured.
-  await uploadThroughStage(form.body, form.contentType);
-  await putDirectly('bench/warm-up', content);
-
-  const direct: number[] = [];
-  const staged: number[] = [];
-  const growth: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    direct.push(await timed(() => putDirectly(`bench/direct-${round}`, content)));
-    resetPeak(pid);
-    const baseline = residentBytes(pid);
-    staged.push(await timed(() => uploadThroughStage(form.body, form.contentType)));
-    growth.push(peakResidentBytes(pid) - baseline);
+    console.log(tokens.report);
+    const uploadMet = ratio >= RATIO_TARGET && growthFactor <= RSS_GROWTH_TARGET;
+    process.exitCode = uploadMet && coldStartsMet(coldStarts) ? 0 : 1;
+    console.log((await benchRoutes({ url, tokenOf })).report);
   }
-
-  const ratio = median(direct) / median(staged);
-  const worstGrowth = Math.max(...growth);
-  const growthFactor = worstGrowth / MAX_UPLOAD_BYTES;
-  console.log(`
-Upload of ${mib(MAX_UPLOAD_BYTES)} (${MAX_UPLOAD_BYTES} bytes), median of ${ROUNDS} rounds
-  direct PutObject to s3rver         ${median(direct).toFixed(0)} ms   (${direct.map((t) => t.toFixed(0)).join(', ')})
-  POST /api/v1/user/me/file (stage)  ${median(staged).toFixed(0)} ms   (${staged.map((t) => t.toFixed(0)).join(', ')})
-  ratio direct / stage               ${ratio.toFixed(2)}   target >= ${RATIO_TARGET}  ${ratio >= RATIO_TARGET ? 'ok' : 'MISSED'}
-  stage peak RSS growth              ${mib(worstGrowth)} = ${growthFactor.toFixed(2)}x the file   target <= ${RSS_GROWTH_TARGET}x  ${growthFactor <= RSS_GROWTH_TARGET ? 'ok' : 'MISSED'}
-`);
-  const tokens = await benchTokens({
-    url,
-    bearer: token,
-    userId: 1,
-    dynamodbEndpoint: dynamodb.endpoint,
-    rounds: TOKEN_ROUNDS,
-  });
-  console.log(tokens.report);
-  const uploadMet = ratio >= RATIO_TARGET && growthFactor <= RSS_GROWTH_TARGET;
-  process.exitCode = uploadMet && coldStartsMet(coldStarts) ? 0 : 1;
 } finally {
   for (const child of children) child.kill('SIGTERM');
   s3?.destroy();

@@ -102,7 +102,7 @@ const OTHER_USERS_IDS: Record<string, { status: number; body: unknown } | 'own-d
 
 interface Attack {
   readonly name: string;
-  readonly authorization: () => Promise<string | undefined>;
+  readonly authorization: () => Promise<string | undefined> | string | undefined;
   /** The authorizer's `error_description`. */
   readonly reason: string;
 }
@@ -134,23 +134,23 @@ beforeAll(async () => {
   attacks = [
     {
       name: 'no Authorization header',
-      authorization: async () => undefined,
+      authorization: () => undefined,
       reason: 'the token is missing',
     },
     {
       name: '`Bearer` with nothing',
-      authorization: async () => 'Bearer ',
+      authorization: () => 'Bearer ',
       // The header is trimmed on the way, leaving `Bearer` alone: no token to read.
       reason: 'the token is malformed',
     },
     {
       name: 'garbage',
-      authorization: async () => 'Bearer not.a.jwt',
+      authorization: () => 'Bearer not.a.jwt',
       reason: 'the token is malformed',
     },
     {
       name: 'alg none',
-      authorization: async () =>
+      authorization: () =>
         `Bearer ${b64({ alg: 'none', typ: 'JWT' })}.${b64({ ...claims, exp: now() + 600 })}.`,
       reason: 'the token is not signed with RS256',
     },
@@ -189,7 +189,7 @@ beforeAll(async () => {
     },
     {
       name: 'a realtime token used as an API token',
-      authorization: async () => `Bearer ${realtimeToken}`,
+      authorization: () => `Bearer ${realtimeToken}`,
       reason: 'the token is not signed with RS256',
     },
   ];
