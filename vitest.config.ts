@@ -33,6 +33,9 @@ export default defineConfig({
           name: 'hardening',
           include: ['test/hardening/**/*.test.ts'],
           globalSetup: [emulators],
+          // One file at a time: the load's zero errors and the faults' timing hold on two
+          // cores only without the fuzzer beside them.
+          fileParallelism: false,
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },

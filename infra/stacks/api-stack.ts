@@ -251,7 +251,8 @@ export class ApiStack extends Stack {
       // One batch read of the files; the record (and its removal if queueing fails); with an
       // Idempotency-Key, its record.
       NotifySubmission: (fn) => {
-        grantItems(data.table, fn, ['BatchGetItem', 'PutItem', 'DeleteItem'], [users]);
+        // GetItem: a record write whose answer was lost is read back before it is queued.
+        grantItems(data.table, fn, ['BatchGetItem', 'PutItem', 'GetItem', 'DeleteItem'], [users]);
         grantItems(
           data.table,
           fn,

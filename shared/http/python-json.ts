@@ -49,6 +49,8 @@ const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
 
 class Scanner {
   private readonly s: string;
+  /** Arrays and objects open around the value being read: Python's recursion depth. */
+  private depth = 0;
 
   constructor(text: string) {
     this.s = text;
@@ -72,8 +74,15 @@ class Scanner {
     const c = s[i];
     if (c === undefined) throw new NoValue(i);
     if (c === '"') return this.scanString(i + 1);
-    if (c === '{') return this.scanObject(i + 1);
-    if (c === '[') return this.scanArray(i + 1);
+    if (c === '{' || c === '[') {
+      // Python meets its RecursionError here, before any syntax error further in.
+      if (++this.depth > MAX_JSON_NESTING) throw new RangeError('JSON nested too deep');
+      try {
+        return c === '{' ? this.scanObject(i + 1) : this.scanArray(i + 1);
+      } finally {
+        this.depth--;
+      }
+    }
     if (c === 'n' && s.startsWith('null', i)) return [null, i + 4];
     if (c === 't' && s.startsWith('true', i)) return [true, i + 4];
     if (c === 'f' && s.startsWith('false', i)) return [false, i + 5];
@@ -219,6 +228,8 @@ function codePointOffset(text: string, codeUnitIndex: number): number {
  */
 export const MAX_JSON_NESTING = 1000;
 
+const NOT_JSON = Symbol('not JSON');
+
 /** Whether arrays and objects nest deeper than `limit` anywhere outside strings. */
 function nestsDeeperThan(text: string, limit: number): boolean {
   let depth = 0;
@@ -239,16 +250,20 @@ function nestsDeeperThan(text: string, limit: number): boolean {
 }
 
 export function parsePythonJson(text: string): PythonJsonResult {
-  // V8 parses any depth; Python does not, and nothing downstream (a 422 echoing the input)
-  // should have to walk what Python never would have read.
-  if (nestsDeeperThan(text, MAX_JSON_NESTING)) {
-    throw new RangeError(`JSON nested deeper than ${String(MAX_JSON_NESTING)} levels`);
-  }
+  let parsed: unknown;
   try {
     // The fast path: valid JSON means the same value in both languages.
-    return { ok: true, value: JSON.parse(text) as unknown };
+    parsed = JSON.parse(text) as unknown;
   } catch {
-    // Fall through to the scanner for Python's verdict and error position.
+    parsed = NOT_JSON;
+  }
+  if (parsed !== NOT_JSON) {
+    // V8 reads any depth; Python does not, and nothing downstream (a 422 echoing the input)
+    // should have to walk what Python would never have read.
+    if (nestsDeeperThan(text, MAX_JSON_NESTING)) {
+      throw new RangeError(`JSON nested deeper than ${String(MAX_JSON_NESTING)} levels`);
+    }
+    return { ok: true, value: parsed };
   }
   try {
     return { ok: true, value: new Scanner(text).decode() };

@@ -31,6 +31,29 @@ const notFound = (ids: readonly number[]): NotFoundError =>
   );
 
 /**
+ * Writes the record. A write can land and lose its answer (the SDK's retry then finds the key
+ * taken): a consistent read decides, so a record that is there is queued, not left behind.
+ */
+async function recordOnce(ports: NotifyPorts, notification: SubmissionNotification) {
+  try {
+    await ports.notifications.create(notification);
+  } catch (error) {
+    const found = await ports.notifications.get(notification).then(
+      (record) => record,
+      (readError: unknown) => {
+        logger.error('Could not tell whether a notification was recorded', {
+          notificationId: notification.notificationId,
+          error,
+          readError,
+        });
+        return undefined;
+      },
+    );
+    if (found?.createdAt !== notification.createdAt) throw error;
+  }
+}
+
+/**
  * Records the submission and queues its one chat message. Every id must be one of the
  * caller's files (one batch read), or nothing is recorded or sent: a 404 that names the ids,
  * which says nothing of anyone else's files. The record comes first, so the worker always
@@ -60,7 +83,7 @@ export async function notifySubmission(
     message: announcement.message,
     at: (ports.now ?? (() => new Date()))(),
   });
-  await ports.notifications.create(notification);
+  await recordOnce(ports, notification);
   try {
     await ports.queue.send(notificationMessageBody(notification));
   } catch (error) {

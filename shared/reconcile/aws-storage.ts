@@ -3,7 +3,10 @@ import { type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb
 import { listAllObjects } from '../aws/list-all-objects.ts';
 import type { StoragePorts } from './reconcile-storage.ts';
 
-/** The table, scanned strongly consistent, and the bucket's current objects, page by page. */
+/** Where users' and deals' file bytes live (see `userFileObjectKey`, `dealFileObjectKey`). */
+const FILE_PREFIXES = ['users/', 'groups/'] as const;
+
+/** The table, scanned strongly consistent, and the bucket's file objects, page by page. */
 export function awsStorage(options: {
   readonly dynamodb: DynamoDBDocumentClient;
   readonly tableName: string;
@@ -19,12 +22,15 @@ export function awsStorage(options: {
         yield page.Items ?? [];
       }
     },
+    // Only where file bytes live: whatever else an operator keeps in the bucket is theirs.
     objects: async function* () {
-      for await (const page of listAllObjects(options.s3, options.bucket)) {
-        yield page.map((object) => ({
-          key: object.Key ?? '',
-          lastModified: object.LastModified ?? new Date(0),
-        }));
+      for (const prefix of FILE_PREFIXES) {
+        for await (const page of listAllObjects(options.s3, options.bucket, prefix)) {
+          yield page.map((object) => ({
+            key: object.Key ?? '',
+            lastModified: object.LastModified ?? new Date(0),
+          }));
+        }
       }
     },
   };

@@ -131,7 +131,8 @@ export async function reconcileStorage(
   }
   const missing = [...records]
     .filter(([objectKey]) => !seen.has(objectKey))
-    .map(([objectKey, { pk, sk }]) => ({ pk, sk, object_key: objectKey }));
+    .map(([objectKey, { pk, sk }]) => ({ pk, sk, object_key: objectKey }))
+    .sort((a, b) => a.object_key.localeCompare(b.object_key));
   return {
     clean: orphans.length === 0 && missing.length === 0 && stale.length === 0,
     objects_without_records: orphans.sort(),

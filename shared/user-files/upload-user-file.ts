@@ -30,6 +30,10 @@ const deleteQuietly = async (ports: Pick<UploadPorts, 'blobs'>, key: string, cau
   });
 };
 
+/** The very record this upload wrote: the SDK's retry resends the same item. */
+const sameFile = (a: UserFile, b: UserFile): boolean =>
+  a.createdAt === b.createdAt && a.name === b.name && a.filesize === b.filesize;
+
 /**
  * Records bytes already stored under the file's key. A record that cannot be written takes
  * the bytes with it, so neither is ever left alone. A write can land and lose its answer (the
@@ -57,12 +61,12 @@ export async function recordUserFile(
     await ports.files.create(file);
   } catch (error) {
     const record = await ports.files.get(file.userId, file.id).then(
-      (found) =>
-        found === undefined ? 'none' : found.createdAt === file.createdAt ? 'ours' : 'other',
+      (found) => (found === undefined ? 'none' : sameFile(found, file) ? 'ours' : 'other'),
       () => 'unknown' as const,
     );
     if (record === 'ours') return file;
-    // Bytes under a key another record holds are that record's: never deleted from here.
+    // A record of another upload under this id would be the allocator's fault; its key holds
+    // our bytes now, but deleting them would leave that record with none.
     if (record === 'none') await deleteQuietly(ports, key, error);
     else logger.error('Could not record an uploaded file', { key, record, cause: error });
     throw error;

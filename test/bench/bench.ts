@@ -174,12 +174,12 @@ try {
     const worstGrowth = Math.max(...growth);
     const growthFactor = worstGrowth / MAX_UPLOAD_BYTES;
     console.log(`
-  Upload of ${mib(MAX_UPLOAD_BYTES)} (${MAX_UPLOAD_BYTES} bytes), median of ${ROUNDS} rounds
-    direct PutObject to s3rver         ${median(direct).toFixed(0)} ms   (${direct.map((t) => t.toFixed(0)).join(', ')})
-    POST /api/v1/user/me/file (stage)  ${median(staged).toFixed(0)} ms   (${staged.map((t) => t.toFixed(0)).join(', ')})
-    ratio direct / stage               ${ratio.toFixed(2)}   target >= ${RATIO_TARGET}  ${ratio >= RATIO_TARGET ? 'ok' : 'MISSED'}
-    stage peak RSS growth              ${mib(worstGrowth)} = ${growthFactor.toFixed(2)}x the file   target <= ${RSS_GROWTH_TARGET}x  ${growthFactor <= RSS_GROWTH_TARGET ? 'ok' : 'MISSED'}
-  `);
+Upload of ${mib(MAX_UPLOAD_BYTES)} (${MAX_UPLOAD_BYTES} bytes), median of ${ROUNDS} rounds
+  direct PutObject to s3rver         ${median(direct).toFixed(0)} ms   (${direct.map((t) => t.toFixed(0)).join(', ')})
+  POST /api/v1/user/me/file (stage)  ${median(staged).toFixed(0)} ms   (${staged.map((t) => t.toFixed(0)).join(', ')})
+  ratio direct / stage               ${ratio.toFixed(2)}   target >= ${RATIO_TARGET}  ${ratio >= RATIO_TARGET ? 'ok' : 'MISSED'}
+  stage peak RSS growth              ${mib(worstGrowth)} = ${growthFactor.toFixed(2)}x the file   target <= ${RSS_GROWTH_TARGET}x  ${growthFactor <= RSS_GROWTH_TARGET ? 'ok' : 'MISSED'}
+`);
     const tokens = await benchTokens({
       url,
       bearer: token,

@@ -76,8 +76,9 @@ describe('npm run admin -- reconcile', () => {
 
   it('lists objects without records, records without objects, and stuck notifications', async () => {
     const before = await stage().stored();
-    // An object no record names (a user's, and a deal's).
+    // An object no record names (a user's, and a deal's); and one elsewhere, not ours to judge.
     await putObject(userFileObjectKey(2, 20));
+    await putObject('exports/report.csv');
     await putObject(dealFileObjectKey(5, 6, 30));
     // A record whose object is gone.
     await stage().put([toUserFileItem(userFile(2, 21))]);
@@ -120,8 +121,8 @@ describe('npm run admin -- reconcile', () => {
       clean: false,
       objects_without_records: ['groups/5/deals/6/files/30', 'users/2/files/20'],
       records_without_objects: [
-        { pk: 'USER#2', sk: 'FILE#21', object_key: 'users/2/files/21' },
         { pk: 'GROUP#5#DEAL#6', sk: 'FILE#31', object_key: 'groups/5/deals/6/files/31' },
+        { pk: 'USER#2', sk: 'FILE#21', object_key: 'users/2/files/21' },
       ],
       stale_notifications: [
         {
@@ -148,6 +149,7 @@ describe('npm run admin -- reconcile', () => {
     });
     // It reads; it changes nothing.
     expect((await stage().stored()).items.length).toBe(before.items.length + 7);
+    expect((await stage().stored()).objects).toContain('exports/report.csv');
   });
 
   it('refuses a settle time that is not whole seconds', async () => {

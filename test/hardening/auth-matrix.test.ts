@@ -2,7 +2,7 @@
  * Every route × every way a caller may try to get in without the right: the exact refusal,
  * never a 2xx, and the table and bucket exactly as they were.
  */
-import { exportJWK, exportSPKI, SignJWT } from 'jose';
+import { exportJWK, exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API_ROUTES, type ApiRoute, routeKey } from '#shared/api/routes.ts';
 import { userFileObjectKey } from '#shared/data/keys.ts';
@@ -188,6 +188,24 @@ beforeAll(async () => {
       reason: 'the token does not have a valid audience',
     },
     {
+      name: 'RS256, signed by another key under our kid',
+      authorization: async () => {
+        const { privateKey } = await generateKeyPair('RS256');
+        const forged = await new SignJWT(claims)
+          .setProtectedHeader({ alg: 'RS256', kid: identityProvider.keyId })
+          .setIssuedAt()
+          .setExpirationTime('1h')
+          .sign(privateKey);
+        return `Bearer ${forged}`;
+      },
+      reason: 'signature is invalid',
+    },
+    {
+      name: 'a valid token whose sub is not a user id',
+      authorization: async () => `Bearer ${await stage().token('auth0|4100')}`,
+      reason: 'the sub claim is not a user id',
+    },
+    {
       name: 'a realtime token used as an API token',
       authorization: () => `Bearer ${realtimeToken}`,
       reason: 'the token is not signed with RS256',
@@ -261,7 +279,7 @@ describe('the authorization matrix', () => {
   });
 
   it.each(protectedRoutes.map((route) => [routeKey(route), route] as const))(
-    '%s: every forged, stale or misplaced token → 401, nothing changed',
+    '%s: each of thirteen forged, stale or misplaced tokens → 401, nothing changed',
     async (_key, route) => {
       const before = await stage().stored();
       for (const attack of attacks) {

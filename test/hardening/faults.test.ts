@@ -4,7 +4,6 @@
  * Every request either completes or leaves nothing behind, and reconcile finds nothing.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runAdmin } from '#infra/admin/run-admin.ts';
 import {
   DYNAMODB_INTERNAL_ERROR,
   DYNAMODB_THROTTLED,
@@ -69,31 +68,25 @@ const isS3Write = (method: string) => (call: ProxiedCall) =>
   call.operation === undefined && call.method === method;
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems']);
 
-async function reconcile() {
-  const out: string[] = [];
-  const code = await runAdmin(['reconcile', '--settle-seconds', '0'], {
-    env: { LOCAL_DATA_DIR: stage().dataDir },
-    out: (text) => out.push(text),
-    err: () => undefined,
-  });
-  expect(code).toBe(0);
-  console.log('RECONCILE', out.join('\n').replace(/\s+/g, ' '));
-  return JSON.parse(out.join('\n')) as { clean: boolean };
-}
-
-/** `count` uploads, eight at a time; each one's status, and its id when it was created. */
-async function uploads(count: number) {
-  const results: { status: number; id?: number }[] = [];
+/** `count` uploads named `<label><n>.pdf`, eight at a time: each one's status, and its id. */
+async function uploads(label: string, count: number) {
+  const results: { name: string; status: number; id?: number }[] = [];
   for (let i = 0; i < count; i += 8) {
     results.push(
       ...(await Promise.all(
         Array.from({ length: Math.min(8, count - i) }, async (_, j) => {
           const response = await stage().upload(
             USER,
-            uploadForm(`bytes of upload ${String(i + j)}`, { name: `u${String(i + j)}.pdf` }),
+            uploadForm(`bytes of upload ${String(i + j)}`, {
+              name: `${label}${String(i + j)}.pdf`,
+            }),
           );
           const body = (await response.json()) as { id?: number };
-          return { status: response.status, ...(response.status === 201 ? { id: body.id } : {}) };
+          return {
+            name: `${label}${String(i + j)}.pdf`,
+            status: response.status,
+            ...(response.status === 201 ? { id: body.id } : {}),
+          };
         }),
       )),
     );
@@ -101,10 +94,17 @@ async function uploads(count: number) {
   return results;
 }
 
-/** Every created upload's record and object are there. */
-async function expectStored(created: readonly { id?: number }[]) {
+/**
+ * Every created upload's record and object are there; an upload that failed left no record
+ * (and so, reconcile being clean, no object either).
+ */
+async function expectWholeOrNothing(
+  results: readonly { name: string; status: number; id?: number }[],
+) {
   const { items, objects } = await stage().stored();
-  for (const { id } of created) {
+  const names = new Set(items.map((item) => item.name));
+  for (const { name, status } of results) expect(names.has(name), name).toBe(status === 201);
+  for (const { id } of results.filter((r) => r.status === 201)) {
     expect(
       items.some((i) => i.PK === `USER#${String(USER)}` && i.SK === `FILE#${String(id)}`),
     ).toBe(true);
@@ -115,13 +115,14 @@ async function expectStored(created: readonly { id?: number }[]) {
 describe('faults at the adapters leave nothing half-written', () => {
   it('S3 puts failing: an upload is stored whole or not at all', async () => {
     proxies().s3.setPlan(someOf(isS3Write('PUT'), 0.5, [S3_SLOW_DOWN, S3_INTERNAL_ERROR], 11));
-    const results = await uploads(40);
+    const results = await uploads('s3-put-', 40);
     const statuses = new Set(results.map((r) => r.status));
     expect([...statuses].every((s) => [201, 500, 503].includes(s))).toBe(true);
     expect(statuses.has(201)).toBe(true);
+    expect(results.some((r) => r.status !== 201)).toBe(true);
     expect(proxies().s3.seen.get('S3 PUT')?.failed).toBeGreaterThan(0);
-    await expectStored(results.filter((r) => r.status === 201));
-    expect(await reconcile()).toMatchObject({ clean: true });
+    await expectWholeOrNothing(results);
+    expect(await stage().reconcile()).toMatchObject({ clean: true });
   });
 
   it('S3 deletes failing: a deal-file delete happens whole or not at all, and a retry finishes it', async () => {
@@ -153,12 +154,12 @@ describe('faults at the adapters leave nothing half-written', () => {
     }
     const after = await stage().stored();
     expect(after.objects.filter((key) => key.startsWith('groups/61/'))).toEqual([]);
-    expect(await reconcile()).toMatchObject({ clean: true });
+    expect(await stage().reconcile()).toMatchObject({ clean: true });
   });
 
   it('DynamoDB throttling: a 503 with Retry-After, or done; never half', async () => {
     proxies().dynamodb.setPlan(someOf(() => true, 0.45, [DYNAMODB_THROTTLED], 13));
-    const results = await uploads(32);
+    const results = await uploads('throttled-', 32);
     for (const { status } of results) expect([201, 503]).toContain(status);
     const list = await stage().request('/api/v1/user/me/file', { as: USER });
     expect([200, 503]).toContain(list.status);
@@ -166,19 +167,33 @@ describe('faults at the adapters leave nothing half-written', () => {
       expect(list.headers.get('retry-after')).toBe('1');
       expect(await list.json()).toEqual({ detail: 'Service Unavailable' });
     }
-    expect(proxies().dynamodb.seen.size).toBeGreaterThan(0);
+    expect(results.some((r) => r.status === 503)).toBe(true);
+    const throttled = [...proxies().dynamodb.seen.values()].reduce((n, c) => n + c.failed, 0);
+    expect(throttled).toBeGreaterThan(0);
     proxies().dynamodb.setPlan(() => undefined);
-    await expectStored(results.filter((r) => r.status === 201));
-    expect(await reconcile()).toMatchObject({ clean: true });
+    await expectWholeOrNothing(results);
+    expect(await stage().reconcile()).toMatchObject({ clean: true });
   });
 
   it('DynamoDB writes failing, or landing with their answer lost: nothing orphaned', async () => {
     const lost = { ...DYNAMODB_INTERNAL_ERROR, afterForwarding: true };
-    proxies().dynamodb.setPlan(
-      someOf((call) => WRITES.has(call.operation ?? ''), 0.3, [DYNAMODB_INTERNAL_ERROR, lost], 14),
+    const some = someOf(
+      (call) => WRITES.has(call.operation ?? ''),
+      0.4,
+      [DYNAMODB_INTERNAL_ERROR, lost],
+      14,
     );
-    const results = await uploads(40);
+    // Every write of the uploads named …7.pdf fails, whatever the retries: those must fail
+    // whole. The rest fail now and then, or land and lose their answer.
+    proxies().dynamodb.setPlan((call) =>
+      /write-fault-\d*7\.pdf/.test(call.body) ? DYNAMODB_INTERNAL_ERROR : some(call),
+    );
+    const results = await uploads('write-fault-', 40);
     for (const { status } of results) expect([201, 500, 503]).toContain(status);
+    expect(results.filter((r) => /7\.pdf$/.test(r.name)).map((r) => r.status)).toEqual([
+      500, 500, 500, 500,
+    ]);
+    expect(proxies().dynamodb.seen.get('DynamoDB PutItem')?.failed).toBeGreaterThan(4);
     // Submissions of what was stored, under the same faults.
     const stored = results.filter((r) => r.status === 201);
     for (const { id } of stored.slice(0, 10)) {
@@ -191,15 +206,15 @@ describe('faults at the adapters leave nothing half-written', () => {
       expect([202, 500, 503]).toContain(response.status);
     }
     proxies().dynamodb.setPlan(() => undefined);
-    await expectStored(stored);
+    await expectWholeOrNothing(results);
     // Let the worker settle what was queued.
     await expect
-      .poll(async () => (await reconcile()).clean, { timeout: 30_000, interval: 500 })
+      .poll(async () => (await stage().reconcile()).clean, { timeout: 30_000, interval: 500 })
       .toBe(true);
   });
 
   it('a webhook outage: every notification is sent once when it is back, none stuck', async () => {
-    const [created] = (await uploads(1)).filter((r) => r.status === 201);
+    const [created] = (await uploads('outage-', 1)).filter((r) => r.status === 201);
     receiver.answerAlways({ status: 503, body: 'down' });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
@@ -232,6 +247,6 @@ describe('faults at the adapters leave nothing half-written', () => {
       .map((post) => JSON.stringify(post.payload).match(/Fund \d/)?.[0])
       .sort();
     expect(funds).toEqual(['Fund 0', 'Fund 1', 'Fund 2', 'Fund 3', 'Fund 4']);
-    expect(await reconcile()).toMatchObject({ clean: true });
+    expect(await stage().reconcile()).toMatchObject({ clean: true });
   });
 });

@@ -306,7 +306,7 @@ describe('least privilege: each function may make exactly the calls its code mak
     ],
     DownloadUserFile: ['dynamodb:GetItem @ table [USER#*]', `s3:GetObject @ ${bucket('users/')}`],
     NotifySubmission: [
-      'dynamodb:BatchGetItem dynamodb:DeleteItem dynamodb:PutItem @ table [USER#*]',
+      'dynamodb:BatchGetItem dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem @ table [USER#*]',
       'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [IDEMPOTENCY#notify-submission]',
       'sqs:SendMessage @ queue',
     ],

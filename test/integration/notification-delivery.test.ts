@@ -15,7 +15,7 @@ import {
   DynamoUserFileRepository,
   toUserFileItem,
 } from '#shared/user-files/dynamo-user-file-repository.ts';
-import { failing } from '#test/support/faults.ts';
+import { answerLost, failing } from '#test/support/faults.ts';
 import { putItems } from '#test/support/put-items.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
@@ -277,6 +277,20 @@ describe('notifySubmission: nothing half-written', () => {
     );
     expect(await notifications.get(notification)).toMatchObject({ status: 'sending' });
     expect((await stored()).length).toBe(before.length + 1);
+  });
+
+  it('a record write that landed but lost its answer is queued, not left behind', async () => {
+    const sent: string[] = [];
+    const notification = await notifySubmission(
+      {
+        files,
+        notifications: answerLost(notifications, 'create'),
+        queue: { send: (body) => Promise.resolve(void sent.push(body)) },
+      },
+      { userId: 20, fileIds: [1], fundName: null, message: null },
+    );
+    expect(await notifications.get(notification)).toMatchObject({ status: 'queued' });
+    expect(sent).toEqual([notificationMessageBody(notification)]);
   });
 
   it('a record write that fails sends nothing', async () => {

@@ -18,7 +18,7 @@ import { startDirectUpload } from '#shared/direct-uploads/start-direct-upload.ts
 import { DynamoBlockIdAllocator } from '#shared/ids/dynamo-block-id-allocator.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/dynamo-user-file-repository.ts';
 import { storeUserFileBytes, uploadUserFile } from '#shared/user-files/upload-user-file.ts';
-import { failing, storedIn } from '#test/support/faults.ts';
+import { answerLost, failing, storedIn } from '#test/support/faults.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';
 
 const { dynamodb, s3, dynamodbEndpoint, s3Endpoint } = emulatorClients();
@@ -89,16 +89,10 @@ describe('an upload leaves nothing behind, whichever write fails', () => {
   });
 
   it('completes when the record landed but its answer was lost', async () => {
-    const lostAnswer = new Proxy(files, {
-      get: (target, property, receiver) =>
-        property === 'create'
-          ? async (file: Parameters<typeof files.create>[0]) => {
-              await target.create(file);
-              throw new Error('injected: the answer was lost');
-            }
-          : (Reflect.get(target, property, receiver) as unknown),
-    });
-    const file = await uploadUserFile({ ids, blobs, files: lostAnswer }, newFile(4));
+    const file = await uploadUserFile(
+      { ids, blobs, files: answerLost(files, 'create') },
+      newFile(4),
+    );
     const after = await stored();
     expect(after.items).toContainEqual(expect.objectContaining({ SK: `FILE#${String(file.id)}` }));
     expect(after.objects).toContain(`users/4/files/${String(file.id)}`);

@@ -7,6 +7,8 @@ export interface ProxiedCall {
   readonly path: string;
   /** DynamoDB's operation, from `X-Amz-Target` (`PutItem`, `TransactWriteItems`, …). */
   readonly operation: string | undefined;
+  /** The request body as text (a DynamoDB call's JSON; an S3 object's bytes). */
+  readonly body: string;
 }
 
 /** What the service answers when it fails, as the SDK reads it. */
@@ -81,12 +83,18 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   let plan: (call: ProxiedCall) => FaultAnswer | undefined = () => undefined;
   const seen = new Map<string, { calls: number; failed: number }>();
   const server = createServer((request, response) => {
-    void (async () => {
+    // A client that goes away mid-call is no fault of the proxy's.
+    (async () => {
       const body = await readAll(request);
       const header = request.headers['x-amz-target'];
       const operation = typeof header === 'string' ? header.split('.').at(-1) : undefined;
       const path = request.url ?? '/';
-      const call: ProxiedCall = { method: request.method ?? 'GET', path, operation };
+      const call: ProxiedCall = {
+        method: request.method ?? 'GET',
+        path,
+        operation,
+        body: body.toString('utf8'),
+      };
       const name = operation === undefined ? `S3 ${call.method}` : `DynamoDB ${operation}`;
       const counts = seen.get(name) ?? { calls: 0, failed: 0 };
       seen.set(name, counts);
@@ -127,7 +135,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         response.destroy();
       });
       proxied.end(body);
-    })();
+    })().catch(() => {
+      response.destroy();
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

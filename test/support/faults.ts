@@ -1,5 +1,6 @@
-import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
+import { listAllObjects } from '#shared/aws/list-all-objects.ts';
 
 /** A fault we cannot cause for real: this one call fails, everything else is real. */
 export const failing = <T extends object>(target: T, method: keyof T): T =>
@@ -8,6 +9,19 @@ export const failing = <T extends object>(target: T, method: keyof T): T =>
       property === method
         ? () => Promise.reject(new Error(`injected: ${String(method)} failed`))
         : (Reflect.get(object, property, receiver) as unknown),
+  });
+
+/** A write that lands, then loses its answer: this one call, as the SDK would see it. */
+export const answerLost = <T extends object>(target: T, method: keyof T): T =>
+  new Proxy(target, {
+    get: (object, property, receiver) => {
+      const real = Reflect.get(object, property, receiver) as unknown;
+      if (property !== method || typeof real !== 'function') return real;
+      return async (...args: unknown[]) => {
+        await (real as (...a: unknown[]) => Promise<unknown>).apply(object, args);
+        throw new Error(`injected: ${String(method)} landed, its answer lost`);
+      };
+    },
   });
 
 /** Everything in a table (but id counters) and a bucket of the same name. */
@@ -19,6 +33,7 @@ export async function storedIn(dynamodb: DynamoDBDocumentClient, s3: S3Client, n
   )) {
     items.push(...(page.Items ?? []).filter((item) => !String(item.PK).startsWith('COUNTER#')));
   }
-  const listed = await s3.send(new ListObjectsV2Command({ Bucket: name }));
-  return { items, objects: (listed.Contents ?? []).map((o) => o.Key) };
+  const objects: (string | undefined)[] = [];
+  for await (const page of listAllObjects(s3, name)) objects.push(...page.map((o) => o.Key));
+  return { items, objects };
 }

@@ -9,6 +9,7 @@ import { listAllObjects } from '#shared/aws/list-all-objects.ts';
 import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { s3ClientOptions } from '#shared/aws/s3.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
+import { runAdmin } from '#infra/admin/run-admin.ts';
 import { serviceContract } from './contract-check.ts';
 import { putItems } from './put-items.ts';
 import type { IssueTokenOptions } from '#infra/local/identity-provider.ts';
@@ -53,15 +54,22 @@ export interface TestStage extends LocalStage {
   readonly s3: S3Client;
   /**
    * Everything stored: items (but the id counters, whose blocks a refused upload may have
-   * advanced) and object keys. Equal before and after means a request stored nothing.
+   * advanced), object keys and their ETags. Equal before and after means a request stored nothing.
    */
-  stored(): Promise<{ items: Record<string, unknown>[]; objects: string[] }>;
+  stored(): Promise<{
+    items: Record<string, unknown>[];
+    objects: string[];
+    /** Each object's ETag: an object overwritten in place shows here. */
+    etags: Record<string, string>;
+  }>;
   /** POST /api/v1/user/me/file with this body, as this user. */
   upload(
     as: number,
     form: { body: Buffer; contentType: string },
     headers?: Record<string, string>,
   ): Promise<Response>;
+  /** `npm run admin -- reconcile --settle-seconds 0` on this stage: its JSON. */
+  reconcile(): Promise<{ clean: boolean } & Record<string, unknown>>;
   /**
    * What the stage sent since the last call that the OpenAPI document does not describe:
    * every response is checked as it goes out, whoever asked (fetch, a raw socket, a browser).
@@ -123,13 +131,14 @@ export async function startTestStage(
     }
     return found;
   };
-  const objectKeys = async () => {
-    const keys: string[] = [];
+  const listed = async () => {
+    const etags: Record<string, string> = {};
     for await (const page of listAllObjects(s3, stage.bucket)) {
-      keys.push(...page.map((o) => o.Key ?? ''));
+      for (const object of page) etags[object.Key ?? ''] = object.ETag ?? '';
     }
-    return keys.sort();
+    return etags;
   };
+  const objectKeys = async () => Object.keys(await listed()).sort();
   return {
     ...stage,
     dataDir,
@@ -143,7 +152,7 @@ export async function startTestStage(
         .sort((a, b) =>
           `${String(a.PK)} ${String(a.SK)}`.localeCompare(`${String(b.PK)} ${String(b.SK)}`),
         ),
-      objects: await objectKeys(),
+      ...(await listed().then((etags) => ({ objects: Object.keys(etags).sort(), etags }))),
     }),
     upload: (as, form, headers = {}) =>
       request('/api/v1/user/me/file', {
@@ -154,6 +163,17 @@ export async function startTestStage(
       }),
     put: (items) => putItems(clients.dynamodb, stage.tableName, items),
     s3,
+    reconcile: async () => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await runAdmin(['reconcile', '--settle-seconds', '0'], {
+        env: { LOCAL_DATA_DIR: dataDir },
+        out: (text) => out.push(text),
+        err: (text) => err.push(text),
+      });
+      if (code !== 0) throw new Error(`reconcile failed (${String(code)}): ${err.join('\n')}`);
+      return JSON.parse(out.join('\n')) as { clean: boolean } & Record<string, unknown>;
+    },
     takeContractViolations: () => {
       const taken = violations;
       violations = [];

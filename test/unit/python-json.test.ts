@@ -73,3 +73,19 @@ describe('nesting, as deep as CPython reads', () => {
     });
   });
 });
+
+describe('nesting and syntax errors, in Python’s order', () => {
+  it('reports a syntax error met before the limit as json_invalid', () => {
+    expect(parsePythonJson(`[] ${'['.repeat(5000)}`)).toEqual({
+      ok: false,
+      msg: 'Extra data',
+      pos: 3,
+    });
+    expect(parsePythonJson(`[1 x ${'['.repeat(5000)}`)).toMatchObject({ ok: false, pos: 3 });
+  });
+
+  it('gives up past the limit before a syntax error further in, as RecursionError does', () => {
+    expect(() => parsePythonJson(`${'['.repeat(MAX_JSON_NESTING + 1)}x`)).toThrow(RangeError);
+    expect(parsePythonJson(`${'['.repeat(MAX_JSON_NESTING)}x`)).toMatchObject({ ok: false });
+  });
+});
