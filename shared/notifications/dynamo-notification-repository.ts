@@ -14,6 +14,7 @@ import {
   userPartition,
 } from '../data/keys.ts';
 import { isFileType } from '../data/file-type.ts';
+import { settleRead } from '../data/settle-read.ts';
 import type { NotificationRepository, TryVerdict } from './notification-repository.ts';
 import {
   isNotificationStatus,
@@ -148,8 +149,16 @@ export class DynamoNotificationRepository implements NotificationRepository {
       );
       return Attributes === undefined ? undefined : fromNotificationItem(Attributes);
     } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
+      if (!isConditionFailure(error)) throw error;
+      // Our claim may have landed and lost its answer, failing the SDK's retry: a read shows
+      // whether the lease there is this one (its very time, to the millisecond).
+      const now = await settleRead(() => this.get(ref));
+      const ours =
+        now?.version === version + 1 &&
+        now.status === 'sending' &&
+        now.leaseUntil === leaseUntil.toISOString() &&
+        now.updatedAt === at.toISOString();
+      return ours ? now : undefined;
     }
   }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { NotFoundError } from '../http/http-errors.ts';
+import { settleRead } from '../data/settle-read.ts';
 import { logger } from '../logger.ts';
 import type { MessageQueue } from '../queue/message-queue.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
@@ -38,7 +39,7 @@ async function recordOnce(ports: NotifyPorts, notification: SubmissionNotificati
   try {
     await ports.notifications.create(notification);
   } catch (error) {
-    const found = await ports.notifications.get(notification).then(
+    const found = await settleRead(() => ports.notifications.get(notification)).then(
       (record) => record,
       (readError: unknown) => {
         logger.error('Could not tell whether a notification was recorded', {

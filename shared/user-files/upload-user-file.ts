@@ -3,6 +3,7 @@ import type { BlobStore } from '../blobs/blob-store.ts';
 import { userFileObjectKey } from '../data/keys.ts';
 import type { StoredFile } from '../http/multipart-form.ts';
 import type { IdAllocator } from '../ids/id-allocator.ts';
+import { settleRead } from '../data/settle-read.ts';
 import { logger } from '../logger.ts';
 import type { FileType } from '../data/file-type.ts';
 import type { UserFile } from './user-file.ts';
@@ -60,7 +61,7 @@ export async function recordUserFile(
   try {
     await ports.files.create(file);
   } catch (error) {
-    const record = await ports.files.get(file.userId, file.id).then(
+    const record = await settleRead(() => ports.files.get(file.userId, file.id)).then(
       (found) => (found === undefined ? 'none' : sameFile(found, file) ? 'ours' : 'other'),
       () => 'unknown' as const,
     );

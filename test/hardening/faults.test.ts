@@ -208,9 +208,19 @@ describe('faults at the adapters leave nothing half-written', () => {
     proxies().dynamodb.setPlan(() => undefined);
     await expectWholeOrNothing(results);
     // Let the worker settle what was queued.
+    let last: unknown;
     await expect
-      .poll(async () => (await stage().reconcile()).clean, { timeout: 30_000, interval: 500 })
-      .toBe(true);
+      .poll(
+        async () => {
+          last = await stage().reconcile();
+          return (last as { clean: boolean }).clean;
+        },
+        { timeout: 30_000, interval: 500 },
+      )
+      .toBe(true)
+      .catch((error: unknown) => {
+        throw new Error(`reconcile never came clean: ${JSON.stringify(last)}`, { cause: error });
+      });
   });
 
   it('a webhook outage: every notification is sent once when it is back, none stuck', async () => {

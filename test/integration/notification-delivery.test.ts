@@ -113,6 +113,32 @@ describe('deliverNotification: never two messages for one notify call', () => {
     expect((await notifications.get(notification))?.status).toBe('sent');
   });
 
+  it('a claim that landed but lost its answer is still this try’s: one post, sent', async () => {
+    const { notification, body } = await queuedNotification(9);
+    // The first claim lands; the SDK's retry of it then finds the version moved on.
+    let retried = false;
+    const flaky = new Proxy(notifications, {
+      get: (target, property, receiver) =>
+        property === 'claim'
+          ? async (...args: Parameters<typeof notifications.claim>) => {
+              if (!retried) {
+                retried = true;
+                await target.claim(...args);
+              }
+              return target.claim(...args);
+            }
+          : (Reflect.get(target, property, receiver) as unknown),
+    });
+    const result = await deliverNotification(
+      { notifications: flaky, chat: chat(), ...queues() },
+      rules,
+      received(body),
+    );
+    expect(result.outcome).toBe('sent');
+    expect(receiver.posts).toHaveLength(1);
+    expect((await notifications.get(notification))?.status).toBe('sent');
+  });
+
   it('a try still under way (its lease unexpired): the message is put off, nothing posted', async () => {
     const { notification, body } = await queuedNotification(2);
     const now = new Date();
