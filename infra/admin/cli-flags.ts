@@ -25,6 +25,16 @@ export const nameFlag = (flag = 'name') =>
       error: `--${flag} must be at most ${MAX_FILE_NAME_LENGTH} characters`,
     });
 
+/** Whole seconds, up to 999,999; optional. */
+export const secondsFlag = (flag: string) =>
+  z
+    .string()
+    .refine((value) => /^[0-9]{1,6}$/.test(value), {
+      error: (issue) => `--${flag} must be whole seconds, got "${String(issue.input)}"`,
+    })
+    .transform(Number)
+    .optional();
+
 const oneOf = (flag: string, values: readonly string[]) => ({
   error: (issue: { input?: unknown }) =>
     issue.input === undefined

@@ -17,7 +17,7 @@ import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import { awsStorage } from '#shared/reconcile/aws-storage.ts';
 import { reconcileStorage } from '#shared/reconcile/reconcile-storage.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/dynamo-user-file-repository.ts';
-import { fileTypeFlag, idFlag, nameFlag, roleFlag } from './cli-flags.ts';
+import { fileTypeFlag, idFlag, nameFlag, roleFlag, secondsFlag } from './cli-flags.ts';
 import type { StageTarget } from './stage-target.ts';
 
 /** The repositories and stores a command works through, on the chosen stage. */
@@ -204,13 +204,7 @@ export const COMMANDS: readonly Command[] = [
     name: 'realtime-key rotate',
     usage: 'realtime-key rotate [--activate-in <seconds>]',
     schema: z.object({
-      'activate-in': z
-        .string()
-        .refine((value) => /^[0-9]{1,6}$/.test(value), {
-          error: (issue) => `--activate-in must be whole seconds, got "${String(issue.input)}"`,
-        })
-        .transform(Number)
-        .optional(),
+      'activate-in': secondsFlag('activate-in'),
     }),
     run: async ({ realtimeKeys }, input) => {
       const store = realtimeKeys();
@@ -239,13 +233,7 @@ export const COMMANDS: readonly Command[] = [
     name: 'reconcile',
     usage: 'reconcile [--settle-seconds <seconds>]',
     schema: z.object({
-      'settle-seconds': z
-        .string()
-        .refine((value) => /^[0-9]{1,6}$/.test(value), {
-          error: (issue) => `--settle-seconds must be whole seconds, got "${String(issue.input)}"`,
-        })
-        .transform(Number)
-        .optional(),
+      'settle-seconds': secondsFlag('settle-seconds'),
     }),
     // Read-only: it lists, and leaves every repair to the operator.
     run: ({ storage }, input) =>

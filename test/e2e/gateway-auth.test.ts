@@ -155,45 +155,33 @@ describe('answers every JSON route shares', () => {
     (route) => API_OPERATIONS[routeKey(route) as RouteKey].request.body !== undefined,
   );
 
-  it.each(jsonRoutes.map((route) => [routeKey(route), route] as const))(
-    '%s: a body in no encoding Python’s json reads → 400, nothing stored',
-    async (_key, route) => {
-      const before = await stage().stored();
-      const path = route.path
-        .replace('{group_id}', '1')
-        .replace('{deal_id}', '3')
-        .replace('{file_id}', '6');
-      const response = await stage().request(path, {
-        method: route.method,
-        as: 1,
-        headers: { 'content-type': 'application/json' },
-        body: Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x00]),
-      });
-      expect(response.status).toBe(400);
-      expect(await response.json()).toEqual({ detail: 'There was an error parsing the body' });
-      expect(await stage().stored()).toEqual(before);
-    },
-  );
+  const unreadable = {
+    'a body in no encoding Python’s json reads': Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x00]),
+    'JSON nested deeper than Python reads': `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+  };
 
-  it.each(jsonRoutes.map((route) => [routeKey(route), route] as const))(
-    '%s: JSON nested deeper than Python reads → 400, nothing stored',
-    async (_key, route) => {
-      const before = await stage().stored();
-      const path = route.path
-        .replace('{group_id}', '1')
-        .replace('{deal_id}', '3')
-        .replace('{file_id}', '6');
-      const response = await stage().request(path, {
-        method: route.method,
-        as: 1,
-        headers: { 'content-type': 'application/json' },
-        body: `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
-      });
-      expect(response.status).toBe(400);
-      expect(await response.json()).toEqual({ detail: 'There was an error parsing the body' });
-      expect(await stage().stored()).toEqual(before);
-    },
-  );
+  it.each(
+    jsonRoutes.flatMap((route) =>
+      Object.entries(unreadable).map(
+        ([what, body]) => [routeKey(route), what, route, body] as const,
+      ),
+    ),
+  )('%s: %s → 400, nothing stored', async (_key, _what, route, body) => {
+    const before = await stage().stored();
+    const path = route.path
+      .replace('{group_id}', '1')
+      .replace('{deal_id}', '3')
+      .replace('{file_id}', '6');
+    const response = await stage().request(path, {
+      method: route.method,
+      as: 1,
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ detail: 'There was an error parsing the body' });
+    expect(await stage().stored()).toEqual(before);
+  });
 
   it('covers the four JSON routes', () => {
     expect(jsonRoutes.map(routeKey).sort()).toEqual([
