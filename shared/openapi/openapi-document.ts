@@ -18,10 +18,10 @@ import {
 } from '../schemas/error-bodies.ts';
 
 /** FastAPI's name for its bearer scheme, which generated clients may already use. */
-export const BEARER_SCHEME = 'HTTPBearer';
+const BEARER_SCHEME = 'HTTPBearer';
 
 /** The vendor extension that marks a route the contract does not show. */
-export const EXTENSION_MARK = 'x-extension';
+const EXTENSION_MARK = 'x-extension';
 
 const DESCRIPTION = `Files in your own area, submission notifications, deal files and
 realtime-collaboration tokens.

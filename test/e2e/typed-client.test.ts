@@ -4,7 +4,7 @@
  * must typecheck, refuse a body the contract does not take, and work against the stage.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import ts from 'typescript';
@@ -114,5 +114,24 @@ describe('a client generated from /openapi.json', () => {
     const general = await client.roomToken(stage().url, token, []);
     expect(general.response.status).toBe(200);
     expect(general.data?.token).toMatch(/^eyJ/);
+  });
+});
+
+describe('npm run openapi', () => {
+  it('refuses a flag it does not know, with its usage, and writes nothing', async () => {
+    const refused = await run(process.execPath, [
+      'infra/local/openapi-cli.ts',
+      '--outt',
+      'x.json',
+    ]).then(
+      () => undefined,
+      (error: unknown) => error as { code: number; stdout: string; stderr: string },
+    );
+    expect(refused?.code).toBe(2);
+    await expect(access('x.json')).rejects.toThrow();
+    expect(refused?.stdout).toBe('');
+    expect(refused?.stderr).toBe(
+      "openapi: Unknown option '--outt'\nusage: npm run --silent openapi [-- --out <file>]\n",
+    );
   });
 });
