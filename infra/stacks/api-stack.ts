@@ -37,6 +37,7 @@ import { API_ROUTES, EVENT_FUNCTIONS, FALLBACK_ROUTE } from '#shared/api/routes.
 import {
   IDEMPOTENT_OPERATIONS,
   idempotencyPartition,
+  DIRECT_UPLOAD_OBJECT_PREFIX,
   PARTITION_PATTERNS,
 } from '#shared/data/keys.ts';
 import { WORKER_TIMEOUT_SECONDS } from '#shared/notifications/delivery-rules.ts';
@@ -132,6 +133,7 @@ export class ApiStack extends Stack {
     const { users, groups, fileIds } = PARTITION_PATTERNS;
     const userFiles = 'users/';
     const dealFiles = 'groups/';
+    const uploadForms = DIRECT_UPLOAD_OBJECT_PREFIX;
     // The bucket, named through the data stack's output: object grants then name it the same
     // way at synth as here, so their cdk-nag acknowledgements can name the resource.
     const dataStack = Stack.of(data.bucket);
@@ -208,10 +210,13 @@ export class ApiStack extends Stack {
       properties: { SecretArn: data.realtimeKeys.secretArn },
     });
 
-    // The complete route and the finalizer run the same completion, whichever comes first.
+    // The complete route and the finalizer run the same completion, whichever comes first:
+    // they read the form's bytes and copy them to the file's key (GetObject there, PutObject
+    // here), delete them once recorded or refused, and delete a copy no record names.
     const grantCompletion = (fn: IGrantable) => {
       grantItems(data.table, fn, ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], [users]);
-      grantObjects(bucket, fn, ['s3:GetObject', 's3:DeleteObject'], userFiles);
+      grantObjects(bucket, fn, ['s3:GetObject', 's3:DeleteObject'], uploadForms);
+      grantObjects(bucket, fn, ['s3:PutObject', 's3:DeleteObject'], userFiles);
       grantMissingObjectsAsNotFound(bucket, fn);
     };
 
@@ -234,11 +239,12 @@ export class ApiStack extends Stack {
         );
         grantObjects(bucket, fn, ['s3:PutObject', 's3:DeleteObject'], userFiles);
       },
-      // The signed POST form carries this function's authority to put the object.
+      // The signed POST form carries this function's authority to put the object: under
+      // uploads/ only, so no form can ever write a recorded file's bytes.
       StartDirectUpload: (fn) => {
         grantItems(data.table, fn, ['UpdateItem'], [fileIds]);
         grantItems(data.table, fn, ['PutItem'], [users]);
-        grantObjects(bucket, fn, ['s3:PutObject'], userFiles);
+        grantObjects(bucket, fn, ['s3:PutObject'], uploadForms);
       },
       CompleteDirectUpload: (fn) => {
         grantCompletion(fn);
@@ -381,7 +387,7 @@ export class ApiStack extends Stack {
       }
     }
 
-    // The finalizer: S3 calls it asynchronously for objects created under users/. Events it
+    // The finalizer: S3 calls it asynchronously for objects created under uploads/. Events it
     // still fails on after Lambda's two retries go to a queue, not into the void.
     const { finalizeDirectUpload } = EVENT_FUNCTIONS;
     const finalizer = makeFunction(

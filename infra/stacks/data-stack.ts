@@ -18,7 +18,12 @@ import {
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { EXPIRY_ATTRIBUTE, PARTITION_KEY, SORT_KEY } from '#shared/data/keys.ts';
+import {
+  DIRECT_UPLOAD_OBJECT_PREFIX,
+  EXPIRY_ATTRIBUTE,
+  PARTITION_KEY,
+  SORT_KEY,
+} from '#shared/data/keys.ts';
 import {
   DELIVERY_ATTEMPTS,
   REDRIVE_SLACK,
@@ -101,6 +106,13 @@ export class DataStack extends Stack implements ServiceData {
           noncurrentVersionExpiration: Duration.days(stage.noncurrentVersionDays),
           expiredObjectDeleteMarker: true,
           abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+        {
+          // A form's bytes live here only until completion copies or refuses them (the
+          // finalizer deletes them then); what a failed delete leaves goes after the
+          // pending upload's own record (15 minutes and a day) has expired.
+          prefix: DIRECT_UPLOAD_OBJECT_PREFIX,
+          expiration: Duration.days(2),
         },
       ],
       // Browsers POST direct uploads to the bucket and may fetch download links; the

@@ -3,6 +3,7 @@
  * one function per `functionId` (a function may serve several routes) and the local stage
  * runs the same modules, so both serve the same table. A request that matches none goes to the fallback (API Gateway's `$default` route).
  */
+import { DIRECT_UPLOAD_OBJECT_PREFIX } from '../data/keys.ts';
 import { SWAGGER_UI_FILES } from '../docs/swagger-ui-assets.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -175,8 +176,8 @@ export const EVENT_FUNCTIONS = {
   finalizeDirectUpload: {
     functionId: 'FinalizeDirectUpload',
     entry: 'functions/finalize-direct-upload/handler.ts',
-    /** The object-created events it takes: every user file lands under this prefix. */
-    objectPrefix: 'users/',
+    /** The object-created events it takes: signed upload forms write under this prefix. */
+    objectPrefix: DIRECT_UPLOAD_OBJECT_PREFIX,
   },
   /** Posts each queued submission notification to the chat channel. */
   deliverNotification: {

@@ -12,6 +12,7 @@ import {
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import {
+  BlobChangedError,
   BlobNotFoundError,
   type BlobStore,
   type DownloadSigner,
@@ -60,7 +61,11 @@ export class S3BlobStore implements BlobStore, UploadSigner, DownloadSigner {
   async head(key: string): Promise<StoredBlob | undefined> {
     try {
       const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-      return { size: head.ContentLength ?? 0, contentType: head.ContentType };
+      return {
+        size: head.ContentLength ?? 0,
+        contentType: head.ContentType,
+        etag: head.ETag ?? '',
+      };
     } catch (error) {
       if (error instanceof NotFound || (error as { name?: string }).name === 'NotFound') {
         return undefined;
@@ -69,16 +74,28 @@ export class S3BlobStore implements BlobStore, UploadSigner, DownloadSigner {
     }
   }
 
-  async copy(sourceKey: string, key: string): Promise<void> {
+  async copy(
+    sourceKey: string,
+    key: string,
+    options: { readonly ifMatch?: string } = {},
+  ): Promise<{ etag: string }> {
     const source = `${this.bucket}/${sourceKey.split('/').map(encodeURIComponent).join('/')}`;
     try {
-      await this.client.send(
-        new CopyObjectCommand({ Bucket: this.bucket, Key: key, CopySource: source }),
+      const { CopyObjectResult } = await this.client.send(
+        new CopyObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          CopySource: source,
+          ...(options.ifMatch === undefined ? {} : { CopySourceIfMatch: options.ifMatch }),
+        }),
       );
+      return { etag: CopyObjectResult?.ETag ?? '' };
     } catch (error) {
-      if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') {
+      const name = (error as { name?: string }).name;
+      if (error instanceof NoSuchKey || name === 'NoSuchKey') {
         throw new BlobNotFoundError(sourceKey, { cause: error });
       }
+      if (name === 'PreconditionFailed') throw new BlobChangedError(sourceKey, { cause: error });
       throw error;
     }
   }

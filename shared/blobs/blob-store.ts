@@ -4,6 +4,8 @@ import type { Readable } from 'node:stream';
 export interface StoredBlob {
   readonly size: number;
   readonly contentType: string | undefined;
+  /** Names these very bytes: another write under the key gets another ETag. */
+  readonly etag: string;
 }
 
 export class BlobNotFoundError extends Error {
@@ -12,6 +14,17 @@ export class BlobNotFoundError extends Error {
 
   constructor(key: string, options: { cause?: unknown } = {}) {
     super(`No object under ${key}`, options);
+    this.key = key;
+  }
+}
+
+/** The source of a conditional copy was overwritten since its ETag was read. */
+export class BlobChangedError extends Error {
+  override name = 'BlobChangedError';
+  readonly key: string;
+
+  constructor(key: string, options: { cause?: unknown } = {}) {
+    super(`The object under ${key} changed`, options);
     this.key = key;
   }
 }
@@ -30,8 +43,16 @@ export interface BlobStore {
   ): Promise<void>;
   /** The object's size and type, or undefined when there is none. */
   head(key: string): Promise<StoredBlob | undefined>;
-  /** Copies an object within the store; BlobNotFoundError when the source is not there. */
-  copy(sourceKey: string, key: string): Promise<void>;
+  /**
+   * Copies an object within the store: BlobNotFoundError when the source is not there,
+   * BlobChangedError when `ifMatch` is given and the source no longer has that ETag.
+   * Resolves to the ETag of what was written.
+   */
+  copy(
+    sourceKey: string,
+    key: string,
+    options?: { readonly ifMatch?: string },
+  ): Promise<{ readonly etag: string }>;
   /** Deletes the object; deleting one that is not there succeeds. */
   delete(key: string): Promise<void>;
   /** How a record says where the bytes are: `s3://<bucket>/<key>`. */

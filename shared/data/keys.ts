@@ -41,6 +41,24 @@ export const counterKey = (sequence: string) =>
 export const userFileObjectKey = (userId: number, fileId: number): string =>
   `users/${userId}/files/${fileId}`;
 
+/**
+ * Where a direct upload's signed form puts its bytes: a key of their own, never the file's.
+ * Completion copies them to the file's key; after that no form can reach the recorded bytes,
+ * and whatever a reused form still sends here is deleted.
+ */
+export const DIRECT_UPLOAD_OBJECT_PREFIX = 'uploads/';
+export const directUploadObjectKey = (userId: number, fileId: number): string =>
+  `${DIRECT_UPLOAD_OBJECT_PREFIX}${userId}/${fileId}`;
+
+const DIRECT_UPLOAD_OBJECT_KEY = /^uploads\/([1-9]\d{0,15})\/([1-9]\d{0,15})$/;
+
+/** The owner and file id a direct upload's object key names, or undefined for any other key. */
+export function parseDirectUploadObjectKey(
+  key: string,
+): { readonly userId: number; readonly fileId: number } | undefined {
+  return safeIds(DIRECT_UPLOAD_OBJECT_KEY.exec(key));
+}
+
 /** Where a deal file's bytes live: beside no user's files, so no upload event reaches them. */
 export const dealFileObjectKey = (groupId: number, dealId: number, fileId: number): string =>
   `groups/${groupId}/deals/${dealId}/files/${fileId}`;
@@ -68,13 +86,9 @@ export const PARTITION_PATTERNS = {
   fileIds: counterKey(FILE_ID_SEQUENCE)[PARTITION_KEY],
 } as const;
 
-const USER_FILE_OBJECT_KEY = /^users\/([1-9]\d{0,15})\/files\/([1-9]\d{0,15})$/;
-
-/** The owner and id a user file's object key names, or undefined for any other key. */
-export function parseUserFileObjectKey(
-  key: string,
+function safeIds(
+  match: RegExpExecArray | null,
 ): { readonly userId: number; readonly fileId: number } | undefined {
-  const match = USER_FILE_OBJECT_KEY.exec(key);
   if (match === null) return undefined;
   const userId = Number(match[1]);
   const fileId = Number(match[2]);

@@ -1,5 +1,7 @@
-import type { BlobStore } from '../blobs/blob-store.ts';
-import { userFileObjectKey } from '../data/keys.ts';
+import { randomUUID } from 'node:crypto';
+import { BlobChangedError, BlobNotFoundError, type BlobStore } from '../blobs/blob-store.ts';
+import { directUploadObjectKey, userFileObjectKey } from '../data/keys.ts';
+import { settleRead } from '../data/settle-read.ts';
 import {
   BadRequestError,
   ConflictError,
@@ -16,8 +18,27 @@ import type { DirectUploadRepository } from './direct-upload-repository.ts';
 export interface CompletionPorts {
   readonly uploads: DirectUploadRepository;
   readonly files: Pick<UserFileRepository, 'get'>;
-  readonly blobs: Pick<BlobStore, 'head' | 'delete' | 'locationOf'>;
+  readonly blobs: Pick<BlobStore, 'head' | 'copy' | 'delete' | 'locationOf'>;
   readonly now?: () => Date;
+  readonly newToken?: () => string;
+  /** Waits between looks at an upload another completer holds (tests shorten them). */
+  readonly waitsMs?: readonly number[];
+}
+
+/**
+ * How long a completion claim holds: longer than any completer's timeout (the complete
+ * route's 10 s, the finalizer's 30 s), so a claim lapses only when its holder is gone.
+ */
+export const COMPLETION_CLAIM_SECONDS = 60;
+
+/** About 3 s in all: a completion under way takes well under one. */
+const BUSY_WAITS_MS = [100, 200, 400, 800, 1600];
+
+/** Another completer holds the upload: a retry once it is done (or its claim lapsed) settles. */
+export class CompletionInProgressError extends ConflictError {
+  constructor() {
+    super('The upload is being completed; try again');
+  }
 }
 
 function refusal(reason: DirectUploadRejection | undefined): Error {
@@ -32,58 +53,193 @@ function ruleBroken(size: number): DirectUploadRejection | undefined {
   return size > MAX_UPLOAD_BYTES ? 'too_large' : undefined;
 }
 
-/** The recorded file, or why there is none, after someone else acted first. */
-async function settled(ports: CompletionPorts, userId: number, fileId: number): Promise<UserFile> {
-  const file = await ports.files.get(userId, fileId);
-  if (file !== undefined) return file;
-  const upload = await ports.uploads.find(userId, fileId);
-  if (upload?.status === 'rejected') throw refusal(upload.rejection);
-  throw new NotFoundError();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Deletes bytes no record will ever name; a failure leaves them to the bucket's lifecycle. */
+async function discard(ports: CompletionPorts, key: string, why: string): Promise<void> {
+  try {
+    await ports.blobs.delete(key);
+    logger.info('Direct upload bytes discarded', { key, why });
+  } catch (error) {
+    logger.error('Could not discard direct upload bytes', { key, why, error });
+  }
 }
 
 /**
  * Turns a finished direct upload into its UserFile, exactly once, whoever calls first: the
  * finalizer on S3's ObjectCreated event or the client's complete call. Later calls get the
- * same record. S3 holds uploads to the signed size range; this re-checks the stored size,
- * since s3rver does not, and an object that breaks it is deleted and never recorded.
+ * same record.
+ *
+ * The signed form writes to the upload's own key, and stays valid until it expires, so
+ * completion copies the bytes to the file's key, the one key no form can reach: once
+ * recorded, a file's bytes never change. One completer at a time holds a claim on the
+ * upload; it copies only the bytes whose ETag it read (and sized), so the record always
+ * describes the object. S3 holds uploads to the signed size range; this re-checks the
+ * stored size, since s3rver does not, and bytes that break it are deleted and never recorded.
  */
 export async function completeDirectUpload(
   ports: CompletionPorts,
   userId: number,
   fileId: number,
 ): Promise<UserFile> {
-  const recorded = await ports.files.get(userId, fileId);
-  if (recorded !== undefined) return recorded;
-  const upload: DirectUpload | undefined = await ports.uploads.find(userId, fileId);
-  if (upload === undefined) return settled(ports, userId, fileId);
-  if (upload.status === 'rejected') throw refusal(upload.rejection);
-
-  const key = userFileObjectKey(userId, fileId);
-  const blob = await ports.blobs.head(key);
-  if (blob === undefined) throw new ConflictError('The file has not been uploaded yet');
-  const broken = ruleBroken(blob.size);
-  if (broken !== undefined) {
-    // Refuse first, then delete: a crash in between leaves an object the reconcile command
-    // finds, never a record of bytes that are gone.
-    if (!(await ports.uploads.reject(userId, fileId, broken))) {
-      return settled(ports, userId, fileId);
+  const waits = ports.waitsMs ?? BUSY_WAITS_MS;
+  for (let attempt = 0; ; attempt++) {
+    const recorded = await ports.files.get(userId, fileId);
+    if (recorded !== undefined) return recorded;
+    const upload = await ports.uploads.find(userId, fileId);
+    if (upload === undefined) {
+      // Someone may have completed it between the two reads.
+      const completed = await ports.files.get(userId, fileId);
+      if (completed !== undefined) return completed;
+      throw new NotFoundError();
     }
-    logger.warn('Direct upload refused', { key, size: blob.size, reason: broken });
-    await ports.blobs.delete(key);
-    throw refusal(broken);
+    if (upload.status === 'rejected') {
+      // A reused form may have sent bytes since: they are never recorded.
+      await discard(ports, directUploadObjectKey(userId, fileId), 'the upload was refused');
+      throw refusal(upload.rejection);
+    }
+    const now = ports.now?.() ?? new Date();
+    const claim = {
+      token: (ports.newToken ?? randomUUID)(),
+      until: new Date(now.getTime() + COMPLETION_CLAIM_SECONDS * 1000).toISOString(),
+    };
+    if (await ports.uploads.claim(userId, fileId, claim, now)) {
+      return completeClaimed(ports, upload, claim.token);
+    }
+    const wait = waits[attempt];
+    if (wait === undefined) throw new CompletionInProgressError();
+    await sleep(wait);
   }
+}
 
-  const file: UserFile = {
-    id: fileId,
-    userId,
-    name: upload.name,
-    type: upload.type,
-    createdAt: (ports.now?.() ?? new Date()).toISOString(),
-    updatedAt: null,
-    isArchived: false,
-    filesize: blob.size,
-    location: ports.blobs.locationOf(key),
-  };
-  const outcome = await ports.uploads.complete(file);
-  return outcome === 'completed' ? file : settled(ports, userId, fileId);
+/** Completion under our claim; the claim goes back on any outcome that records nothing. */
+async function completeClaimed(
+  ports: CompletionPorts,
+  upload: DirectUpload,
+  token: string,
+): Promise<UserFile> {
+  const { userId, id: fileId } = upload;
+  const staged = directUploadObjectKey(userId, fileId);
+  const key = userFileObjectKey(userId, fileId);
+  const release = () =>
+    ports.uploads.release(userId, fileId, token).catch((error: unknown) => {
+      // The claim lapses on its own.
+      logger.warn('Could not release a completion claim', { key: staged, error });
+    });
+  try {
+    const blob = await ports.blobs.head(staged);
+    if (blob === undefined) throw new ConflictError('The file has not been uploaded yet');
+    const broken = ruleBroken(blob.size);
+    if (broken !== undefined) {
+      // Refuse first, then delete: a crash in between leaves bytes the reconcile command
+      // finds, never a record of bytes that are gone.
+      if (await ports.uploads.reject(userId, fileId, broken, token)) {
+        logger.warn('Direct upload refused', { key: staged, size: blob.size, reason: broken });
+        await discard(ports, staged, 'the bytes break the size rule');
+      }
+      throw refusal(broken);
+    }
+    await copyExactly(ports, staged, key, blob.etag);
+    const file: UserFile = {
+      id: fileId,
+      userId,
+      name: upload.name,
+      type: upload.type,
+      createdAt: (ports.now?.() ?? new Date()).toISOString(),
+      updatedAt: null,
+      isArchived: false,
+      filesize: blob.size,
+      location: ports.blobs.locationOf(key),
+    };
+    const outcome = await recordCompletion(ports, file, token);
+    if (outcome === 'conflict') {
+      // Our claim lapsed and another completer took over; it writes the file's bytes now.
+      const settled = await ports.files.get(userId, fileId);
+      if (settled !== undefined) return settled;
+      throw new CompletionInProgressError();
+    }
+    await discard(ports, staged, 'the file is recorded');
+    return file;
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
+/** Copies the bytes whose ETag was read, and no others (a form may write again meanwhile). */
+async function copyExactly(
+  ports: CompletionPorts,
+  staged: string,
+  key: string,
+  etag: string,
+): Promise<void> {
+  const changed = () =>
+    new ConflictError('The file changed while it was being completed; complete it again');
+  try {
+    const copied = await ports.blobs.copy(staged, key, { ifMatch: etag });
+    // S3 refuses the copy itself when the source changed; s3rver ignores the condition, and
+    // the copy's own ETag tells.
+    if (copied.etag !== etag) {
+      await ports.blobs.delete(key);
+      throw changed();
+    }
+  } catch (error) {
+    if (error instanceof BlobChangedError || error instanceof BlobNotFoundError) throw changed();
+    throw error;
+  }
+}
+
+/**
+ * The record and the end of the upload, in one transaction. A transaction can land and lose
+ * its answer: a read decides. No record means the copied bytes go, so they never stand
+ * without one; a read that fails too leaves them, and the staged bytes, for a retry.
+ */
+async function recordCompletion(
+  ports: CompletionPorts,
+  file: UserFile,
+  token: string,
+): Promise<'completed' | 'conflict'> {
+  try {
+    return await ports.uploads.complete(file, token);
+  } catch (error) {
+    const found = await settleRead(() => ports.files.get(file.userId, file.id)).then(
+      (record) =>
+        record === undefined ? 'none' : record.createdAt === file.createdAt ? 'ours' : 'other',
+      () => 'unknown' as const,
+    );
+    if (found === 'ours') return 'completed';
+    if (found === 'other') return 'conflict';
+    if (found === 'none') {
+      await ports.blobs
+        .delete(userFileObjectKey(file.userId, file.id))
+        .catch((cleanup: unknown) => {
+          logger.error('Could not delete the copy of an unrecorded upload', { error, cleanup });
+        });
+    }
+    throw error;
+  }
+}
+
+/**
+ * What to do with bytes that arrived under a direct upload's key (S3's ObjectCreated event):
+ * complete the upload when it still waits for them, else delete them. A signed form works
+ * until it expires, so bytes may come after the file was recorded, refused, or abandoned;
+ * none of those may reach a record.
+ */
+export async function judgeUploadedBytes(
+  ports: CompletionPorts,
+  userId: number,
+  fileId: number,
+): Promise<UserFile | 'discarded'> {
+  const staged = directUploadObjectKey(userId, fileId);
+  const upload = await ports.uploads.find(userId, fileId);
+  if (upload === undefined || upload.status === 'rejected') {
+    const why = upload === undefined ? 'no upload waits for them' : 'the upload was refused';
+    await discard(ports, staged, why);
+    return 'discarded';
+  }
+  const file = await completeDirectUpload(ports, userId, fileId);
+  // Bytes sent while another completer held the upload came too late for its record.
+  await discard(ports, staged, 'the file is recorded');
+  return file;
 }

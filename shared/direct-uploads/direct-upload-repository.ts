@@ -1,15 +1,27 @@
 import type { UserFile } from '../user-files/user-file.ts';
-import type { DirectUpload, DirectUploadRejection } from './direct-upload.ts';
+import type { CompletionClaim, DirectUpload, DirectUploadRejection } from './direct-upload.ts';
 
 /** Pending direct uploads, kept in the owner's partition beside the files they become. */
 export interface DirectUploadRepository {
   start(upload: DirectUpload): Promise<void>;
   find(userId: number, fileId: number): Promise<DirectUpload | undefined>;
-  /** Marks a pending upload refused; false when it was no longer pending. */
-  reject(userId: number, fileId: number, reason: DirectUploadRejection): Promise<boolean>;
   /**
-   * Records the file and ends its pending upload in one transaction: `completed`, or
-   * `conflict` when someone else completed or refused it first (nothing is written then).
+   * Takes the upload for completion: when it is pending, or its last claim lapsed before
+   * `now`. False when it is rejected, gone, or someone else's claim still holds.
    */
-  complete(file: UserFile): Promise<'completed' | 'conflict'>;
+  claim(userId: number, fileId: number, claim: CompletionClaim, now: Date): Promise<boolean>;
+  /** Gives a claim back (the upload is pending again); nothing when the claim is not held. */
+  release(userId: number, fileId: number, token: string): Promise<void>;
+  /** Marks a claimed upload refused; false when the claim was no longer held. */
+  reject(
+    userId: number,
+    fileId: number,
+    reason: DirectUploadRejection,
+    token: string,
+  ): Promise<boolean>;
+  /**
+   * Records the file and ends its claimed upload in one transaction: `completed`, or
+   * `conflict` when the claim was no longer held or the id is taken (nothing is written then).
+   */
+  complete(file: UserFile, token: string): Promise<'completed' | 'conflict'>;
 }

@@ -4,6 +4,7 @@ import {
   PutCommand,
   TransactWriteCommand,
   UpdateCommand,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import {
   ConditionalCheckFailedException,
@@ -18,7 +19,7 @@ import {
 } from '../data/keys.ts';
 import { toUserFileItem } from '../user-files/dynamo-user-file-repository.ts';
 import type { UserFile } from '../user-files/user-file.ts';
-import type { DirectUpload, DirectUploadRejection } from './direct-upload.ts';
+import type { CompletionClaim, DirectUpload, DirectUploadRejection } from './direct-upload.ts';
 import type { DirectUploadRepository } from './direct-upload-repository.ts';
 
 /** How long a pending upload's record outlives its signed form, for late completion. */
@@ -42,6 +43,9 @@ export const toDirectUploadItem = (upload: DirectUpload) => ({
   expires_at: upload.expiresAt,
   status: upload.status,
   ...(upload.rejection === undefined ? {} : { rejection: upload.rejection }),
+  ...(upload.claim === undefined
+    ? {}
+    : { claim_token: upload.claim.token, claim_until: upload.claim.until }),
   [EXPIRY_ATTRIBUTE]: Math.ceil(Date.parse(upload.expiresAt) / 1000) + KEEP_AFTER_EXPIRY_SECONDS,
 });
 
@@ -55,12 +59,22 @@ const fromDirectUploadItem = (item: Record<string, unknown>): DirectUpload => {
     declaredSize: Number(item.declared_size),
     createdAt: String(item.created_at),
     expiresAt: String(item.expires_at),
-    status: item.status === 'rejected' ? 'rejected' : 'pending',
+    status: STATUSES.find((status) => status === item.status) ?? 'pending',
   } as const;
+  const claim =
+    typeof item.claim_token === 'string' && typeof item.claim_until === 'string'
+      ? { claim: { token: item.claim_token, until: item.claim_until } }
+      : {};
   return item.rejection === 'too_large' || item.rejection === 'empty'
-    ? { ...upload, rejection: item.rejection }
-    : upload;
+    ? { ...upload, ...claim, rejection: item.rejection }
+    : { ...upload, ...claim };
 };
+
+const STATUSES = ['pending', 'completing', 'rejected'] as const;
+
+/** Whether a write failed only on its condition. */
+const conditionFailed = (error: unknown): boolean =>
+  error instanceof ConditionalCheckFailedException;
 
 export class DynamoDirectUploadRepository implements DirectUploadRepository {
   private readonly client: DynamoDBDocumentClient;
@@ -93,30 +107,90 @@ export class DynamoDirectUploadRepository implements DirectUploadRepository {
     return Item === undefined ? undefined : fromDirectUploadItem(Item);
   }
 
-  async reject(userId: number, fileId: number, reason: DirectUploadRejection): Promise<boolean> {
+  async claim(userId: number, fileId: number, claim: CompletionClaim, now: Date): Promise<boolean> {
+    return this.update(userId, fileId, {
+      UpdateExpression: 'SET #status = :completing, #token = :token, #until = :until',
+      ConditionExpression: '#status = :pending OR (#status = :completing AND #until < :now)',
+      ExpressionAttributeNames: {
+        '#status': 'status',
+        '#token': 'claim_token',
+        '#until': 'claim_until',
+      },
+      ExpressionAttributeValues: {
+        ':completing': 'completing',
+        ':pending': 'pending',
+        ':token': claim.token,
+        ':until': claim.until,
+        ':now': now.toISOString(),
+      },
+    });
+  }
+
+  async release(userId: number, fileId: number, token: string): Promise<void> {
+    await this.update(userId, fileId, {
+      UpdateExpression: 'SET #status = :pending REMOVE #token, #until',
+      ConditionExpression: '#status = :completing AND #token = :token',
+      ExpressionAttributeNames: {
+        '#status': 'status',
+        '#token': 'claim_token',
+        '#until': 'claim_until',
+      },
+      ExpressionAttributeValues: {
+        ':pending': 'pending',
+        ':completing': 'completing',
+        ':token': token,
+      },
+    });
+  }
+
+  async reject(
+    userId: number,
+    fileId: number,
+    reason: DirectUploadRejection,
+    token: string,
+  ): Promise<boolean> {
+    return this.update(userId, fileId, {
+      UpdateExpression: 'SET #status = :rejected, #rejection = :reason REMOVE #token, #until',
+      ConditionExpression: '#status = :completing AND #token = :token',
+      ExpressionAttributeNames: {
+        '#status': 'status',
+        '#rejection': 'rejection',
+        '#token': 'claim_token',
+        '#until': 'claim_until',
+      },
+      ExpressionAttributeValues: {
+        ':rejected': 'rejected',
+        ':reason': reason,
+        ':completing': 'completing',
+        ':token': token,
+      },
+    });
+  }
+
+  /** A conditional update of the upload's item: false when its condition failed. */
+  private async update(
+    userId: number,
+    fileId: number,
+    expression: Pick<
+      UpdateCommandInput,
+      | 'UpdateExpression'
+      | 'ConditionExpression'
+      | 'ExpressionAttributeNames'
+      | 'ExpressionAttributeValues'
+    >,
+  ): Promise<boolean> {
     try {
       await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keyOf(userId, fileId),
-          UpdateExpression: 'SET #status = :rejected, #rejection = :reason',
-          ConditionExpression: '#status = :pending',
-          ExpressionAttributeNames: { '#status': 'status', '#rejection': 'rejection' },
-          ExpressionAttributeValues: {
-            ':rejected': 'rejected',
-            ':reason': reason,
-            ':pending': 'pending',
-          },
-        }),
+        new UpdateCommand({ TableName: this.tableName, Key: keyOf(userId, fileId), ...expression }),
       );
       return true;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
+      if (conditionFailed(error)) return false;
       throw error;
     }
   }
 
-  async complete(file: UserFile): Promise<'completed' | 'conflict'> {
+  async complete(file: UserFile, token: string): Promise<'completed' | 'conflict'> {
     try {
       await this.client.send(
         new TransactWriteCommand({
@@ -133,9 +207,9 @@ export class DynamoDirectUploadRepository implements DirectUploadRepository {
               Delete: {
                 TableName: this.tableName,
                 Key: keyOf(file.userId, file.id),
-                ConditionExpression: '#status = :pending',
-                ExpressionAttributeNames: { '#status': 'status' },
-                ExpressionAttributeValues: { ':pending': 'pending' },
+                ConditionExpression: '#status = :completing AND #token = :token',
+                ExpressionAttributeNames: { '#status': 'status', '#token': 'claim_token' },
+                ExpressionAttributeValues: { ':completing': 'completing', ':token': token },
               },
             },
           ],

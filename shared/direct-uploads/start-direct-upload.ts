@@ -1,5 +1,5 @@
 import type { UploadSigner } from '../blobs/blob-store.ts';
-import { userFileObjectKey } from '../data/keys.ts';
+import { directUploadObjectKey } from '../data/keys.ts';
 import type { IdAllocator } from '../ids/id-allocator.ts';
 import type { FileType } from '../data/file-type.ts';
 import { MAX_UPLOAD_BYTES } from '../user-files/upload-limits.ts';
@@ -36,8 +36,9 @@ export function metadataValue(text: string): string {
 }
 
 /**
- * Reserves the file's id, records the pending upload, and signs a POST form for the key we
- * chose, which S3 accepts only for 1 byte to the limit and only with our metadata.
+ * Reserves the file's id, records the pending upload, and signs a POST form for the upload's
+ * own key (never the file's: see `completeDirectUpload`), which S3 accepts only for 1 byte
+ * to the limit and only with our metadata.
  */
 export async function startDirectUpload(
   ports: {
@@ -50,7 +51,7 @@ export async function startDirectUpload(
 ): Promise<DirectUploadTicket> {
   const now = ports.now?.() ?? new Date();
   const id = await ports.ids.next();
-  const key = userFileObjectKey(request.userId, id);
+  const key = directUploadObjectKey(request.userId, id);
   const expiresAt = new Date(now.getTime() + UPLOAD_FORM_SECONDS * 1000).toISOString();
   await ports.uploads.start({
     id,

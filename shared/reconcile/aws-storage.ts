@@ -1,10 +1,14 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { listAllObjects } from '../aws/list-all-objects.ts';
+import { DIRECT_UPLOAD_OBJECT_PREFIX } from '../data/keys.ts';
 import type { StoragePorts } from './reconcile-storage.ts';
 
-/** Where users' and deals' file bytes live (see `userFileObjectKey`, `dealFileObjectKey`). */
-const FILE_PREFIXES = ['users/', 'groups/'] as const;
+/**
+ * Where file bytes live: users' and deals' files, and direct uploads' forms (see
+ * `userFileObjectKey`, `dealFileObjectKey`, `directUploadObjectKey`).
+ */
+const FILE_PREFIXES = ['users/', 'groups/', DIRECT_UPLOAD_OBJECT_PREFIX] as const;
 
 /** The table, scanned strongly consistent, and the bucket's file objects, page by page. */
 export function awsStorage(options: {

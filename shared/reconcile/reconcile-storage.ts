@@ -1,5 +1,6 @@
 import {
   dealFileObjectKey,
+  directUploadObjectKey,
   EXPIRY_ATTRIBUTE,
   PARTITION_KEY,
   SORT_KEY,
@@ -11,7 +12,8 @@ import {
  * - an object with no record: bytes nobody can list or delete (a write that failed halfway);
  * - a record with no object: a file that lists but cannot be downloaded;
  * - a notification left `queued` or `sending` long after a worker should have settled it.
- * An object whose direct upload is still pending is in flight, not an orphan. A record
+ * An object whose direct upload still waits (its form's bytes under uploads/, or the copy
+ * completion writes) is in flight, not an orphan. A record
  * without its object is reported whatever its age: records are written after their object.
  */
 export interface Reconciliation {
@@ -86,6 +88,7 @@ export async function reconcileStorage(
   const settleMs = options.settleSeconds * 1000;
   const records = new Map<string, { pk: string; sk: string }>();
   const pendingUploads = new Set<string>();
+  let uploadsInFlight = 0;
   const stale: Reconciliation['stale_notifications'][number][] = [];
   let items = 0;
   for await (const page of ports.items()) {
@@ -98,9 +101,13 @@ export async function reconcileStorage(
         records.set(objectKey, { pk, sk });
       } else if (pk.startsWith('USER#') && sk.startsWith('UPLOAD#')) {
         const expiry = Number(item[EXPIRY_ATTRIBUTE]);
-        // DynamoDB's TTL deletes late: an expired record is as good as gone.
-        if (item.status === 'pending' && expiry * 1000 > now) {
-          pendingUploads.add(userFileObjectKey(Number(pk.slice(5)), Number(sk.slice(7))));
+        // DynamoDB's TTL deletes late: an expired record is as good as gone. A waiting
+        // upload's form bytes, and the copy a completion may be writing, are in flight.
+        if ((item.status === 'pending' || item.status === 'completing') && expiry * 1000 > now) {
+          const [userId, fileId] = [Number(pk.slice(5)), Number(sk.slice(7))];
+          uploadsInFlight += 1;
+          pendingUploads.add(directUploadObjectKey(userId, fileId));
+          pendingUploads.add(userFileObjectKey(userId, fileId));
         }
       } else if (
         pk.startsWith('USER#') &&
@@ -138,7 +145,7 @@ export async function reconcileStorage(
     objects_without_records: orphans.sort(),
     records_without_objects: missing,
     stale_notifications: stale,
-    uploads_in_flight: pendingUploads.size,
+    uploads_in_flight: uploadsInFlight,
     objects_settling: settling,
     checked: { items, objects },
   };

@@ -77,7 +77,8 @@ describe('POST /api/v1/user/me/file/upload signs a direct-to-S3 upload', () => {
   it('answers 201 with a POST form for a key under the caller, limited to 1 byte..50 MiB', async () => {
     const before = Date.now();
     const ticket = await ticketFor(40, 'Résumé 2026.pdf', 1234);
-    expect(ticket.key).toBe(`users/40/files/${ticket.id}`);
+    // The form's own key, never the file's: see "A signed form cannot change a recorded file".
+    expect(ticket.key).toBe(`uploads/40/${ticket.id}`);
     expect(ticket.max_filesize).toBe(MAX_UPLOAD_BYTES);
     expect(ticket.url).toBe(`${stage().s3Endpoint}/${stage().bucket}`);
     const expires = Date.parse(ticket.expires_at);
@@ -117,7 +118,7 @@ describe('POST /api/v1/user/me/file/upload signs a direct-to-S3 upload', () => {
       name: 'big model.xlsx',
       type: 'financials',
       filesize: MAX_UPLOAD_BYTES,
-      location: `s3://${stage().bucket}/${ticket.key}`,
+      location: `s3://${stage().bucket}/users/41/files/${ticket.id}`,
       updated_at: null,
       is_archived: false,
     });
@@ -271,6 +272,91 @@ describe('POST /api/v1/user/me/file/upload signs a direct-to-S3 upload', () => {
         ],
       },
     );
+  });
+});
+
+/** The bytes a file's download link serves. */
+async function downloaded(as: number, id: number): Promise<Buffer> {
+  const redirect = await stage().request(`/api/v1/user/me/file/${id}/download`, {
+    as,
+    redirect: 'manual',
+  });
+  expect(redirect.status).toBe(302);
+  return Buffer.from(await (await fetch(redirect.headers.get('location') ?? '')).arrayBuffer());
+}
+
+/** Object keys under the upload forms' prefix: the finalizer empties it, asynchronously. */
+const formObjects = async () =>
+  (await stage().objectKeys()).filter((key) => key.startsWith('uploads/'));
+
+describe('A signed form cannot change a recorded file', () => {
+  it('keeps the recorded bytes when the form is used again after completion', async () => {
+    const ticket = await ticketFor(60, 'deck.pdf', 5);
+    expect(await postToS3(ticket, Buffer.from('first'))).toBe(204);
+    const completed = await stage().request(complete(ticket.id), { method: 'POST', as: 60 });
+    expect(completed.status).toBe(201);
+    const file = (await completed.json()) as UserFileBody;
+    expect(file.filesize).toBe(5);
+    const recorded = await stage().stored();
+
+    // The same form, again, with other bytes: S3 takes them (the policy allows it), the
+    // finalizer judges them and deletes them.
+    expect(await postToS3(ticket, Buffer.alloc(64 * 1024, 7))).toBe(204);
+    await expect.poll(formObjects, { timeout: 10_000, interval: 50 }).toEqual([]);
+
+    expect(await stage().stored()).toEqual(recorded);
+    expect((await downloaded(60, ticket.id)).toString()).toBe('first');
+    const again = await stage().request(complete(ticket.id), { method: 'POST', as: 60 });
+    expect(await again.json()).toEqual(file);
+    expect((await stage().reconcile()).clean).toBe(true);
+  });
+
+  it('deletes bytes a refused upload is sent later; complete keeps its answer', async () => {
+    const ticket = await ticketFor(61, 'empty.bin', 1);
+    const before = await stage().stored();
+    // s3rver holds no policy, so an empty body lands; completion refuses and deletes it.
+    expect(await postToS3(ticket, Buffer.alloc(0))).toBe(204);
+    const refusedBody = { detail: 'The uploaded file is empty' };
+    await expect
+      .poll(
+        async () => {
+          const response = await stage().request(complete(ticket.id), { method: 'POST', as: 61 });
+          return { status: response.status, body: await response.json() };
+        },
+        { timeout: 10_000, interval: 50 },
+      )
+      .toEqual({ status: 400, body: refusedBody });
+
+    expect(await postToS3(ticket, Buffer.from('later'))).toBe(204);
+    await expect.poll(formObjects, { timeout: 10_000, interval: 50 }).toEqual([]);
+    const response = await stage().request(complete(ticket.id), { method: 'POST', as: 61 });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual(refusedBody);
+    const after = await stage().stored();
+    expect(after.objects).toEqual(before.objects);
+    expect(after.items.filter((item) => String(item.SK).startsWith('FILE#'))).toEqual(
+      before.items.filter((item) => String(item.SK).startsWith('FILE#')),
+    );
+    expect((await stage().reconcile()).clean).toBe(true);
+  });
+
+  it('records the bytes it copied when the form is used again during completion', async () => {
+    const ticket = await ticketFor(62, 'model.xlsx', 5);
+    // Five completions and five more POSTs, interleaved: whichever bytes are recorded, the
+    // record's size is theirs and the download serves them.
+    const sends = Array.from({ length: 5 }, (_, i) => Buffer.alloc(100 * (i + 1), 65 + i));
+    const results = await Promise.all([
+      ...sends.map((bytes) => postToS3(ticket, bytes)),
+      ...sends.map(() => stage().request(complete(ticket.id), { method: 'POST', as: 62 })),
+    ]);
+    expect(results.slice(0, sends.length)).toEqual(sends.map(() => 204));
+    const file = await listedFile(62, ticket.id);
+    expect(file).toBeDefined();
+    await expect.poll(formObjects, { timeout: 10_000, interval: 50 }).toEqual([]);
+    const bytes = await downloaded(62, ticket.id);
+    expect(bytes.byteLength).toBe(file?.filesize);
+    expect(sends.some((sent) => sent.equals(bytes))).toBe(true);
+    expect((await stage().reconcile()).clean).toBe(true);
   });
 });
 

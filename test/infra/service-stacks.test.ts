@@ -294,14 +294,16 @@ describe('least privilege: each function may make exactly the calls its code mak
       'dynamodb:UpdateItem @ table [COUNTER#file]',
       `s3:DeleteObject s3:PutObject @ ${bucket('users/')}`,
     ],
+    // Forms write under uploads/ only: no form can reach a recorded file's key.
     StartDirectUpload: [
       'dynamodb:PutItem @ table [USER#*]',
       'dynamodb:UpdateItem @ table [COUNTER#file]',
-      `s3:PutObject @ ${bucket('users/')}`,
+      `s3:PutObject @ ${bucket('uploads/')}`,
     ],
     CompleteDirectUpload: [
       'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [USER#*]',
-      `s3:DeleteObject s3:GetObject @ ${bucket('users/')}`,
+      `s3:DeleteObject s3:GetObject @ ${bucket('uploads/')}`,
+      `s3:DeleteObject s3:PutObject @ ${bucket('users/')}`,
       's3:ListBucket @ bucket',
     ],
     DownloadUserFile: ['dynamodb:GetItem @ table [USER#*]', `s3:GetObject @ ${bucket('users/')}`],
@@ -329,7 +331,8 @@ describe('least privilege: each function may make exactly the calls its code mak
     RouteNotFound: [],
     FinalizeDirectUpload: [
       'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [USER#*]',
-      `s3:DeleteObject s3:GetObject @ ${bucket('users/')}`,
+      `s3:DeleteObject s3:GetObject @ ${bucket('uploads/')}`,
+      `s3:DeleteObject s3:PutObject @ ${bucket('users/')}`,
       's3:ListBucket @ bucket',
       // CDK's on-failure destination grant.
       'sqs:GetQueueAttributes sqs:GetQueueUrl sqs:SendMessage @ upload event failures',
@@ -448,6 +451,8 @@ describe('the data stack', () => {
               ExpiredObjectDeleteMarker: true,
               Status: 'Enabled',
             }),
+            // Forms' bytes the finalizer could not delete go once no upload can use them.
+            { Prefix: 'uploads/', ExpirationInDays: 2, Status: 'Enabled' },
           ],
         },
         LoggingConfiguration: {
@@ -535,14 +540,14 @@ describe('the data stack', () => {
     });
   });
 
-  it('sends object-created events under users/ to the finalizer, from the API stack', () => {
+  it('sends object-created events under uploads/ to the finalizer, from the API stack', () => {
     stage('production').api.hasResourceProperties('Custom::S3BucketNotifications', {
       Managed: false,
       NotificationConfiguration: {
         LambdaFunctionConfigurations: [
           {
             Events: ['s3:ObjectCreated:*'],
-            Filter: { Key: { FilterRules: [{ Name: 'prefix', Value: 'users/' }] } },
+            Filter: { Key: { FilterRules: [{ Name: 'prefix', Value: 'uploads/' }] } },
           },
         ],
       },

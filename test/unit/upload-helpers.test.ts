@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { decodeEventKey, encodeEventKey } from '#shared/aws/s3-event-key.ts';
-import { parseUserFileObjectKey, userFileObjectKey } from '#shared/data/keys.ts';
+import {
+  directUploadObjectKey,
+  parseDirectUploadObjectKey,
+  userFileObjectKey,
+} from '#shared/data/keys.ts';
 import { metadataValue } from '#shared/direct-uploads/start-direct-upload.ts';
 import { attachmentDisposition } from '#shared/http/content-disposition.ts';
 import { FilePart, readForm } from '#shared/http/multipart-form.ts';
@@ -33,15 +37,18 @@ describe('readForm on a whole body (Lambda)', () => {
 
 describe('object keys', () => {
   it('round-trip, and nothing else parses', () => {
-    expect(parseUserFileObjectKey(userFileObjectKey(42, 7))).toEqual({ userId: 42, fileId: 7 });
+    expect(parseDirectUploadObjectKey(directUploadObjectKey(42, 7))).toEqual({
+      userId: 42,
+      fileId: 7,
+    });
     for (const key of [
-      'users/42/files/07',
-      'users/0/files/1',
-      'users/42/files/7/x',
-      'users/42/uploads/7',
-      'users/99999999999999999/files/1',
+      'uploads/42/07',
+      'uploads/0/1',
+      'uploads/42/7/x',
+      userFileObjectKey(42, 7),
+      'uploads/99999999999999999/1',
     ]) {
-      expect(parseUserFileObjectKey(key)).toBeUndefined();
+      expect(parseDirectUploadObjectKey(key)).toBeUndefined();
     }
   });
 });
