@@ -51,12 +51,23 @@ const typeLabel = (type: FileType | null): string =>
   type === null ? 'No type' : TYPE_LABELS[type];
 
 /**
+ * Characters that reorder or break the text around them: bidirectional embeddings,
+ * overrides and isolates (U+202A–U+202E, U+2066–U+2069), the direction marks (U+200E,
+ * U+200F, U+061C), and Unicode's line and paragraph separators (U+2028, U+2029). In a user's
+ * text they would let `invoice\u202Efdp.exe` show as `invoiceexe.pdf`, or start lines of its own.
+ */
+const REORDERING = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C\u2028\u2029]/gu;
+
+/** A user's text with every reordering character made a space: shown as it was typed. */
+export const neutralized = (text: string): string => text.replace(REORDERING, ' ');
+
+/**
  * A user's text inside our mrkdwn: the three characters Slack reserves escaped
- * (api.slack.com, formatting), and line breaks and other control characters made spaces, so
- * a name cannot start lines of its own.
+ * (api.slack.com, formatting), and line breaks, reordering and other control characters
+ * made spaces, so a name cannot start lines of its own or disguise its extension.
  */
 export const escapeMrkdwn = (text: string): string =>
-  text
+  neutralized(text)
     .replace(/\p{Cc}/gu, ' ')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
@@ -143,8 +154,9 @@ function remainder(rest: readonly NotifiedFile[]): string {
  */
 export function submissionMessage(notification: SubmissionNotification): ChatMessage {
   const sender = `User ${notification.userId}`;
-  const fund = notification.fundName?.trim() ?? '';
-  const note = notification.message?.trim() ?? '';
+  const fund = neutralized(notification.fundName ?? '').trim();
+  // The note keeps its own line breaks (plain text); nothing may reorder it.
+  const note = neutralized(notification.message ?? '').trim();
   const total = notification.files.reduce((sum, file) => sum + file.size, 0);
   const count = notification.files.length;
   const listed = notification.files.slice(0, FILES_LISTED);

@@ -117,6 +117,46 @@ describe('submissionMessage', () => {
     expect(JSON.stringify(message.blocks)).toContain('*&lt;x&gt;.pdf*  ·  Mini  ·  1 byte');
   });
 
+  it.each([
+    '202A',
+    '202B',
+    '202C',
+    '202D',
+    '202E',
+    '2066',
+    '2067',
+    '2068',
+    '2069',
+    '200E',
+    '200F',
+    '061C',
+    '2028',
+    '2029',
+  ])('makes U+%s a space in every text it carries, the fallback included', (code) => {
+    const char = String.fromCodePoint(parseInt(code, 16));
+    const message = submissionMessage(
+      notification({
+        fundName: `Acme${char}Fund`,
+        message: `Final${char}deck`,
+        files: [{ id: 1, name: `invoice${char}fdp.exe`, type: 'deck', size: 1 }],
+      }),
+    );
+    const everything = JSON.stringify(message);
+    expect(everything).not.toContain(char);
+    expect(message.text).toBe('User 7 submitted 1 file for Acme Fund');
+    expect(everything).toContain('*invoice fdp.exe*');
+    expect(everything).toContain('"text":"Final deck"');
+    expect(messageAsText(message)).not.toContain(char);
+  });
+
+  it("keeps the note's own line breaks, and a fund of reordering characters alone is none", () => {
+    const message = submissionMessage(
+      notification({ fundName: '\u202E\u2066', message: 'Line one\nLine two' }),
+    );
+    expect(JSON.stringify(message)).toContain('"text":"Line one\\nLine two"');
+    expect(message.text).toBe('User 7 submitted 1 file');
+  });
+
   it('cuts a long name in the message, with an ellipsis', () => {
     const name = `${'n'.repeat(200)}.pdf`;
     const { blocks } = submissionMessage(
