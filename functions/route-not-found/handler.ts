@@ -8,16 +8,19 @@ import type { ApiResult } from '#shared/http/responses.ts';
 
 const match = createRouteMatcher(API_ROUTES);
 
-/** Where `/api/v1/x/` would go once its trailing slash is dropped, as FastAPI redirects. */
+/**
+ * Where `/api/v1/x/` would go once its trailing slash is dropped, as FastAPI redirects: path
+ * and query only. FastAPI builds an absolute URL from the request's Host, which is the
+ * client's to choose; a relative one (RFC 9110, 10.2.2) sends every client to the same
+ * host it asked, and no one anywhere else.
+ */
 function withoutTrailingSlash(event: ApiEvent): string | undefined {
   const path = event.rawPath;
   if (path.length <= 1 || !path.endsWith('/')) return undefined;
   const stripped = path.replace(/\/+$/, '');
   if (match(event.requestContext.http.method, stripped).kind === 'none') return undefined;
-  const scheme = event.headers['x-forwarded-proto'] ?? 'https';
-  const host = event.headers.host ?? event.requestContext.domainName;
   const query = event.rawQueryString === '' ? '' : `?${event.rawQueryString}`;
-  return `${scheme}://${host}${stripped}${query}`;
+  return `${stripped}${query}`;
 }
 
 /**

@@ -53,8 +53,9 @@ export function toApiGatewayEvent(input: EventInput): APIGatewayProxyEventV2With
     }
     headers[name] = headers[name] === undefined ? value : `${headers[name]},${value}`;
   }
-  headers['x-forwarded-proto'] ??= 'http';
-  headers['x-forwarded-port'] ??= String(request.socket.localPort ?? '');
+  // API Gateway sets these itself, whatever the client sent: how the client reached it.
+  headers['x-forwarded-proto'] = 'http';
+  headers['x-forwarded-port'] = String(request.socket.localPort ?? '');
   const query: Record<string, string> = {};
   for (const [name, value] of searchParams) {
     query[name] = query[name] === undefined ? value : `${query[name]},${value}`;

@@ -162,7 +162,8 @@ const UNMATCHED = {
     },
   },
   TrailingSlashRedirect: {
-    description: 'The path has a trailing slash; `Location` is the path without it',
+    description:
+      'The path has a trailing slash; `Location` is the path without it (and the query), relative',
     headers: z.object({ location: z.string() }),
   },
 } satisfies Record<string, ZodOpenApiResponseObject>;

@@ -121,10 +121,31 @@ describe("FastAPI's answers for requests no route takes", () => {
     },
   );
 
-  it('a trailing slash redirects (307) to the route without it', async () => {
+  it('a trailing slash redirects (307) to the route without it, by path alone', async () => {
     const response = await stage().request(`${LIST}/?a=1`, { redirect: 'manual' });
     expect(response.status).toBe(307);
-    expect(response.headers.get('location')).toBe(`${stage().url}${LIST}?a=1`);
+    expect(response.headers.get('location')).toBe(`${LIST}?a=1`);
+  });
+
+  it("never redirects to the client's Host or scheme", async () => {
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = connect(stage().port, '127.0.0.1', () => {
+        socket.end(
+          `GET ${LIST}/ HTTP/1.1\r\nHost: evil.example\r\nX-Forwarded-Proto: gopher\r\n` +
+            'X-Forwarded-Host: evil.example\r\nConnection: close\r\n\r\n',
+        );
+      });
+      let data = '';
+      socket.on('data', (chunk: Buffer) => (data += chunk.toString()));
+      socket.on('end', () => {
+        resolve(data);
+      });
+      socket.on('error', reject);
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 307 /);
+    expect(reply).toMatch(new RegExp(`\r\nlocation: ${LIST}\r\n`, 'i'));
+    expect(reply).not.toContain('evil.example');
+    expect(reply).not.toContain('gopher');
   });
 
   it('survives a request line that is not a URL, answering 404', async () => {
