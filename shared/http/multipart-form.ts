@@ -51,10 +51,15 @@ export class FilePart {
 
 export type FormValue = string | FilePart;
 
-/** Deletes whatever a sink stored for this form. */
-export async function discardFiles(form: Readonly<Record<string, unknown>>): Promise<void> {
-  const files = Object.values(form).filter((value) => value instanceof FilePart);
-  await Promise.all(files.map((file) => file.discard()));
+/** Deletes whatever a sink stored for this form, but for the parts `kept`. */
+export async function discardFiles(
+  form: Readonly<Record<string, unknown>>,
+  kept: readonly unknown[] = [],
+): Promise<void> {
+  const files = Object.values(form).filter(
+    (value) => value instanceof FilePart && !kept.includes(value),
+  );
+  await Promise.all(files.map((file) => (file as FilePart).discard()));
 }
 
 export interface FormLimits {
@@ -108,7 +113,7 @@ export async function readForm(
   const type = mediaType(contentType);
   if (type !== 'multipart/form-data' && type !== 'application/x-www-form-urlencoded') {
     stream?.resume();
-    return {};
+    return Object.create(null) as Record<string, FormValue>;
   }
 
   let parser: busboy.Busboy;
@@ -135,7 +140,9 @@ export async function readForm(
     );
   }
 
-  const form: Record<string, FormValue> = {};
+  // Part names are the client's: `__proto__` or `constructor` must be parts like any other,
+  // never the form's prototype, or a stored file would hide from `discardFiles`.
+  const form = Object.create(null) as Record<string, FormValue>;
   let failure: Error | undefined;
   const fail = (error: Error) => {
     failure ??= error;

@@ -125,6 +125,10 @@ export function validateRequest<const S extends RequestSchemas>(
         if (form !== undefined && forms !== undefined) await forms.discardFiles(form);
         throw new RequestValidationError(errors);
       }
+      // Files in parts the schema does not take were stored all the same: they go now.
+      if (form !== undefined && forms !== undefined) {
+        await forms.discardFiles(form, Object.values(input.form as Record<string, unknown>));
+      }
       event.input = input as ValidatedInput<S>;
     },
   };

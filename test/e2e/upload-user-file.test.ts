@@ -295,6 +295,25 @@ describe('POST /api/v1/user/me/file refuses bad input with FastAPI bodies, stori
     await expectRefused(() => stage().upload(20, form(parts)), 400, { detail });
   });
 
+  it.each(['__proto__', 'constructor', 'toString'])(
+    'refuses a form whose file came as a part named %s, and keeps none of its bytes',
+    async (partName) => {
+      await expectRefused(
+        () => stage().upload(20, form([{ ...file, name: partName }, name, type])),
+        422,
+        { detail: [missing('file')] },
+      );
+    },
+  );
+
+  it('refuses a second file part named __proto__ with 400, and keeps neither', async () => {
+    await expectRefused(
+      () => stage().upload(21, form([{ ...file, name: '__proto__' }, file, name, type])),
+      400,
+      { detail: 'Too many files. Maximum number of files is 1.' },
+    );
+  });
+
   it('answers 400 for a multipart body without a boundary', async () => {
     await expectRefused(
       () => stage().upload(20, { body: Buffer.from('x'), contentType: 'multipart/form-data' }),
