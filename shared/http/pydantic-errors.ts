@@ -1,4 +1,5 @@
 import type { core } from 'zod';
+import { isRawNumber } from './python-number.ts';
 
 /** One entry of FastAPI's 422 `detail` list (Pydantic v2 `errors(include_url=False)`). */
 export interface PydanticError {
@@ -30,6 +31,12 @@ export interface PydanticIssueParams {
   };
 }
 
+/** The params of a check that only an integer passes: its error is Pydantic's for an int. */
+export const PYDANTIC_INT = { pydanticInt: true } as const;
+
+const isPydanticInt = (params: unknown): boolean =>
+  typeof params === 'object' && params !== null && 'pydanticInt' in params;
+
 function isPydanticParams(params: unknown): params is PydanticIssueParams {
   return typeof params === 'object' && params !== null && 'pydantic' in params;
 }
@@ -58,6 +65,18 @@ export const missingField = (loc: readonly (string | number)[]): PydanticError =
 const MAX_INT_STRING_LENGTH = 4300;
 
 function intError(loc: readonly (string | number)[], input: unknown): PydanticError {
+  if (isRawNumber(input)) {
+    // A number Python reads as an int of any size passes; a float fails for its fraction or
+    // for being beyond any int.
+    return Number.isInteger(Number(input.rawJSON))
+      ? {
+          type: 'int_parsing_size',
+          loc,
+          msg: 'Unable to parse input string as an integer, exceeded maximum size',
+          input,
+        }
+      : { ...intError(loc, Number(input.rawJSON)), input };
+  }
   if (typeof input === 'string') {
     return input.trim().length > MAX_INT_STRING_LENGTH
       ? {
@@ -211,6 +230,7 @@ export function toPydanticError(
       }
       return { type: 'value_error', loc, msg: `Value error, ${issue.message}`, input };
     case 'custom':
+      if (isPydanticInt(issue.params)) return intError(loc, input);
       if (isPydanticParams(issue.params)) {
         const { type, msg, ctx } = issue.params.pydantic;
         return ctx === undefined ? { type, loc, msg, input } : { type, loc, msg, input, ctx };
@@ -226,19 +246,34 @@ const isUnder = (path: readonly PropertyKey[], parent: readonly PropertyKey[]): 
 
 /**
  * Pydantic checks a list's length around its items differently from zod: too many items
- * stop validation with `too_long` alone; item errors, when there are any, hide `too_short`.
+ * stop validation with `too_long` alone; item errors, when there are any, hide `too_short`;
+ * and a value of the wrong type gets no length check at all.
  */
 function asPydanticReports(issues: readonly core.$ZodIssue[]): core.$ZodIssue[] {
   const arrayIssues = (code: 'too_big' | 'too_small') =>
     issues.filter((i) => i.code === code && i.origin === 'array');
   const tooLong = arrayIssues('too_big');
   const tooShort = arrayIssues('too_small');
+  const samePath = (a: readonly PropertyKey[], b: readonly PropertyKey[]) =>
+    a.length === b.length && a.every((key, i) => b[i] === key);
+  const wrongTypes = issues.filter((i) => i.code === 'invalid_type');
   return issues.filter((issue) => {
+    // A value of the wrong type fails once; zod may still run a length check on it.
+    if (issue.code !== 'invalid_type' && wrongTypes.some((w) => samePath(w.path, issue.path))) {
+      return false;
+    }
     if (tooLong.some((long) => isUnder(issue.path, long.path))) return false;
     if (tooShort.includes(issue)) return !issues.some((i) => isUnder(i.path, issue.path));
     return true;
   });
 }
+
+/**
+ * zod's `int` adds a safe-range check of its own; Pydantic's ints have no range, so a field's
+ * own bounds alone speak (see `pyBoundedInt`).
+ */
+const isSafeRangeCheck = (issue: core.$ZodIssue): boolean =>
+  (issue.code === 'too_big' || issue.code === 'too_small') && issue.origin === 'int';
 
 /** Every error Pydantic would report for these zod issues, in the order it reports them. */
 export function toPydanticErrors(
@@ -246,5 +281,7 @@ export function toPydanticErrors(
   source: RequestSource,
   root: unknown,
 ): PydanticError[] {
-  return asPydanticReports(issues).map((issue) => toPydanticError(issue, source, root));
+  return asPydanticReports(issues.filter((issue) => !isSafeRangeCheck(issue))).map((issue) =>
+    toPydanticError(issue, source, root),
+  );
 }

@@ -1,3 +1,5 @@
+import { mayHoldPythonNumbers, pythonNumber } from './python-number.ts';
+
 /**
  * A JSON decoder that fails exactly where CPython's `json.loads` fails, with the same
  * message and character offset. FastAPI puts both into its `json_invalid` error
@@ -111,7 +113,8 @@ class Scanner {
       if (isDigit(s[i])) while (isDigit(s[i])) i++;
       else i = exponentStart;
     }
-    return [Number(s.slice(start, i)), i];
+    const lexeme = s.slice(start, i);
+    return [pythonNumber(lexeme, Number(lexeme)), i];
   }
 
   /** `begin` is the index just after the opening quote, as in CPython's scanstring. */
@@ -252,8 +255,13 @@ function nestsDeeperThan(text: string, limit: number): boolean {
 export function parsePythonJson(text: string): PythonJsonResult {
   let parsed: unknown;
   try {
-    // The fast path: valid JSON means the same value in both languages.
-    parsed = JSON.parse(text) as unknown;
+    // The fast path: valid JSON means the same value in both languages, but for numbers
+    // Python types or prints otherwise (see python-number.ts), read from their source.
+    parsed = mayHoldPythonNumbers(text)
+      ? JSON.parse(text, (_key, value, { source }) =>
+          typeof value === 'number' && source !== undefined ? pythonNumber(source, value) : value,
+        )
+      : (JSON.parse(text) as unknown);
   } catch {
     parsed = NOT_JSON;
   }

@@ -33,5 +33,12 @@ export const toStatusBody = (n: SubmissionNotification): NotificationStatusBody 
 /** What makes two notify calls the same request, for Idempotency-Key replays. */
 export const announcementFingerprint = (a: SubmissionAnnouncement): string =>
   createHash('sha256')
-    .update(JSON.stringify([a.fileIds, a.fundName, a.message]))
+    .update(
+      JSON.stringify([
+        // JSON has no bigint: an id beyond the safe range goes in as its digits.
+        a.fileIds.map((id) => (typeof id === 'bigint' ? String(id) : id)),
+        a.fundName,
+        a.message,
+      ]),
+    )
     .digest('base64url');

@@ -21,12 +21,16 @@ export interface NotifyPorts {
 
 export interface SubmissionAnnouncement {
   readonly userId: number;
-  readonly fileIds: readonly number[];
+  /**
+   * As the client named them: an id beyond the safe range (a bigint) is one no file has,
+   * since ids are allocated within it, and is reported missing with its exact digits.
+   */
+  readonly fileIds: readonly (number | bigint)[];
   readonly fundName: string | null;
   readonly message: string | null;
 }
 
-const notFound = (ids: readonly number[]): NotFoundError =>
+const notFound = (ids: readonly (number | bigint)[]): NotFoundError =>
   new NotFoundError(
     ids.length === 1 ? `File not found: ${ids.join('')}` : `Files not found: ${ids.join(', ')}`,
   );
@@ -65,11 +69,12 @@ export async function notifySubmission(
   ports: NotifyPorts,
   announcement: SubmissionAnnouncement,
 ): Promise<SubmissionNotification> {
-  const ids = [...new Set(announcement.fileIds)];
+  const named = [...new Set(announcement.fileIds)];
+  const ids = named.filter((id): id is number => typeof id === 'number');
   const found = new Map(
     (await ports.files.getMany(announcement.userId, ids)).map((file) => [file.id, file]),
   );
-  const missing = ids.filter((id) => !found.has(id));
+  const missing = named.filter((id) => typeof id === 'bigint' || !found.has(id));
   if (missing.length > 0) throw notFound(missing);
 
   const notification = newSubmissionNotification({

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { FileTypeSchema } from './file-type.ts';
-import { pyInt } from './pydantic-fields.ts';
+import { pyId } from './pydantic-fields.ts';
 
 /** The contract's DealFile (section 2.2), as the update returns it. */
 export const DealFileSchema = z
@@ -26,13 +26,13 @@ export const DealFileUpdateSchema = z
   .meta({ id: 'DealFileUpdate' });
 
 /** A deal in the path: ids are any integers; those that name nothing of the caller's are 404s. */
-const groupId = pyInt().meta({ param: { example: 1 } });
-const dealId = pyInt().meta({ param: { example: 3 } });
+const groupId = pyId().meta({ param: { example: 1 } });
+const dealId = pyId().meta({ param: { example: 3 } });
 export const DealPathSchema = z.object({ group_id: groupId, deal_id: dealId });
 export const DealFilePathSchema = z.object({
   group_id: groupId,
   deal_id: dealId,
-  file_id: pyInt().meta({ param: { example: 6 } }),
+  file_id: pyId().meta({ param: { example: 6 } }),
 });
 
 /** What GET …/deal/{deal_id}/file validates (see `ApiOperation.request`). */

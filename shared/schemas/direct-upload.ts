@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { MAX_UPLOAD_BYTES } from '../user-files/upload-limits.ts';
 import { FileTypeSchema } from './file-type.ts';
-import { laxInt, pyInt } from './pydantic-fields.ts';
+import { pyBoundedInt, pyId } from './pydantic-fields.ts';
 import { FileNameSchema } from './user-file-upload.ts';
 
 const MEDIA_TYPE_PATTERN = '^[\\w!#$&^.+-]{1,127}/[\\w!#$&^.+-]{1,127}$';
@@ -11,9 +11,9 @@ export const DirectUploadRequestSchema = z
   .object({
     name: FileNameSchema,
     type: FileTypeSchema,
-    filesize: z
-      .preprocess(laxInt, z.int().positive().max(MAX_UPLOAD_BYTES))
-      .describe('Size in bytes the client will upload; S3 takes 1 byte up to the limit'),
+    filesize: pyBoundedInt({ gt: 0, le: MAX_UPLOAD_BYTES }).describe(
+      'Size in bytes the client will upload; S3 takes 1 byte up to the limit',
+    ),
     content_type: z
       .string()
       .regex(new RegExp(MEDIA_TYPE_PATTERN))
@@ -38,7 +38,7 @@ export const DirectUploadTicketSchema = z
   .meta({ id: 'DirectUploadTicket' });
 
 /** A file id in the path: any integer; one that names no file of the caller's is a 404. */
-export const FileIdPathSchema = z.object({ file_id: pyInt().meta({ param: { example: 42 } }) });
+export const FileIdPathSchema = z.object({ file_id: pyId().meta({ param: { example: 42 } }) });
 
 /** What POST /api/v1/user/me/file/upload validates (see `ApiOperation.request`). */
 export const startDirectUploadRequest = { body: DirectUploadRequestSchema };

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { plural } from '../http/pydantic-errors.ts';
+import { PYDANTIC_INT, plural } from '../http/pydantic-errors.ts';
+import { isRawNumber, rawNumberAsInt } from '../http/python-number.ts';
 
 /**
  * Zod fields that accept exactly what the contract's Pydantic models accepted in lax mode,
@@ -10,21 +11,58 @@ import { plural } from '../http/pydantic-errors.ts';
 /** Pydantic's `clean_int_str`: trim, one sign, `_` between digits, a zero fraction. */
 const INT_STRING = /^[+-]?\d+(?:_\d+)*(?:\.0+)?$/;
 
-/** Pydantic v2 lax `int`: numeric strings, bools and whole floats become integers. */
+/**
+ * Pydantic v2 lax `int`: numeric strings, bools and whole floats become integers, of any
+ * size: a bigint beyond JavaScript's safe range. Anything else is left for the check to refuse.
+ */
 export function laxInt(value: unknown): unknown {
   if (typeof value === 'boolean') return value ? 1 : 0;
+  if (isRawNumber(value)) return rawNumberAsInt(value) ?? value;
   if (typeof value !== 'string') return value;
   const trimmed = value.trim();
   if (trimmed.length > 4300 || !INT_STRING.test(trimmed)) return value;
-  // Beyond the safe range this is inexact, and z.int()'s range check refuses it.
-  return Number(trimmed.replace(/_/g, '').replace(/\.0+$/, ''));
+  const digits = trimmed.replace(/_/g, '').replace(/\.0+$/, '');
+  const number = Number(digits);
+  return Number.isSafeInteger(number) ? number : BigInt(digits);
 }
 
-/** A Pydantic `int`; JavaScript holds it exactly only within the safe range. */
-export const pyInt = () => z.preprocess(laxInt, z.int());
+/** Pydantic's lax `int` for a bounded field: beyond the safe range, an inexact number is enough. */
+const laxBoundedInt = (value: unknown): unknown => {
+  const int = laxInt(value);
+  return typeof int === 'bigint' ? Number(int) : int;
+};
 
-/** A Pydantic `int` with `gt=0`: every id in this service. */
-export const pyPositiveInt = () => z.preprocess(laxInt, z.int().positive());
+const isInt = (value: unknown): value is number | bigint =>
+  typeof value === 'bigint' || Number.isSafeInteger(value);
+
+/**
+ * A Pydantic `int`, of any size: an id the client names. One beyond the safe range is a
+ * bigint, which names nothing here (see `lookupId`); its errors echo the client's digits.
+ */
+export const pyInt = () =>
+  z.preprocess(laxInt, z.custom<number | bigint>(isInt, { params: PYDANTIC_INT }));
+
+/**
+ * An id the client names: a Pydantic `int` of any size. We allocate ids (and the operator
+ * CLI takes them) from 1 up within the safe range, so a larger one names nothing; it is
+ * looked up as 0, which names nothing either, and gets the answer any unknown id gets.
+ */
+export const pyId = () =>
+  z.preprocess(
+    (value) => {
+      const id = laxInt(value);
+      return typeof id === 'bigint' ? 0 : id;
+    },
+    z.custom<number>(Number.isSafeInteger, { params: PYDANTIC_INT }),
+  );
+
+/**
+ * A Pydantic `int` with `gt` and `le`: any size is read, and one beyond the bounds is refused
+ * as Pydantic refuses it (`less_than_equal`, …), echoing the client's digits. Both bounds
+ * lie in the safe range, so whatever lies beyond it breaks one of them.
+ */
+export const pyBoundedInt = (bounds: { readonly gt: number; readonly le: number }) =>
+  z.preprocess(laxBoundedInt, z.int().gt(bounds.gt).lte(bounds.le));
 
 /** Python's `len(str)`: code points, not UTF-16 units and not graphemes. */
 const codePoints = (value: string): number => Array.from(value).length;

@@ -339,6 +339,22 @@ describe('PUT deal file: path ids', () => {
     });
   });
 
+  it.each([
+    ['group_id', (_g: number, f: number) => fileUrl('9223372036854775808', 1, f)],
+    ['deal_id', (g: number, f: number) => fileUrl(g, '123456789012345678901234567890', f)],
+    ['file_id', (g: number) => fileUrl(g, 1, '99999999999999999999')],
+  ])('an integer %s beyond any id names nothing: 404, as any unknown id', async (_, url) => {
+    const { users, files } = await world(406);
+    for (const who of [users.editor, users.viewer]) {
+      await expectRefused(
+        stage(),
+        () => put(url(406, files.theFile.id), who, { type: 'deck' }),
+        404,
+        NOT_FOUND,
+      );
+    }
+  });
+
   it('ids Pydantic reads as integers (" 7 ", "+7", "7.0") reach the file', async () => {
     const { users, files } = await world(404);
     const response = await put(

@@ -381,6 +381,35 @@ describe('refusals: nothing recorded, nothing queued, nothing sent', () => {
     nothingQueued();
   });
 
+  it('an id of any length is an id: one beyond any we allocate is not found, named exactly', async () => {
+    await seedFiles(933, [{ id: 33, name: 'mine.pdf', type: 'deck', size: 1 }]);
+    await expectRefused(
+      stage(),
+      () =>
+        notify(933, '{"file_ids": [33, 9223372036854775808, "123456789012345678901234567890"]}'),
+      404,
+      { detail: 'Files not found: 9223372036854775808, 123456789012345678901234567890' },
+    );
+    nothingQueued();
+  });
+
+  it('echoes numbers in a 422 as Python prints them: 1.0 stays 1.0, 1e20 is 1e+20', async () => {
+    const before = await stage().stored();
+    const response = await notify(
+      933,
+      '{"file_ids": 1.0, "fund_name": 1e20, "message": 9223372036854775808}',
+    );
+    expect(response.status).toBe(422);
+    expect(await response.text()).toBe(
+      '{"detail":[' +
+        '{"type":"list_type","loc":["body","file_ids"],"msg":"Input should be a valid list","input":1.0},' +
+        '{"type":"string_type","loc":["body","fund_name"],"msg":"Input should be a valid string","input":1e+20},' +
+        '{"type":"string_type","loc":["body","message"],"msg":"Input should be a valid string","input":9223372036854775808}]}',
+    );
+    expect(await stage().stored()).toEqual(before);
+    nothingQueued();
+  });
+
   it('a queue that is down: 500 without internals, and no record left behind', async () => {
     await seedFiles(932, FILES);
     const { queue } = stage().notifications;

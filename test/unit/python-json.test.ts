@@ -41,9 +41,38 @@ describe('parsePythonJson fails where and how CPython does', () => {
   });
 
   it('decodes escapes and surrogate pairs like Python', () => {
-    expect(parsePythonJson('["\\ud83d\\ude00", "\\n", 1e2, -0.5, NaN]')).toEqual({
+    expect(parsePythonJson('["\\ud83d\\ude00", "\\n", -0.5, NaN]')).toEqual({
       ok: true,
-      value: ['😀', '\n', 100, -0.5, NaN],
+      value: ['😀', '\n', -0.5, NaN],
+    });
+  });
+
+  it.each([
+    ['1e2', '100.0'],
+    ['1.0', '1.0'],
+    ['-0.0', '-0.0'],
+    ['1.5e-7', '1.5e-07'],
+    ['0.0001', '0.0001'],
+    ['0.00001', '1e-05'],
+    ['1e15', '1000000000000000.0'],
+    ['1e16', '1e+16'],
+    ['1.7976931348623157e308', '1.7976931348623157e+308'],
+    ['9007199254740993', '9007199254740993'],
+    ['-123456789012345678901234567890', '-123456789012345678901234567890'],
+  ])('keeps %s as Python holds it: %s', (lexeme, python) => {
+    for (const text of [`[${lexeme}]`, `[${lexeme}, NaN]`]) {
+      const result = parsePythonJson(text);
+      expect(result.ok).toBe(true);
+      expect(JSON.stringify(result.ok ? result.value : undefined)).toMatch(
+        new RegExp(`^\\[${python.replace(/[.+]/g, '\\$&')}[,\\]]`),
+      );
+    }
+  });
+
+  it('keeps numbers JavaScript prints as Python does as plain numbers', () => {
+    expect(parsePythonJson('[1, -7, 0.5, 12.25, 9007199254740991]')).toEqual({
+      ok: true,
+      value: [1, -7, 0.5, 12.25, 9007199254740991],
     });
   });
 

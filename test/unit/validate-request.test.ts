@@ -6,14 +6,14 @@ import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { FileTypeSchema } from '#shared/schemas/file-type.ts';
-import { pyInt, pyPositiveInt } from '#shared/schemas/pydantic-fields.ts';
+import { pyBoundedInt, pyInt } from '#shared/schemas/pydantic-fields.ts';
 import { apiEvent, bodyOf, lambdaContext } from '#test/support/api-events.ts';
 
 const ROOM_ID = /^[a-z][a-z0-9-]{0,31}:v1:group:[1-9][0-9]*:deal:[1-9][0-9]*$/;
 
 // Shapes of the contract's own requests, so every row is exercised as a client meets it.
 const schemas = {
-  path: z.object({ group_id: pyInt(), deal_id: pyPositiveInt() }),
+  path: z.object({ group_id: pyInt(), deal_id: pyBoundedInt({ gt: 0, le: 2 ** 40 }) }),
   body: z.object({
     file_ids: z.array(pyInt()).min(1).max(6),
     fund_name: z.string().nullable().optional(),
@@ -489,33 +489,81 @@ describe('FastAPI request reading around the table', () => {
     });
   });
 
-  it('refuses an integer string beyond the safe range by its range, echoing the string', async () => {
-    const { body } = await call(json({ file_ids: ['99999999999999999999'] }));
-    expect(body).toEqual({
-      detail: [
-        {
-          type: 'less_than_equal',
-          loc: ['body', 'file_ids', 0],
-          msg: 'Input should be less than or equal to 9007199254740991',
-          input: '99999999999999999999',
-          ctx: { le: 9007199254740991 },
-        },
-      ],
-    });
+  /** The 422's text, as sent: JSON.parse would round what is being checked. */
+  const errorText = async (body: string) =>
+    (
+      await handler(
+        apiEvent({
+          pathParameters: { group_id: '1', deal_id: '2' },
+          body,
+          contentType: 'application/json',
+        }),
+        lambdaContext,
+      )
+    ).body;
+
+  it.each([
+    ['9223372036854775808', '9223372036854775808'],
+    ['123456789012345678901234567890', '123456789012345678901234567890'],
+    ['"99999999999999999999"', '"99999999999999999999"'],
+    ['1.0', '1.0'],
+    ['1e3', '1000.0'],
+    ['-0', '0'],
+    ['1e18', '1e+18'],
+  ])(
+    'takes %s as an integer, as Pydantic does, and echoes it as Python prints it',
+    async (id, echoed) => {
+      expect(await errorText(`{"file_ids": [${id}, "x"]}`)).toBe(
+        `{"detail":[{"type":"int_parsing","loc":["body","file_ids",1],"msg":"Input should be a valid integer, unable to parse string as an integer","input":"x"}]}`,
+      );
+      expect(await errorText(`{"file_ids": ${id}}`)).toBe(
+        `{"detail":[{"type":"list_type","loc":["body","file_ids"],"msg":"Input should be a valid list","input":${echoed}}]}`,
+      );
+    },
+  );
+
+  it.each([
+    [
+      '1e20',
+      'int_parsing_size',
+      'Unable to parse input string as an integer, exceeded maximum size',
+      '1e+20',
+    ],
+    [
+      '1e308',
+      'int_parsing_size',
+      'Unable to parse input string as an integer, exceeded maximum size',
+      '1e+308',
+    ],
+    [
+      '1.5',
+      'int_from_float',
+      'Input should be a valid integer, got a number with a fractional part',
+      '1.5',
+    ],
+    [
+      '1.5e-7',
+      'int_from_float',
+      'Input should be a valid integer, got a number with a fractional part',
+      '1.5e-07',
+    ],
+  ])('refuses %s as an int the way Pydantic does', async (id, type, msg, echoed) => {
+    expect(await errorText(`{"file_ids": [${id}]}`)).toBe(
+      `{"detail":[{"type":"${type}","loc":["body","file_ids",0],"msg":"${msg}","input":${echoed}}]}`,
+    );
   });
 
-  it('refuses integers beyond what JSON clients can hold exactly', async () => {
-    const { body } = await call({ body: '{"file_ids": [9007199254740993]}' });
-    expect(body).toEqual({
-      detail: [
-        {
-          type: 'less_than_equal',
-          loc: ['body', 'file_ids', 0],
-          msg: 'Input should be less than or equal to 9007199254740991',
-          input: 9007199254740992,
-          ctx: { le: 9007199254740991 },
-        },
-      ],
-    });
+  it('refuses a bounded int beyond the safe range by its bound, echoing the digits', async () => {
+    const { body, statusCode } = await handler(
+      apiEvent({
+        pathParameters: { group_id: '1', deal_id: '99999999999999999999' },
+        ...json({ file_ids: [1] }),
+      }),
+      lambdaContext,
+    );
+    expect(statusCode).toBe(422);
+    expect(body).toBe(
+      '{"detail":[{"type":"less_than_equal","loc":["path","deal_id"],"msg":"Input should be less than or equal to 1099511627776","input":"99999999999999999999","ctx":{"le":1099511627776}}]}',
+    );
   });
 });
