@@ -15,12 +15,7 @@ import { uploadUserFileRequest } from '#shared/schemas/user-file-upload.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/dynamo-user-file-repository.ts';
 import { UPLOAD_FORM_LIMITS } from '#shared/user-files/upload-form-limits.ts';
 import { uploadFingerprint } from '#shared/user-files/upload-fingerprint.ts';
-import {
-  type NewUserFile,
-  recordUserFile,
-  storeUserFileBytes,
-  uploadUserFile,
-} from '#shared/user-files/upload-user-file.ts';
+import { type NewUserFile, uploadUserFile } from '#shared/user-files/upload-user-file.ts';
 import { toUserFileBody } from '#shared/user-files/user-file-response.ts';
 
 const tableName = requiredEnv('TABLE_NAME');
@@ -37,41 +32,15 @@ const uploadOnce = idempotentPerKey(IDEMPOTENT_OPERATIONS.uploadUserFile, upload
 
 /**
  * POST /api/v1/user/me/file: the contract's multipart upload. On AWS, API Gateway's payload
- * limit caps it near 4.4 MB; larger files take the direct-to-S3 upload. On the local stage
- * the body streams, and the file's bytes go on to S3 as they arrive, unless the request
- * has an Idempotency-Key, whose replay check needs the whole request first.
+ * limit caps it near 4.4 MB; larger files take the direct-to-S3 upload.
  */
 export const handler = middy<ApiEvent, ApiResult>()
   .use(httpApi())
   .use(authenticate())
-  .use(
-    validateRequest(uploadUserFileRequest, {
-      form: UPLOAD_FORM_LIMITS,
-      fileSink: ({ userId, headers }) =>
-        userId === undefined || headers[IDEMPOTENCY_HEADER] !== undefined
-          ? undefined
-          : (content, { contentType }) => storeUserFileBytes(ports, userId, content, contentType),
-    }),
-  )
+  .use(validateRequest(uploadUserFileRequest, { form: UPLOAD_FORM_LIMITS }))
   .handler<ApiEvent, ApiResult>(async ({ userId, input }, context) => {
     const { file, name, type } = input.form;
-    if (file.stored !== undefined) {
-      const recorded = await recordUserFile(ports, {
-        userId,
-        name,
-        type,
-        id: file.stored.id,
-        size: file.stored.size,
-      });
-      return jsonResponse(201, toUserFileBody(recorded));
-    }
-    const newFile = {
-      userId,
-      name,
-      type,
-      content: file.content ?? Buffer.alloc(0),
-      contentType: file.contentType,
-    };
+    const newFile = { userId, name, type, content: file.content, contentType: file.contentType };
     const key = input.header[IDEMPOTENCY_HEADER];
     const created =
       key === undefined

@@ -51,7 +51,7 @@ export const BUNDLE = {
   sourcemap: true,
   sourcesContent: false,
   mainFields: ['module', 'main'],
-  // CommonJS dependencies (busboy) in an ESM bundle still call require().
+  // CommonJS dependencies in an ESM bundle may still call require().
   banner:
     "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
 } as const;

@@ -1,7 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { createRouteMatcher } from '#shared/api/route-matcher.ts';
 import { type ApiRoute, FALLBACK_ROUTE } from '#shared/api/routes.ts';
-import { attachBodyStream } from '#shared/http/body-stream.ts';
 import { HttpError } from '#shared/http/http-errors.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { newRequestId, splitTarget, toApiGatewayEvent } from './api-gateway-event.ts';
@@ -187,23 +186,6 @@ export function createGateway(options: GatewayOptions): RequestListener {
     });
 
     /** The event without its body, which the handler reads from the socket as it arrives. */
-    const streamingEvent = (
-      route: ApiRoute,
-      found: ReturnType<typeof match>,
-      claims: EventClaims | undefined,
-    ) => {
-      const declared = Number(request.headers['content-length'] ?? Number.NaN);
-      if (Number.isSafeInteger(declared) && declared > maxBodyBytes) throw new BodyTooLarge();
-      const event = toApiGatewayEvent({
-        ...eventBase(route, found, claims),
-        body: Buffer.alloc(0),
-      });
-      attachBodyStream(event, request);
-      // Whatever the handler leaves unread is drained, so the connection can answer.
-      response.once('finish', () => request.resume());
-      return event;
-    };
-
     const handle = async (): Promise<number> => {
       const found = match(method, path);
       const route = found.kind === 'route' ? found.route : undefined;
@@ -229,13 +211,11 @@ export function createGateway(options: GatewayOptions): RequestListener {
       }
       let event;
       try {
-        event = route?.localBodyStream
-          ? streamingEvent(route, found, claims)
-          : // The raw bytes live only until they are encoded into the event.
-            toApiGatewayEvent({
-              ...eventBase(route, found, claims),
-              body: await readBody(request, maxBodyBytes),
-            });
+        // The raw bytes live only until they are encoded into the event.
+        event = toApiGatewayEvent({
+          ...eventBase(route, found, claims),
+          body: await readBody(request, maxBodyBytes),
+        });
       } catch (error) {
         // nginx's 499: logged, never sent, as the connection is gone.
         if (error instanceof ClientAborted) return 499;

@@ -26,11 +26,6 @@ export interface ApiRoute {
   /** Why a public route is public (said in the deployed template's checks). */
   readonly publicBecause?: string;
   /**
-   * Local stage only: the handler gets the body as it arrives (see `#shared/http/body-stream.ts`)
-   * instead of whole. API Gateway always buffers it.
-   */
-  readonly localBodyStream?: boolean;
-  /**
    * Files from the repository the function reads at run time, copied into its bundle at the
    * same relative path (so `import.meta.resolve` finds them there as it does locally).
    */
@@ -51,7 +46,6 @@ export const API_ROUTES = [
     functionId: 'UploadUserFile',
     entry: 'functions/upload-user-file/handler.ts',
     auth: 'jwt',
-    localBodyStream: true,
   },
   {
     method: 'POST',

@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import {
   CopyObjectCommand,
   DeleteObjectCommand,
@@ -39,22 +38,6 @@ export class S3BlobStore implements BlobStore, UploadSigner, DownloadSigner {
         ContentLength: content.byteLength,
         ContentType: options.contentType,
       }),
-    );
-  }
-
-  async putStream(
-    key: string,
-    content: Readable,
-    options: { contentType: string; signal?: AbortSignal },
-  ): Promise<void> {
-    await this.client.send(
-      new PutObjectCommand({
-        Bucket: this.bucket,
-        Key: key,
-        Body: content,
-        ContentType: options.contentType,
-      }),
-      options.signal === undefined ? {} : { abortSignal: options.signal },
     );
   }
 

@@ -1,5 +1,3 @@
-import type { Readable } from 'node:stream';
-
 /** An object as the store reports it. */
 export interface StoredBlob {
   readonly size: number;
@@ -32,15 +30,6 @@ export class BlobChangedError extends Error {
 /** Where file bytes live. Keys are ours (see `#shared/data/keys.ts`), never a client's name. */
 export interface BlobStore {
   put(key: string, content: Uint8Array, options: { readonly contentType: string }): Promise<void>;
-  /**
-   * Stores bytes still arriving, of a length not yet known. S3 itself wants the length up
-   * front; s3rver does not, and only the local stage, whose request bodies stream, calls this.
-   */
-  putStream(
-    key: string,
-    content: Readable,
-    options: { readonly contentType: string; readonly signal?: AbortSignal },
-  ): Promise<void>;
   /** The object's size and type, or undefined when there is none. */
   head(key: string): Promise<StoredBlob | undefined>;
   /**

@@ -1,247 +1,270 @@
-import type { Readable } from 'node:stream';
-import busboy from 'busboy';
 import { type ApiEvent, bodyBytes, mediaType } from './api-event.ts';
-import { bodyStreamOf } from './body-stream.ts';
 import { BadRequestError, PayloadTooLargeError } from './http-errors.ts';
 
-/** Where a file sink put a part's bytes, and how to take them back. */
-export interface StoredFile {
-  readonly id: number;
-  readonly key: string;
-  readonly size: number;
-  /** Deletes the stored bytes: the form failed, so nothing of it may stay. */
-  discard(): Promise<void>;
-}
-
-/**
- * Takes a file part's bytes as they arrive, for a body that is itself still arriving (the
- * local stage's uploads), so they need not be held in memory.
- */
-export type FileSink = (
-  stream: Readable,
-  info: { readonly contentType: string },
-) => Promise<StoredFile>;
-
-/** A part sent with a filename: Starlette's UploadFile. */
+/** A part sent with a `filename` parameter: Starlette's UploadFile. */
 export class FilePart {
   readonly filename: string;
   readonly contentType: string;
-  readonly size: number;
-  /** The bytes, when the form was read into memory. */
-  readonly content: Buffer | undefined;
-  /** Where a file sink put the bytes, when one took them. */
-  readonly stored: StoredFile | undefined;
+  readonly content: Buffer;
 
-  constructor(
-    filename: string,
-    contentType: string,
-    bytes: { readonly content: Buffer } | { readonly stored: StoredFile },
-  ) {
+  constructor(filename: string, contentType: string, content: Buffer) {
     this.filename = filename;
     this.contentType = contentType;
-    this.content = 'content' in bytes ? bytes.content : undefined;
-    this.stored = 'stored' in bytes ? bytes.stored : undefined;
-    this.size = 'content' in bytes ? bytes.content.byteLength : bytes.stored.size;
+    this.content = content;
   }
 
-  async discard(): Promise<void> {
-    await this.stored?.discard();
+  get size(): number {
+    return this.content.byteLength;
   }
 }
 
 export type FormValue = string | FilePart;
 
-/** Deletes whatever a sink stored for this form, but for the parts `kept`. */
-export async function discardFiles(
-  form: Readonly<Record<string, unknown>>,
-  kept: readonly unknown[] = [],
-): Promise<void> {
-  const files = Object.values(form).filter(
-    (value) => value instanceof FilePart && !kept.includes(value),
-  );
-  await Promise.all(files.map((file) => (file as FilePart).discard()));
-}
-
 export interface FormLimits {
   /** Largest file part, in bytes; one byte more is a 413. */
   readonly maxFileBytes: number;
   readonly fileTooLargeMessage: string;
-  /** Largest plain field, in bytes. */
+  /** Largest plain field, in bytes (Starlette's `max_part_size`). */
   readonly maxFieldBytes: number;
   readonly maxFields: number;
   readonly maxFiles: number;
 }
 
+/** python-multipart's parse errors, as Starlette answers every one of them. */
+const invalid = () => new BadRequestError('Invalid multipart data.');
+
 const MEDIA_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+$/;
+/** RFC 9110 token characters: what python-multipart allows in a header name. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const CRLF = Buffer.from('\r\n');
 
-/** A part's own content type when it is one, else what S3 would assume. */
-const contentTypeOf = (mimeType: string): string =>
-  MEDIA_TYPE.test(mimeType) && mimeType.length <= 255 ? mimeType : 'application/octet-stream';
-
-/**
- * The parts of one file as a single buffer. Parsed from one in-memory body, they are views
- * of it, back to back, so this costs no copy; anything else is copied together.
- */
-function joined(chunks: readonly Buffer[], size: number): Buffer {
-  const [first, ...rest] = chunks;
-  if (first === undefined) return Buffer.alloc(0);
-  let end = first.byteOffset + first.byteLength;
-  for (const chunk of rest) {
-    if (chunk.buffer !== first.buffer || chunk.byteOffset !== end) {
-      return Buffer.concat(chunks, size);
-    }
-    end += chunk.byteLength;
+/** Starlette's `_user_safe_decode`: UTF-8, or Latin-1 for bytes that are not. */
+function safeDecode(bytes: Buffer): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return bytes.toString('latin1');
   }
-  return Buffer.from(first.buffer, first.byteOffset, size);
 }
 
 /**
- * Reads a form body as FastAPI (Starlette) does: multipart and urlencoded bodies are parsed,
- * any other body is an empty form, so each required part is reported missing. A part is a
- * file only when it names a filename. Where Starlette answers 400 for a form past its
- * limits, so does this, in its words; framing it cannot parse is FastAPI's generic 400.
- * A file past the size limit is a 413. Unlike Starlette, a part sent twice is refused
- * rather than the last one silently winning.
+ * python-multipart's `parse_options_header`: `value; key=val; key="quoted"`, split at
+ * semicolons outside quotes; RFC 2231 `key*=` parameters are ignored (RFC 7578 forbids
+ * them in forms), so `filename*` alone names no file.
  */
-export async function readForm(
+export function parseOptionsHeader(value: string): {
+  readonly value: string;
+  readonly params: ReadonlyMap<string, string>;
+} {
+  const params = new Map<string, string>();
+  if (!value.includes(';')) return { value: value.trim().toLowerCase(), params };
+  const segments: string[] = [];
+  let current = '';
+  let quoted = false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i] ?? '';
+    if (c === '\\' && quoted) {
+      current += c + (value[i + 1] ?? '');
+      i++;
+    } else if (c === '"') {
+      quoted = !quoted;
+      current += c;
+    } else if (c === ';' && !quoted) {
+      segments.push(current);
+      current = '';
+    } else current += c;
+  }
+  segments.push(current);
+  const [head = '', ...rest] = segments;
+  for (const segment of rest) {
+    const at = segment.indexOf('=');
+    const key = (at === -1 ? segment : segment.slice(0, at)).trim().toLowerCase();
+    let val = at === -1 ? '' : segment.slice(at + 1).trim();
+    if (key.includes('*')) continue;
+    if (val.length >= 2 && val.startsWith('"') && val.endsWith('"')) {
+      val = val.slice(1, -1).replace(/\\\\/g, '\\').replace(/\\"/g, '"');
+    }
+    // Old browsers send a full Windows path as the filename.
+    if (key === 'filename' && (val.slice(1, 3) === ':\\' || val.startsWith('\\\\'))) {
+      val = val.split('\\').at(-1) ?? '';
+    }
+    params.set(key, val);
+  }
+  return { value: head.trim(), params };
+}
+
+interface RawPart {
+  readonly headers: ReadonlyMap<string, string>;
+  readonly data: Buffer;
+}
+
+/**
+ * Splits a multipart body as python-multipart's parser does, and calls `onHeaders` when a
+ * part's headers are complete (where Starlette checks its name and counts it). A body that
+ * ends before the closing delimiter keeps the parts it completed; a part cut off is dropped.
+ * Framing it cannot read throws Starlette's 400.
+ */
+function splitParts(
+  body: Buffer,
+  boundary: string,
+  onHeaders: (headers: ReadonlyMap<string, string>) => void,
+  onPart: (part: RawPart) => void,
+): RawPart[] {
+  const dashBoundary = Buffer.from(`--${boundary}`, 'latin1');
+  const delimiter = Buffer.concat([CRLF, dashBoundary]);
+  let i = 0;
+  // Leading line breaks are skipped, and with them anything up to the first hyphen.
+  if (body[0] === 0x0d || body[0] === 0x0a) {
+    i = body.indexOf(0x2d);
+    if (i === -1) return [];
+  }
+  if (body.length === 0) return [];
+  // The first delimiter: `--boundary`, then CRLF (a part) or `--` (an empty form).
+  for (let k = 0; k < dashBoundary.length; k++) {
+    if (i + k >= body.length) return [];
+    if (body[i + k] !== dashBoundary[k]) throw invalid();
+  }
+  i += dashBoundary.length;
+  const parts: RawPart[] = [];
+  for (;;) {
+    if (i >= body.length) return parts;
+    if (body[i] === 0x2d) return parts; // `--`: the closing delimiter
+    if (body[i] !== 0x0d) throw invalid();
+    if (i + 1 >= body.length) return parts;
+    if (body[i + 1] !== 0x0a) throw invalid();
+    i += 2;
+    const headers = new Map<string, string>();
+    for (;;) {
+      if (i >= body.length) return parts;
+      if (body[i] === 0x0d) {
+        if (i + 1 >= body.length) return parts;
+        if (body[i + 1] !== 0x0a) throw invalid();
+        i += 2;
+        break;
+      }
+      // The name runs to the next colon, wherever it is: a line without one fails here.
+      const colon = body.indexOf(0x3a, i);
+      const name = body.toString('latin1', i, colon === -1 ? body.length : colon);
+      if (name !== '' && !TOKEN.test(name)) throw invalid();
+      if (colon === -1) return parts;
+      if (name === '') throw invalid();
+      let valueStart = colon + 1;
+      while (body[valueStart] === 0x20) valueStart++;
+      const valueEnd = body.indexOf(0x0d, valueStart);
+      if (valueEnd === -1 || valueEnd + 1 >= body.length) return parts;
+      if (body[valueEnd + 1] !== 0x0a) throw invalid();
+      const key = name.toLowerCase();
+      const value = body.toString('latin1', valueStart, valueEnd);
+      // Starlette keeps the last of a repeated header.
+      headers.set(key, value);
+      i = valueEnd + 2;
+    }
+    onHeaders(headers);
+    // The data runs to the next delimiter followed by CRLF or `--`; any other follower
+    // makes the delimiter part of the data.
+    let search = i;
+    for (;;) {
+      const at = body.indexOf(delimiter, search);
+      if (at === -1) return parts;
+      const after = at + delimiter.length;
+      if (after >= body.length) return parts;
+      const next = body[after];
+      if (next === 0x0d || next === 0x2d) {
+        const part = { headers, data: body.subarray(i, at) };
+        onPart(part);
+        parts.push(part);
+        i = after;
+        break;
+      }
+      search = at + 1;
+    }
+  }
+}
+
+/** The form of a multipart body, checked part by part as Starlette checks it. */
+function readMultipart(body: Buffer, contentType: string, limits: FormLimits) {
+  const { params } = parseOptionsHeader(contentType);
+  const boundary = params.get('boundary');
+  if (boundary === undefined) throw new BadRequestError('Missing boundary in multipart.');
+  let files = 0;
+  let fields = 0;
+  const dispositionOf = (headers: ReadonlyMap<string, string>) =>
+    parseOptionsHeader(headers.get('content-disposition') ?? '').params;
+  const onHeaders = (headers: ReadonlyMap<string, string>) => {
+    const disposition = dispositionOf(headers);
+    if (!disposition.has('name')) {
+      throw new BadRequestError('The Content-Disposition header field "name" must be provided.');
+    }
+    if (disposition.has('filename')) {
+      if (++files > limits.maxFiles) {
+        throw new BadRequestError(
+          `Too many files. Maximum number of files is ${String(limits.maxFiles)}.`,
+        );
+      }
+    } else if (++fields > limits.maxFields) {
+      throw new BadRequestError(
+        `Too many fields. Maximum number of fields is ${String(limits.maxFields)}.`,
+      );
+    }
+  };
+  const onPart = ({ headers, data }: RawPart) => {
+    const isFile = dispositionOf(headers).has('filename');
+    if (!isFile && data.byteLength > limits.maxFieldBytes) {
+      throw new BadRequestError(
+        `Part exceeded maximum size of ${String(Math.floor(limits.maxFieldBytes / 1024))}KB.`,
+      );
+    }
+    if (isFile && data.byteLength > limits.maxFileBytes) {
+      throw new PayloadTooLargeError(limits.fileTooLargeMessage);
+    }
+  };
+  const parts = splitParts(body, boundary, onHeaders, onPart);
+  // Part names are the client's: `__proto__` must be a part like any other.
+  const form = Object.create(null) as Record<string, FormValue>;
+  for (const { headers, data } of parts) {
+    const disposition = dispositionOf(headers);
+    const name = safeDecode(Buffer.from(disposition.get('name') ?? '', 'latin1'));
+    const filename = disposition.get('filename');
+    if (filename === undefined) {
+      form[name] = safeDecode(data);
+      continue;
+    }
+    const type = parseOptionsHeader(headers.get('content-type') ?? '').value;
+    form[name] = new FilePart(
+      safeDecode(Buffer.from(filename, 'latin1')),
+      MEDIA_TYPE.test(type) && type.length <= 255 ? type : 'application/octet-stream',
+      data,
+    );
+  }
+  return form;
+}
+
+/**
+ * Reads a form body as FastAPI (Starlette with python-multipart) does: multipart and
+ * urlencoded bodies are parsed, any other body is an empty form, so each required part is
+ * reported missing. A part is a file when its Content-Disposition has a `filename`
+ * parameter, even an empty one; a part sent twice is the last one. Past Starlette's limits
+ * (ours are lower) it answers 400 in Starlette's words; a file past the size limit is a 413.
+ */
+export function readForm(
   event: Pick<ApiEvent, 'body' | 'isBase64Encoded' | 'headers'>,
   limits: FormLimits,
-  sink?: FileSink,
-): Promise<Record<string, FormValue>> {
-  const stream = bodyStreamOf(event);
+): Record<string, FormValue> {
   const contentType = event.headers['content-type'] ?? '';
   const type = mediaType(contentType);
-  if (type !== 'multipart/form-data' && type !== 'application/x-www-form-urlencoded') {
-    stream?.resume();
-    return Object.create(null) as Record<string, FormValue>;
+  if (type === 'multipart/form-data') {
+    return readMultipart(bodyBytes(event), contentType, limits);
   }
-
-  let parser: busboy.Busboy;
-  try {
-    parser = busboy({
-      headers: { 'content-type': contentType },
-      defCharset: 'utf8',
-      defParamCharset: 'utf8',
-      fileHwm: 1024 * 1024,
-      limits: {
-        // busboy flags a file of exactly `fileSize` bytes as cut short.
-        fileSize: limits.maxFileBytes + 1,
-        fieldSize: limits.maxFieldBytes,
-        fields: limits.maxFields,
-        files: limits.maxFiles,
-      },
-    });
-  } catch {
-    stream?.resume();
-    throw new BadRequestError(
-      type === 'multipart/form-data'
-        ? 'Missing boundary in multipart.'
-        : 'There was an error parsing the body',
-    );
-  }
-
-  // Part names are the client's: `__proto__` or `constructor` must be parts like any other,
-  // never the form's prototype, or a stored file would hide from `discardFiles`.
   const form = Object.create(null) as Record<string, FormValue>;
-  let failure: Error | undefined;
-  const fail = (error: Error) => {
-    failure ??= error;
-  };
-  const partTooLarge = () =>
-    new BadRequestError(
-      `Part exceeded maximum size of ${Math.floor(limits.maxFieldBytes / 1024)}KB.`,
-    );
-  const accept = (name: string, value: FormValue, nameTruncated: boolean): boolean => {
-    if (nameTruncated) fail(new BadRequestError('There was an error parsing the body'));
-    else if (Object.hasOwn(form, name)) {
-      fail(new BadRequestError(`Part '${name}' was sent more than once.`));
-    } else {
-      form[name] = value;
-      return true;
-    }
-    return false;
-  };
-
-  parser.on('field', (name, value, info) => {
-    if (info.valueTruncated) fail(partTooLarge());
-    else accept(name, value, info.nameTruncated);
-  });
-  const stored: Promise<void>[] = [];
-  parser.on('file', (name, part, info) => {
-    const contentType = contentTypeOf(info.mimeType);
-    part.on('error', () => {
-      fail(new BadRequestError('There was an error parsing the body'));
-    });
-    part.on('limit', () => {
-      fail(new PayloadTooLargeError(limits.fileTooLargeMessage));
-    });
-    // A file streamed to a sink; busboy takes an unnamed octet-stream part for a file, and
-    // Starlette does not, so such a part is read as a field.
-    if (sink !== undefined && stream !== undefined && info.filename !== undefined) {
-      const { filename } = info;
-      stored.push(
-        sink(part, { contentType }).then(
-          async (file) => {
-            const part = new FilePart(filename, contentType, { stored: file });
-            if (!accept(name, part, false)) await part.discard();
-          },
-          (error: unknown) => {
-            // The rest of the part still has to be read, or the form never ends.
-            part.resume();
-            fail(error instanceof Error ? error : new Error(String(error)));
-          },
-        ),
-      );
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    part.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      size += chunk.byteLength;
-    });
-    part.on('end', () => {
-      const content = joined(chunks, size);
-      if (info.filename === undefined) {
-        if (size > limits.maxFieldBytes) fail(partTooLarge());
-        else accept(name, content.toString('utf8'), false);
-      } else {
-        accept(name, new FilePart(info.filename, contentType, { content }), false);
-      }
-    });
-  });
-  parser.on('fieldsLimit', () => {
-    fail(
-      new BadRequestError(
+  if (type !== 'application/x-www-form-urlencoded') return form;
+  let fields = 0;
+  for (const [name, value] of new URLSearchParams(bodyBytes(event).toString('latin1'))) {
+    if (++fields > limits.maxFields) {
+      throw new BadRequestError(
         `Too many fields. Maximum number of fields is ${String(limits.maxFields)}.`,
-      ),
-    );
-  });
-  parser.on('filesLimit', () => {
-    fail(
-      new BadRequestError(`Too many files. Maximum number of files is ${String(limits.maxFiles)}.`),
-    );
-  });
-
-  await new Promise<void>((resolve) => {
-    parser.once('close', resolve);
-    // A cut-off body or a malformed part header: FastAPI's generic words for it.
-    parser.once('error', () => {
-      fail(new BadRequestError('There was an error parsing the body'));
-      resolve();
-    });
-    if (stream === undefined) parser.end(bodyBytes(event));
-    else {
-      stream.once('error', () => {
-        parser.destroy(new Error('The request body broke off'));
-      });
-      stream.pipe(parser);
+      );
     }
-  });
-  await Promise.all(stored);
-  if (failure !== undefined) {
-    await discardFiles(form);
-    throw failure;
+    form[name] = value;
   }
   return form;
 }

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { ApiEvent } from './api-event.ts';
 import { RequestValidationError } from './http-errors.ts';
 import { readJsonBody } from './json-body.ts';
-import type { FileSink, FormLimits } from './multipart-form.ts';
+import { FilePart, type FormLimits, readForm } from './multipart-form.ts';
 import {
   missingField,
   type PydanticError,
@@ -43,12 +43,7 @@ function check(
  * FastAPI's form rules: an empty field counts as absent, and so every missing part is
  * reported with `input: null`, whatever else the form held.
  */
-function checkForm(
-  schema: z.ZodType,
-  form: Record<string, unknown>,
-  errors: PydanticError[],
-  { FilePart }: FormReading,
-) {
+function checkForm(schema: z.ZodType, form: Record<string, unknown>, errors: PydanticError[]) {
   const present = Object.fromEntries(Object.entries(form).filter(([, value]) => value !== ''));
   const found: PydanticError[] = [];
   const value = check(schema, 'body', present, found);
@@ -64,45 +59,26 @@ function checkForm(
 }
 
 /**
- * Form reading (busboy and all), loaded by the one function that takes a form: the others
- * start without parsing it.
- */
-type FormReading = typeof import('./multipart-form.ts');
-let formReading: Promise<FormReading> | undefined;
-const loadFormReading = () => (formReading ??= import('./multipart-form.ts'));
-
-/**
  * Validates path, query and body (JSON or form) against zod schemas and reports every
  * failure at once, in FastAPI's order (path, query, header, body), as its 422 body. A body that
  * cannot be parsed at all fails before anything else, as it does in FastAPI.
  */
 export function validateRequest<const S extends RequestSchemas>(
   schemas: S,
-  options: {
-    readonly form?: FormLimits;
-    /**
-     * Where file parts of a body still arriving go (see `readForm`); called after
-     * authentication, so the event has its caller. None: files are read into memory.
-     */
-    readonly fileSink?: (event: ApiEvent & { userId?: number }) => FileSink | undefined;
-  } = {},
+  options: { readonly form?: FormLimits } = {},
 ): MiddlewareObj<ApiEvent & { input: ValidatedInput<S> }, ApiResult> {
   if (schemas.form !== undefined && options.form === undefined) {
     throw new Error('A form schema needs form limits');
   }
   return {
     name: 'validateRequest',
-    before: async (request) => {
+    before: (request) => {
       const { event } = request;
       const body = schemas.body === undefined ? undefined : readJsonBody(event);
-      const forms =
+      const form =
         schemas.form === undefined || options.form === undefined
           ? undefined
-          : await loadFormReading();
-      const form =
-        forms === undefined || options.form === undefined
-          ? undefined
-          : await forms.readForm(event, options.form, options.fileSink?.(event));
+          : readForm(event, options.form);
       const errors: PydanticError[] = [];
       const input: Record<string, unknown> = {};
       if (schemas.path !== undefined) {
@@ -118,17 +94,10 @@ export function validateRequest<const S extends RequestSchemas>(
         if (body.kind === 'absent') errors.push(missingField(['body']));
         else input.body = check(schemas.body, 'body', body.value, errors);
       }
-      if (schemas.form !== undefined && form !== undefined && forms !== undefined) {
-        input.form = checkForm(schemas.form, form, errors, forms);
+      if (schemas.form !== undefined && form !== undefined) {
+        input.form = checkForm(schemas.form, form, errors);
       }
-      if (errors.length > 0) {
-        if (form !== undefined && forms !== undefined) await forms.discardFiles(form);
-        throw new RequestValidationError(errors);
-      }
-      // Files in parts the schema does not take were stored all the same: they go now.
-      if (form !== undefined && forms !== undefined) {
-        await forms.discardFiles(form, Object.values(input.form as Record<string, unknown>));
-      }
+      if (errors.length > 0) throw new RequestValidationError(errors);
       event.input = input as ValidatedInput<S>;
     },
   };

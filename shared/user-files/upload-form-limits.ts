@@ -1,7 +1,7 @@
 import type { FormLimits } from '../http/multipart-form.ts';
 import { MAX_UPLOAD_BYTES, tooLargeMessage } from './upload-limits.ts';
 
-/** busboy's limits for the upload form: one file, a few small fields. */
+/** The upload form's limits, lower than Starlette's (1,000 files and fields, 1 MB a part): one file, a few small fields. */
 export const UPLOAD_FORM_LIMITS: FormLimits = {
   maxFileBytes: MAX_UPLOAD_BYTES,
   fileTooLargeMessage: tooLargeMessage(),

@@ -1,7 +1,5 @@
-import { pipeline, type Readable, Transform } from 'node:stream';
 import type { BlobStore } from '../blobs/blob-store.ts';
 import { userFileObjectKey } from '../data/keys.ts';
-import type { StoredFile } from '../http/multipart-form.ts';
 import type { IdAllocator } from '../ids/id-allocator.ts';
 import { settleRead } from '../data/settle-read.ts';
 import { logger } from '../logger.ts';
@@ -11,7 +9,7 @@ import type { UserFileRepository } from './user-file-repository.ts';
 
 export interface UploadPorts {
   readonly ids: IdAllocator;
-  readonly blobs: Pick<BlobStore, 'put' | 'putStream' | 'delete' | 'locationOf'>;
+  readonly blobs: Pick<BlobStore, 'put' | 'delete' | 'locationOf'>;
   readonly files: Pick<UserFileRepository, 'create' | 'get'>;
   readonly now?: () => Date;
 }
@@ -82,56 +80,4 @@ export async function uploadUserFile(ports: UploadPorts, upload: NewUserFile): P
     contentType: upload.contentType,
   });
   return recordUserFile(ports, { ...upload, id, size: upload.content.byteLength });
-}
-
-const COALESCE_BYTES = 8 * 1024 * 1024;
-
-/**
- * Stores a file's bytes as they arrive, under a fresh id, before the rest of its form is
- * read; the form's validation decides later whether they are recorded or discarded.
- */
-export async function storeUserFileBytes(
-  ports: Pick<UploadPorts, 'ids' | 'blobs'>,
-  userId: number,
-  content: Readable,
-  contentType: string,
-): Promise<StoredFile> {
-  const id = await ports.ids.next();
-  const key = userFileObjectKey(userId, id);
-  let size = 0;
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
-  // Socket-sized pieces cost the object store a write each; megabyte pieces cost it few.
-  const counted = new Transform({
-    readableHighWaterMark: 2 * COALESCE_BYTES,
-    transform(chunk: Buffer, _encoding, done) {
-      size += chunk.byteLength;
-      pending.push(chunk);
-      pendingBytes += chunk.byteLength;
-      if (pendingBytes < COALESCE_BYTES) {
-        done();
-        return;
-      }
-      const block = Buffer.concat(pending, pendingBytes);
-      pending = [];
-      pendingBytes = 0;
-      done(null, block);
-    },
-    flush(done) {
-      done(null, pendingBytes === 0 ? undefined : Buffer.concat(pending, pendingBytes));
-    },
-  });
-  // A body that breaks off aborts the put, rather than leaving it waiting for more.
-  const broken = new AbortController();
-  pipeline(content, counted, (error) => {
-    if (error) broken.abort(error);
-  });
-  try {
-    await ports.blobs.putStream(key, counted, { contentType, signal: broken.signal });
-  } catch (error) {
-    // A put cut off midway may still have left an object.
-    await deleteQuietly(ports, key, error);
-    throw error;
-  }
-  return { id, key, size, discard: () => ports.blobs.delete(key) };
 }

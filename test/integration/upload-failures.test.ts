@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -17,7 +16,7 @@ import { DynamoDirectUploadRepository } from '#shared/direct-uploads/dynamo-dire
 import { startDirectUpload } from '#shared/direct-uploads/start-direct-upload.ts';
 import { DynamoBlockIdAllocator } from '#shared/ids/dynamo-block-id-allocator.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/dynamo-user-file-repository.ts';
-import { storeUserFileBytes, uploadUserFile } from '#shared/user-files/upload-user-file.ts';
+import { uploadUserFile } from '#shared/user-files/upload-user-file.ts';
 import { answerLost, failing, storedIn } from '#test/support/faults.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';
 
@@ -110,15 +109,6 @@ describe('an upload leaves nothing behind, whichever write fails', () => {
     expect(after.objects.filter((key) => !before.objects.includes(key))).toEqual([
       expect.stringMatching(/^users\/5\/files\/\d+$/) as unknown,
     ]);
-  });
-
-  it('deletes streamed bytes when the stream breaks off midway', async () => {
-    const before = await stored();
-    const content = new Readable({ read: () => undefined });
-    content.push(Buffer.alloc(64 * 1024, 1));
-    setTimeout(() => content.destroy(new Error('connection reset')), 50);
-    await expect(storeUserFileBytes({ ids, blobs }, 3, content, 'text/plain')).rejects.toThrow();
-    expect(await stored()).toEqual(before);
   });
 });
 
