@@ -9,16 +9,17 @@ export type RawBody =
 
 const LENIENT_UTF8 = new TextDecoder('utf-8');
 
+/** FastAPI's strict content type (its default since 0.132): no type is no JSON. */
 function isJsonMediaType(type: string | undefined): boolean {
-  if (type === undefined) return true;
+  if (type === undefined) return false;
   const [main, sub = ''] = type.split('/');
   return main === 'application' && (sub === 'json' || sub.endsWith('+json'));
 }
 
 /**
  * Reads a JSON body the way FastAPI does: an empty body, or `null`, is absent (a `missing`
- * error at `["body"]`); a JSON content type, or none, is decoded with Python's rules; any other
- * content type is passed on as text, which then fails model validation; bytes in no
+ * error at `["body"]`); a JSON content type is decoded with Python's rules; any other content
+ * type, or none, is passed on as text, which then fails model validation; bytes in no
  * encoding Python's json reads are a 400.
  */
 export function readJsonBody(event: ApiEvent): RawBody {

@@ -2,8 +2,9 @@ import { mayHoldPythonNumbers, pythonNumber } from './python-number.ts';
 
 /**
  * A JSON decoder that fails exactly where CPython's `json.loads` fails, with the same
- * message and character offset. FastAPI puts both into its `json_invalid` error
- * (`loc: ["body", pos]`, `ctx.error`), and the contract's clients read them.
+ * message and character offset (CPython 3.11, the reference's; 3.13 reworded trailing
+ * commas). FastAPI puts both into its `json_invalid` error (`loc: ["body", pos]`,
+ * `ctx.error`), and the contract's clients read them.
  *
  * It also accepts what Python accepts and `JSON.parse` does not (NaN, Infinity,
  * -Infinity), so a body FastAPI would have validated is validated here too.
@@ -187,9 +188,8 @@ class Scanner {
       i = this.skipWhitespace(afterValue);
       if (s[i] === '}') return [result, i + 1];
       if (s[i] !== ',') throw new DecodeError("Expecting ',' delimiter", i);
-      const comma = i;
+      // A trailing comma fails at the `}` as a missing name (CPython before 3.13).
       i = this.skipWhitespace(i + 1);
-      if (s[i] === '}') throw new DecodeError('Illegal trailing comma before end of object', comma);
     }
   }
 
@@ -204,9 +204,8 @@ class Scanner {
       i = this.skipWhitespace(afterValue);
       if (s[i] === ']') return [result, i + 1];
       if (s[i] !== ',') throw new DecodeError("Expecting ',' delimiter", i);
-      const comma = i;
+      // A trailing comma fails at the `]` as a missing value (CPython before 3.13).
       i = this.skipWhitespace(i + 1);
-      if (s[i] === ']') throw new DecodeError('Illegal trailing comma before end of array', comma);
     }
   }
 }

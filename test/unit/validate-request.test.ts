@@ -81,7 +81,11 @@ describe('422 bodies, one per row of the FastAPI error table', () => {
   });
 
   it('json_invalid is decided before path errors, as FastAPI reads the body first', async () => {
-    const { body } = await call({ body: '[1,', pathParameters: { group_id: 'x', deal_id: '2' } });
+    const { body } = await call({
+      body: '[1,',
+      contentType: 'application/json',
+      pathParameters: { group_id: 'x', deal_id: '2' },
+    });
     expect(body).toEqual({
       detail: [
         {
@@ -411,9 +415,27 @@ describe('FastAPI request reading around the table', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  it('parses a body sent without a content type, or an empty one, as JSON', async () => {
-    expect((await call({ body: '{"file_ids": [1]}' })).status).toBe(200);
-    expect((await call({ body: '{"file_ids": [1]}', contentType: '' })).status).toBe(200);
+  it('reads a body sent without a content type, or an empty one, as text (strict, FastAPI 0.132+)', async () => {
+    for (const contentType of [undefined, '']) {
+      expect(
+        await call({
+          body: '{"file_ids": [1]}',
+          ...(contentType === undefined ? {} : { contentType }),
+        }),
+      ).toEqual({
+        status: 422,
+        body: {
+          detail: [
+            {
+              type: 'model_attributes_type',
+              loc: ['body'],
+              msg: 'Input should be a valid dictionary or object to extract fields from',
+              input: '{"file_ids": [1]}',
+            },
+          ],
+        },
+      });
+    }
   });
 
   it('reads a content type that is not one type/subtype as text/plain, as Python does', async () => {
