@@ -41,9 +41,18 @@ export function pythonFloatRepr(x: number): string {
   return `${sign}${shown}e${exponentSign}${String(Math.abs(exponent)).padStart(2, '0')}`;
 }
 
-/** A JSON number lexeme as Python holds it: a JS number when it prints the same, else raw. */
+/** CPython refuses to read an int of more digits (`sys.int_info.default_max_str_digits`). */
+const MAX_INT_DIGITS = 4300;
+
+/**
+ * A JSON number lexeme as Python holds it: a JS number when it prints the same, else raw.
+ * Throws where `json.loads` does: an int of more than 4,300 digits (FastAPI's 400).
+ */
 export function pythonNumber(lexeme: string, value: number): unknown {
   if (!/[.eE]/.test(lexeme)) {
+    if (lexeme.replace('-', '').length > MAX_INT_DIGITS) {
+      throw new RangeError(`An int of more than ${String(MAX_INT_DIGITS)} digits`);
+    }
     return Number.isSafeInteger(value) ? value : JSON.rawJSON(BigInt(lexeme).toString());
   }
   const repr = pythonFloatRepr(value);

@@ -69,6 +69,12 @@ describe('parsePythonJson fails where and how CPython does', () => {
     }
   });
 
+  it('reads an int of 4,300 digits, and throws for one more, as json.loads does', () => {
+    expect(parsePythonJson(`[${'1'.repeat(4300)}]`).ok).toBe(true);
+    expect(() => parsePythonJson(`[${'1'.repeat(4301)}]`)).toThrow(RangeError);
+    expect(() => parsePythonJson(`[-${'1'.repeat(4301)}, NaN]`)).toThrow(RangeError);
+  });
+
   it('keeps numbers JavaScript prints as Python does as plain numbers', () => {
     expect(parsePythonJson('[1, -7, 0.5, 12.25, 9007199254740991]')).toEqual({
       ok: true,
