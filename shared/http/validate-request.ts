@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { z } from 'zod';
 import type { ApiEvent } from './api-event.ts';
-import { RequestValidationError } from './http-errors.ts';
+import { NotFoundError, RequestValidationError } from './http-errors.ts';
 import { readJsonBody } from './json-body.ts';
 import { FilePart, type FormLimits, readForm } from './multipart-form.ts';
 import {
@@ -74,6 +74,11 @@ export function validateRequest<const S extends RequestSchemas>(
     name: 'validateRequest',
     before: (request) => {
       const { event } = request;
+      // Starlette routes the decoded path: `1%2F2` is two segments there, and no route has
+      // them, whatever the path's other segments are.
+      if (Object.values(event.pathParameters ?? {}).some((value) => value?.includes('/'))) {
+        throw new NotFoundError();
+      }
       const body = schemas.body === undefined ? undefined : readJsonBody(event);
       const form =
         schemas.form === undefined || options.form === undefined

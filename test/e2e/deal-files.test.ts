@@ -355,6 +355,16 @@ describe('PUT deal file: path ids', () => {
     }
   });
 
+  it('an id holding an encoded slash is no route, as Starlette routes the decoded path: 404', async () => {
+    const { users, files } = await world(407);
+    await expectRefused(
+      stage(),
+      () => put(fileUrl('407%2F1', 1, files.theFile.id), users.editor, { type: 'nope' }),
+      404,
+      NOT_FOUND,
+    );
+  });
+
   it('ids Pydantic reads as integers (" 7 ", "+7", "7.0") reach the file', async () => {
     const { users, files } = await world(404);
     const response = await put(
