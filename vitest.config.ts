@@ -30,6 +30,17 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          // The recorded FastAPI reference's answers, replayed against the local stage.
+          name: 'parity',
+          include: ['test/oracle/**/*.test.ts'],
+          globalSetup: [emulators],
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'hardening',
           include: ['test/hardening/**/*.test.ts'],
           globalSetup: [emulators],

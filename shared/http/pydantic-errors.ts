@@ -57,6 +57,14 @@ const missing = (loc: readonly (string | number)[], input: unknown): PydanticErr
   input,
 });
 
+/** A body that is no object (a number kept in its Python form reaches no model). */
+export const notAnObject = (input: unknown): PydanticError => ({
+  type: 'model_attributes_type',
+  loc: ['body'],
+  msg: 'Input should be a valid dictionary or object to extract fields from',
+  input,
+});
+
 /** Missing-field errors when a whole form or body is absent: FastAPI reports `input: null`. */
 export const missingField = (loc: readonly (string | number)[]): PydanticError =>
   missing(loc, null);
@@ -121,12 +129,7 @@ function fromInvalidType(
     case 'boolean':
       return { type: 'bool_type', loc, msg: 'Input should be a valid boolean', input };
     case 'object':
-      return {
-        type: 'model_attributes_type',
-        loc,
-        msg: 'Input should be a valid dictionary or object to extract fields from',
-        input,
-      };
+      return { ...notAnObject(input), loc };
     default:
       return { type: `${issue.expected}_type`, loc, msg: issue.message, input };
   }

@@ -4,8 +4,10 @@ import type { ApiEvent } from './api-event.ts';
 import { NotFoundError, RequestValidationError } from './http-errors.ts';
 import { readJsonBody } from './json-body.ts';
 import { FilePart, type FormLimits, readForm } from './multipart-form.ts';
+import { isRawNumber } from './python-number.ts';
 import {
   missingField,
+  notAnObject,
   type PydanticError,
   type RequestSource,
   toPydanticErrors,
@@ -97,6 +99,7 @@ export function validateRequest<const S extends RequestSchemas>(
       }
       if (schemas.body !== undefined && body !== undefined) {
         if (body.kind === 'absent') errors.push(missingField(['body']));
+        else if (isRawNumber(body.value)) errors.push(notAnObject(body.value));
         else input.body = check(schemas.body, 'body', body.value, errors);
       }
       if (schemas.form !== undefined && form !== undefined) {

@@ -1,0 +1,42 @@
+/**
+ * Where the local stage answers otherwise than the recorded reference, on purpose. Each
+ * entry names a case of `recorded.json` (`*` standing for any text) and why; the replay fails
+ * on any other difference, and on an entry whose cases no longer differ. The same list, in
+ * words, is docs/fastapi-parity.md.
+ */
+export interface DeliberateDifference {
+  readonly id: string;
+  readonly reason: string;
+}
+
+export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
+  {
+    id: 'notify/json/*-in-file-ids',
+    reason:
+      'NaN or Infinity where an int belongs: FastAPI fails to serialise its own 422 (a 500); ' +
+      'we answer the 422 (finite_number) with input null, as 5xx is only for our faults',
+  },
+  {
+    id: 'upload/empty-file',
+    reason:
+      'An empty file is a 422 bytes_too_short: S3 refuses an empty signed upload, and both ' +
+      'upload paths refuse the same files',
+  },
+  {
+    id: 'upload/file-twice',
+    reason:
+      'One file per upload (Starlette allows 1,000): a second file part is a 400 in ' +
+      "Starlette's words, never a guess at which bytes to store",
+  },
+  {
+    id: 'upload/file-where-name-belongs',
+    reason:
+      "The one-file limit answers first (400); FastAPI's 422 echoes an UploadFile's internals",
+  },
+  {
+    id: 'upload/upper-case-media-type',
+    reason:
+      'Media types are case-insensitive (RFC 9110): Multipart/Form-Data is read as a form, ' +
+      'where Starlette reads no form and reports every part missing',
+  },
+];
