@@ -17,6 +17,12 @@ export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
       'we answer the 422 (finite_number) with input null, as 5xx is only for our faults',
   },
   {
+    id: 'notify/json/lone-surrogate',
+    reason:
+      'A surrogate encoded in UTF-8 (which Python reads with surrogatepass) is a 400: no ' +
+      'DynamoDB string or chat message can hold it; FastAPI fails later, with a 500',
+  },
+  {
     id: 'upload/empty-file',
     reason:
       'An empty file is a 422 bytes_too_short: S3 refuses an empty signed upload, and both ' +

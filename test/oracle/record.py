@@ -116,6 +116,9 @@ BAD_JSON = {
     "top-float": b"1.0",
     "top-bool": b"true",
     "deep-ok": b'{"x":' + b"[" * 50 + b"]" * 50 + b', "file_ids": "x"}',
+    "deep-900": b'{"x":' + b"[" * 900 + b"]" * 900 + b', "file_ids": "x"}',
+    "deep-1001": b'{"x":' + b"[" * 1001 + b"]" * 1001 + b', "file_ids": "x"}',
+    "deep-5000": b'{"x":' + b"[" * 5000 + b"]" * 5000 + b', "file_ids": "x"}',
 }
 
 CONTENT_TYPES = {
@@ -197,6 +200,7 @@ def notify_cases() -> None:
         "fund-bidi": "Acme\u202eFund",
     }.items():
         case(f"notify/{name}", "POST", NOTIFY, as_json({"file_ids": [101], "fund_name": value}), j, volatile=("notification_id",))
+    case("notify/json/lone-surrogate", "POST", NOTIFY, b'{"file_ids":[101],"fund_name":"\xed\xa0\x80"}', j, volatile=("notification_id",))
     case("notify/message-2001", "POST", NOTIFY, as_json({"file_ids": [101], "message": "m" * 2001}), j)
     case("notify/message-2000", "POST", NOTIFY, as_json({"file_ids": [101], "message": "m" * 2000}), j, volatile=("notification_id",))
     for name, body in BAD_JSON.items():
