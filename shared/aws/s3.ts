@@ -21,17 +21,12 @@ let client: S3Client | undefined;
 
 const noop = () => undefined;
 
-/**
- * The SDK's own warnings, into the service's log. One is expected, not news: the SDK warns
- * on every put of a stream of unknown length, which only the local stage makes (s3rver
- * takes one; see `S3BlobStore.putStream`).
- */
+/** The SDK's own warnings, into the service's log. */
 const sdkLogger = {
   trace: noop,
   debug: noop,
   info: noop,
   warn: (message: unknown) => {
-    if (String(message).includes('Stream of unknown length')) return;
     logger.warn('AWS SDK warning', { sdkMessage: String(message) });
   },
   error: (message: unknown) => {

@@ -27,7 +27,11 @@ export const DirectUploadRequestSchema = z
 export const DirectUploadTicketSchema = z
   .object({
     id: z.int().describe('The id of the UserFile this upload becomes'),
-    key: z.string().describe('The object key we chose, under the user’s prefix'),
+    key: z
+      .string()
+      .describe(
+        'The object key the form writes to: the upload’s own, never the file’s (completion copies the bytes there)',
+      ),
     url: z.string().describe('POST the form here'),
     fields: z
       .record(z.string(), z.string())

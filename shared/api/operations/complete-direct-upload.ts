@@ -16,7 +16,10 @@ export const completeDirectUploadOperation = defineOperation({
     201: jsonAnswer('The file, recorded', UserFileSchema, USER_FILE_EXAMPLE),
     400: detailAnswer('The uploaded object is empty', 'The uploaded file is empty'),
     404: detailAnswer('No upload of yours has this id', 'Not Found'),
-    409: detailAnswer('The bytes have not reached S3 yet', 'The file has not been uploaded yet'),
+    409: detailAnswer(
+      'The bytes have not reached S3 yet, or another completion holds the upload (retry)',
+      'The file has not been uploaded yet',
+    ),
     413: detailAnswer(
       'The object is over 50 MiB',
       'File too large: the limit is 52428800 bytes (50 MiB)',

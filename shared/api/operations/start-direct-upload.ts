@@ -15,14 +15,14 @@ export const startDirectUploadOperation = defineOperation({
   responses: {
     201: jsonAnswer('The form to POST the bytes with', DirectUploadTicketSchema, {
       id: 52,
-      key: 'users/7/files/52',
+      key: 'uploads/7/52',
       url: 'https://file-service-bucket.s3.eu-west-1.amazonaws.com/',
       fields: {
         'Content-Type': 'application/octet-stream',
         'x-amz-meta-name': 'model.xlsx',
         'x-amz-meta-type': 'financials',
         'x-amz-meta-owner': '7',
-        key: 'users/7/files/52',
+        key: 'uploads/7/52',
         Policy: 'eyJleHBpcmF0aW9uIjoi…',
         'X-Amz-Signature': '5f0c…',
       },

@@ -18,8 +18,9 @@ export const uploadUserFileOperation = defineOperation({
   responses: {
     201: jsonAnswer('Stored and recorded', UserFileSchema, USER_FILE_EXAMPLE),
     400: detailAnswer(
-      'The form could not be read: a part sent twice, too many parts, a broken body',
-      "Part 'name' was sent more than once.",
+      'The form could not be read (Starlette’s words): broken framing, a part without a name, ' +
+        'too many parts, a field over 16 KiB',
+      'Invalid multipart data.',
     ),
     409: detailAnswer(
       'A request with this Idempotency-Key is still running',
