@@ -7,6 +7,20 @@ import { useTestStage } from '#test/support/test-stage.ts';
 
 const stage = useTestStage();
 
+/** Bytes no HTTP client would send as written: the stage's whole reply, as text. */
+const rawRequest = (text: string) =>
+  new Promise<string>((resolve, reject) => {
+    const socket = connect(stage().port, '127.0.0.1', () => {
+      socket.end(text);
+    });
+    let data = '';
+    socket.on('data', (chunk: Buffer) => (data += chunk.toString()));
+    socket.on('end', () => {
+      resolve(data);
+    });
+    socket.on('error', reject);
+  });
+
 const LIST = '/api/v1/user/me/file';
 const now = () => Math.floor(Date.now() / 1000);
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -128,20 +142,10 @@ describe("FastAPI's answers for requests no route takes", () => {
   });
 
   it("never redirects to the client's Host or scheme", async () => {
-    const reply = await new Promise<string>((resolve, reject) => {
-      const socket = connect(stage().port, '127.0.0.1', () => {
-        socket.end(
-          `GET ${LIST}/ HTTP/1.1\r\nHost: evil.example\r\nX-Forwarded-Proto: gopher\r\n` +
-            'X-Forwarded-Host: evil.example\r\nConnection: close\r\n\r\n',
-        );
-      });
-      let data = '';
-      socket.on('data', (chunk: Buffer) => (data += chunk.toString()));
-      socket.on('end', () => {
-        resolve(data);
-      });
-      socket.on('error', reject);
-    });
+    const reply = await rawRequest(
+      `GET ${LIST}/ HTTP/1.1\r\nHost: evil.example\r\nX-Forwarded-Proto: gopher\r\n` +
+        'X-Forwarded-Host: evil.example\r\nConnection: close\r\n\r\n',
+    );
     expect(reply).toMatch(/^HTTP\/1\.1 307 /);
     expect(reply).toMatch(new RegExp(`\r\nlocation: ${LIST}\r\n`, 'i'));
     expect(reply).not.toContain('evil.example');
@@ -149,17 +153,9 @@ describe("FastAPI's answers for requests no route takes", () => {
   });
 
   it('survives a request line that is not a URL, answering 404', async () => {
-    const reply = await new Promise<string>((resolve, reject) => {
-      const socket = connect(stage().port, '127.0.0.1', () => {
-        socket.end('GET //[ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
-      });
-      let data = '';
-      socket.on('data', (chunk: Buffer) => (data += chunk.toString()));
-      socket.on('end', () => {
-        resolve(data);
-      });
-      socket.on('error', reject);
-    });
+    const reply = await rawRequest(
+      'GET //[ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
+    );
     expect(reply).toMatch(/^HTTP\/1\.1 404 /);
     expect(reply.endsWith('{"detail":"Not Found"}')).toBe(true);
     expect((await stage().request('/api/v1/user/me/file', { as: 1 })).status).toBe(200);
