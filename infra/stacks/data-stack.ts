@@ -110,9 +110,11 @@ export class DataStack extends Stack implements ServiceData {
         {
           // A form's bytes live here only until completion copies or refuses them (the
           // finalizer deletes them then); what a failed delete leaves goes after the
-          // pending upload's own record (15 minutes and a day) has expired.
+          // pending upload's own record (15 minutes and a day) has expired. Deleted ones
+          // are copies (or refused), so their old versions need not wait out the bucket's.
           prefix: DIRECT_UPLOAD_OBJECT_PREFIX,
           expiration: Duration.days(2),
+          noncurrentVersionExpiration: Duration.days(1),
         },
       ],
       // Browsers POST direct uploads to the bucket and may fetch download links; the

@@ -452,7 +452,12 @@ describe('the data stack', () => {
               Status: 'Enabled',
             }),
             // Forms' bytes the finalizer could not delete go once no upload can use them.
-            { Prefix: 'uploads/', ExpirationInDays: 2, Status: 'Enabled' },
+            {
+              Prefix: 'uploads/',
+              ExpirationInDays: 2,
+              NoncurrentVersionExpiration: { NoncurrentDays: 1 },
+              Status: 'Enabled',
+            },
           ],
         },
         LoggingConfiguration: {
