@@ -178,7 +178,7 @@ async function copyExactly(
   try {
     const copied = await ports.blobs.copy(staged, key, { ifMatch: etag });
     // S3 refuses the copy itself when the source changed; s3rver ignores the condition, and
-    // the copy's own ETag tells.
+    // the copy's own ETag tells (the bucket's SSE-S3 makes an ETag its content's MD5).
     if (copied.etag !== etag) {
       await ports.blobs.delete(key);
       throw changed();
