@@ -74,6 +74,19 @@ const codePoints = (value: string): number => Array.from(value).length;
 export const pyStr = (options: { minLength?: number; maxLength: number }) =>
   z
     .string()
+    // A lone surrogate (`"\ud800"` in JSON) is no text Python's str can be encoded from;
+    // nothing downstream (DynamoDB, the chat) could hold it either.
+    .check(
+      z.refine((value) => value.isWellFormed(), {
+        abort: true,
+        params: {
+          pydantic: {
+            type: 'string_unicode',
+            msg: 'Input should be a valid string, unable to parse raw data as a unicode string',
+          },
+        },
+      }),
+    )
     .check(
       z.refine((value) => codePoints(value) >= (options.minLength ?? 0), {
         abort: true,

@@ -410,6 +410,26 @@ describe('refusals: nothing recorded, nothing queued, nothing sent', () => {
     nothingQueued();
   });
 
+  it("a lone surrogate in a text is Pydantic's string_unicode, never stored", async () => {
+    await seedFiles(934, [{ id: 34, name: 'mine.pdf', type: 'deck', size: 1 }]);
+    await expectRefused(
+      stage(),
+      () => notify(934, '{"file_ids": [34], "fund_name": "a\\ud800", "message": "ok"}'),
+      422,
+      {
+        detail: [
+          {
+            type: 'string_unicode',
+            loc: ['body', 'fund_name'],
+            msg: 'Input should be a valid string, unable to parse raw data as a unicode string',
+            input: 'a\ud800',
+          },
+        ],
+      },
+    );
+    nothingQueued();
+  });
+
   it('a queue that is down: 500 without internals, and no record left behind', async () => {
     await seedFiles(932, FILES);
     const { queue } = stage().notifications;

@@ -200,6 +200,7 @@ def notify_cases() -> None:
         "fund-bidi": "Acme\u202eFund",
     }.items():
         case(f"notify/{name}", "POST", NOTIFY, as_json({"file_ids": [101], "fund_name": value}), j, volatile=("notification_id",))
+    case("notify/json/escaped-lone-surrogate", "POST", NOTIFY, b'{"file_ids":[101],"fund_name":"a\\ud800"}', j)
     case("notify/json/lone-surrogate", "POST", NOTIFY, b'{"file_ids":[101],"fund_name":"\xed\xa0\x80"}', j, volatile=("notification_id",))
     case("notify/message-2001", "POST", NOTIFY, as_json({"file_ids": [101], "message": "m" * 2001}), j)
     case("notify/message-2000", "POST", NOTIFY, as_json({"file_ids": [101], "message": "m" * 2000}), j, volatile=("notification_id",))
