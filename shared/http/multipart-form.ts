@@ -127,11 +127,10 @@ function splitParts(
   i += dashBoundary.length;
   const parts: RawPart[] = [];
   for (;;) {
-    if (i >= body.length) return parts;
-    if (body[i] === 0x2d) return parts; // `--`: the closing delimiter
-    if (body[i] !== 0x0d) throw invalid();
     if (i + 1 >= body.length) return parts;
-    if (body[i + 1] !== 0x0a) throw invalid();
+    // `--`: the closing delimiter; CRLF: a part follows.
+    if (body[i] === 0x2d && body[i + 1] === 0x2d) return parts;
+    if (body[i] !== 0x0d || body[i + 1] !== 0x0a) throw invalid();
     i += 2;
     const headers = new Map<string, string>();
     for (;;) {
@@ -161,15 +160,15 @@ function splitParts(
     }
     onHeaders(headers);
     // The data runs to the next delimiter followed by CRLF or `--`; any other follower
-    // makes the delimiter part of the data.
+    // makes the delimiter part of the data, and a body that ends first drops the part.
     let search = i;
     for (;;) {
       const at = body.indexOf(delimiter, search);
       if (at === -1) return parts;
       const after = at + delimiter.length;
-      if (after >= body.length) return parts;
-      const next = body[after];
-      if (next === 0x0d || next === 0x2d) {
+      if (after + 1 >= body.length) return parts;
+      const [next, second] = [body[after], body[after + 1]];
+      if ((next === 0x0d && second === 0x0a) || (next === 0x2d && second === 0x2d)) {
         const part = { headers, data: body.subarray(i, at) };
         onPart(part);
         parts.push(part);

@@ -156,6 +156,26 @@ describe('readForm reads multipart framing as python-multipart does', () => {
       { type: 'de\r\n--XBck' },
     ],
     [
+      'a delimiter followed by neither CRLF nor -- inside a file',
+      raw([
+        ['Content-Disposition: form-data; name="file"; filename="a"', 'ab\r\n--XB-Q\r\n--XB\rx'],
+      ]),
+      { file: { filename: 'a', bytes: 'ab\r\n--XB-Q\r\n--XB\rx' } },
+    ],
+    [
+      'a body that ends just after a delimiter',
+      {
+        ...raw([]),
+        body: Buffer.from('--XB\r\nContent-Disposition: form-data; name="name"\r\n\r\na\r\n--XB\r'),
+      },
+      {},
+    ],
+    [
+      'a first delimiter followed by a single hyphen',
+      { ...raw([]), body: Buffer.from('--XB-x') },
+      INVALID,
+    ],
+    [
       'Latin-1 bytes that are not UTF-8',
       raw([['Content-Disposition: form-data; name="name"', '\xe9.pdf']]),
       { name: 'é.pdf' },
