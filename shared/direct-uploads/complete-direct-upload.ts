@@ -191,8 +191,9 @@ async function copyExactly(
 
 /**
  * The record and the end of the upload, in one transaction. A transaction can land and lose
- * its answer: a read decides. No record means the copied bytes go, so they never stand
- * without one; a read that fails too leaves them, and the staged bytes, for a retry.
+ * its answer, or land late: the claim decides. Given back, it fences the transaction out
+ * (its condition can no longer hold), so the copied bytes go and no record will name them.
+ * Not given back, the transaction landed (or another completer took over): a read tells.
  */
 async function recordCompletion(
   ports: CompletionPorts,
@@ -202,20 +203,23 @@ async function recordCompletion(
   try {
     return await ports.uploads.complete(file, token);
   } catch (error) {
-    const found = await settleRead(() => ports.files.get(file.userId, file.id)).then(
-      (record) =>
-        record === undefined ? 'none' : record.createdAt === file.createdAt ? 'ours' : 'other',
-      () => 'unknown' as const,
-    );
-    if (found === 'ours') return 'completed';
-    if (found === 'other') return 'conflict';
-    if (found === 'none') {
+    const released = await ports.uploads
+      .release(file.userId, file.id, token)
+      .catch(() => undefined);
+    if (released === true) {
       await ports.blobs
         .delete(userFileObjectKey(file.userId, file.id))
         .catch((cleanup: unknown) => {
           logger.error('Could not delete the copy of an unrecorded upload', { error, cleanup });
         });
+      throw error;
     }
+    if (released === false) {
+      const record = await settleRead(() => ports.files.get(file.userId, file.id));
+      if (record !== undefined)
+        return record.createdAt === file.createdAt ? 'completed' : 'conflict';
+    }
+    // Neither told: the copy and the staged bytes stay for a retry, which completes it.
     throw error;
   }
 }

@@ -10,8 +10,11 @@ export interface DirectUploadRepository {
    * `now`. False when it is rejected, gone, or someone else's claim still holds.
    */
   claim(userId: number, fileId: number, claim: CompletionClaim, now: Date): Promise<boolean>;
-  /** Gives a claim back (the upload is pending again); nothing when the claim is not held. */
-  release(userId: number, fileId: number, token: string): Promise<void>;
+  /**
+   * Gives a claim back (the upload is pending again): true when it was still held, so no
+   * completion under it can land any more; false when it was not.
+   */
+  release(userId: number, fileId: number, token: string): Promise<boolean>;
   /** Marks a claimed upload refused; false when the claim was no longer held. */
   reject(
     userId: number,

@@ -2,14 +2,14 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  TransactWriteCommand,
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import {
   ConditionalCheckFailedException,
-  TransactionCanceledException,
+  TransactionConflictException,
 } from '@aws-sdk/client-dynamodb';
+import { conditionsFailed, transactWrite } from '../aws/transactions.ts';
 import {
   directUploadSortKey,
   EXPIRY_ATTRIBUTE,
@@ -72,9 +72,12 @@ const fromDirectUploadItem = (item: Record<string, unknown>): DirectUpload => {
 
 const STATUSES = ['pending', 'completing', 'rejected'] as const;
 
-/** Whether a write failed only on its condition. */
+/**
+ * Whether a conditional write did not happen because of the item's state: its condition
+ * failed, or a transaction (a completion) was writing the item at that moment.
+ */
 const conditionFailed = (error: unknown): boolean =>
-  error instanceof ConditionalCheckFailedException;
+  error instanceof ConditionalCheckFailedException || error instanceof TransactionConflictException;
 
 export class DynamoDirectUploadRepository implements DirectUploadRepository {
   private readonly client: DynamoDBDocumentClient;
@@ -126,8 +129,8 @@ export class DynamoDirectUploadRepository implements DirectUploadRepository {
     });
   }
 
-  async release(userId: number, fileId: number, token: string): Promise<void> {
-    await this.update(userId, fileId, {
+  async release(userId: number, fileId: number, token: string): Promise<boolean> {
+    return this.update(userId, fileId, {
       UpdateExpression: 'SET #status = :pending REMOVE #token, #until',
       ConditionExpression: '#status = :completing AND #token = :token',
       ExpressionAttributeNames: {
@@ -192,34 +195,30 @@ export class DynamoDirectUploadRepository implements DirectUploadRepository {
 
   async complete(file: UserFile, token: string): Promise<'completed' | 'conflict'> {
     try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: this.tableName,
-                Item: toUserFileItem(file),
-                ConditionExpression: 'attribute_not_exists(#pk)',
-                ExpressionAttributeNames: { '#pk': PARTITION_KEY },
-              },
+      await transactWrite(this.client, {
+        TransactItems: [
+          {
+            Put: {
+              TableName: this.tableName,
+              Item: toUserFileItem(file),
+              ConditionExpression: 'attribute_not_exists(#pk)',
+              ExpressionAttributeNames: { '#pk': PARTITION_KEY },
             },
-            {
-              Delete: {
-                TableName: this.tableName,
-                Key: keyOf(file.userId, file.id),
-                ConditionExpression: '#status = :completing AND #token = :token',
-                ExpressionAttributeNames: { '#status': 'status', '#token': 'claim_token' },
-                ExpressionAttributeValues: { ':completing': 'completing', ':token': token },
-              },
+          },
+          {
+            Delete: {
+              TableName: this.tableName,
+              Key: keyOf(file.userId, file.id),
+              ConditionExpression: '#status = :completing AND #token = :token',
+              ExpressionAttributeNames: { '#status': 'status', '#token': 'claim_token' },
+              ExpressionAttributeValues: { ':completing': 'completing', ':token': token },
             },
-          ],
-        }),
-      );
+          },
+        ],
+      });
       return 'completed';
     } catch (error) {
-      const reasons =
-        error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : [];
-      if (reasons.some((r) => r.Code === 'ConditionalCheckFailed')) return 'conflict';
+      if (conditionsFailed(error)) return 'conflict';
       throw error;
     }
   }
