@@ -212,11 +212,12 @@ export class ApiStack extends Stack {
 
     // The complete route and the finalizer run the same completion, whichever comes first:
     // they read the form's bytes and copy them to the file's key (GetObject there, PutObject
-    // here), delete them once recorded or refused, and delete a copy no record names.
+    // here, and a HeadObject of what landed), delete them once recorded or refused, and
+    // delete a copy no record names.
     const grantCompletion = (fn: IGrantable) => {
       grantItems(data.table, fn, ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], [users]);
       grantObjects(bucket, fn, ['s3:GetObject', 's3:DeleteObject'], uploadForms);
-      grantObjects(bucket, fn, ['s3:PutObject', 's3:DeleteObject'], userFiles);
+      grantObjects(bucket, fn, ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], userFiles);
       grantMissingObjectsAsNotFound(bucket, fn);
     };
 

@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { BlobChangedError, BlobNotFoundError, type BlobStore } from '../blobs/blob-store.ts';
+import {
+  BlobChangedError,
+  BlobNotFoundError,
+  type BlobStore,
+  type StoredBlob,
+} from '../blobs/blob-store.ts';
 import { directUploadObjectKey, userFileObjectKey } from '../data/keys.ts';
 import { settleRead } from '../data/settle-read.ts';
 import {
@@ -139,7 +144,7 @@ async function completeClaimed(
       }
       throw refusal(broken);
     }
-    await copyExactly(ports, staged, key, blob.etag);
+    await copyExactly(ports, staged, key, blob);
     const file: UserFile = {
       id: fileId,
       userId,
@@ -166,20 +171,22 @@ async function completeClaimed(
   }
 }
 
-/** Copies the bytes whose ETag was read, and no others (a form may write again meanwhile). */
+/** Copies the bytes whose ETag and size were read, and no others (a form may write again). */
 async function copyExactly(
   ports: CompletionPorts,
   staged: string,
   key: string,
-  etag: string,
+  read: StoredBlob,
 ): Promise<void> {
   const changed = () =>
     new ConflictError('The file changed while it was being completed; complete it again');
   try {
-    const copied = await ports.blobs.copy(staged, key, { ifMatch: etag });
-    // S3 refuses the copy itself when the source changed; s3rver ignores the condition, and
-    // the copy's own ETag tells (the bucket's SSE-S3 makes an ETag its content's MD5).
-    if (copied.etag !== etag) {
+    const copied = await ports.blobs.copy(staged, key, { ifMatch: read.etag });
+    // S3 refuses the copy itself when the source changed. s3rver ignores the condition and
+    // copies bytes and checksum one after the other, so what landed is checked too (the
+    // bucket's SSE-S3 makes an ETag its content's MD5).
+    const landed = await ports.blobs.head(key);
+    if (copied.etag !== read.etag || landed?.etag !== read.etag || landed.size !== read.size) {
       await ports.blobs.delete(key);
       throw changed();
     }

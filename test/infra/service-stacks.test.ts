@@ -303,7 +303,7 @@ describe('least privilege: each function may make exactly the calls its code mak
     CompleteDirectUpload: [
       'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [USER#*]',
       `s3:DeleteObject s3:GetObject @ ${bucket('uploads/')}`,
-      `s3:DeleteObject s3:PutObject @ ${bucket('users/')}`,
+      `s3:DeleteObject s3:GetObject s3:PutObject @ ${bucket('users/')}`,
       's3:ListBucket @ bucket',
     ],
     DownloadUserFile: ['dynamodb:GetItem @ table [USER#*]', `s3:GetObject @ ${bucket('users/')}`],
@@ -332,7 +332,7 @@ describe('least privilege: each function may make exactly the calls its code mak
     FinalizeDirectUpload: [
       'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [USER#*]',
       `s3:DeleteObject s3:GetObject @ ${bucket('uploads/')}`,
-      `s3:DeleteObject s3:PutObject @ ${bucket('users/')}`,
+      `s3:DeleteObject s3:GetObject s3:PutObject @ ${bucket('users/')}`,
       's3:ListBucket @ bucket',
       // CDK's on-failure destination grant.
       'sqs:GetQueueAttributes sqs:GetQueueUrl sqs:SendMessage @ upload event failures',
