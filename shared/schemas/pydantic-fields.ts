@@ -37,7 +37,7 @@ const isInt = (value: unknown): value is number | bigint =>
 
 /**
  * A Pydantic `int`, of any size: an id the client names. One beyond the safe range is a
- * bigint, which names nothing here (see `lookupId`); its errors echo the client's digits.
+ * bigint, which names nothing here (see `pyId`); its errors echo the client's digits.
  */
 export const pyInt = () =>
   z.preprocess(laxInt, z.custom<number | bigint>(isInt, { params: PYDANTIC_INT }));
