@@ -1,10 +1,10 @@
 import middy from '@middy/core';
-import { documentClient } from '#shared/aws/dynamodb.ts';
-import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
-import { s3Client } from '#shared/aws/s3.ts';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
+import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
+import { s3Client } from '#shared/adapters/aws/s3.ts';
 import { requiredEnv } from '#shared/config.ts';
 import { deleteDealFile } from '#shared/deal-files/delete-deal-file.ts';
-import { DynamoDealFileRepository } from '#shared/deal-files/dynamo-deal-file-repository.ts';
+import { DynamoDealFileRepository } from '#shared/adapters/dynamo-deal-file-repository.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';

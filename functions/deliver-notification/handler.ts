@@ -2,13 +2,13 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { documentClient } from '#shared/aws/dynamodb.ts';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
 import { requiredEnv } from '#shared/config.ts';
 import { logger } from '#shared/logger.ts';
 import { chatChannelFromEnv } from '#shared/notifications/chat-channel-from-env.ts';
 import { deliverNotification } from '#shared/notifications/deliver-notification.ts';
 import { deliveryRulesFromEnv } from '#shared/notifications/delivery-rules.ts';
-import { DynamoNotificationRepository } from '#shared/notifications/dynamo-notification-repository.ts';
+import { DynamoNotificationRepository } from '#shared/adapters/dynamo-notification-repository.ts';
 import { queueFromEnv } from '#shared/queue/queue-from-env.ts';
 
 const rules = deliveryRulesFromEnv();

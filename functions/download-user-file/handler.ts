@@ -1,7 +1,7 @@
 import middy from '@middy/core';
-import { documentClient } from '#shared/aws/dynamodb.ts';
-import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
-import { s3Client } from '#shared/aws/s3.ts';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
+import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
+import { s3Client } from '#shared/adapters/aws/s3.ts';
 import { requiredEnv } from '#shared/config.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
@@ -9,7 +9,7 @@ import { httpApi } from '#shared/http/http-api.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { downloadUserFileRequest } from '#shared/schemas/direct-upload.ts';
-import { DynamoUserFileRepository } from '#shared/user-files/dynamo-user-file-repository.ts';
+import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
 import { userFileDownloadLink } from '#shared/user-files/user-file-download.ts';
 
 const ports = {

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { S3Event } from 'aws-lambda';
-import { decodeEventKey } from '#shared/aws/s3-event-key.ts';
+import { decodeEventKey } from '#shared/adapters/aws/s3-event-key.ts';
 import { parseDirectUploadObjectKey } from '#shared/data/keys.ts';
 import {
   CompletionInProgressError,

@@ -1,5 +1,5 @@
 import middy from '@middy/core';
-import { documentClient } from '#shared/aws/dynamodb.ts';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
 import { requiredEnv } from '#shared/config.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
@@ -7,7 +7,7 @@ import { httpApi } from '#shared/http/http-api.ts';
 import { NotFoundError } from '#shared/http/http-errors.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
-import { DynamoNotificationRepository } from '#shared/notifications/dynamo-notification-repository.ts';
+import { DynamoNotificationRepository } from '#shared/adapters/dynamo-notification-repository.ts';
 import { toStatusBody } from '#shared/notifications/notification-response.ts';
 import { getNotificationRequest } from '#shared/schemas/notify-submission.ts';
 

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
-import { documentClient } from '#shared/aws/dynamodb.ts';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
 import { requiredEnv } from '#shared/config.ts';
-import { DynamoDealRoles } from '#shared/groups/dynamo-deal-roles.ts';
+import { DynamoDealRoles } from '#shared/adapters/dynamo-deal-roles.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';

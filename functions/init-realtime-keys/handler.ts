@@ -1,7 +1,7 @@
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { requiredEnv } from '#shared/config.ts';
 import { logger } from '#shared/logger.ts';
-import { SecretsManagerKeyStore } from '#shared/realtime/secrets-manager-key-store.ts';
+import { SecretsManagerKeyStore } from '#shared/adapters/secrets-manager-key-store.ts';
 
 const store = new SecretsManagerKeyStore(requiredEnv('REALTIME_KEYS_SECRET_ARN'));
 

@@ -1,5 +1,5 @@
 import middy from '@middy/core';
-import { documentClient, dynamoDbClient } from '#shared/aws/dynamodb.ts';
+import { documentClient, dynamoDbClient } from '#shared/adapters/aws/dynamodb.ts';
 import { requiredEnv } from '#shared/config.ts';
 import { IDEMPOTENT_OPERATIONS } from '#shared/data/keys.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
@@ -8,7 +8,7 @@ import { httpApi } from '#shared/http/http-api.ts';
 import { IDEMPOTENCY_HEADER, idempotentPerKey } from '#shared/http/idempotency-key.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
-import { DynamoNotificationRepository } from '#shared/notifications/dynamo-notification-repository.ts';
+import { DynamoNotificationRepository } from '#shared/adapters/dynamo-notification-repository.ts';
 import {
   announcementFingerprint,
   notificationPath,
@@ -20,7 +20,7 @@ import {
 } from '#shared/notifications/notify-submission.ts';
 import { queueFromEnv } from '#shared/queue/queue-from-env.ts';
 import { notifySubmissionRequest } from '#shared/schemas/notify-submission.ts';
-import { DynamoUserFileRepository } from '#shared/user-files/dynamo-user-file-repository.ts';
+import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
 
 const tableName = requiredEnv('TABLE_NAME');
 const ports = {

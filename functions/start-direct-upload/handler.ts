@@ -1,17 +1,17 @@
 import middy from '@middy/core';
-import { documentClient } from '#shared/aws/dynamodb.ts';
-import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
-import { s3Client } from '#shared/aws/s3.ts';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
+import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
+import { s3Client } from '#shared/adapters/aws/s3.ts';
 import { requiredEnv } from '#shared/config.ts';
 import { FILE_ID_SEQUENCE } from '#shared/data/keys.ts';
-import { DynamoDirectUploadRepository } from '#shared/direct-uploads/dynamo-direct-upload-repository.ts';
+import { DynamoDirectUploadRepository } from '#shared/adapters/dynamo-direct-upload-repository.ts';
 import { startDirectUpload } from '#shared/direct-uploads/start-direct-upload.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
-import { DynamoBlockIdAllocator } from '#shared/ids/dynamo-block-id-allocator.ts';
+import { DynamoBlockIdAllocator } from '#shared/adapters/dynamo-block-id-allocator.ts';
 import { startDirectUploadRequest } from '#shared/schemas/direct-upload.ts';
 
 const tableName = requiredEnv('TABLE_NAME');

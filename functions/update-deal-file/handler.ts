@@ -1,8 +1,8 @@
 import middy from '@middy/core';
-import { documentClient } from '#shared/aws/dynamodb.ts';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
 import { requiredEnv } from '#shared/config.ts';
 import { toDealFileBody } from '#shared/deal-files/deal-file-response.ts';
-import { DynamoDealFileRepository } from '#shared/deal-files/dynamo-deal-file-repository.ts';
+import { DynamoDealFileRepository } from '#shared/adapters/dynamo-deal-file-repository.ts';
 import { updateDealFile } from '#shared/deal-files/update-deal-file.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';

@@ -1,22 +1,22 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import * as z from 'zod';
-import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
+import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
 import { FILE_ID_SEQUENCE } from '#shared/data/keys.ts';
 import { addDealFile, type DealFileSource } from '#shared/deal-files/add-deal-file.ts';
 import { toDealFileRecord } from '#shared/deal-files/deal-file-response.ts';
-import { DynamoDealFileRepository } from '#shared/deal-files/dynamo-deal-file-repository.ts';
+import { DynamoDealFileRepository } from '#shared/adapters/dynamo-deal-file-repository.ts';
 import { newestFirst } from '#shared/deal-files/list-deal-files.ts';
-import { DynamoGroupRepository } from '#shared/groups/dynamo-group-repository.ts';
+import { DynamoGroupRepository } from '#shared/adapters/dynamo-group-repository.ts';
 import { addDeal, addGroup, addMember, removeMember } from '#shared/groups/manage-groups.ts';
 import { OperatorRefusal } from '#shared/groups/operator-refusal.ts';
-import { DynamoBlockIdAllocator } from '#shared/ids/dynamo-block-id-allocator.ts';
+import { DynamoBlockIdAllocator } from '#shared/adapters/dynamo-block-id-allocator.ts';
 import { MAX_REALTIME_TOKEN_SECONDS } from '#shared/realtime/realtime-config.ts';
 import { withNewKey } from '#shared/realtime/realtime-key-set.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
-import { awsStorage } from '#shared/reconcile/aws-storage.ts';
+import { awsStorage } from '#shared/adapters/aws-reconcile-storage.ts';
 import { reconcileStorage } from '#shared/reconcile/reconcile-storage.ts';
-import { DynamoUserFileRepository } from '#shared/user-files/dynamo-user-file-repository.ts';
+import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
 import { fileTypeFlag, idFlag, nameFlag, roleFlag, secondsFlag } from './cli-flags.ts';
 import type { StageTarget } from './stage-target.ts';
 

@@ -9,7 +9,7 @@ import {
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { PARTITION_KEY, SORT_KEY } from '#shared/data/keys.ts';
-import { s3ClientOptions } from '#shared/aws/s3.ts';
+import { s3ClientOptions } from '#shared/adapters/aws/s3.ts';
 import { freePort } from './free-port.ts';
 
 /** s3rver accepts only its own key; DynamoDB Local accepts any. */

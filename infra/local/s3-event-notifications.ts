@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import type { S3Event } from 'aws-lambda';
-import { encodeEventKey } from '#shared/aws/s3-event-key.ts';
+import { encodeEventKey } from '#shared/adapters/aws/s3-event-key.ts';
 import { createHandlerLoader } from './handler-loader.ts';
 import { localLambdaContext } from './lambda-context.ts';
 

@@ -1,10 +1,10 @@
-import { documentClient } from '../aws/dynamodb.ts';
-import { S3BlobStore } from '../aws/s3-blob-store.ts';
-import { s3Client } from '../aws/s3.ts';
+import { documentClient } from '../adapters/aws/dynamodb.ts';
+import { S3BlobStore } from '../adapters/s3-blob-store.ts';
+import { s3Client } from '../adapters/aws/s3.ts';
 import { requiredEnv } from '../config.ts';
-import { DynamoUserFileRepository } from '../user-files/dynamo-user-file-repository.ts';
+import { DynamoUserFileRepository } from '../adapters/dynamo-user-file-repository.ts';
 import type { CompletionPorts } from './complete-direct-upload.ts';
-import { DynamoDirectUploadRepository } from './dynamo-direct-upload-repository.ts';
+import { DynamoDirectUploadRepository } from '../adapters/dynamo-direct-upload-repository.ts';
 
 /** The adapters completion runs on, from the function's environment (read at cold start). */
 export function completionPorts(): CompletionPorts {

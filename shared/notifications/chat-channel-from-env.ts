@@ -2,8 +2,8 @@ import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ConfigError, optionalEnv } from '../config.ts';
 import type { ChatChannel } from './chat-channel.ts';
-import { ChatLogChannel } from './chat-log-channel.ts';
-import { SlackWebhookChannel, WebhookNotConfigured } from './slack-webhook-channel.ts';
+import { ChatLogChannel } from '../../infra/local/chat-log-channel.ts';
+import { SlackWebhookChannel, WebhookNotConfigured } from '../adapters/slack-webhook-channel.ts';
 
 /** A rotated webhook URL reaches running workers within this time. */
 const SECRET_MAX_AGE_SECONDS = 300;

@@ -1,7 +1,7 @@
 import { requiredEnv } from '../config.ts';
-import { sqsClient } from '../aws/sqs.ts';
+import { sqsClient } from '../adapters/aws/sqs.ts';
 import type { MessageQueue } from './message-queue.ts';
-import { SqsMessageQueue } from './sqs-message-queue.ts';
+import { SqsMessageQueue } from '../adapters/sqs-message-queue.ts';
 
 /** Where the local stage registers its in-process queues, by name. */
 const LOCAL_QUEUES = Symbol.for('file-service.local-queues');

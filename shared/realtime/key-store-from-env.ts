@@ -1,7 +1,7 @@
 import { optionalEnv, requiredEnv } from '../config.ts';
-import { FileKeyStore } from './file-key-store.ts';
+import { FileKeyStore } from '../../infra/local/file-key-store.ts';
 import type { RealtimeKeyStore } from './realtime-key-store.ts';
-import { SecretsManagerKeyStore } from './secrets-manager-key-store.ts';
+import { SecretsManagerKeyStore } from '../adapters/secrets-manager-key-store.ts';
 
 /** The local stage names a key file (REALTIME_KEYS_FILE); a deployed one a secret. */
 export function keyStoreFromEnv(): RealtimeKeyStore {

@@ -9,14 +9,14 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
 import { LOCAL_TABLE } from '#infra/local/local-stage.ts';
-import { batchGetAll } from '#shared/aws/batch-get.ts';
+import { batchGetAll } from '#shared/adapters/aws/batch-get.ts';
 import {
   dealKey,
   memberKey,
   toDealItem,
   toGroupItem,
   toMemberItem,
-} from '#shared/groups/dynamo-group-repository.ts';
+} from '#shared/adapters/dynamo-group-repository.ts';
 import { putItems } from '#test/support/put-items.ts';
 
 const RATIO_TARGET = 2;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { toUserFileItem } from '#shared/user-files/dynamo-user-file-repository.ts';
+import { toUserFileItem } from '#shared/adapters/dynamo-user-file-repository.ts';
 import type { FileType } from '#shared/data/file-type.ts';
 import { localQueues } from '#shared/queue/queue-from-env.ts';
 import { expectRefused } from '#test/support/expect-refused.ts';

@@ -3,8 +3,8 @@ import { base64url, decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT }
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { realtimeKeysFile } from '#infra/local/local-stage.ts';
-import { toDealItem, toGroupItem, toMemberItem } from '#shared/groups/dynamo-group-repository.ts';
-import { FileKeyStore } from '#shared/realtime/file-key-store.ts';
+import { toDealItem, toGroupItem, toMemberItem } from '#shared/adapters/dynamo-group-repository.ts';
+import { FileKeyStore } from '#infra/local/file-key-store.ts';
 import { signRealtimeToken } from '#shared/realtime/sign-realtime-token.ts';
 import { startRealtimeServer } from '#test/support/realtime-server.ts';
 import { useTestStage } from '#test/support/test-stage.ts';

@@ -1,8 +1,8 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { runAdmin } from '#infra/admin/run-admin.ts';
-import { documentClient } from '#shared/aws/dynamodb.ts';
-import { toDealItem, toGroupItem, toMemberItem } from '#shared/groups/dynamo-group-repository.ts';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
+import { toDealItem, toGroupItem, toMemberItem } from '#shared/adapters/dynamo-group-repository.ts';
 import type { Role } from '#shared/groups/group.ts';
 import { expectRefused } from '#test/support/expect-refused.ts';
 import { useTestStage } from '#test/support/test-stage.ts';

@@ -3,8 +3,8 @@ import { DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamod
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBucket, ensureTable } from '#infra/local/emulators.ts';
-import { batchGetAll } from '#shared/aws/batch-get.ts';
-import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
+import { batchGetAll } from '#shared/adapters/aws/batch-get.ts';
+import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
 import { dealFileObjectKey, userFileObjectKey } from '#shared/data/keys.ts';
 import { addDealFile } from '#shared/deal-files/add-deal-file.ts';
 import { deleteDealFile } from '#shared/deal-files/delete-deal-file.ts';
@@ -12,7 +12,7 @@ import {
   dealFileKey,
   DynamoDealFileRepository,
   toDealFileItem,
-} from '#shared/deal-files/dynamo-deal-file-repository.ts';
+} from '#shared/adapters/dynamo-deal-file-repository.ts';
 import type { DealFileRepository } from '#shared/deal-files/deal-file-repository.ts';
 import { updateDealFile } from '#shared/deal-files/update-deal-file.ts';
 import {
@@ -22,13 +22,13 @@ import {
   toDealItem,
   toGroupItem,
   toMemberItem,
-} from '#shared/groups/dynamo-group-repository.ts';
+} from '#shared/adapters/dynamo-group-repository.ts';
 import { ForbiddenError, NotFoundError } from '#shared/http/http-errors.ts';
-import { DynamoBlockIdAllocator } from '#shared/ids/dynamo-block-id-allocator.ts';
+import { DynamoBlockIdAllocator } from '#shared/adapters/dynamo-block-id-allocator.ts';
 import {
   DynamoUserFileRepository,
   toUserFileItem,
-} from '#shared/user-files/dynamo-user-file-repository.ts';
+} from '#shared/adapters/dynamo-user-file-repository.ts';
 import { dealFile } from '#test/support/deal-fixtures.ts';
 import { failing, storedIn } from '#test/support/faults.ts';
 import { putItems } from '#test/support/put-items.ts';

@@ -4,7 +4,7 @@ import { ensureTable } from '#infra/local/emulators.ts';
 import {
   DynamoUserFileRepository,
   toUserFileItem,
-} from '#shared/user-files/dynamo-user-file-repository.ts';
+} from '#shared/adapters/dynamo-user-file-repository.ts';
 import type { UserFile } from '#shared/user-files/user-file.ts';
 import { putItems } from '#test/support/put-items.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';

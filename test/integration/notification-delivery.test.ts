@@ -4,17 +4,17 @@ import { beforeAll, beforeEach, afterAll, describe, expect, it } from 'vitest';
 import { ensureTable } from '#infra/local/emulators.ts';
 import { deliverNotification } from '#shared/notifications/deliver-notification.ts';
 import type { DeliveryRules } from '#shared/notifications/delivery-rules.ts';
-import { DynamoNotificationRepository } from '#shared/notifications/dynamo-notification-repository.ts';
+import { DynamoNotificationRepository } from '#shared/adapters/dynamo-notification-repository.ts';
 import { notifySubmission } from '#shared/notifications/notify-submission.ts';
 import {
   SlackWebhookChannel,
   WebhookNotConfigured,
-} from '#shared/notifications/slack-webhook-channel.ts';
+} from '#shared/adapters/slack-webhook-channel.ts';
 import { notificationMessageBody } from '#shared/notifications/submission-notification.ts';
 import {
   DynamoUserFileRepository,
   toUserFileItem,
-} from '#shared/user-files/dynamo-user-file-repository.ts';
+} from '#shared/adapters/dynamo-user-file-repository.ts';
 import { answerLost, failing } from '#test/support/faults.ts';
 import { putItems } from '#test/support/put-items.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';

@@ -10,12 +10,12 @@ import {
 import { localLambdaContext } from '#infra/local/lambda-context.ts';
 import { idempotentPerKey } from '#shared/http/idempotency-key.ts';
 import { IDEMPOTENT_OPERATIONS } from '#shared/data/keys.ts';
-import { S3BlobStore } from '#shared/aws/s3-blob-store.ts';
+import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
 import { completeDirectUpload } from '#shared/direct-uploads/complete-direct-upload.ts';
-import { DynamoDirectUploadRepository } from '#shared/direct-uploads/dynamo-direct-upload-repository.ts';
+import { DynamoDirectUploadRepository } from '#shared/adapters/dynamo-direct-upload-repository.ts';
 import { startDirectUpload } from '#shared/direct-uploads/start-direct-upload.ts';
-import { DynamoBlockIdAllocator } from '#shared/ids/dynamo-block-id-allocator.ts';
-import { DynamoUserFileRepository } from '#shared/user-files/dynamo-user-file-repository.ts';
+import { DynamoBlockIdAllocator } from '#shared/adapters/dynamo-block-id-allocator.ts';
+import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
 import { uploadUserFile } from '#shared/user-files/upload-user-file.ts';
 import { answerLost, failing, storedIn } from '#test/support/faults.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';

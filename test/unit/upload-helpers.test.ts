@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeEventKey, encodeEventKey } from '#shared/aws/s3-event-key.ts';
+import { decodeEventKey, encodeEventKey } from '#shared/adapters/aws/s3-event-key.ts';
 import {
   directUploadObjectKey,
   parseDirectUploadObjectKey,

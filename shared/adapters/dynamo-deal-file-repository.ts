@@ -4,9 +4,9 @@ import {
   paginateQuery,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll, itemsByKey } from '../aws/batch-get.ts';
-import { conditionItemExists, putNewItem } from '../aws/conditional-writes.ts';
-import { conditionsFailed, failedAt, transactWrite } from '../aws/transactions.ts';
+import { batchGetAll, itemsByKey } from './aws/batch-get.ts';
+import { conditionItemExists, putNewItem } from './aws/conditional-writes.ts';
+import { conditionsFailed, failedAt, transactWrite } from './aws/transactions.ts';
 import {
   dealFileSortKey,
   dealPartition,
@@ -14,13 +14,13 @@ import {
   PARTITION_KEY,
   SORT_KEY,
 } from '../data/keys.ts';
-import { dealKey, memberKey, roleOf } from '../groups/dynamo-group-repository.ts';
+import { dealKey, memberKey, roleOf } from './dynamo-group-repository.ts';
 import type { DealRef } from '../groups/group.ts';
 import type { FileType } from '../data/file-type.ts';
 import { fileRecordFromItem } from '../data/file-record.ts';
-import type { DealFile } from './deal-file.ts';
-import { toDealFileRecord } from './deal-file-response.ts';
-import type { DealFileAccess, DealFileRepository } from './deal-file-repository.ts';
+import type { DealFile } from '../deal-files/deal-file.ts';
+import { toDealFileRecord } from '../deal-files/deal-file-response.ts';
+import type { DealFileAccess, DealFileRepository } from '../deal-files/deal-file-repository.ts';
 
 const NAMES = { '#pk': PARTITION_KEY } as const;
 

@@ -5,7 +5,7 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure, putNewItem } from '../aws/conditional-writes.ts';
+import { isConditionFailure, putNewItem } from './aws/conditional-writes.ts';
 import {
   EXPIRY_ATTRIBUTE,
   notificationSortKey,
@@ -15,13 +15,16 @@ import {
 } from '../data/keys.ts';
 import { isFileType } from '../data/file-type.ts';
 import { settleRead } from '../data/settle-read.ts';
-import type { NotificationRepository, TryVerdict } from './notification-repository.ts';
+import type {
+  NotificationRepository,
+  TryVerdict,
+} from '../notifications/notification-repository.ts';
 import {
   isNotificationStatus,
   type NotificationRef,
   type NotifiedFile,
   type SubmissionNotification,
-} from './submission-notification.ts';
+} from '../notifications/submission-notification.ts';
 
 /** Notification records go once the dead-letter queue (14 days) can no longer redrive them. */
 export const NOTIFICATION_RETENTION_DAYS = 30;

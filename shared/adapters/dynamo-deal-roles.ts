@@ -1,8 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll, itemsByKey } from '../aws/batch-get.ts';
-import type { DealRoleReader } from './deal-roles.ts';
+import { batchGetAll, itemsByKey } from './aws/batch-get.ts';
+import type { DealRoleReader } from '../groups/deal-roles.ts';
 import { dealKey, memberKey, roleOf } from './dynamo-group-repository.ts';
-import type { DealRef, Role } from './group.ts';
+import type { DealRef, Role } from '../groups/group.ts';
 
 /**
  * One strongly consistent BatchGetItem over the user's membership in each distinct group and

@@ -1,8 +1,8 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
-import { listAllObjects } from '../aws/list-all-objects.ts';
+import { listAllObjects } from './aws/list-all-objects.ts';
 import { DIRECT_UPLOAD_OBJECT_PREFIX } from '../data/keys.ts';
-import type { StoragePorts } from './reconcile-storage.ts';
+import type { StoragePorts } from '../reconcile/reconcile-storage.ts';
 
 /**
  * Where file bytes live: users' and deals' files, and direct uploads' forms (see

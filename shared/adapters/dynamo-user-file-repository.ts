@@ -4,8 +4,8 @@ import {
   paginateQuery,
   PutCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll } from '../aws/batch-get.ts';
-import { putNewItem } from '../aws/conditional-writes.ts';
+import { batchGetAll } from './aws/batch-get.ts';
+import { putNewItem } from './aws/conditional-writes.ts';
 import {
   FILE_PREFIX,
   PARTITION_KEY,
@@ -15,9 +15,9 @@ import {
 } from '../data/keys.ts';
 import { fileRecordFromItem } from '../data/file-record.ts';
 import type { UserFileBody } from '../schemas/user-file.ts';
-import type { UserFile } from './user-file.ts';
-import { toUserFileBody } from './user-file-response.ts';
-import type { UserFileRepository } from './user-file-repository.ts';
+import type { UserFile } from '../user-files/user-file.ts';
+import { toUserFileBody } from '../user-files/user-file-response.ts';
+import type { UserFileRepository } from '../user-files/user-file-repository.ts';
 
 /** How a UserFile is stored: the keys, then the record in the contract's own field names. */
 export type UserFileItem = {

@@ -3,7 +3,7 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { MAX_VISIBILITY_MS, type MessageQueue } from './message-queue.ts';
+import { MAX_VISIBILITY_MS, type MessageQueue } from '../queue/message-queue.ts';
 
 /** A deployed stage's queue. */
 export class SqsMessageQueue implements MessageQueue {

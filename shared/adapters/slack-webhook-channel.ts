@@ -1,6 +1,6 @@
-import type { ChatChannel, PostOutcome } from './chat-channel.ts';
-import type { ChatMessage } from './chat-message.ts';
-import { parseRetryAfter } from './retry-after.ts';
+import type { ChatChannel, PostOutcome } from '../notifications/chat-channel.ts';
+import type { ChatMessage } from '../notifications/chat-message.ts';
+import { parseRetryAfter } from '../notifications/retry-after.ts';
 
 /** Thrown by a webhook source that holds no usable URL: retrying will not help. */
 export class WebhookNotConfigured extends Error {

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { optionalEnv } from '../config.ts';
+import { optionalEnv } from '../../config.ts';
 
 let client: DynamoDBClient | undefined;
 let document: DynamoDBDocumentClient | undefined;

@@ -1,7 +1,7 @@
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { parseKeySet, type RealtimeKeySet, withNewKey } from './realtime-key-set.ts';
-import type { RealtimeKeyStore } from './realtime-key-store.ts';
+import { parseKeySet, type RealtimeKeySet, withNewKey } from '../realtime/realtime-key-set.ts';
+import type { RealtimeKeyStore } from '../realtime/realtime-key-store.ts';
 
 /**
  * A deployed stage's keys: one Secrets Manager secret, which the stack fills at deploy time.

@@ -1,6 +1,6 @@
 import { S3Client } from '@aws-sdk/client-s3';
-import { optionalEnv } from '../config.ts';
-import { logger } from '../logger.ts';
+import { optionalEnv } from '../../config.ts';
+import { logger } from '../../logger.ts';
 
 /**
  * S3 client options for an endpoint override (s3rver locally): path-style addressing, and

@@ -9,7 +9,7 @@ import {
   ConditionalCheckFailedException,
   TransactionConflictException,
 } from '@aws-sdk/client-dynamodb';
-import { conditionsFailed, transactWrite } from '../aws/transactions.ts';
+import { conditionsFailed, transactWrite } from './aws/transactions.ts';
 import {
   directUploadSortKey,
   EXPIRY_ATTRIBUTE,
@@ -17,10 +17,14 @@ import {
   SORT_KEY,
   userPartition,
 } from '../data/keys.ts';
-import { toUserFileItem } from '../user-files/dynamo-user-file-repository.ts';
+import { toUserFileItem } from './dynamo-user-file-repository.ts';
 import type { UserFile } from '../user-files/user-file.ts';
-import type { CompletionClaim, DirectUpload, DirectUploadRejection } from './direct-upload.ts';
-import type { DirectUploadRepository } from './direct-upload-repository.ts';
+import type {
+  CompletionClaim,
+  DirectUpload,
+  DirectUploadRejection,
+} from '../direct-uploads/direct-upload.ts';
+import type { DirectUploadRepository } from '../direct-uploads/direct-upload-repository.ts';
 
 /** How long a pending upload's record outlives its signed form, for late completion. */
 const KEEP_AFTER_EXPIRY_SECONDS = 24 * 60 * 60;

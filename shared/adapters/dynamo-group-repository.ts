@@ -9,8 +9,8 @@ import {
   deleteExistingItem,
   isConditionFailure,
   putNewItem,
-} from '../aws/conditional-writes.ts';
-import { failedAt, transactWrite } from '../aws/transactions.ts';
+} from './aws/conditional-writes.ts';
+import { failedAt, transactWrite } from './aws/transactions.ts';
 import {
   dealSortKey,
   groupPartition,
@@ -19,8 +19,8 @@ import {
   PARTITION_KEY,
   SORT_KEY,
 } from '../data/keys.ts';
-import { type Deal, type Group, isRole, type Membership, type Role } from './group.ts';
-import type { GroupRepository } from './group-repository.ts';
+import { type Deal, type Group, isRole, type Membership, type Role } from '../groups/group.ts';
+import type { GroupRepository } from '../groups/group-repository.ts';
 
 export const groupKey = (groupId: number) => ({
   [PARTITION_KEY]: groupPartition(groupId),

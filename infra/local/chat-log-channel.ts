@@ -1,7 +1,7 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { ChatChannel, PostOutcome } from './chat-channel.ts';
-import { type ChatMessage, messageAsText } from './chat-message.ts';
+import type { ChatChannel, PostOutcome } from '../../shared/notifications/chat-channel.ts';
+import { type ChatMessage, messageAsText } from '../../shared/notifications/chat-message.ts';
 
 /**
  * The local stage's chat channel when no webhook is set: each message is printed and

@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { link, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { parseKeySet, type RealtimeKeySet, withNewKey } from './realtime-key-set.ts';
-import type { RealtimeKeyStore } from './realtime-key-store.ts';
+import {
+  parseKeySet,
+  type RealtimeKeySet,
+  withNewKey,
+} from '../../shared/realtime/realtime-key-set.ts';
+import type { RealtimeKeyStore } from '../../shared/realtime/realtime-key-store.ts';
 
 /**
  * The local stage's keys: a JSON file in the data folder (mode 0600), made with one key on

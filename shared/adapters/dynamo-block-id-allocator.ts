@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { counterKey } from '../data/keys.ts';
-import type { IdAllocator } from './id-allocator.ts';
+import type { IdAllocator } from '../ids/id-allocator.ts';
 
 export interface BlockIdAllocatorOptions {
   /** The counter's name: every allocator of one sequence shares one counter item. */
