@@ -184,3 +184,9 @@ export const EVENT_FUNCTIONS = {
     entry: 'functions/init-realtime-keys/handler.ts',
   },
 } as const;
+
+/** Every function the service deploys: the route table's, the fallback and the event ones. */
+export type FunctionId =
+  | (typeof API_ROUTES)[number]['functionId']
+  | typeof FALLBACK_ROUTE.functionId
+  | (typeof EVENT_FUNCTIONS)[keyof typeof EVENT_FUNCTIONS]['functionId'];
