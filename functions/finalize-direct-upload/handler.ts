@@ -4,11 +4,11 @@ import type { S3Event } from 'aws-lambda';
 import { decodeEventKey } from '#shared/adapters/aws/s3-event-key.ts';
 import { parseDirectUploadObjectKey } from '#shared/data/keys.ts';
 import {
-  CompletionInProgressError,
+  CompletionInProgress,
   judgeUploadedBytes,
 } from '#shared/direct-uploads/complete-direct-upload.ts';
+import { isOutcome } from '#shared/domain/outcome.ts';
 import { completionPorts } from '#shared/direct-uploads/completion-ports.ts';
-import { HttpError } from '#shared/http/http-errors.ts';
 import { logger } from '#shared/logger.ts';
 
 const ports = completionPorts();
@@ -34,15 +34,11 @@ export const handler = middy<S3Event>()
           logger.info('Direct upload recorded', { key, fileId: file.id, size: file.filesize });
         }
       } catch (error) {
-        if (
-          error instanceof HttpError &&
-          error.statusCode < 500 &&
-          !(error instanceof CompletionInProgressError)
-        ) {
+        if (isOutcome(error) && !(error instanceof CompletionInProgress)) {
           logger.info('Object is no completable direct upload', {
             key,
-            outcome: error.statusCode,
-            detail: error.detail,
+            outcome: error.kind,
+            reason: error.message,
           });
         } else {
           logger.error('Could not complete a direct upload', { key, error });

@@ -4,17 +4,14 @@ import { requiredEnv } from '#shared/config.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
-import { NotFoundError } from '#shared/http/http-errors.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { DynamoNotificationRepository } from '#shared/adapters/dynamo-notification-repository.ts';
+import { findNotification } from '#shared/notifications/find-notification.ts';
 import { toStatusBody } from '#shared/notifications/notification-response.ts';
 import { getNotificationRequest } from '#shared/schemas/notify-submission.ts';
 
 const notifications = new DynamoNotificationRepository(documentClient(), requiredEnv('TABLE_NAME'));
-
-/** Notification ids are UUIDs; anything else names nothing, and is not worth a read. */
-const NOTIFICATION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * GET /api/v1/user/me/file/notify/{notification_id} (extension): where the caller's chat
@@ -26,9 +23,6 @@ export const handler = middy<ApiEvent, ApiResult>()
   .use(validateRequest(getNotificationRequest))
   .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
     const notificationId = input.path.notification_id;
-    const found = NOTIFICATION_ID.test(notificationId)
-      ? await notifications.get({ userId, notificationId })
-      : undefined;
-    if (found === undefined) throw new NotFoundError();
+    const found = await findNotification({ notifications }, { userId, notificationId });
     return jsonResponse(200, toStatusBody(found), { 'cache-control': 'no-store' });
   });

@@ -9,7 +9,7 @@ import { DynamoDealFileRepository } from '#shared/adapters/dynamo-deal-file-repo
 import { newestFirst } from '#shared/deal-files/list-deal-files.ts';
 import { DynamoGroupRepository } from '#shared/adapters/dynamo-group-repository.ts';
 import { addDeal, addGroup, addMember, removeMember } from '#shared/groups/manage-groups.ts';
-import { OperatorRefusal } from '#shared/groups/operator-refusal.ts';
+import { OperatorRefusal } from './operator-refusal.ts';
 import { DynamoBlockIdAllocator } from '#shared/adapters/dynamo-block-id-allocator.ts';
 import { MAX_REALTIME_TOKEN_SECONDS } from '#shared/realtime/realtime-config.ts';
 import { withNewKey } from '#shared/realtime/realtime-key-set.ts';

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { OperatorRefusal } from '#shared/groups/operator-refusal.ts';
+import { isOutcome } from '#shared/domain/outcome.ts';
+import { OperatorRefusal } from './operator-refusal.ts';
 import { STAGE_NAMES, type StageName } from '../stages.ts';
 import { COMMANDS, portsOn } from './commands.ts';
 import { stageTarget } from './stage-target.ts';
@@ -79,7 +80,9 @@ export async function runAdmin(args: readonly string[], io: AdminIo): Promise<nu
     io.out(JSON.stringify(result, null, 2));
     return EXIT.ok;
   } catch (error) {
-    if (error instanceof OperatorRefusal) {
+    // The CLI's own refusals and the use cases' outcomes read alike: what is wrong, and
+    // that it changed nothing.
+    if (error instanceof OperatorRefusal || isOutcome(error)) {
       io.err(`admin: ${name}: ${error.message}; nothing was changed`);
     } else {
       io.err(`admin: ${name} failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,3 +1,4 @@
+import { attachmentDisposition } from '../http/content-disposition.ts';
 import {
   CopyObjectCommand,
   DeleteObjectCommand,
@@ -121,7 +122,7 @@ export class S3BlobStore implements BlobStore, UploadSigner, DownloadSigner {
       new GetObjectCommand({
         Bucket: this.bucket,
         Key: key,
-        ResponseContentDisposition: options.contentDisposition,
+        ResponseContentDisposition: attachmentDisposition(options.downloadName),
       }),
       { expiresIn: options.expiresInSeconds },
     );

@@ -69,10 +69,10 @@ export interface UploadSigner {
   ): Promise<UploadForm>;
 }
 
-/** Signs short-lived download links. */
+/** Signs short-lived download links that save the bytes under the file's own name. */
 export interface DownloadSigner {
   signDownload(
     key: string,
-    options: { readonly contentDisposition: string; readonly expiresInSeconds: number },
+    options: { readonly downloadName: string; readonly expiresInSeconds: number },
   ): Promise<string>;
 }

@@ -1,8 +1,8 @@
 import { BlobNotFoundError, type BlobStore } from '../blobs/blob-store.ts';
 import { dealFileObjectKey, userFileObjectKey } from '../data/keys.ts';
+import { Conflict, NotFound, RuleBroken } from '../domain/outcome.ts';
 import type { DealRef } from '../groups/group.ts';
 import type { GroupRepository } from '../groups/group-repository.ts';
-import { OperatorRefusal } from '../groups/operator-refusal.ts';
 import type { IdAllocator } from '../ids/id-allocator.ts';
 import { logger } from '../logger.ts';
 import type { FileType } from '../data/file-type.ts';
@@ -45,7 +45,7 @@ export async function addDealFile(
 ): Promise<DealFile> {
   const { deal, source } = request;
   if ((await ports.groups.getDeal(deal.groupId, deal.dealId)) === undefined) {
-    throw new OperatorRefusal(`deal ${deal.dealId} does not exist in group ${deal.groupId}`);
+    throw new NotFound(`deal ${deal.dealId} does not exist in group ${deal.groupId}`);
   }
   const described = await describe(ports, request);
   const id = await ports.ids.next();
@@ -60,7 +60,7 @@ export async function addDealFile(
     // A put or copy cut off midway may still have stored the object.
     await removeBytes(ports, key, error);
     if (error instanceof BlobNotFoundError && source.kind === 'user-file') {
-      throw new OperatorRefusal(
+      throw new Conflict(
         `user ${source.userId}'s file ${source.fileId} has a record but no bytes in the bucket`,
       );
     }
@@ -87,9 +87,7 @@ export async function addDealFile(
     throw error;
   }
   if (outcome === 'deal-missing') {
-    const refusal = new OperatorRefusal(
-      `deal ${deal.dealId} does not exist in group ${deal.groupId}`,
-    );
+    const refusal = new NotFound(`deal ${deal.dealId} does not exist in group ${deal.groupId}`);
     await removeBytes(ports, key, refusal);
     throw refusal;
   }
@@ -102,17 +100,20 @@ async function describe(
 ): Promise<Pick<DealFile, 'name' | 'type' | 'filesize'>> {
   const { source } = request;
   if (source.kind === 'bytes') {
-    if (request.name === undefined) throw new OperatorRefusal('a name is required');
+    if (request.name === undefined) throw new RuleBroken('file-named', 'a name is required');
     const size = source.content.byteLength;
-    if (size === 0) throw new OperatorRefusal('the file is empty');
+    if (size === 0) throw new RuleBroken('file-not-empty', 'the file is empty');
     if (size > MAX_UPLOAD_BYTES) {
-      throw new OperatorRefusal(`the file is ${size} bytes; the limit is ${MAX_UPLOAD_BYTES}`);
+      throw new RuleBroken(
+        'file-size-limit',
+        `the file is ${size} bytes; the limit is ${MAX_UPLOAD_BYTES}`,
+      );
     }
     return { name: request.name, type: request.type ?? null, filesize: size };
   }
   const userFile = await ports.userFiles.get(source.userId, source.fileId);
   if (userFile === undefined) {
-    throw new OperatorRefusal(`user ${source.userId} has no file ${source.fileId}`);
+    throw new NotFound(`user ${source.userId} has no file ${source.fileId}`);
   }
   return {
     name: request.name ?? userFile.name,

@@ -1,5 +1,5 @@
 import type { DealRef } from '../groups/group.ts';
-import { ConflictError, ForbiddenError, NotFoundError } from '../http/http-errors.ts';
+import { AccessDenied, Conflict, NotFound } from '../domain/outcome.ts';
 import type { DealFile } from './deal-file.ts';
 import type { DealFileAccess, DealFileRepository } from './deal-file-repository.ts';
 
@@ -7,8 +7,8 @@ export const EDITORS_ONLY = 'Only editors of this group may change its deal file
 
 /**
  * What a caller who is no member, a deal outside the group and a missing file have in
- * common: the same 404, so nothing tells one from another. Only what a member could see
- * anyway (the file, by listing the deal) earns a viewer the 403.
+ * common: the same NotFound, so nothing tells one from another. Only what a member could see
+ * anyway (the file, by listing the deal) earns a viewer AccessDenied.
  */
 export function requireRole(
   access: DealFileAccess,
@@ -16,9 +16,9 @@ export function requireRole(
   fileWanted: boolean,
 ): void {
   if (access.role === undefined || (fileWanted && access.file === undefined)) {
-    throw new NotFoundError();
+    throw new NotFound();
   }
-  if (needs === 'editor' && access.role !== 'editor') throw new ForbiddenError(EDITORS_ONLY);
+  if (needs === 'editor' && access.role !== 'editor') throw new AccessDenied(EDITORS_ONLY);
 }
 
 const ATTEMPTS = 3;
@@ -27,7 +27,7 @@ const ATTEMPTS = 3;
  * Reads the caller's access and the file, and hands the file to `change`, whose write holds
  * only while that access does. When the write finds things changed since the read (a role
  * taken away, the file deleted), `change` answers undefined and the request is judged again
- * on a fresh read: the caller gets the 403 or 404 that is now true.
+ * on a fresh read: the caller gets the refusal that is now true.
  */
 export async function withEditorAccess<T>(
   files: Pick<DealFileRepository, 'access'>,
@@ -40,5 +40,5 @@ export async function withEditorAccess<T>(
     const result = await change(access.file as DealFile);
     if (result !== undefined) return result;
   }
-  throw new ConflictError('The file kept changing while this request ran; try again');
+  throw new Conflict('The file kept changing while this request ran; try again');
 }

@@ -7,12 +7,7 @@ import {
 } from '../blobs/blob-store.ts';
 import { directUploadObjectKey, userFileObjectKey } from '../data/keys.ts';
 import { settleRead } from '../data/settle-read.ts';
-import {
-  BadRequestError,
-  ConflictError,
-  NotFoundError,
-  PayloadTooLargeError,
-} from '../http/http-errors.ts';
+import { Conflict, NotFound, RuleBroken } from '../domain/outcome.ts';
 import { logger } from '../logger.ts';
 import { MAX_UPLOAD_BYTES, tooLargeMessage } from '../user-files/upload-limits.ts';
 import type { UserFile } from '../user-files/user-file.ts';
@@ -40,16 +35,16 @@ export const COMPLETION_CLAIM_SECONDS = 60;
 const BUSY_WAITS_MS = [100, 200, 400, 800, 1600];
 
 /** Another completer holds the upload: a retry once it is done (or its claim lapsed) settles. */
-export class CompletionInProgressError extends ConflictError {
+export class CompletionInProgress extends Conflict {
   constructor() {
     super('The upload is being completed; try again');
   }
 }
 
-function refusal(reason: DirectUploadRejection | undefined): Error {
+function refusal(reason: DirectUploadRejection | undefined): RuleBroken {
   return reason === 'empty'
-    ? new BadRequestError('The uploaded file is empty')
-    : new PayloadTooLargeError(tooLargeMessage());
+    ? new RuleBroken('file-not-empty', 'The uploaded file is empty')
+    : new RuleBroken('file-size-limit', tooLargeMessage());
 }
 
 /** What the stored bytes break, if anything: the rule S3's policy holds uploads to. */
@@ -96,7 +91,7 @@ export async function completeDirectUpload(
       // Someone may have completed it between the two reads.
       const completed = await ports.files.get(userId, fileId);
       if (completed !== undefined) return completed;
-      throw new NotFoundError();
+      throw new NotFound();
     }
     if (upload.status === 'rejected') {
       // A reused form may have sent bytes since: they are never recorded.
@@ -112,7 +107,7 @@ export async function completeDirectUpload(
       return completeClaimed(ports, upload, claim.token);
     }
     const wait = waits[attempt];
-    if (wait === undefined) throw new CompletionInProgressError();
+    if (wait === undefined) throw new CompletionInProgress();
     await sleep(wait);
   }
 }
@@ -133,7 +128,7 @@ async function completeClaimed(
     });
   try {
     const blob = await ports.blobs.head(staged);
-    if (blob === undefined) throw new ConflictError('The file has not been uploaded yet');
+    if (blob === undefined) throw new Conflict('The file has not been uploaded yet');
     const broken = ruleBroken(blob.size);
     if (broken !== undefined) {
       // Refuse first, then delete: a crash in between leaves bytes the reconcile command
@@ -161,7 +156,7 @@ async function completeClaimed(
       // Our claim lapsed and another completer took over; it writes the file's bytes now.
       const settled = await ports.files.get(userId, fileId);
       if (settled !== undefined) return settled;
-      throw new CompletionInProgressError();
+      throw new CompletionInProgress();
     }
     await discard(ports, staged, 'the file is recorded');
     return file;
@@ -179,7 +174,7 @@ async function copyExactly(
   read: StoredBlob,
 ): Promise<void> {
   const changed = () =>
-    new ConflictError('The file changed while it was being completed; complete it again');
+    new Conflict('The file changed while it was being completed; complete it again');
   try {
     const copied = await ports.blobs.copy(staged, key, { ifMatch: read.etag });
     // S3 refuses the copy itself when the source changed. s3rver ignores the condition and

@@ -1,6 +1,6 @@
 import type { Deal, Group, Membership, Role } from './group.ts';
 import type { GroupRepository } from './group-repository.ts';
-import { OperatorRefusal } from './operator-refusal.ts';
+import { Conflict, NotFound } from '../domain/outcome.ts';
 
 /** The operator's changes to groups, members and deals. Each refusal changes nothing. */
 export interface GroupPorts {
@@ -16,7 +16,7 @@ export async function addGroup(
 ): Promise<Group> {
   const created: Group = { ...group, createdAt: timestamp(ports) };
   if (!(await ports.groups.createGroup(created))) {
-    throw new OperatorRefusal(`group ${group.id} already exists`);
+    throw new Conflict(`group ${group.id} already exists`);
   }
   return created;
 }
@@ -28,7 +28,7 @@ export async function addMember(
 ): Promise<Membership & { readonly previousRole: Role | null }> {
   const result = await ports.groups.setMember(membership);
   if (result === undefined) {
-    throw new OperatorRefusal(`group ${membership.groupId} does not exist`);
+    throw new NotFound(`group ${membership.groupId} does not exist`);
   }
   return { ...membership, previousRole: result.previousRole };
 }
@@ -40,7 +40,7 @@ export async function removeMember(
 ): Promise<Membership> {
   const role = await ports.groups.removeMember(groupId, userId);
   if (role === undefined) {
-    throw new OperatorRefusal(`user ${userId} is not a member of group ${groupId}`);
+    throw new NotFound(`user ${userId} is not a member of group ${groupId}`);
   }
   return { groupId, userId, role };
 }
@@ -52,10 +52,10 @@ export async function addDeal(
   const created: Deal = { ...deal, createdAt: timestamp(ports) };
   const outcome = await ports.groups.createDeal(created);
   if (outcome === 'group-missing') {
-    throw new OperatorRefusal(`group ${deal.groupId} does not exist`);
+    throw new NotFound(`group ${deal.groupId} does not exist`);
   }
   if (outcome === 'deal-exists') {
-    throw new OperatorRefusal(`deal ${deal.id} already exists in group ${deal.groupId}`);
+    throw new Conflict(`deal ${deal.id} already exists in group ${deal.groupId}`);
   }
   return created;
 }

@@ -1,6 +1,8 @@
 import type { MiddlewareObj } from '@middy/core';
 import { logger } from '../logger.ts';
+import { isOutcome } from '../domain/outcome.ts';
 import { HttpError } from './http-errors.ts';
+import { outcomeAsHttpError } from './outcome-response.ts';
 import { jsonResponse, type ApiResult } from './responses.ts';
 
 /** AWS SDK errors that mean "try again shortly", not "we are broken". */
@@ -19,8 +21,12 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   504: 'Gateway Timeout',
 };
 
-/** The single place where errors become responses. 5xx bodies never carry internals. */
-export function toErrorResponse(error: unknown): ApiResult {
+/**
+ * The single place where errors become responses: domain outcomes and HTTP errors get their
+ * FastAPI bodies; anything else is our fault. 5xx bodies never carry internals.
+ */
+export function toErrorResponse(thrown: unknown): ApiResult {
+  const error = isOutcome(thrown) ? outcomeAsHttpError(thrown) : thrown;
   if (error instanceof HttpError && error.statusCode < 500) {
     return jsonResponse(error.statusCode, error.body(), { ...error.headers });
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { NotFoundError } from '../http/http-errors.ts';
+import { NotFound } from '../domain/outcome.ts';
 import { settleRead } from '../data/settle-read.ts';
 import { logger } from '../logger.ts';
 import type { MessageQueue } from '../queue/message-queue.ts';
@@ -30,8 +30,8 @@ export interface SubmissionAnnouncement {
   readonly message: string | null;
 }
 
-const notFound = (ids: readonly (number | bigint)[]): NotFoundError =>
-  new NotFoundError(
+const notFound = (ids: readonly (number | bigint)[]): NotFound =>
+  new NotFound(
     ids.length === 1 ? `File not found: ${ids.join('')}` : `Files not found: ${ids.join(', ')}`,
   );
 

@@ -1,6 +1,6 @@
 import type { DealRoleReader } from '../groups/deal-roles.ts';
 import type { Role } from '../groups/group.ts';
-import { NotFoundError } from '../http/http-errors.ts';
+import { NotFound } from '../domain/outcome.ts';
 import type { RealtimeTokenConfig } from './realtime-config.ts';
 import type { RealtimeKeyStore } from './realtime-key-store.ts';
 import { parseRoomId, type Room } from './room-id.ts';
@@ -28,7 +28,7 @@ export async function issueRealtimeToken(
   const rooms: Room[] = [];
   for (const roomId of new Set(request.roomIds)) {
     const room = parseRoomId(roomId);
-    if (room?.environment !== config.environment) throw new NotFoundError();
+    if (room?.environment !== config.environment) throw new NotFound();
     rooms.push(room);
   }
   const [keys, roles] = await Promise.all([
@@ -38,7 +38,7 @@ export async function issueRealtimeToken(
   const granted: Record<string, readonly RoomPermission[]> = {};
   rooms.forEach((room, i) => {
     const role = roles[i];
-    if (role === undefined) throw new NotFoundError();
+    if (role === undefined) throw new NotFound();
     granted[room.roomId] = PERMISSIONS[role];
   });
   return signRealtimeToken(keys, ports.now?.() ?? new Date(), {

@@ -1,7 +1,6 @@
 import type { DownloadSigner } from '../blobs/blob-store.ts';
 import { userFileObjectKey } from '../data/keys.ts';
-import { attachmentDisposition } from '../http/content-disposition.ts';
-import { NotFoundError } from '../http/http-errors.ts';
+import { NotFound } from '../domain/outcome.ts';
 import type { UserFileRepository } from './user-file-repository.ts';
 
 export const DOWNLOAD_LINK_SECONDS = 5 * 60;
@@ -16,9 +15,9 @@ export async function userFileDownloadLink(
   fileId: number,
 ): Promise<string> {
   const file = await ports.files.get(userId, fileId);
-  if (file === undefined) throw new NotFoundError();
+  if (file === undefined) throw new NotFound();
   return ports.signer.signDownload(userFileObjectKey(userId, fileId), {
-    contentDisposition: attachmentDisposition(file.name),
+    downloadName: file.name,
     expiresInSeconds: DOWNLOAD_LINK_SECONDS,
   });
 }

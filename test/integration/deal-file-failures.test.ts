@@ -23,7 +23,7 @@ import {
   toGroupItem,
   toMemberItem,
 } from '#shared/adapters/dynamo-group-repository.ts';
-import { ForbiddenError, NotFoundError } from '#shared/http/http-errors.ts';
+import { AccessDenied, NotFound } from '#shared/domain/outcome.ts';
 import { DynamoBlockIdAllocator } from '#shared/adapters/dynamo-block-id-allocator.ts';
 import {
   DynamoUserFileRepository,
@@ -182,11 +182,11 @@ describe('a change between the access read and the write: the write holds to wha
       'the file deleted',
       10,
       (g: number) => remove(dealFileKey({ groupId: g, dealId: 1 }, g)),
-      NotFoundError,
+      NotFound,
     ],
-    ['the editor removed', 11, (g: number) => remove(memberKey(g, EDITOR)), NotFoundError],
-    ['the editor made a viewer', 12, demote, ForbiddenError],
-    ['the deal removed', 13, (g: number) => remove(dealKey(g, 1)), NotFoundError],
+    ['the editor removed', 11, (g: number) => remove(memberKey(g, EDITOR)), NotFound],
+    ['the editor made a viewer', 12, demote, AccessDenied],
+    ['the deal removed', 13, (g: number) => remove(dealKey(g, 1)), NotFound],
   ] as const)(
     'PUT with %s → refused as now true, file not written',
     async (_, g, race, refusal) => {
@@ -215,7 +215,7 @@ describe('a change between the access read and the write: the write holds to wha
         { files: racedAfterFirstRead(demote(14)), blobs },
         { userId: EDITOR, deal: { groupId: 14, dealId: 1 }, fileId: file.id },
       ),
-    ).rejects.toBeInstanceOf(ForbiddenError);
+    ).rejects.toBeInstanceOf(AccessDenied);
     const after = await stored();
     expect(after.objects).toEqual(before.objects);
     expect(after.items.filter((i) => i.PK === 'GROUP#14#DEAL#1')).toHaveLength(1);

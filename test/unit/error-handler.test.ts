@@ -1,5 +1,13 @@
 import middy from '@middy/core';
 import { describe, expect, it } from 'vitest';
+import { CompletionInProgress } from '#shared/direct-uploads/complete-direct-upload.ts';
+import {
+  AccessDenied,
+  Conflict,
+  NotFound,
+  type Outcome,
+  RuleBroken,
+} from '#shared/domain/outcome.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import {
@@ -55,6 +63,21 @@ describe('one error middleware maps typed errors to FastAPI bodies', () => {
     expect(response.status).toBe(status);
     expect(response.body).toEqual(body);
     expect(response.headers?.['content-type']).toBe('application/json');
+  });
+
+  it.each<[Outcome, number, unknown]>([
+    [new NotFound(), 404, { detail: 'Not Found' }],
+    [new NotFound('File not found: 7'), 404, { detail: 'File not found: 7' }],
+    [new AccessDenied('Editors only'), 403, { detail: 'Editors only' }],
+    [new Conflict('Try again'), 409, { detail: 'Try again' }],
+    [new CompletionInProgress(), 409, { detail: 'The upload is being completed; try again' }],
+    [new RuleBroken('file-not-empty', 'Empty'), 400, { detail: 'Empty' }],
+    [new RuleBroken('file-size-limit', 'Too large'), 413, { detail: 'Too large' }],
+    [new RuleBroken('file-named', 'a name is required'), 400, { detail: 'a name is required' }],
+  ])('domain outcome %s -> %i', async (outcome, status, body) => {
+    const response = await responseFor(outcome);
+    expect(response.status).toBe(status);
+    expect(response.body).toEqual(body);
   });
 
   it('405 names the allowed methods', async () => {

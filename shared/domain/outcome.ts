@@ -1,0 +1,55 @@
+/**
+ * What a use case refuses on purpose, in the domain's words. Each edge says it in its own
+ * terms: the HTTP layer as FastAPI's status and body (`#shared/http/outcome-response.ts`),
+ * the operator CLI as its message, the upload finalizer as "drop, do not retry". Anything
+ * else a use case throws is our fault.
+ */
+export abstract class DomainOutcome extends Error {
+  abstract readonly kind: 'not-found' | 'access-denied' | 'conflict' | 'rule-broken';
+
+  constructor(reason: string) {
+    super(reason);
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * Nothing the caller may see by that name. The reason, when there is one, names what is
+ * missing in words the caller already knows (the ids they sent), never what exists.
+ */
+export class NotFound extends DomainOutcome {
+  readonly kind = 'not-found';
+
+  constructor(reason = 'Not Found') {
+    super(reason);
+  }
+}
+
+/** The caller may see the thing but not do this to it. */
+export class AccessDenied extends DomainOutcome {
+  readonly kind = 'access-denied';
+}
+
+/** The request clashes with the thing's current state; a retry later may succeed. */
+export class Conflict extends DomainOutcome {
+  readonly kind = 'conflict';
+}
+
+/** The rules a request can break, each with its own answer at the edges. */
+export type Rule = 'file-named' | 'file-not-empty' | 'file-size-limit';
+
+/** The request breaks a rule of the domain; the reason says which and how. */
+export class RuleBroken extends DomainOutcome {
+  readonly kind = 'rule-broken';
+  readonly rule: Rule;
+
+  constructor(rule: Rule, reason: string) {
+    super(reason);
+    this.rule = rule;
+  }
+}
+
+/** Every outcome there is: a switch over `kind` covers them all. */
+export type Outcome = NotFound | AccessDenied | Conflict | RuleBroken;
+
+export const isOutcome = (error: unknown): error is Outcome => error instanceof DomainOutcome;
