@@ -1,6 +1,5 @@
 import middy from '@middy/core';
 import { completeDirectUpload } from '#shared/direct-uploads/complete-direct-upload.ts';
-import { completionPorts } from '#shared/direct-uploads/completion-ports.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
@@ -8,18 +7,41 @@ import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { completeDirectUploadRequest } from '#shared/schemas/direct-upload.ts';
 import { toUserFileBody } from '#shared/user-files/user-file-response.ts';
-
-const ports = completionPorts();
+import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
+import { deployed } from '#shared/wiring/deployed-adapters.ts';
+import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
+import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 
 /**
  * POST /api/v1/user/me/file/upload/{file_id}/complete (extension): the UserFile a direct
  * upload became, creating it if the S3 event has not yet. Every call answers the same.
  */
-export const handler = middy<ApiEvent, ApiResult>()
-  .use(httpApi())
-  .use(authenticate())
-  .use(validateRequest(completeDirectUploadRequest))
-  .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
-    const file = await completeDirectUpload(ports, userId, input.path.file_id);
-    return jsonResponse(201, toUserFileBody(file));
-  });
+export const createHandler = (
+  {
+    directUploads,
+    userFiles,
+    blobs,
+  }: Pick<ServiceAdapters, 'directUploads' | 'userFiles' | 'blobs'>,
+  settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
+) => {
+  const ports = { uploads: directUploads, files: userFiles, blobs };
+  return middy<ApiEvent, ApiResult>()
+    .use(httpApi())
+    .use(authenticate(settings.USER_ID_CLAIM))
+    .use(validateRequest(completeDirectUploadRequest))
+    .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
+      const file = await completeDirectUpload(ports, userId, input.path.file_id);
+      return jsonResponse(201, toUserFileBody(file));
+    });
+};
+
+export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.CompleteDirectUpload, (env) =>
+  createHandler(
+    {
+      directUploads: deployed.directUploads(env),
+      userFiles: deployed.userFiles(env),
+      blobs: deployed.blobs(env),
+    },
+    env,
+  ),
+);

@@ -8,10 +8,11 @@ import {
   judgeUploadedBytes,
 } from '#shared/direct-uploads/complete-direct-upload.ts';
 import { isOutcome } from '#shared/domain/outcome.ts';
-import { completionPorts } from '#shared/direct-uploads/completion-ports.ts';
 import { logger } from '#shared/logger.ts';
-
-const ports = completionPorts();
+import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
+import { deployed } from '#shared/wiring/deployed-adapters.ts';
+import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
+import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
 
 /**
  * S3 ObjectCreated under `uploads/`: every time a signed form writes, the bytes are judged.
@@ -20,31 +21,48 @@ const ports = completionPorts();
  * client would be told (refused, not uploaded) ends here; anything else, including another
  * completer still holding the upload, is thrown, so that Lambda retries the event.
  */
-export const handler = middy<S3Event>()
-  .use(injectLambdaContext(logger, { resetKeys: true }))
-  .handler(async (event) => {
-    const failures: unknown[] = [];
-    for (const record of event.Records) {
-      const key = decodeEventKey(record.s3.object.key);
-      const owner = key === undefined ? undefined : parseDirectUploadObjectKey(key);
-      if (owner === undefined || !record.eventName.startsWith('ObjectCreated:')) continue;
-      try {
-        const file = await judgeUploadedBytes(ports, owner.userId, owner.fileId);
-        if (file !== 'discarded') {
-          logger.info('Direct upload recorded', { key, fileId: file.id, size: file.filesize });
-        }
-      } catch (error) {
-        if (isOutcome(error) && !(error instanceof CompletionInProgress)) {
-          logger.info('Object is no completable direct upload', {
-            key,
-            outcome: error.kind,
-            reason: error.message,
-          });
-        } else {
-          logger.error('Could not complete a direct upload', { key, error });
-          failures.push(error);
+export const createHandler = (
+  adapters: Pick<ServiceAdapters, 'directUploads' | 'userFiles' | 'blobs'>,
+) => {
+  const ports = {
+    uploads: adapters.directUploads,
+    files: adapters.userFiles,
+    blobs: adapters.blobs,
+  };
+  return middy<S3Event>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .handler(async (event) => {
+      const failures: unknown[] = [];
+      for (const record of event.Records) {
+        const key = decodeEventKey(record.s3.object.key);
+        const owner = key === undefined ? undefined : parseDirectUploadObjectKey(key);
+        if (owner === undefined || !record.eventName.startsWith('ObjectCreated:')) continue;
+        try {
+          const file = await judgeUploadedBytes(ports, owner.userId, owner.fileId);
+          if (file !== 'discarded') {
+            logger.info('Direct upload recorded', { key, fileId: file.id, size: file.filesize });
+          }
+        } catch (error) {
+          if (isOutcome(error) && !(error instanceof CompletionInProgress)) {
+            logger.info('Object is no completable direct upload', {
+              key,
+              outcome: error.kind,
+              reason: error.message,
+            });
+          } else {
+            logger.error('Could not complete a direct upload', { key, error });
+            failures.push(error);
+          }
         }
       }
-    }
-    if (failures.length > 0) throw new AggregateError(failures, 'Direct uploads not completed');
-  });
+      if (failures.length > 0) throw new AggregateError(failures, 'Direct uploads not completed');
+    });
+};
+
+export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.FinalizeDirectUpload, (env) =>
+  createHandler({
+    directUploads: deployed.directUploads(env),
+    userFiles: deployed.userFiles(env),
+    blobs: deployed.blobs(env),
+  }),
+);

@@ -1,18 +1,21 @@
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
-import { requiredEnv } from '#shared/config.ts';
+import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import { logger } from '#shared/logger.ts';
-import { SecretsManagerKeyStore } from '#shared/adapters/secrets-manager-key-store.ts';
-
-const store = new SecretsManagerKeyStore(requiredEnv('REALTIME_KEYS_SECRET_ARN'));
+import { deployed } from '#shared/wiring/deployed-adapters.ts';
+import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 
 /**
  * The stack's custom resource: at deploy time, fills the realtime key secret with a first
  * ES256 key unless it already holds a key set. Never replaces keys; rotation is the CLI's.
+ * It runs only on a deployed stage (the local stage makes its key file on first use).
  */
-export const handler = async (event: CloudFormationCustomResourceEvent) => {
-  if (event.RequestType !== 'Delete') {
-    const set = await store.ensure();
-    logger.info('Realtime key set ready', { kids: set.keys.map((key) => key.kid) });
-  }
-  return { PhysicalResourceId: 'realtime-signing-keys' };
-};
+export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.InitRealtimeKeys, (env) => {
+  const store = deployed.realtimeKeys(env);
+  return async (event: CloudFormationCustomResourceEvent, _context: unknown) => {
+    if (event.RequestType !== 'Delete') {
+      const set = await store.ensure();
+      logger.info('Realtime key set ready', { kids: set.keys.map((key) => key.kid) });
+    }
+    return { PhysicalResourceId: 'realtime-signing-keys' };
+  };
+});

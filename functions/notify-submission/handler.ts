@@ -1,6 +1,5 @@
 import middy from '@middy/core';
-import { documentClient, dynamoDbClient } from '#shared/adapters/aws/dynamodb.ts';
-import { requiredEnv } from '#shared/config.ts';
+import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import { IDEMPOTENT_OPERATIONS } from '#shared/data/keys.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
@@ -8,7 +7,6 @@ import { httpApi } from '#shared/http/http-api.ts';
 import { IDEMPOTENCY_HEADER, idempotentPerKey } from '#shared/http/idempotency-key.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
-import { DynamoNotificationRepository } from '#shared/adapters/dynamo-notification-repository.ts';
 import {
   announcementFingerprint,
   notificationPath,
@@ -18,46 +16,59 @@ import {
   notifySubmission,
   type SubmissionAnnouncement,
 } from '#shared/notifications/notify-submission.ts';
-import { queueFromEnv } from '#shared/queue/queue-from-env.ts';
 import { notifySubmissionRequest } from '#shared/schemas/notify-submission.ts';
-import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
-
-const tableName = requiredEnv('TABLE_NAME');
-const ports = {
-  files: new DynamoUserFileRepository(documentClient(), tableName),
-  notifications: new DynamoNotificationRepository(documentClient(), tableName),
-  queue: queueFromEnv('NOTIFY_QUEUE_URL'),
-};
-const notify = async (announcement: SubmissionAnnouncement) =>
-  toAcceptedBody(await notifySubmission(ports, announcement));
-const notifyOnce = idempotentPerKey(IDEMPOTENT_OPERATIONS.notifySubmission, notify, {
-  client: dynamoDbClient(),
-  tableName,
-});
+import { deployed } from '#shared/wiring/deployed-adapters.ts';
+import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
+import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 
 /**
  * POST /api/v1/user/me/file/notify: announces a finished submission. The one chat message
  * goes out from the queue's worker; the 202 says it is queued and where to follow it.
  */
-export const handler = middy<ApiEvent, ApiResult>()
-  .use(httpApi())
-  .use(authenticate())
-  .use(validateRequest(notifySubmissionRequest))
-  .handler<ApiEvent, ApiResult>(async ({ userId, input }, context) => {
-    const announcement: SubmissionAnnouncement = {
-      userId,
-      fileIds: input.body.file_ids,
-      fundName: input.body.fund_name ?? null,
-      message: input.body.message ?? null,
-    };
-    const key = input.header[IDEMPOTENCY_HEADER];
-    const accepted =
-      key === undefined
-        ? await notify(announcement)
-        : await notifyOnce(
-            announcement,
-            { userId, key, fingerprint: announcementFingerprint(announcement) },
-            context,
-          );
-    return jsonResponse(202, accepted, { location: notificationPath(accepted.notification_id) });
-  });
+export const createHandler = (
+  adapters: Pick<
+    ServiceAdapters,
+    'userFiles' | 'notifications' | 'notificationQueue' | 'idempotency'
+  >,
+  settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
+) => {
+  const ports = {
+    files: adapters.userFiles,
+    notifications: adapters.notifications,
+    queue: adapters.notificationQueue,
+  };
+  const notify = idempotentPerKey(
+    IDEMPOTENT_OPERATIONS.notifySubmission,
+    async (announcement: SubmissionAnnouncement) =>
+      toAcceptedBody(await notifySubmission(ports, announcement)),
+    adapters.idempotency,
+  );
+  return middy<ApiEvent, ApiResult>()
+    .use(httpApi())
+    .use(authenticate(settings.USER_ID_CLAIM))
+    .use(validateRequest(notifySubmissionRequest))
+    .handler<ApiEvent, ApiResult>(async ({ userId, input }, context) => {
+      const announcement: SubmissionAnnouncement = {
+        userId,
+        fileIds: input.body.file_ids,
+        fundName: input.body.fund_name ?? null,
+        message: input.body.message ?? null,
+      };
+      const key = input.header[IDEMPOTENCY_HEADER];
+      const fingerprint = () => announcementFingerprint(announcement);
+      const accepted = await notify(announcement, { userId, key, fingerprint }, context);
+      return jsonResponse(202, accepted, { location: notificationPath(accepted.notification_id) });
+    });
+};
+
+export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.NotifySubmission, (env) =>
+  createHandler(
+    {
+      userFiles: deployed.userFiles(env),
+      notifications: deployed.notifications(env),
+      notificationQueue: deployed.notificationQueue(env),
+      idempotency: deployed.idempotency(env),
+    },
+    env,
+  ),
+);

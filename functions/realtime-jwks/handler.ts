@@ -1,20 +1,26 @@
 import middy from '@middy/core';
+import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
-import { keyStoreFromEnv } from '#shared/realtime/key-store-from-env.ts';
 import { realtimeJwks } from '#shared/realtime/realtime-jwks.ts';
-
-const ports = { keys: keyStoreFromEnv() };
+import { deployed } from '#shared/wiring/deployed-adapters.ts';
+import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
+import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
 
 /**
  * GET /api/v1/auth/realtime-jwks.json, without auth: the realtime signing keys' public halves.
  * Verifiers may cache it for five minutes; a new key is published before it signs.
  */
-export const handler = middy<ApiEvent, ApiResult>()
-  .use(httpApi())
-  .handler(async () =>
-    jsonResponse(200, await realtimeJwks(ports), {
-      'cache-control': 'public, max-age=300',
-    }),
-  );
+export const createHandler = ({ realtimeKeys }: Pick<ServiceAdapters, 'realtimeKeys'>) =>
+  middy<ApiEvent, ApiResult>()
+    .use(httpApi())
+    .handler(async () =>
+      jsonResponse(200, await realtimeJwks({ keys: realtimeKeys }), {
+        'cache-control': 'public, max-age=300',
+      }),
+    );
+
+export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.RealtimeJwks, (env) =>
+  createHandler({ realtimeKeys: deployed.realtimeKeys(env) }),
+);

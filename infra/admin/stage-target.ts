@@ -4,7 +4,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { s3ClientOptions } from '#shared/adapters/aws/s3.ts';
+import { s3ClientOptions } from '#infra/local/emulators.ts';
 import { OperatorRefusal } from './operator-refusal.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/emulators.ts';
 import { FileKeyStore } from '#infra/local/file-key-store.ts';

@@ -9,8 +9,22 @@ import {
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { PARTITION_KEY, SORT_KEY } from '#shared/data/keys.ts';
-import { s3ClientOptions } from '#shared/adapters/aws/s3.ts';
 import { freePort } from './free-port.ts';
+
+/**
+ * S3 client options for an endpoint override (s3rver locally): path-style addressing, and
+ * checksums only where S3 requires them, or s3rver stores the chunk framing in the object.
+ */
+export function s3ClientOptions(endpoint: string | undefined) {
+  return endpoint === undefined
+    ? {}
+    : ({
+        endpoint,
+        forcePathStyle: true,
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      } as const);
+}
 
 /** s3rver accepts only its own key; DynamoDB Local accepts any. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;

@@ -4,7 +4,7 @@ import { type ApiRoute, FALLBACK_ROUTE } from '#shared/api/routes.ts';
 import { HttpError } from '#shared/http/http-errors.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { newRequestId, splitTarget, toApiGatewayEvent } from './api-gateway-event.ts';
-import { createHandlerLoader } from './handler-loader.ts';
+import { createHandlerLoader, type LocalWiring } from './handler-loader.ts';
 import type { EventClaims } from './jwt-authorizer.ts';
 import { localLambdaContext } from './lambda-context.ts';
 
@@ -12,6 +12,8 @@ export interface GatewayOptions {
   readonly routes: readonly ApiRoute[];
   /** The repository root that route entries are relative to. */
   readonly root: string;
+  /** The local stage's adapters and settings, which each handler module is built on. */
+  readonly wiring: LocalWiring;
   readonly authorize: (authorization: string | undefined) => Promise<EventClaims>;
   /** API Gateway refuses larger bodies; the local stage allows a 50 MB upload through. */
   readonly maxBodyBytes?: number;
@@ -132,7 +134,7 @@ export function createGateway(options: GatewayOptions): RequestListener {
   const match = createRouteMatcher(options.routes);
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const load = createHandlerLoader(options.root);
+  const load = createHandlerLoader(options.root, options.wiring);
 
   const invoke = async (functionId: string, entry: string, event: unknown): Promise<unknown> => {
     const handler = await load(entry);

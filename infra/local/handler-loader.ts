@@ -1,20 +1,44 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
+import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import type { LocalClients } from './local-adapters.ts';
 
 export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
 
+/** What the local stage builds every handler on, in place of the deployed adapters. */
+export interface LocalWiring {
+  readonly adapters: ServiceAdapters;
+  readonly settings: ServiceSettings;
+  /** The SDK clients under the adapters. */
+  readonly clients: LocalClients;
+}
+
+/**
+ * What a handler module exports: `createHandler`, which the local stage calls with its own
+ * adapters, when the function has any; always `handler`, Lambda's entry.
+ */
+interface HandlerModule {
+  readonly createHandler?: (adapters: ServiceAdapters, settings: ServiceSettings) => LambdaHandler;
+  readonly handler: LambdaHandler;
+}
+
 /**
  * Imports handler modules from the repository on first use, as a Lambda container does on
- * its first invocation; a module whose import failed is imported again next time.
+ * its first invocation, and builds each on the local stage's adapters; a module whose
+ * import failed is imported again next time.
  */
-export function createHandlerLoader(root: string): (entry: string) => Promise<LambdaHandler> {
+export function createHandlerLoader(
+  root: string,
+  wiring: LocalWiring,
+): (entry: string) => Promise<LambdaHandler> {
   const modules = new Map<string, Promise<LambdaHandler>>();
   return (entry) => {
     let loaded = modules.get(entry);
     if (loaded === undefined) {
       loaded = import(pathToFileURL(join(root, entry)).href).then(
-        (module: { handler: LambdaHandler }) => module.handler,
+        (module: HandlerModule) =>
+          module.createHandler?.(wiring.adapters, wiring.settings) ?? module.handler,
         (error: unknown) => {
           modules.delete(entry);
           throw error;

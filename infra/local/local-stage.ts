@@ -5,8 +5,6 @@ import { API_ROUTES, EVENT_FUNCTIONS } from '#shared/api/routes.ts';
 import {
   ensureBucket,
   ensureTable,
-  LOCAL_CREDENTIALS,
-  LOCAL_REGION,
   type RunningEmulator,
   type RunningS3rver,
   startBoth,
@@ -14,14 +12,20 @@ import {
   startS3rver,
 } from './emulators.ts';
 import { createGateway, type RequestLogLine, type SentResponse } from './gateway.ts';
-import { createHandlerLoader } from './handler-loader.ts';
+import { createHandlerLoader, type LocalWiring } from './handler-loader.ts';
+import { localAdapters, localClients } from './local-adapters.ts';
 import { loadIdentityProvider, type LocalIdentityProvider } from './identity-provider.ts';
 import { createJwtAuthorizer } from './jwt-authorizer.ts';
 import { InProcessQueue } from './in-process-queue.ts';
 import { localLambdaContext } from './lambda-context.ts';
 import { forwardObjectCreated } from './s3-event-notifications.ts';
-import { DELIVERY_ATTEMPTS, REDRIVE_SLACK } from '#shared/notifications/delivery-rules.ts';
-import { localQueues } from '#shared/queue/queue-from-env.ts';
+import {
+  DELIVERY_ATTEMPTS,
+  REDRIVE_SLACK,
+  WORKER_TIMEOUT_SECONDS,
+} from '#shared/notifications/delivery-rules.ts';
+import { ENVIRONMENT } from '#shared/config/environment.ts';
+import { z } from 'zod';
 import type { SQSBatchResponse } from 'aws-lambda';
 
 export const REPOSITORY_ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
@@ -89,6 +93,8 @@ export interface LocalStage {
   readonly dynamodbPid?: number;
   readonly identityProvider: LocalIdentityProvider;
   readonly notifications: LocalNotifications;
+  /** The adapters, settings and SDK clients every handler of the stage runs on. */
+  readonly wiring: LocalWiring;
   close(): Promise<void>;
 }
 
@@ -158,28 +164,24 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     ]);
 
     const url = `http://${host === '127.0.0.1' ? 'localhost' : host}:${port}`;
-    const notifications = startNotificationQueues(port, options.notifications ?? {});
+    const notifications = startNotificationQueues(port);
     stopQueues = notifications.stop;
     const real = { dynamodb: dynamodbEndpoint, s3: s3Endpoint };
     const reached = (await options.handlerEndpoints?.(real)) ?? real;
-    Object.assign(process.env, {
-      STAGE: 'local',
-      TABLE_NAME: tableName,
-      BUCKET_NAME: bucket,
-      DYNAMODB_ENDPOINT: reached.dynamodb,
-      S3_ENDPOINT: reached.s3,
-      AWS_REGION: LOCAL_REGION,
-      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-      USER_ID_CLAIM: process.env.USER_ID_CLAIM ?? 'sub',
-      REALTIME_ISSUER: url,
-      REALTIME_KEYS_FILE: realtimeKeysFile(options.dataDir),
-      ...notifications.environment,
-      CHAT_LOG_FILE: chatLogFile(options.dataDir),
+    const wiring = localWiring({
+      url,
+      tableName,
+      bucket,
+      endpoints: reached,
+      queues: notifications,
+      dataDir: options.dataDir,
+      notifications: options.notifications ?? {},
     });
+    notifications.consume(wiring);
     serve = createGateway({
       routes: API_ROUTES,
       root: REPOSITORY_ROOT,
+      wiring,
       authorize: createJwtAuthorizer({
         issuer: identityProvider.issuer,
         audiences: [identityProvider.audience],
@@ -194,6 +196,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
         : forwardObjectCreated(s3rver.notifications, {
             ...EVENT_FUNCTIONS.finalizeDirectUpload,
             root: REPOSITORY_ROOT,
+            wiring,
           });
     return {
       url,
@@ -204,6 +207,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       s3Endpoint,
       ...(dynamodbPid === undefined ? {} : { dynamodbPid }),
       identityProvider,
+      wiring,
       notifications: {
         queue: notifications.queue,
         deadLetters: notifications.deadLetters,
@@ -229,11 +233,11 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
 }
 
 /**
- * SQS and its event source mapping, in process: the notification queue, whose messages go to
- * the same worker module Lambda runs, and its dead-letter queue, with the stack's redrive
- * policy. The worker finds both through NOTIFY_QUEUE_URL and NOTIFY_DLQ_URL (`local:<name>`).
+ * SQS and its event source mapping, in process: the notification queue and its dead-letter
+ * queue, with the stack's redrive policy. Once the stage's wiring exists, `consume` hands
+ * the queue's messages to the same worker module Lambda runs.
  */
-function startNotificationQueues(port: number, options: NotificationOptions) {
+function startNotificationQueues(port: number) {
   const deadLetters = new InProcessQueue({
     name: `notifications-dlq-${port}`,
     visibilityTimeoutMs: 30_000,
@@ -246,35 +250,78 @@ function startNotificationQueues(port: number, options: NotificationOptions) {
     visibilityTimeoutMs: 30_000,
     redrive: { maxReceiveCount: DELIVERY_ATTEMPTS + REDRIVE_SLACK, deadLetters },
   });
-  const registry = localQueues();
-  registry.set(queue.name, queue);
-  registry.set(deadLetters.name, deadLetters);
-  const load = createHandlerLoader(REPOSITORY_ROOT);
-  const { functionId, entry } = EVENT_FUNCTIONS.deliverNotification;
-  queue.consume(async (event) => {
-    const handler = await load(entry);
-    return (await handler(event, localLambdaContext(functionId, 30_000))) as
-      SQSBatchResponse | undefined;
-  });
-  const chatWebhookUrl = options.chatWebhookUrl ?? process.env.CHAT_WEBHOOK_URL;
   return {
     queue,
     deadLetters,
-    environment: {
-      NOTIFY_QUEUE_URL: `local:${queue.name}`,
-      NOTIFY_DLQ_URL: `local:${deadLetters.name}`,
-      CHAT_RETRY_BASE_SECONDS: String(
-        options.retryBaseSeconds ?? process.env.CHAT_RETRY_BASE_SECONDS ?? 1,
-      ),
-      CHAT_TIMEOUT_SECONDS: String(
-        options.timeoutSeconds ?? process.env.CHAT_TIMEOUT_SECONDS ?? 10,
-      ),
-      ...(chatWebhookUrl === undefined ? {} : { CHAT_WEBHOOK_URL: chatWebhookUrl }),
+    consume: (wiring: LocalWiring) => {
+      const load = createHandlerLoader(REPOSITORY_ROOT, wiring);
+      const { functionId, entry } = EVENT_FUNCTIONS.deliverNotification;
+      queue.consume(async (event) => {
+        const handler = await load(entry);
+        return (await handler(
+          event,
+          localLambdaContext(functionId, WORKER_TIMEOUT_SECONDS * 1000),
+        )) as SQSBatchResponse | undefined;
+      });
     },
     stop: async () => {
       await Promise.all([queue.stop(), deadLetters.stop()]);
-      registry.delete(queue.name);
-      registry.delete(deadLetters.name);
     },
   };
+}
+
+/** What the local stage reads from its own environment, with the deployed defaults. */
+const LOCAL_OVERRIDES = z.object({
+  USER_ID_CLAIM: ENVIRONMENT.USER_ID_CLAIM,
+  REALTIME_AUDIENCE: ENVIRONMENT.REALTIME_AUDIENCE,
+  REALTIME_TOKEN_SECONDS: ENVIRONMENT.REALTIME_TOKEN_SECONDS,
+  // Locally the first retry comes after a second, not 30, so a failed post shows at once.
+  CHAT_RETRY_BASE_SECONDS: ENVIRONMENT.CHAT_RETRY_BASE_SECONDS.unwrap().default(1),
+  CHAT_TIMEOUT_SECONDS: ENVIRONMENT.CHAT_TIMEOUT_SECONDS,
+  CHAT_WEBHOOK_URL: z.url().optional(),
+});
+
+/**
+ * The adapters and settings every handler of this stage is built on: the deployed DynamoDB
+ * and S3 adapters on the emulators, and local stand-ins for SQS, Secrets Manager and the
+ * chat channel. Settings a developer may change come from the stage's own environment
+ * (USER_ID_CLAIM, REALTIME_AUDIENCE, REALTIME_TOKEN_SECONDS, CHAT_RETRY_BASE_SECONDS,
+ * CHAT_TIMEOUT_SECONDS, CHAT_WEBHOOK_URL), or from the options the tests pass.
+ */
+function localWiring(stage: {
+  readonly url: string;
+  readonly tableName: string;
+  readonly bucket: string;
+  readonly endpoints: { readonly dynamodb: string; readonly s3: string };
+  readonly queues: { readonly queue: InProcessQueue; readonly deadLetters: InProcessQueue };
+  readonly dataDir: string;
+  readonly notifications: NotificationOptions;
+}): LocalWiring {
+  const blank = (value: string | undefined) => (value?.trim() === '' ? undefined : value);
+  const env = LOCAL_OVERRIDES.parse(
+    Object.fromEntries(Object.keys(LOCAL_OVERRIDES.shape).map((k) => [k, blank(process.env[k])])),
+  );
+  const settings = {
+    STAGE: 'local',
+    USER_ID_CLAIM: env.USER_ID_CLAIM,
+    REALTIME_ISSUER: stage.url,
+    REALTIME_AUDIENCE: env.REALTIME_AUDIENCE,
+    REALTIME_TOKEN_SECONDS: env.REALTIME_TOKEN_SECONDS,
+    CHAT_RETRY_BASE_SECONDS: stage.notifications.retryBaseSeconds ?? env.CHAT_RETRY_BASE_SECONDS,
+    CHAT_TIMEOUT_SECONDS: stage.notifications.timeoutSeconds ?? env.CHAT_TIMEOUT_SECONDS,
+  };
+  const chatWebhookUrl = stage.notifications.chatWebhookUrl ?? env.CHAT_WEBHOOK_URL;
+  const clients = localClients(stage.endpoints);
+  const adapters = localAdapters({
+    clients,
+    tableName: stage.tableName,
+    bucket: stage.bucket,
+    notificationQueue: stage.queues.queue,
+    deadLetters: stage.queues.deadLetters,
+    realtimeKeysFile: realtimeKeysFile(stage.dataDir),
+    chatLogFile: chatLogFile(stage.dataDir),
+    chatTimeoutSeconds: settings.CHAT_TIMEOUT_SECONDS,
+    ...(chatWebhookUrl === undefined ? {} : { chatWebhookUrl }),
+  });
+  return { adapters, settings, clients };
 }

@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { S3Event } from 'aws-lambda';
 import { encodeEventKey } from '#shared/adapters/aws/s3-event-key.ts';
-import { createHandlerLoader } from './handler-loader.ts';
+import { createHandlerLoader, type LocalWiring } from './handler-loader.ts';
 import { localLambdaContext } from './lambda-context.ts';
 
 export interface ObjectCreatedTarget {
@@ -27,9 +27,9 @@ const sleep = (ms: number) =>
  */
 export function forwardObjectCreated(
   notifications: EventEmitter,
-  target: ObjectCreatedTarget & { readonly root: string },
+  target: ObjectCreatedTarget & { readonly root: string; readonly wiring: LocalWiring },
 ): { drain(): Promise<void> } {
-  const load = createHandlerLoader(target.root);
+  const load = createHandlerLoader(target.root, target.wiring);
   const inFlight = new Set<Promise<void>>();
 
   const deliver = async (event: S3Event): Promise<void> => {

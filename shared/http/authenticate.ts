@@ -1,5 +1,4 @@
 import type { MiddlewareObj } from '@middy/core';
-import { userIdClaimName } from '../config.ts';
 import type { ApiEvent } from './api-event.ts';
 import { UnauthorizedError } from './http-errors.ts';
 import type { ApiResult } from './responses.ts';
@@ -7,10 +6,10 @@ import { parseUserId } from './user-id.ts';
 
 /**
  * The caller is who API Gateway's JWT authorizer verified. The id claim must hold a positive
- * integer; anything else is refused exactly as the authorizer refuses a bad token.
+ * integer (`claimName`, the function's USER_ID_CLAIM); anything else is refused exactly as the authorizer refuses a bad token.
  */
 export function authenticate(
-  claimName: string = userIdClaimName(),
+  claimName: string,
 ): MiddlewareObj<ApiEvent & { userId: number }, ApiResult> {
   return {
     name: 'authenticate',

@@ -22,18 +22,33 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const IDEMPOTENCY_WINDOW_SECONDS = 24 * 60 * 60;
 
 /** What identifies a request under an `Idempotency-Key`, and what it must match on replay. */
-export interface IdempotentCall {
+interface IdempotentCall {
   readonly userId: number;
   readonly key: string;
   /** A digest of the request; a replay with another one is refused. */
   readonly fingerprint: string;
 }
 
+/** Where idempotency records live: the service's table. */
+export interface IdempotencyStore {
+  readonly client: DynamoDBClient;
+  readonly tableName: string;
+}
+
+/** A request as the idempotent call sees it; without a key it simply runs. */
+export interface KeyedRequest {
+  readonly userId: number;
+  /** The `Idempotency-Key` header, when the client sent one. */
+  readonly key: string | undefined;
+  /** A digest of the request, computed only when there is a key. */
+  readonly fingerprint: () => string;
+}
+
 export type JsonValue =
   string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 /**
- * Powertools idempotency for requests that carry an `Idempotency-Key`: the same key from the
+ * Powertools idempotency for requests that carry an `Idempotency-Key` (others simply run): the same key from the
  * same user within 24 hours gets the first response again, and nothing runs twice. The
  * records live in the service's table under one partition per operation; DynamoDB spreads
  * it by sort key (a hash) when it runs hot. A replay with a different request is a 422, a
@@ -42,8 +57,8 @@ export type JsonValue =
 export function idempotentPerKey<A, R extends JsonValue>(
   operation: IdempotentOperation,
   work: (argument: A) => Promise<R>,
-  store: { readonly client: DynamoDBClient; readonly tableName: string },
-): (argument: A, call: IdempotentCall, context: Context) => Promise<R> {
+  store: IdempotencyStore,
+): (argument: A, request: KeyedRequest, context: Context) => Promise<R> {
   const config = new IdempotencyConfig({
     expiresAfterSeconds: IDEMPOTENCY_WINDOW_SECONDS,
     eventKeyJmesPath: '[userId, key]',
@@ -62,7 +77,9 @@ export function idempotentPerKey<A, R extends JsonValue>(
     (argument: A, _call: IdempotentCall): Promise<R> => work(argument),
     { persistenceStore, config, keyPrefix: operation, dataIndexArgument: 1 },
   );
-  return async (argument, call, context) => {
+  return async (argument, request, context) => {
+    if (request.key === undefined) return work(argument);
+    const call = { userId: request.userId, key: request.key, fingerprint: request.fingerprint() };
     config.registerLambdaContext(context);
     try {
       return await idempotent(argument, call);

@@ -1,4 +1,3 @@
-import { ConfigError, optionalEnv } from '../config.ts';
 import { MAX_VISIBILITY_MS } from '../queue/message-queue.ts';
 
 /** How a notification's message is tried, on AWS and on the local stage alike. */
@@ -28,28 +27,20 @@ export const DELIVERY_ATTEMPTS = 5;
 /** Receives the queue allows beyond the tries before SQS itself sets a message aside. */
 export const REDRIVE_SLACK = 2;
 
-const seconds = (name: string, fallback: number): number => {
-  const text = optionalEnv(name);
-  if (text === undefined) return fallback * 1000;
-  const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new ConfigError(`${name} must be a positive number of seconds; got "${text}"`);
-  }
-  return value * 1000;
-};
-
 /**
- * The rules, from CHAT_RETRY_BASE_SECONDS (default 30: waits of 15–30 s, 30–60 s, 1–2 min
- * and 2–4 min between the five tries) and CHAT_TIMEOUT_SECONDS (default 10). The local stage
- * shortens the first.
+ * The rules, from the first retry's wait (CHAT_RETRY_BASE_SECONDS, 30 on a deployed stage:
+ * waits of 15–30 s, 30–60 s, 1–2 min and 2–4 min between the five tries; the local stage
+ * shortens it) and the post timeout (CHAT_TIMEOUT_SECONDS, 10).
  */
-export function deliveryRulesFromEnv(): DeliveryRules {
-  const postTimeoutMs = seconds('CHAT_TIMEOUT_SECONDS', 10);
+export function deliveryRules(settings: {
+  readonly retryBaseSeconds: number;
+  readonly timeoutSeconds: number;
+}): DeliveryRules {
   return {
     attempts: DELIVERY_ATTEMPTS,
-    baseDelayMs: seconds('CHAT_RETRY_BASE_SECONDS', 30),
+    baseDelayMs: settings.retryBaseSeconds * 1000,
     maxDelayMs: 15 * 60 * 1000,
-    postTimeoutMs,
+    postTimeoutMs: settings.timeoutSeconds * 1000,
     leaseMs: WORKER_TIMEOUT_SECONDS * 1000 + 5000,
   };
 }

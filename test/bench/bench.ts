@@ -29,7 +29,7 @@ import {
 } from '#infra/local/emulators.ts';
 import { loadIdentityProvider } from '#infra/local/identity-provider.ts';
 import { LOCAL_BUCKET, REPOSITORY_ROOT } from '#infra/local/local-stage.ts';
-import { s3ClientOptions } from '#shared/adapters/aws/s3.ts';
+import { s3ClientOptions } from '#infra/local/emulators.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 import { peakResidentBytes, residentBytes, resetPeak } from './proc-memory.ts';

@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { toUserFileItem } from '#shared/adapters/dynamo-user-file-repository.ts';
 import type { FileType } from '#shared/data/file-type.ts';
-import { localQueues } from '#shared/queue/queue-from-env.ts';
 import { expectRefused } from '#test/support/expect-refused.ts';
-import { failing } from '#test/support/faults.ts';
 import { multipartBody } from '#test/support/multipart.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 import {
@@ -432,14 +430,16 @@ describe('refusals: nothing recorded, nothing queued, nothing sent', () => {
 
   it('a queue that is down: 500 without internals, and no record left behind', async () => {
     await seedFiles(932, FILES);
-    const { queue } = stage().notifications;
-    localQueues().set(queue.name, failing(queue, 'send'));
+    // A fault we cannot cause for real: the stage's queue refuses this one send.
+    const send = vi
+      .spyOn(stage().notifications.queue, 'send')
+      .mockRejectedValueOnce(new Error('injected: send failed'));
     try {
       await expectRefused(stage(), () => notify(932, { file_ids: [11] }), 500, {
         detail: 'Internal Server Error',
       });
     } finally {
-      localQueues().set(queue.name, queue);
+      send.mockRestore();
     }
     nothingQueued();
   });

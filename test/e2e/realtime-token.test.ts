@@ -1,7 +1,6 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { runAdmin } from '#infra/admin/run-admin.ts';
-import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
 import { toDealItem, toGroupItem, toMemberItem } from '#shared/adapters/dynamo-group-repository.ts';
 import type { Role } from '#shared/groups/group.ts';
 import { expectRefused } from '#test/support/expect-refused.ts';
@@ -106,7 +105,7 @@ describe('POST /api/v1/auth/get-realtime-token', () => {
     await seed(803, groups);
     const roomIds = Object.keys(groups).map((g) => room(Number(g), 1));
     const calls: string[] = [];
-    const client = documentClient();
+    const client = stage().wiring.clients.dynamodb;
     client.middlewareStack.add(
       (next, context) => async (args) => {
         calls.push(context.commandName ?? '?');

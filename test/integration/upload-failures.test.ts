@@ -128,7 +128,7 @@ describe('an Idempotency-Key repeated while the first request runs', () => {
       },
       { client: dynamoClient, tableName: name },
     );
-    const call = { userId: 1, key: 'k', fingerprint: 'f' };
+    const call = { userId: 1, key: 'k', fingerprint: () => 'f' };
     const first = once('first', call, localLambdaContext('test', 10_000));
     await new Promise((resolve) => setTimeout(resolve, 200));
     const repeat = once('first', call, localLambdaContext('test', 10_000));

@@ -1,5 +1,6 @@
 /**
- * The upload handlers as Lambda runs them: the whole body in the event, base64-encoded, as
+ * The upload handlers' Lambda entries, as Lambda runs them (deployed adapters, built from the
+ * function's environment): the whole body in the event, base64-encoded, as
  * API Gateway sends a multipart body; S3 events straight to the finalizer.
  */
 import { randomUUID } from 'node:crypto';
@@ -29,8 +30,12 @@ beforeAll(async () => {
   Object.assign(process.env, {
     TABLE_NAME: name,
     BUCKET_NAME: name,
-    DYNAMODB_ENDPOINT: dynamodbEndpoint,
-    S3_ENDPOINT: s3Endpoint,
+    // The SDK's own endpoint settings: the deployed entries, unchanged, on the emulators
+    // (an IP endpoint makes S3 path-style; s3rver wants checksums only where required).
+    AWS_ENDPOINT_URL_DYNAMODB: dynamodbEndpoint,
+    AWS_ENDPOINT_URL_S3: s3Endpoint,
+    AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
+    AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,

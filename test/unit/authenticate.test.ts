@@ -7,7 +7,7 @@ import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { apiEvent, bodyOf, lambdaContext } from '#test/support/api-events.ts';
 
-const whoAmI = (claimName?: string) =>
+const whoAmI = (claimName = 'sub') =>
   middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(claimName))

@@ -1,0 +1,84 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DOCUMENT_TRANSLATION } from '#shared/adapters/aws/dynamodb.ts';
+import { sdkLogger } from '#shared/adapters/aws/s3.ts';
+import { DynamoBlockIdAllocator } from '#shared/adapters/dynamo-block-id-allocator.ts';
+import { DynamoDealFileRepository } from '#shared/adapters/dynamo-deal-file-repository.ts';
+import { DynamoDealRoles } from '#shared/adapters/dynamo-deal-roles.ts';
+import { DynamoDirectUploadRepository } from '#shared/adapters/dynamo-direct-upload-repository.ts';
+import { DynamoNotificationRepository } from '#shared/adapters/dynamo-notification-repository.ts';
+import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
+import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
+import { SlackWebhookChannel } from '#shared/adapters/slack-webhook-channel.ts';
+import { FILE_ID_SEQUENCE } from '#shared/data/keys.ts';
+import type { MessageQueue } from '#shared/queue/message-queue.ts';
+import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
+import { ChatLogChannel } from './chat-log-channel.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, s3ClientOptions } from './emulators.ts';
+import { FileKeyStore } from './file-key-store.ts';
+
+/** SDK clients on the emulators; the handlers' own, so tests can watch what they send. */
+export interface LocalClients {
+  readonly dynamodb: DynamoDBClient;
+  readonly s3: S3Client;
+}
+
+/** Clients on DynamoDB Local and s3rver, at the endpoints the handlers reach them by. */
+export function localClients(endpoints: {
+  readonly dynamodb: string;
+  readonly s3: string;
+}): LocalClients {
+  const local = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+  return {
+    dynamodb: new DynamoDBClient({ ...local, endpoint: endpoints.dynamodb }),
+    s3: new S3Client({ ...local, ...s3ClientOptions(endpoints.s3), logger: sdkLogger }),
+  };
+}
+
+export interface LocalAdapterOptions {
+  readonly clients: LocalClients;
+  readonly tableName: string;
+  readonly bucket: string;
+  /** The in-process notification queue and its dead-letter queue. */
+  readonly notificationQueue: MessageQueue;
+  readonly deadLetters: MessageQueue;
+  /** The realtime signing keys' file (made on first use). */
+  readonly realtimeKeysFile: string;
+  /** A Slack-compatible webhook; without one, messages go to `chatLogFile`. */
+  readonly chatWebhookUrl?: string;
+  readonly chatLogFile: string;
+  readonly chatTimeoutSeconds: number;
+}
+
+/**
+ * The local stage's adapters: the very DynamoDB and S3 adapters a deployed function runs on,
+ * pointed at the emulators, and local stand-ins for what has no emulator here: SQS (an
+ * in-process queue), Secrets Manager (a key file) and the chat channel (a log file, unless a
+ * webhook is given). Every handler the stage runs is built on this one set.
+ */
+export function localAdapters(options: LocalAdapterOptions): ServiceAdapters {
+  const { dynamodb, s3 } = options.clients;
+  const documents = DynamoDBDocumentClient.from(dynamodb, DOCUMENT_TRANSLATION);
+  const table = options.tableName;
+  const webhook = options.chatWebhookUrl;
+  return {
+    userFiles: new DynamoUserFileRepository(documents, table),
+    dealFiles: new DynamoDealFileRepository(documents, table),
+    dealRoles: new DynamoDealRoles(documents, table),
+    directUploads: new DynamoDirectUploadRepository(documents, table),
+    notifications: new DynamoNotificationRepository(documents, table),
+    fileIds: new DynamoBlockIdAllocator(documents, table, { sequence: FILE_ID_SEQUENCE }),
+    blobs: new S3BlobStore(s3, options.bucket),
+    idempotency: { client: dynamodb, tableName: table },
+    notificationQueue: options.notificationQueue,
+    deadLetters: options.deadLetters,
+    realtimeKeys: new FileKeyStore(options.realtimeKeysFile),
+    chat:
+      webhook === undefined
+        ? new ChatLogChannel(options.chatLogFile)
+        : new SlackWebhookChannel(() => Promise.resolve(webhook), {
+            timeoutMs: options.chatTimeoutSeconds * 1000,
+          }),
+  };
+}

@@ -1,0 +1,44 @@
+import type { BlobStore, DownloadSigner, UploadSigner } from '../blobs/blob-store.ts';
+import type { Environment } from '../config/environment.ts';
+import type { DealFileRepository } from '../deal-files/deal-file-repository.ts';
+import type { DirectUploadRepository } from '../direct-uploads/direct-upload-repository.ts';
+import type { DealRoleReader } from '../groups/deal-roles.ts';
+import type { IdempotencyStore } from '../http/idempotency-key.ts';
+import type { IdAllocator } from '../ids/id-allocator.ts';
+import type { ChatChannel } from '../notifications/chat-channel.ts';
+import type { NotificationRepository } from '../notifications/notification-repository.ts';
+import type { MessageQueue } from '../queue/message-queue.ts';
+import type { RealtimeKeyStore } from '../realtime/realtime-key-store.ts';
+import type { UserFileRepository } from '../user-files/user-file-repository.ts';
+
+/**
+ * Every adapter a function may run on. A handler module's `createHandler` takes the ones it
+ * needs: on Lambda its entry builds them from the function's environment
+ * (`deployed-adapters.ts`); the local stage builds the whole set once, on its emulators.
+ */
+export interface ServiceAdapters {
+  readonly userFiles: UserFileRepository;
+  readonly dealFiles: DealFileRepository;
+  readonly dealRoles: DealRoleReader;
+  readonly directUploads: DirectUploadRepository;
+  readonly notifications: NotificationRepository;
+  readonly fileIds: IdAllocator;
+  readonly blobs: BlobStore & UploadSigner & DownloadSigner;
+  readonly idempotency: IdempotencyStore;
+  readonly notificationQueue: MessageQueue;
+  readonly deadLetters: MessageQueue;
+  readonly realtimeKeys: RealtimeKeyStore;
+  readonly chat: ChatChannel;
+}
+
+/** The settings handlers take besides their adapters: values, never clients. */
+export type ServiceSettings = Pick<
+  Environment,
+  | 'STAGE'
+  | 'USER_ID_CLAIM'
+  | 'REALTIME_ISSUER'
+  | 'REALTIME_AUDIENCE'
+  | 'REALTIME_TOKEN_SECONDS'
+  | 'CHAT_RETRY_BASE_SECONDS'
+  | 'CHAT_TIMEOUT_SECONDS'
+>;
