@@ -6,7 +6,7 @@ import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { completeDirectUploadRequest } from '#shared/schemas/direct-upload.ts';
-import { toUserFileBody } from '#shared/user-files/user-file-response.ts';
+import { toUserFileBody } from '#shared/schemas/user-file-response.ts';
 import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import { deployed } from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';

@@ -5,7 +5,7 @@ import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { findNotification } from '#shared/notifications/find-notification.ts';
-import { toStatusBody } from '#shared/notifications/notification-response.ts';
+import { toStatusBody } from '#shared/schemas/notification-response.ts';
 import { getNotificationRequest } from '#shared/schemas/notify-submission.ts';
 import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import { deployed } from '#shared/wiring/deployed-adapters.ts';

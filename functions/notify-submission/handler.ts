@@ -11,7 +11,7 @@ import {
   announcementFingerprint,
   notificationPath,
   toAcceptedBody,
-} from '#shared/notifications/notification-response.ts';
+} from '#shared/schemas/notification-response.ts';
 import {
   notifySubmission,
   type SubmissionAnnouncement,

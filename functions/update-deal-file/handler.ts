@@ -1,5 +1,5 @@
 import middy from '@middy/core';
-import { toDealFileBody } from '#shared/deal-files/deal-file-response.ts';
+import { toDealFileBody } from '#shared/schemas/deal-file-response.ts';
 import { updateDealFile } from '#shared/deal-files/update-deal-file.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';

@@ -8,10 +8,10 @@ import { IDEMPOTENCY_HEADER, idempotentPerKey } from '#shared/http/idempotency-k
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { uploadUserFileRequest } from '#shared/schemas/user-file-upload.ts';
-import { UPLOAD_FORM_LIMITS } from '#shared/user-files/upload-form-limits.ts';
+import { UPLOAD_FORM_LIMITS } from '#shared/schemas/upload-form-limits.ts';
 import { uploadFingerprint } from '#shared/user-files/upload-fingerprint.ts';
 import { type NewUserFile, uploadUserFile } from '#shared/user-files/upload-user-file.ts';
-import { toUserFileBody } from '#shared/user-files/user-file-response.ts';
+import { toUserFileBody } from '#shared/schemas/user-file-response.ts';
 import { deployed } from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';

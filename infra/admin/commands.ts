@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
 import { FILE_ID_SEQUENCE } from '#shared/data/keys.ts';
 import { addDealFile, type DealFileSource } from '#shared/deal-files/add-deal-file.ts';
-import { toDealFileRecord } from '#shared/deal-files/deal-file-response.ts';
+import { toDealFileRecord } from '#shared/schemas/deal-file-response.ts';
 import { DynamoDealFileRepository } from '#shared/adapters/dynamo-deal-file-repository.ts';
 import { newestFirst } from '#shared/deal-files/list-deal-files.ts';
 import { DynamoGroupRepository } from '#shared/adapters/dynamo-group-repository.ts';

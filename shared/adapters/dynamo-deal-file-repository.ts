@@ -17,9 +17,8 @@ import {
 import { dealKey, memberKey, roleOf } from './dynamo-group-repository.ts';
 import type { DealRef } from '../groups/group.ts';
 import type { FileType } from '../data/file-type.ts';
-import { fileRecordFromItem } from '../data/file-record.ts';
+import { fromDealFileItem, toDealFileItem } from './items/file-items.ts';
 import type { DealFile } from '../deal-files/deal-file.ts';
-import { toDealFileRecord } from '../deal-files/deal-file-response.ts';
 import type { DealFileAccess, DealFileRepository } from '../deal-files/deal-file-repository.ts';
 
 const NAMES = { '#pk': PARTITION_KEY } as const;
@@ -27,18 +26,6 @@ const NAMES = { '#pk': PARTITION_KEY } as const;
 export const dealFileKey = (deal: DealRef, fileId: number) => ({
   [PARTITION_KEY]: dealPartition(deal.groupId, deal.dealId),
   [SORT_KEY]: dealFileSortKey(fileId),
-});
-
-export const toDealFileItem = (file: DealFile) => ({
-  ...dealFileKey(file, file.id),
-  entity: 'DealFile',
-  ...toDealFileRecord(file),
-});
-
-export const fromDealFileItem = (item: Record<string, unknown>): DealFile => ({
-  ...fileRecordFromItem(item),
-  groupId: Number(item.group_id),
-  dealId: Number(item.deal_id),
 });
 
 export class DynamoDealFileRepository implements DealFileRepository {

@@ -17,7 +17,8 @@ import {
   SORT_KEY,
   userPartition,
 } from '../data/keys.ts';
-import { toUserFileItem } from './dynamo-user-file-repository.ts';
+import { fromDirectUploadItem } from './items/direct-upload-item.ts';
+import { toUserFileItem } from './items/file-items.ts';
 import type { UserFile } from '../user-files/user-file.ts';
 import type {
   CompletionClaim,
@@ -52,29 +53,6 @@ export const toDirectUploadItem = (upload: DirectUpload) => ({
     : { claim_token: upload.claim.token, claim_until: upload.claim.until }),
   [EXPIRY_ATTRIBUTE]: Math.ceil(Date.parse(upload.expiresAt) / 1000) + KEEP_AFTER_EXPIRY_SECONDS,
 });
-
-const fromDirectUploadItem = (item: Record<string, unknown>): DirectUpload => {
-  const upload = {
-    id: Number(item.id),
-    userId: Number(item.user_id),
-    name: String(item.name),
-    type: item.type as DirectUpload['type'],
-    contentType: String(item.content_type),
-    declaredSize: Number(item.declared_size),
-    createdAt: String(item.created_at),
-    expiresAt: String(item.expires_at),
-    status: STATUSES.find((status) => status === item.status) ?? 'pending',
-  } as const;
-  const claim =
-    typeof item.claim_token === 'string' && typeof item.claim_until === 'string'
-      ? { claim: { token: item.claim_token, until: item.claim_until } }
-      : {};
-  return item.rejection === 'too_large' || item.rejection === 'empty'
-    ? { ...upload, ...claim, rejection: item.rejection }
-    : { ...upload, ...claim };
-};
-
-const STATUSES = ['pending', 'completing', 'rejected'] as const;
 
 /**
  * Whether a conditional write did not happen because of the item's state: its condition

@@ -13,17 +13,15 @@ import {
   SORT_KEY,
   userPartition,
 } from '../data/keys.ts';
-import { isFileType } from '../data/file-type.ts';
+import { fromNotificationItem } from './items/notification-item.ts';
 import { settleRead } from '../data/settle-read.ts';
 import type {
   NotificationRepository,
   TryVerdict,
 } from '../notifications/notification-repository.ts';
-import {
-  isNotificationStatus,
-  type NotificationRef,
-  type NotifiedFile,
-  type SubmissionNotification,
+import type {
+  NotificationRef,
+  SubmissionNotification,
 } from '../notifications/submission-notification.ts';
 
 /** Notification records go once the dead-letter queue (14 days) can no longer redrive them. */
@@ -53,38 +51,6 @@ export const toNotificationItem = (n: SubmissionNotification) => ({
   version: n.version,
   [EXPIRY_ATTRIBUTE]:
     Math.floor(Date.parse(n.createdAt) / 1000) + NOTIFICATION_RETENTION_DAYS * 86_400,
-});
-
-const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-
-const fileOf = (value: unknown): NotifiedFile => {
-  const item = (typeof value === 'object' && value !== null ? value : {}) as Record<
-    string,
-    unknown
-  >;
-  return {
-    id: Number(item.id),
-    name: String(item.name),
-    type: isFileType(item.type) ? item.type : null,
-    size: typeof item.size === 'number' ? item.size : 0,
-  };
-};
-
-export const fromNotificationItem = (item: Record<string, unknown>): SubmissionNotification => ({
-  userId: Number(item.user_id),
-  notificationId: String(item.notification_id),
-  files: Array.isArray(item.files) ? item.files.map(fileOf) : [],
-  fundName: text(item.fund_name),
-  message: text(item.message),
-  status: isNotificationStatus(item.status) ? item.status : 'queued',
-  createdAt: String(item.created_at),
-  updatedAt: String(item.updated_at),
-  sentAt: text(item.sent_at),
-  attempts: Number(item.attempts ?? 0),
-  lastError: text(item.last_error),
-  notBefore: text(item.not_before),
-  leaseUntil: text(item.lease_until),
-  version: Number(item.version ?? 0),
 });
 
 const NAMES = { '#status': 'status', '#version': 'version' } as const;

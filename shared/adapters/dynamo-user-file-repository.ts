@@ -13,30 +13,9 @@ import {
   userFileSortKey,
   userPartition,
 } from '../data/keys.ts';
-import { fileRecordFromItem } from '../data/file-record.ts';
-import type { UserFileBody } from '../schemas/user-file.ts';
 import type { UserFile } from '../user-files/user-file.ts';
-import { toUserFileBody } from '../user-files/user-file-response.ts';
+import { fromUserFileItem, toUserFileItem } from './items/file-items.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
-
-/** How a UserFile is stored: the keys, then the record in the contract's own field names. */
-export type UserFileItem = {
-  readonly PK: string;
-  readonly SK: string;
-  readonly entity: 'UserFile';
-} & UserFileBody;
-
-export const toUserFileItem = (file: UserFile): UserFileItem => ({
-  PK: userPartition(file.userId),
-  SK: userFileSortKey(file.id),
-  entity: 'UserFile',
-  ...toUserFileBody(file),
-});
-
-export const fromUserFileItem = (item: Record<string, unknown>): UserFile => ({
-  ...fileRecordFromItem(item),
-  userId: Number(item.user_id),
-});
 
 export class DynamoUserFileRepository implements UserFileRepository {
   private readonly client: DynamoDBDocumentClient;

@@ -4,6 +4,7 @@ import type { MessageQueue } from '../queue/message-queue.ts';
 import type { ChatChannel, PostOutcome } from './chat-channel.ts';
 import { submissionMessage } from './chat-message.ts';
 import { type DeliveryRules, retryDelayMs } from './delivery-rules.ts';
+import { ON_RECEIVE } from './delivery-transitions.ts';
 import type { NotificationRepository, TryVerdict } from './notification-repository.ts';
 import type { NotificationRef, SubmissionNotification } from './submission-notification.ts';
 
@@ -53,13 +54,10 @@ const refOf = (body: string): NotificationRef | undefined => {
 };
 
 /**
- * Delivers one notification's message, at most once. The record is the guard: a try first
- * claims it (`sending`, a new version), so a duplicate or a redelivered message finds it
- * claimed or `sent` and posts nothing. A try that ends without an answer (a 5xx, a 429, a
- * timeout) hands the record back and puts the message off (its Retry-After, or backoff); the
- * last try of a round, or a refusal no retry will change, marks it `failed` and sets the
- * message aside in the dead-letter queue. A try whose worker died leaves `sending` behind:
- * it may have posted, so it is marked `unconfirmed` and never posted again.
+ * Delivers one notification's message, at most once, along DELIVERY_TRANSITIONS: the record
+ * is the guard. A try claims it first (a new version), so a duplicate or a redelivered
+ * message finds it claimed or settled and posts nothing. A retry puts the message off (its
+ * Retry-After, or backoff); giving up sets it aside in the dead-letter queue.
  */
 export async function deliverNotification(
   ports: DeliveryPorts,
@@ -90,11 +88,10 @@ export async function deliverNotification(
     return { outcome: 'not-found' };
   }
   const at = now();
-  switch (found.status) {
-    case 'sent':
-    case 'unconfirmed':
+  switch (ON_RECEIVE[found.status]) {
+    case 'done':
       return { outcome: 'already-settled' };
-    case 'sending': {
+    case 'wait-or-abandon': {
       const leaseLeft = Date.parse(found.leaseUntil ?? '') - at.getTime();
       if (leaseLeft > 0) return comeBackIn('busy', leaseLeft + BUSY_RECHECK_MS);
       if (await ports.notifications.abandon(ref, found.version, at)) {
@@ -105,11 +102,13 @@ export async function deliverNotification(
       }
       return comeBackIn('busy', BUSY_RECHECK_MS);
     }
-    case 'queued':
-    case 'failed': {
+    case 'claim-when-due': {
       const wait = Date.parse(found.notBefore ?? '') - at.getTime();
-      if (found.status === 'queued' && wait > 0) return comeBackIn('busy', wait);
+      if (wait > 0) return comeBackIn('busy', wait);
+      break;
     }
+    case 'claim':
+      break;
   }
 
   const claimed = await ports.notifications.claim(

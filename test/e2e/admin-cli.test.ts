@@ -10,7 +10,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
 import { REPOSITORY_ROOT } from '#infra/local/local-stage.ts';
 import { stageRecordOf } from '#infra/local/stage-lock.ts';
 import { dealFileObjectKey, userFileObjectKey } from '#shared/data/keys.ts';
-import { toUserFileItem } from '#shared/adapters/dynamo-user-file-repository.ts';
+import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 
 const stage = useTestStage();

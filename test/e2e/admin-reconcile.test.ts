@@ -2,10 +2,10 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { runAdmin } from '#infra/admin/run-admin.ts';
 import { dealFileObjectKey, userFileObjectKey } from '#shared/data/keys.ts';
-import { toDealFileItem } from '#shared/adapters/dynamo-deal-file-repository.ts';
+import { toDealFileItem } from '#shared/adapters/items/file-items.ts';
 import { toDirectUploadItem } from '#shared/adapters/dynamo-direct-upload-repository.ts';
 import { toNotificationItem } from '#shared/adapters/dynamo-notification-repository.ts';
-import { toUserFileItem } from '#shared/adapters/dynamo-user-file-repository.ts';
+import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 
 const stage = useTestStage();

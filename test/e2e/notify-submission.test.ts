@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { toUserFileItem } from '#shared/adapters/dynamo-user-file-repository.ts';
+import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
 import type { FileType } from '#shared/data/file-type.ts';
 import { expectRefused } from '#test/support/expect-refused.ts';
 import { multipartBody } from '#test/support/multipart.ts';

@@ -12,7 +12,7 @@ import { freePort } from '#infra/local/free-port.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
 import { REPOSITORY_ROOT, LOCAL_TABLE } from '#infra/local/local-stage.ts';
 import { readStageRecord } from '#infra/local/stage-lock.ts';
-import { toUserFileItem } from '#shared/adapters/dynamo-user-file-repository.ts';
+import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
 import { undocumented } from '#test/support/contract-check.ts';
 
 const run = promisify(execFile);

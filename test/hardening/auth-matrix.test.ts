@@ -8,7 +8,7 @@ import { API_ROUTES, type ApiRoute, routeKey } from '#shared/api/routes.ts';
 import { userFileObjectKey } from '#shared/data/keys.ts';
 import { toDirectUploadItem } from '#shared/adapters/dynamo-direct-upload-repository.ts';
 import { toNotificationItem } from '#shared/adapters/dynamo-notification-repository.ts';
-import { toUserFileItem } from '#shared/adapters/dynamo-user-file-repository.ts';
+import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { dealFile, seedDeals } from '#test/support/deal-fixtures.ts';
 import { uploadForm } from '#test/support/multipart.ts';

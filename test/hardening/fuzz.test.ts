@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { API_OPERATIONS } from '#shared/api/api-operations.ts';
 import { API_ROUTES, type ApiRoute, routeKey, type RouteKey } from '#shared/api/routes.ts';
 import { userFileObjectKey } from '#shared/data/keys.ts';
-import { toUserFileItem } from '#shared/adapters/dynamo-user-file-repository.ts';
+import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { dealFile, seedDeals } from '#test/support/deal-fixtures.ts';
 import { multipartBody } from '#test/support/multipart.ts';

@@ -11,8 +11,8 @@ import { deleteDealFile } from '#shared/deal-files/delete-deal-file.ts';
 import {
   dealFileKey,
   DynamoDealFileRepository,
-  toDealFileItem,
 } from '#shared/adapters/dynamo-deal-file-repository.ts';
+import { toDealFileItem } from '#shared/adapters/items/file-items.ts';
 import type { DealFileRepository } from '#shared/deal-files/deal-file-repository.ts';
 import { updateDealFile } from '#shared/deal-files/update-deal-file.ts';
 import {
@@ -25,10 +25,8 @@ import {
 } from '#shared/adapters/dynamo-group-repository.ts';
 import { AccessDenied, NotFound } from '#shared/domain/outcome.ts';
 import { DynamoBlockIdAllocator } from '#shared/adapters/dynamo-block-id-allocator.ts';
-import {
-  DynamoUserFileRepository,
-  toUserFileItem,
-} from '#shared/adapters/dynamo-user-file-repository.ts';
+import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
+import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
 import { dealFile } from '#test/support/deal-fixtures.ts';
 import { failing, storedIn } from '#test/support/faults.ts';
 import { putItems } from '#test/support/put-items.ts';

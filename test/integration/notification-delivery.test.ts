@@ -10,11 +10,15 @@ import {
   SlackWebhookChannel,
   WebhookNotConfigured,
 } from '#shared/adapters/slack-webhook-channel.ts';
-import { notificationMessageBody } from '#shared/notifications/submission-notification.ts';
 import {
-  DynamoUserFileRepository,
-  toUserFileItem,
-} from '#shared/adapters/dynamo-user-file-repository.ts';
+  NOTIFICATION_STATUSES,
+  notificationMessageBody,
+  type NotificationStatus,
+} from '#shared/notifications/submission-notification.ts';
+import type { ChatChannel, PostOutcome } from '#shared/notifications/chat-channel.ts';
+import { type DeliveryEvent, nextStatus } from '#shared/notifications/delivery-transitions.ts';
+import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
+import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
 import { answerLost, failing } from '#test/support/faults.ts';
 import { putItems } from '#test/support/put-items.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';
@@ -332,5 +336,81 @@ describe('notifySubmission: nothing half-written', () => {
       ),
     ).rejects.toThrow('injected: create failed');
     expect(sent).toEqual([]);
+  });
+});
+
+describe('DELIVERY_TRANSITIONS: the table the worker follows', () => {
+  const answers: Record<'delivered' | 'retry' | 'rejected', PostOutcome> = {
+    delivered: { kind: 'delivered' },
+    retry: { kind: 'retry', reason: 'the channel said 503' },
+    rejected: { kind: 'rejected', reason: 'the channel said 404' },
+  };
+  const post = (kind: keyof typeof answers): ChatChannel => ({
+    post: () => Promise.resolve(answers[kind]),
+  });
+  /** A record put in `status` by the use case's own writes, as a worker would leave it. */
+  async function recordIn(status: NotificationStatus, userId: number) {
+    const { notification, body } = await queuedNotification(userId);
+    const at = new Date();
+    const long = new Date(at.getTime() + 60_000);
+    const lapsed = new Date(at.getTime() - 1);
+    if (status === 'queued') return { notification, body };
+    const claimed = await notifications.claim(
+      notification,
+      0,
+      at,
+      status === 'sending' ? lapsed : long,
+    );
+    if (claimed === undefined) throw new Error('claim failed');
+    if (status === 'sent') await notifications.settle(claimed, claimed.version, at, { status });
+    if (status === 'failed') {
+      await notifications.settle(claimed, claimed.version, at, { status, error: 'x' });
+    }
+    if (status === 'unconfirmed') await notifications.abandon(claimed, claimed.version, at);
+    return { notification, body };
+  }
+
+  it.each<[NotificationStatus, 'delivered' | 'retry' | 'rejected', number, DeliveryEvent[]]>([
+    ['queued', 'delivered', 1, ['claim', 'delivered']],
+    ['queued', 'retry', 1, ['claim', 'retry']],
+    ['queued', 'retry', 5, ['claim', 'give-up']],
+    ['queued', 'rejected', 1, ['claim', 'give-up']],
+    ['failed', 'delivered', 1, ['claim', 'delivered']],
+    ['sending', 'delivered', 2, ['abandon']],
+    ['sent', 'delivered', 2, []],
+    ['unconfirmed', 'delivered', 2, []],
+  ])('from %s, a post that is %s on receive %i: %j', async (from, answer, receive, events) => {
+    const userId = 7000 + NOTIFICATION_STATUSES.indexOf(from) * 10 + receive;
+    const { notification, body } = await recordIn(from, userId + Math.floor(Math.random() * 1e6));
+    const q = queues();
+    await deliverNotification(
+      { notifications, chat: post(answer), ...q },
+      rules,
+      received(body, receive),
+    );
+    const expected = events.reduce<NotificationStatus>((status, event) => {
+      const next = nextStatus(status, event);
+      if (next === undefined) throw new Error(`${status} does not allow ${event}`);
+      return next;
+    }, from);
+    expect((await notifications.get(notification))?.status).toBe(expected);
+    expect(q.setAside).toHaveLength(events.includes('give-up') ? 1 : 0);
+  });
+
+  it('a final status allows no event; only a failed one may be claimed again', () => {
+    const events: DeliveryEvent[] = ['claim', 'delivered', 'retry', 'give-up', 'abandon'];
+    const allowed = Object.fromEntries(
+      NOTIFICATION_STATUSES.map((status) => [
+        status,
+        events.filter((event) => nextStatus(status, event) !== undefined),
+      ]),
+    );
+    expect(allowed).toEqual({
+      queued: ['claim'],
+      sending: ['delivered', 'retry', 'give-up', 'abandon'],
+      sent: [],
+      failed: ['claim'],
+      unconfirmed: [],
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { dealFileObjectKey } from '#shared/data/keys.ts';
 import type { DealFile } from '#shared/deal-files/deal-file.ts';
-import { toDealFileItem } from '#shared/adapters/dynamo-deal-file-repository.ts';
+import { toDealFileItem } from '#shared/adapters/items/file-items.ts';
 import { toDealItem, toGroupItem, toMemberItem } from '#shared/adapters/dynamo-group-repository.ts';
 import type { Role } from '#shared/groups/group.ts';
 import type { TestStage } from './test-stage.ts';

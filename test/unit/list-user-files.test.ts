@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { listUserFiles } from '#shared/user-files/list-user-files.ts';
 import type { UserFile } from '#shared/user-files/user-file.ts';
-import { toUserFileBody } from '#shared/user-files/user-file-response.ts';
+import { toUserFileBody } from '#shared/schemas/user-file-response.ts';
 
 const file = (id: number, createdAt: string): UserFile => ({
   id,

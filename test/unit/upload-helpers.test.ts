@@ -8,7 +8,7 @@ import {
 import { metadataValue } from '#shared/direct-uploads/start-direct-upload.ts';
 import { attachmentDisposition } from '#shared/http/content-disposition.ts';
 import { FilePart, readForm } from '#shared/http/multipart-form.ts';
-import { UPLOAD_FORM_LIMITS } from '#shared/user-files/upload-form-limits.ts';
+import { UPLOAD_FORM_LIMITS } from '#shared/schemas/upload-form-limits.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 
 const event = (form: { body: Buffer; contentType: string }) => ({

@@ -1,5 +1,5 @@
-import type { DealFileBody } from '../schemas/deal-file.ts';
-import type { DealFile } from './deal-file.ts';
+import type { DealFileBody } from './deal-file.ts';
+import type { DealFile } from '../deal-files/deal-file.ts';
 
 /** The contract's DealFile: its fields only; group, size and location stay ours. */
 export const toDealFileBody = (file: DealFile): DealFileBody => ({

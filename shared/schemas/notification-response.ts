@@ -1,10 +1,7 @@
 import { createHash } from 'node:crypto';
-import type {
-  NotificationAcceptedBody,
-  NotificationStatusBody,
-} from '../schemas/notify-submission.ts';
-import type { SubmissionAnnouncement } from './notify-submission.ts';
-import type { SubmissionNotification } from './submission-notification.ts';
+import type { NotificationAcceptedBody, NotificationStatusBody } from './notify-submission.ts';
+import type { SubmissionAnnouncement } from '../notifications/notify-submission.ts';
+import type { SubmissionNotification } from '../notifications/submission-notification.ts';
 
 /** Where a notification's status is read (our extension to the contract). */
 export const notificationPath = (notificationId: string): string =>

@@ -1,5 +1,5 @@
-import type { UserFileBody } from '../schemas/user-file.ts';
-import type { UserFile } from './user-file.ts';
+import type { UserFileBody } from './user-file.ts';
+import type { UserFile } from '../user-files/user-file.ts';
 
 /** The contract's UserFile shape, and nothing of ours beyond it. */
 export const toUserFileBody = (file: UserFile): UserFileBody => ({

@@ -1,5 +1,5 @@
 import type { FormLimits } from '../http/multipart-form.ts';
-import { MAX_UPLOAD_BYTES, tooLargeMessage } from './upload-limits.ts';
+import { MAX_UPLOAD_BYTES, tooLargeMessage } from '../user-files/upload-limits.ts';
 
 /** The upload form's limits, lower than Starlette's (1,000 files and fields, 1 MB a part): one file, a few small fields. */
 export const UPLOAD_FORM_LIMITS: FormLimits = {

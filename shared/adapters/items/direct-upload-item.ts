@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { FILE_TYPES } from '../../data/file-type.ts';
+import { EXPIRY_ATTRIBUTE, PARTITION_KEY, SORT_KEY } from '../../data/keys.ts';
+import type { DirectUpload } from '../../direct-uploads/direct-upload.ts';
+
+/** How a pending direct upload is stored; read only through this schema. */
+export const DIRECT_UPLOAD_ITEM = z.object({
+  [PARTITION_KEY]: z.string(),
+  [SORT_KEY]: z.string(),
+  entity: z.literal('DirectUpload'),
+  id: z.number().int().positive(),
+  user_id: z.number().int().positive(),
+  name: z.string(),
+  type: z.enum(FILE_TYPES),
+  content_type: z.string(),
+  declared_size: z.number().int().nonnegative(),
+  created_at: z.string(),
+  expires_at: z.string(),
+  status: z.enum(['pending', 'completing', 'rejected']),
+  rejection: z.enum(['too_large', 'empty']).optional(),
+  claim_token: z.string().optional(),
+  claim_until: z.string().optional(),
+  [EXPIRY_ATTRIBUTE]: z.number().int(),
+});
+
+export const fromDirectUploadItem = (item: unknown): DirectUpload => {
+  const stored = DIRECT_UPLOAD_ITEM.parse(item);
+  return {
+    id: stored.id,
+    userId: stored.user_id,
+    name: stored.name,
+    type: stored.type,
+    contentType: stored.content_type,
+    declaredSize: stored.declared_size,
+    createdAt: stored.created_at,
+    expiresAt: stored.expires_at,
+    status: stored.status,
+    ...(stored.rejection === undefined ? {} : { rejection: stored.rejection }),
+    ...(stored.claim_token === undefined || stored.claim_until === undefined
+      ? {}
+      : { claim: { token: stored.claim_token, until: stored.claim_until } }),
+  };
+};
