@@ -5,6 +5,7 @@ import { DOCS_CONTENT_SECURITY_POLICY } from '#shared/docs/docs-page.ts';
 import { SWAGGER_UI_ASSETS } from '#shared/docs/swagger-ui-assets.ts';
 import { buildOpenApiDocument } from '#shared/openapi/openapi-document.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
+import { NOT_FOUND } from '#test/support/fastapi-bodies.ts';
 
 const stage = useTestStage();
 const packageFile = (file: string) =>
@@ -104,7 +105,7 @@ describe('GET /docs', () => {
     for (const name of ['index.html', 'swagger-ui.js', '..%2Fpackage.json', 'package.json']) {
       const response = await stage().request(`/docs/${name}`);
       expect(response.status).toBe(404);
-      expect(await response.json()).toEqual({ detail: 'Not Found' });
+      expect(await response.json()).toEqual(NOT_FOUND);
     }
     const slash = await stage().request('/docs/', { redirect: 'manual' });
     expect(slash.status).toBe(307);

@@ -4,24 +4,13 @@ import type { DealFile } from '#shared/deal-files/deal-file.ts';
 import { dealFile, dealFileBody, seedDeals } from '#test/support/deal-fixtures.ts';
 import { expectRefused } from '#test/support/expect-refused.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
+import { fileTypeError, NOT_FOUND, UNAUTHORIZED } from '#test/support/fastapi-bodies.ts';
 
 const stage = useTestStage();
 
-const NOT_FOUND = { detail: 'Not Found' };
 const EDITORS_ONLY = { detail: 'Only editors of this group may change its deal files' };
-const ENUM_MESSAGE =
-  "Input should be 'deck', 'financials', 'raw_data', 'snapshot', 'full', 'mini', 'nano' or 'other'";
-const ENUM_EXPECTED =
-  "'deck', 'financials', 'raw_data', 'snapshot', 'full', 'mini', 'nano' or 'other'";
-
 /** Pydantic's enum error for a bad `type` in the body. */
-const enumError = (input: unknown) => ({
-  type: 'enum',
-  loc: ['body', 'type'],
-  msg: ENUM_MESSAGE,
-  input,
-  ctx: { expected: ENUM_EXPECTED },
-});
+const enumError = (input: unknown) => fileTypeError(['body', 'type'], input);
 
 const fileUrl = (groupId: number | string, dealId: number | string, fileId: number | string) =>
   `/api/v1/group/${groupId}/deal/${dealId}/file/${fileId}`;
@@ -153,7 +142,7 @@ describe('PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}: who may ch
       stage(),
       () => put(fileUrl(206, 1, files.theFile.id), undefined, { type: 'full' }),
       401,
-      { message: 'Unauthorized' },
+      UNAUTHORIZED,
     );
   });
 });

@@ -4,6 +4,12 @@ import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import { multipartBody } from '#test/support/multipart.ts';
 import { expectRefused as refused } from '#test/support/expect-refused.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
+import {
+  type DirectUploadTicket,
+  fileTypeError,
+  NOT_FOUND,
+  type UserFileBody,
+} from '#test/support/fastapi-bodies.ts';
 
 const stage = useTestStage();
 
@@ -11,21 +17,7 @@ const START = '/api/v1/user/me/file/upload';
 const complete = (id: number | string) => `/api/v1/user/me/file/upload/${id}/complete`;
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-interface Ticket {
-  id: number;
-  key: string;
-  url: string;
-  fields: Record<string, string>;
-  expires_at: string;
-  max_filesize: number;
-}
-
-interface UserFileBody {
-  id: number;
-  user_id: number;
-  name: string;
-  filesize: number;
-}
+type Ticket = DirectUploadTicket;
 
 async function startUpload(as: number, body: unknown): Promise<Response> {
   return stage().request(START, {
@@ -182,7 +174,7 @@ describe('POST /api/v1/user/me/file/upload signs a direct-to-S3 upload', () => {
     await expectRefused(
       () => stage().request(complete(ticket.id), { method: 'POST', as: 45 }),
       404,
-      { detail: 'Not Found' },
+      NOT_FOUND,
     );
     await expectRefused(
       () => stage().request(complete(ticket.id), { method: 'POST', as: 44 }),
@@ -220,16 +212,7 @@ describe('POST /api/v1/user/me/file/upload signs a direct-to-S3 upload', () => {
             input: '',
             ctx: { min_length: 1 },
           },
-          {
-            type: 'enum',
-            loc: ['body', 'type'],
-            msg: "Input should be 'deck', 'financials', 'raw_data', 'snapshot', 'full', 'mini', 'nano' or 'other'",
-            input: 'slides',
-            ctx: {
-              expected:
-                "'deck', 'financials', 'raw_data', 'snapshot', 'full', 'mini', 'nano' or 'other'",
-            },
-          },
+          fileTypeError(['body', 'type'], 'slides'),
           {
             type: 'less_than_equal',
             loc: ['body', 'filesize'],
@@ -367,7 +350,7 @@ describe('GET /api/v1/user/me/file/{file_id}/download', () => {
     await listedFile(47, ticket.id);
     const other = await stage().request(`/api/v1/user/me/file/${ticket.id}/download`, { as: 48 });
     expect(other.status).toBe(404);
-    expect(await other.json()).toEqual({ detail: 'Not Found' });
+    expect(await other.json()).toEqual(NOT_FOUND);
     const none = await stage().request('/api/v1/user/me/file/999999/download', { as: 47 });
     expect(none.status).toBe(404);
     const bad = await stage().request('/api/v1/user/me/file/x1/download', { as: 47 });

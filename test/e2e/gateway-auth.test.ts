@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { API_OPERATIONS } from '#shared/api/api-operations.ts';
 import { API_ROUTES, routeKey, type RouteKey } from '#shared/api/routes.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
+import { NOT_FOUND, UNAUTHORIZED } from '#test/support/fastapi-bodies.ts';
 
 const stage = useTestStage();
 
@@ -30,7 +31,7 @@ async function expectUnauthorized(authorization: string | undefined, reason: Reg
     headers: authorization === undefined ? {} : { authorization },
   });
   expect(response.status).toBe(401);
-  expect(await response.json()).toEqual({ message: 'Unauthorized' });
+  expect(await response.json()).toEqual(UNAUTHORIZED);
   const challenge = response.headers.get('www-authenticate') ?? '';
   expect(challenge).toMatch(/^Bearer scope="" error="invalid_token" error_description="/);
   expect(challenge).toMatch(reason);
@@ -121,7 +122,7 @@ describe("FastAPI's answers for requests no route takes", () => {
         as === undefined ? {} : { as },
       );
       expect(response.status).toBe(404);
-      expect(await response.json()).toEqual({ detail: 'Not Found' });
+      expect(await response.json()).toEqual(NOT_FOUND);
     }
   });
 

@@ -9,6 +9,7 @@ import {
   startWebhookReceiver,
   type WebhookReceiver,
 } from '#test/support/webhook-receiver.ts';
+import { NOT_FOUND, UNAUTHORIZED } from '#test/support/fastapi-bodies.ts';
 
 let receiver: WebhookReceiver;
 beforeAll(async () => {
@@ -445,9 +446,7 @@ describe('refusals: nothing recorded, nothing queued, nothing sent', () => {
   });
 
   it('no token → 401', async () => {
-    await expectRefused(stage(), () => notify(undefined, { file_ids: [1] }), 401, {
-      message: 'Unauthorized',
-    });
+    await expectRefused(stage(), () => notify(undefined, { file_ids: [1] }), 401, UNAUTHORIZED);
     nothingQueued();
   });
 
@@ -658,7 +657,7 @@ describe('GET /api/v1/user/me/file/notify/{notification_id} (extension)', () => 
     ] as const) {
       const response = await stage().request(`${NOTIFY}/${path}`, { as });
       expect(response.status).toBe(404);
-      expect(await response.json()).toEqual({ detail: 'Not Found' });
+      expect(await response.json()).toEqual(NOT_FOUND);
     }
   });
 });

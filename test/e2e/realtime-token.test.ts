@@ -5,12 +5,12 @@ import { toDealItem, toGroupItem, toMemberItem } from '#shared/adapters/dynamo-g
 import type { Role } from '#shared/groups/group.ts';
 import { expectRefused } from '#test/support/expect-refused.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
+import { NOT_FOUND, UNAUTHORIZED } from '#test/support/fastapi-bodies.ts';
 
 const stage = useTestStage();
 
 const TOKEN = '/api/v1/auth/get-realtime-token';
 const JWKS = '/api/v1/auth/realtime-jwks.json';
-const NOT_FOUND = { detail: 'Not Found' };
 const PATTERN = '^[a-z][a-z0-9-]{0,31}:v1:group:[1-9][0-9]{0,15}:deal:[1-9][0-9]{0,15}$';
 
 const room = (groupId: number, dealId: number, environment = 'local') =>
@@ -199,9 +199,7 @@ describe('POST /api/v1/auth/get-realtime-token', () => {
   });
 
   it('without a token → 401', async () => {
-    await expectRefused(stage(), () => ask(undefined, { room_ids: [] }), 401, {
-      message: 'Unauthorized',
-    });
+    await expectRefused(stage(), () => ask(undefined, { room_ids: [] }), 401, UNAUTHORIZED);
   });
 });
 

@@ -13,6 +13,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { dealFile, seedDeals } from '#test/support/deal-fixtures.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
+import { NOT_FOUND, UNAUTHORIZED } from '#test/support/fastapi-bodies.ts';
 
 const stage = useTestStage();
 
@@ -74,30 +75,30 @@ const OTHER_USERS_IDS: Record<string, { status: number; body: unknown } | 'own-d
   'POST /api/v1/user/me/file/upload': 'own-data-only',
   'POST /api/v1/user/me/file/upload/{file_id}/complete': {
     status: 404,
-    body: { detail: 'Not Found' },
+    body: NOT_FOUND,
   },
-  'GET /api/v1/user/me/file/{file_id}/download': { status: 404, body: { detail: 'Not Found' } },
+  'GET /api/v1/user/me/file/{file_id}/download': { status: 404, body: NOT_FOUND },
   'POST /api/v1/user/me/file/notify': {
     status: 404,
     body: { detail: `File not found: ${String(FILE)}` },
   },
   'GET /api/v1/user/me/file/notify/{notification_id}': {
     status: 404,
-    body: { detail: 'Not Found' },
+    body: NOT_FOUND,
   },
   'GET /api/v1/group/{group_id}/deal/{deal_id}/file': {
     status: 404,
-    body: { detail: 'Not Found' },
+    body: NOT_FOUND,
   },
   'PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}': {
     status: 404,
-    body: { detail: 'Not Found' },
+    body: NOT_FOUND,
   },
   'DELETE /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}': {
     status: 404,
-    body: { detail: 'Not Found' },
+    body: NOT_FOUND,
   },
-  'POST /api/v1/auth/get-realtime-token': { status: 404, body: { detail: 'Not Found' } },
+  'POST /api/v1/auth/get-realtime-token': { status: 404, body: NOT_FOUND },
 };
 
 interface Attack {
@@ -293,7 +294,7 @@ describe('the authorization matrix', () => {
           },
         });
         expect(response.status, attack.name).toBe(401);
-        expect(await response.json(), attack.name).toEqual({ message: 'Unauthorized' });
+        expect(await response.json(), attack.name).toEqual(UNAUTHORIZED);
         expect(response.headers.get('www-authenticate'), attack.name).toBe(
           `Bearer scope="" error="invalid_token" error_description="${attack.reason}"`,
         );
