@@ -7,6 +7,14 @@ import { newRequestId, splitTarget, toApiGatewayEvent } from './api-gateway-even
 import { createHandlerLoader, type LocalWiring } from './handler-loader.ts';
 import type { EventClaims } from './jwt-authorizer.ts';
 import { localLambdaContext } from './lambda-context.ts';
+import {
+  eventBytes,
+  type PlatformRefusal,
+  refuseEvent,
+  refuseRequestBody,
+  refuseResult,
+  resultBytes,
+} from './platform-limits.ts';
 
 export interface GatewayOptions {
   readonly routes: readonly ApiRoute[];
@@ -15,8 +23,6 @@ export interface GatewayOptions {
   /** The local stage's adapters and settings, which each handler module is built on. */
   readonly wiring: LocalWiring;
   readonly authorize: (authorization: string | undefined) => Promise<EventClaims>;
-  /** API Gateway refuses larger bodies; the local stage allows a 50 MB upload through. */
-  readonly maxBodyBytes?: number;
   /** API Gateway's integration timeout is 30 s. */
   readonly timeoutMs?: number;
   readonly onRequest?: (line: RequestLogLine) => void;
@@ -44,7 +50,14 @@ export interface RequestLogLine {
   readonly functionId: string;
 }
 
-class BodyTooLarge extends Error {}
+/** Over API Gateway's payload limit: answered as API Gateway answers it. */
+class BodyTooLarge extends Error {
+  readonly refusal: PlatformRefusal;
+  constructor(refusal: PlatformRefusal) {
+    super(refusal.body.message);
+    this.refusal = refusal;
+  }
+}
 
 /** The client went away before its body was complete: nothing to answer, nothing to run. */
 class ClientAborted extends Error {}
@@ -53,21 +66,26 @@ class ClientAborted extends Error {}
 class InvocationTimedOut extends Error {}
 
 /**
- * The whole body, refused past `limit`. A declared length is read straight into one buffer
- * of that size, so a 50 MB upload is held once, not twice.
+ * The whole body, refused past API Gateway's payload limit: on a declared length before a
+ * byte is read, otherwise as soon as the bytes read pass it. A declared length is read
+ * straight into one buffer of that size, so the body is held once, not twice.
  */
-async function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+async function readBody(request: IncomingMessage): Promise<Buffer> {
   try {
-    return await readWholeBody(request, limit);
+    return await readWholeBody(request);
   } catch (error) {
     if (error instanceof BodyTooLarge) throw error;
     throw new ClientAborted('The client aborted the request', { cause: error });
   }
 }
 
-async function readWholeBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+async function readWholeBody(request: IncomingMessage): Promise<Buffer> {
+  const refuse = (bytes: number) => {
+    const refusal = refuseRequestBody(bytes);
+    if (refusal !== undefined) throw new BodyTooLarge(refusal);
+  };
   const declared = Number(request.headers['content-length'] ?? Number.NaN);
-  if (Number.isSafeInteger(declared) && declared > limit) throw new BodyTooLarge();
+  if (Number.isSafeInteger(declared)) refuse(declared);
   if (Number.isSafeInteger(declared) && declared >= 0) {
     // Node's parser ends the body at the declared length, so it fits exactly.
     const body = Buffer.allocUnsafe(declared);
@@ -83,7 +101,7 @@ async function readWholeBody(request: IncomingMessage, limit: number): Promise<B
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > limit) throw new BodyTooLarge();
+    refuse(size);
     chunks.push(chunk);
   }
   if (!request.complete) throw new Error('The body ended early');
@@ -132,7 +150,6 @@ function writeResult(
  */
 export function createGateway(options: GatewayOptions): RequestListener {
   const match = createRouteMatcher(options.routes);
-  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const load = createHandlerLoader(options.root, options.wiring);
 
@@ -200,6 +217,8 @@ export function createGateway(options: GatewayOptions): RequestListener {
         );
         return status;
       };
+      const platformRefusal = ({ status, body, headers }: PlatformRefusal) =>
+        gatewayError(status, body.message, headers);
 
       let claims: EventClaims | undefined;
       if (route?.auth === 'jwt') {
@@ -216,17 +235,25 @@ export function createGateway(options: GatewayOptions): RequestListener {
         // The raw bytes live only until they are encoded into the event.
         event = toApiGatewayEvent({
           ...eventBase(route, found, claims),
-          body: await readBody(request, maxBodyBytes),
+          body: await readBody(request),
         });
       } catch (error) {
         // nginx's 499: logged, never sent, as the connection is gone.
         if (error instanceof ClientAborted) return 499;
         if (!(error instanceof BodyTooLarge)) throw error;
-        response.setHeader('connection', 'close');
-        return gatewayError(413, 'Request Entity Too Large');
+        return platformRefusal(error.refusal);
       }
+      // Lambda refuses an event over its request limit: the function never runs.
+      const tooLarge = refuseEvent(eventBytes(event));
+      if (tooLarge !== undefined) return platformRefusal(tooLarge);
       try {
         const result = await invoke(functionId, route?.entry ?? FALLBACK_ROUTE.entry, event);
+        // The function ran, but Lambda hands back an error instead of a result over its limit.
+        const unsent = refuseResult(resultBytes(result));
+        if (unsent !== undefined) {
+          console.error(`[${functionId}] response over Lambda's payload limit`);
+          return platformRefusal(unsent);
+        }
         return writeResult(reply, response, result, requestId);
       } catch (error) {
         if (error instanceof InvocationTimedOut) return gatewayError(503, 'Service Unavailable');

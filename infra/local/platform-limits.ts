@@ -1,0 +1,106 @@
+/**
+ * The size limits the deployed platform (API Gateway's HTTP API in front of Lambda) holds a
+ * request and a response to, and what it answers when one is over. The local gateway applies
+ * them so that a request the platform would refuse is refused locally too, with the same
+ * status and body. docs/local-stage-limits.md has the sources and what is less than certain.
+ */
+
+/**
+ * API Gateway HTTP API: "Payload size: 10 MB", not adjustable ("Quotas for configuring and
+ * running an HTTP API in API Gateway",
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-quotas.html).
+ * The MB is a MiB: API Gateway's refusal of a larger body (a REST API's, behind CloudFront)
+ * reads "HTTP content length exceeded 10485760 bytes."
+ * (https://github.com/koki-develop/lgtm-generator/issues/10).
+ * Counted on the raw request body, before any base64 encoding.
+ */
+export const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Lambda, synchronous invocation: "6 MB each for request and response" ("Lambda quotas",
+ * https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html). For the request
+ * that is 6 MiB of event JSON, exactly: Invoke answers 413 RequestEntityTooLargeException
+ * "Request must be smaller than 6291456 bytes for the InvokeFunction operation"
+ * (https://zaccharles.medium.com/deep-dive-lambdas-request-payload-size-limit-2-2-6350c1ae5577),
+ * and API Gateway logs "6294149 byte payload is too large for the RequestResponse invocation
+ * type (limit 6291456 bytes)"
+ * (https://theburningmonk.com/2020/04/hit-the-6mb-lambda-payload-limit-heres-what-you-can-do/).
+ * The event carries a binary body base64-encoded (see api-gateway-event.ts), so a multipart
+ * upload reaches it at 4/3 of its size: about 4.7 MB of form fits.
+ */
+export const LAMBDA_MAX_REQUEST_BYTES = 6 * 1024 * 1024;
+
+/**
+ * Lambda's response limit is 100 bytes more than the request's: "Response payload size
+ * exceeded maximum allowed payload size (6291556 bytes)." (Function.ResponseSizeTooLarge;
+ * https://zaccharles.medium.com/deep-dive-lambdas-response-payload-size-limit-8aedba9530ed,
+ * https://github.com/DataBiosphere/azul/issues/8258). It is counted on the result as the
+ * runtime serializes it: JSON.stringify of what the handler returned, so a structured result's
+ * body is counted with its JSON escaping.
+ */
+export const LAMBDA_MAX_RESPONSE_BYTES = 6 * 1024 * 1024 + 100;
+
+/** What the platform sends instead of the function's answer. */
+export interface PlatformRefusal {
+  readonly status: number;
+  /** API Gateway's own JSON body. */
+  readonly body: { readonly message: string };
+  /** Beyond `content-type: application/json` and the request id, which every refusal has. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * A body over 10 MiB: 413 {"message":"Request Entity Too Large"}, and the function never
+ * runs. The local gateway stops reading at the limit (or before, on a declared length) and
+ * closes the connection, as the rest of the body is not wanted.
+ */
+export function refuseRequestBody(bytes: number): PlatformRefusal | undefined {
+  return bytes > API_GATEWAY_MAX_BODY_BYTES
+    ? {
+        status: 413,
+        body: { message: 'Request Entity Too Large' },
+        headers: { connection: 'close' },
+      }
+    : undefined;
+}
+
+/**
+ * An event over Lambda's 6 MiB: Lambda refuses the invocation (413
+ * RequestEntityTooLargeException) and API Gateway passes the 413 on; the function never runs.
+ * AWS's own emulator answers it with a 413 "Request Entity Too Large" in HTTP API mode too
+ * (https://github.com/aws/aws-lambda-dotnet/pull/1990); the body is taken to be that of the
+ * 10 MiB refusal. Evidence is thinnest here: a REST API is reported to say
+ * {"message": "Request Too Long"} (https://github.com/koki-develop/lgtm-generator/issues/10).
+ */
+export function refuseEvent(eventBytes: number): PlatformRefusal | undefined {
+  return eventBytes > LAMBDA_MAX_REQUEST_BYTES
+    ? { status: 413, body: { message: 'Request Entity Too Large' }, headers: {} }
+    : undefined;
+}
+
+/**
+ * A result over Lambda's 6 MiB + 100 bytes: the function ran (and whatever it stored stays
+ * stored), but Lambda reports Function.ResponseSizeTooLarge instead of the result, which an
+ * HTTP API answers as any failed Lambda integration: 500 {"message":"Internal Server Error"}
+ * ("Troubleshooting issues with HTTP API Lambda integrations",
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-troubleshooting-lambda.html).
+ */
+export function refuseResult(resultBytes: number): PlatformRefusal | undefined {
+  return resultBytes > LAMBDA_MAX_RESPONSE_BYTES
+    ? { status: 500, body: { message: 'Internal Server Error' }, headers: {} }
+    : undefined;
+}
+
+/** The event's size as Lambda's Invoke receives it: its JSON, in UTF-8 bytes. */
+export const eventBytes = (event: unknown): number => Buffer.byteLength(JSON.stringify(event));
+
+/**
+ * The result's size as the Node.js runtime posts it to Lambda: JSON.stringify of the
+ * returned value (`undefined` goes as `null`). Throws where JSON.stringify does (a cycle, a
+ * BigInt), as the runtime then fails the invocation.
+ */
+export function resultBytes(result: unknown): number {
+  // JSON.stringify gives undefined for undefined (and a function), though typed as a string.
+  const json = JSON.stringify(result) as string | undefined;
+  return Buffer.byteLength(json ?? 'null');
+}

@@ -1,0 +1,192 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { PARTITION_KEY, SORT_KEY, userFileSortKey, userPartition } from '#shared/data/keys.ts';
+import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
+import {
+  API_GATEWAY_MAX_BODY_BYTES,
+  LAMBDA_MAX_REQUEST_BYTES,
+  LAMBDA_MAX_RESPONSE_BYTES,
+  refuseEvent,
+  refuseRequestBody,
+  refuseResult,
+  resultBytes,
+} from '#infra/local/platform-limits.ts';
+import { expectRefused as refused } from '#test/support/expect-refused.ts';
+import { uploadForm } from '#test/support/multipart.ts';
+import { useTestStage } from '#test/support/test-stage.ts';
+
+const stage = useTestStage();
+
+const LIST = '/api/v1/user/me/file';
+/** API Gateway's words for a body over its limit, and for an event over Lambda's. */
+const TOO_LARGE = { message: 'Request Entity Too Large' };
+/** An HTTP API's words for a Lambda integration that failed: here, a result over the limit. */
+const INTERNAL = { message: 'Internal Server Error' };
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+/** The base64 length of `n` bytes, as the event carries a multipart body. */
+const base64Length = (n: number) => Math.ceil(n / 3) * 4;
+
+/** Refused with exactly this status and body, as API Gateway sends it, and nothing stored. */
+async function expectPlatformRefusal(
+  userId: number,
+  send: () => Promise<Response>,
+  status: number,
+  body: unknown,
+) {
+  let requestId: string | null = null;
+  await refused(
+    stage(),
+    async () => {
+      const response = await send();
+      requestId = response.headers.get('apigw-requestid');
+      return response;
+    },
+    status,
+    body,
+  );
+  expect(requestId).toMatch(/^[A-Za-z0-9+/]{14}=$/);
+  const listed = await stage().request(LIST, { as: userId });
+  expect(await listed.json()).toEqual([]);
+  expect((await stage().objectKeys()).filter((key) => key.startsWith(`users/${userId}/`))).toEqual(
+    [],
+  );
+}
+
+describe('The local stage refuses what the platform refuses, as the platform does', () => {
+  it('takes a multipart upload whose event is just under Lambda’s 6 MiB', async () => {
+    // 16 KiB of room for the event's headers (the token among them) and its other fields.
+    const formBytes = Math.floor(((LAMBDA_MAX_REQUEST_BYTES - 16 * 1024) / 4) * 3);
+    const overhead = uploadForm('', { name: 'near.bin' }).body.length;
+    const content = randomBytes(formBytes - overhead);
+    const form = uploadForm(content, { name: 'near.bin' });
+    expect(form.body.length).toBe(formBytes);
+    const response = await stage().upload(80, form);
+    expect(response.status).toBe(201);
+    const created = (await response.json()) as { id: number; filesize: number };
+    expect(created.filesize).toBe(content.length);
+    const listed = (await (await stage().request(LIST, { as: 80 })).json()) as { id: number }[];
+    expect(listed.map((file) => file.id)).toEqual([created.id]);
+    const redirect = await stage().request(`${LIST}/${created.id}/download`, {
+      as: 80,
+      redirect: 'manual',
+    });
+    const object = await fetch(redirect.headers.get('location') ?? '');
+    expect(sha256(new Uint8Array(await object.arrayBuffer()))).toBe(sha256(content));
+  });
+
+  it('refuses a 4.7 MB form whose base64 event is over 6 MiB: 413, the function never runs', async () => {
+    const content = Buffer.alloc(Math.ceil((LAMBDA_MAX_REQUEST_BYTES / 4) * 3) + 1, 5);
+    const form = uploadForm(content, { name: 'over.bin' });
+    expect(form.body.length).toBeLessThan(API_GATEWAY_MAX_BODY_BYTES);
+    expect(base64Length(form.body.length)).toBeGreaterThan(LAMBDA_MAX_REQUEST_BYTES);
+    await expectPlatformRefusal(81, () => stage().upload(81, form), 413, TOO_LARGE);
+  });
+
+  it('refuses a body over 10 MiB with API Gateway’s 413', async () => {
+    const overhead = uploadForm('', { name: 'big.bin' }).body.length;
+    const form = uploadForm(Buffer.alloc(API_GATEWAY_MAX_BODY_BYTES + 1 - overhead, 6), {
+      name: 'big.bin',
+    });
+    expect(form.body.length).toBe(API_GATEWAY_MAX_BODY_BYTES + 1);
+    await expectPlatformRefusal(82, () => stage().upload(82, form), 413, TOO_LARGE);
+  });
+
+  it('refuses a body over 10 MiB sent without a length (chunked) the same way', async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 7);
+    const token = await stage().token(83);
+    const send = () => {
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent > API_GATEWAY_MAX_BODY_BYTES) controller.close();
+          else {
+            sent += chunk.length;
+            controller.enqueue(chunk);
+          }
+        },
+      });
+      return fetch(`${stage().url}${LIST}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'multipart/form-data; boundary=x',
+        },
+        body,
+        duplex: 'half',
+      });
+    };
+    await expectPlatformRefusal(83, send, 413, TOO_LARGE);
+  });
+
+  it(`refuses a ${MAX_UPLOAD_BYTES}-byte (50 MiB) multipart upload as deployed: the 10 MiB 413`, async () => {
+    const form = uploadForm(randomBytes(MAX_UPLOAD_BYTES), { name: 'fifty.bin' });
+    await expectPlatformRefusal(84, () => stage().upload(84, form), 413, TOO_LARGE);
+  });
+
+  it('answers a listing whose result is over Lambda’s response limit with a 500', async () => {
+    // Each name's quotes are escaped twice, in the body and in the result around it: 1,000
+    // characters are 4,000 bytes of result, so 2,000 files are some 8.6 MB of it.
+    const name = '"'.repeat(1000);
+    await stage().put(
+      Array.from({ length: 2000 }, (_, i) => ({
+        [PARTITION_KEY]: userPartition(85),
+        [SORT_KEY]: userFileSortKey(i + 1),
+        entity: 'UserFile',
+        user_id: 85,
+        id: i + 1,
+        name,
+        type: 'other',
+        created_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+        updated_at: null,
+        is_archived: false,
+        filesize: 1,
+        location: `users/85/files/${i + 1}`,
+      })),
+    );
+    const response = await stage().request(LIST, { as: 85 });
+    expect(response.status).toBe(500);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.headers.get('apigw-requestid')).toMatch(/^[A-Za-z0-9+/]{14}=$/);
+    expect(await response.json()).toEqual(INTERNAL);
+  });
+});
+
+describe('The limits, exactly (platform-limits.ts)', () => {
+  it('are 10 MiB of body, 6 MiB of event and 6 MiB + 100 bytes of result', () => {
+    expect([
+      API_GATEWAY_MAX_BODY_BYTES,
+      LAMBDA_MAX_REQUEST_BYTES,
+      LAMBDA_MAX_RESPONSE_BYTES,
+    ]).toEqual([10_485_760, 6_291_456, 6_291_556]);
+  });
+
+  it('take a body, an event and a result at the limit, and refuse one byte more', () => {
+    expect(refuseRequestBody(API_GATEWAY_MAX_BODY_BYTES)).toBeUndefined();
+    expect(refuseRequestBody(API_GATEWAY_MAX_BODY_BYTES + 1)).toEqual({
+      status: 413,
+      body: TOO_LARGE,
+      headers: { connection: 'close' },
+    });
+    expect(refuseEvent(LAMBDA_MAX_REQUEST_BYTES)).toBeUndefined();
+    expect(refuseEvent(LAMBDA_MAX_REQUEST_BYTES + 1)).toEqual({
+      status: 413,
+      body: TOO_LARGE,
+      headers: {},
+    });
+    expect(refuseResult(LAMBDA_MAX_RESPONSE_BYTES)).toBeUndefined();
+    expect(refuseResult(LAMBDA_MAX_RESPONSE_BYTES + 1)).toEqual({
+      status: 500,
+      body: INTERNAL,
+      headers: {},
+    });
+  });
+
+  it('measure a result as the runtime sends it: its JSON, escapes and quotes included', () => {
+    // A string of exactly the limit is over it once serialized (its two quotes).
+    expect(resultBytes('A'.repeat(LAMBDA_MAX_RESPONSE_BYTES))).toBe(LAMBDA_MAX_RESPONSE_BYTES + 2);
+    expect(resultBytes({ statusCode: 200, body: '"é"' })).toBe(
+      Buffer.byteLength('{"statusCode":200,"body":"\\"é\\""}'),
+    );
+    expect(resultBytes(undefined)).toBe(4);
+  });
+});
