@@ -9,8 +9,8 @@ export const uploadUserFileOperation = defineOperation({
   summary: 'Upload a file',
   description:
     'A multipart form with `file`, `name` and `type`. Stores the bytes and records the file. ' +
-    'Up to 50 MiB on the local stage; API Gateway admits about 4.4 MB of body on AWS, so ' +
-    'larger files take the direct upload. With an `Idempotency-Key`, a retry within 24 hours ' +
+    'API Gateway and Lambda admit about 4.4 MB of file in a multipart body, on every stage ' +
+    '(the local stage answers as they do), so larger files take the direct upload. With an `Idempotency-Key`, a retry within 24 hours ' +
     'gets the first 201 again and stores nothing twice.',
   tag: 'User files',
   origin: 'contract',
