@@ -8,7 +8,7 @@ import { validateRequest } from '#shared/http/validate-request.ts';
 import { completeDirectUploadRequest } from '#shared/schemas/direct-upload.ts';
 import { toUserFileBody } from '#shared/schemas/user-file-response.ts';
 import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
-import { deployed } from '#shared/wiring/deployed-adapters.ts';
+import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 

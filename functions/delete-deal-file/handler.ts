@@ -7,7 +7,7 @@ import type { ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { deleteDealFileRequest } from '#shared/schemas/deal-file.ts';
 import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
-import { deployed } from '#shared/wiring/deployed-adapters.ts';
+import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 

@@ -6,7 +6,7 @@ import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import { logger } from '#shared/logger.ts';
 import { deliverNotification } from '#shared/notifications/deliver-notification.ts';
 import { deliveryRules } from '#shared/notifications/delivery-rules.ts';
-import { deployed } from '#shared/wiring/deployed-adapters.ts';
+import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 

@@ -10,7 +10,7 @@ import {
 import { isOutcome } from '#shared/domain/outcome.ts';
 import { logger } from '#shared/logger.ts';
 import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
-import { deployed } from '#shared/wiring/deployed-adapters.ts';
+import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
 

@@ -8,7 +8,7 @@ import { findNotification } from '#shared/notifications/find-notification.ts';
 import { toStatusBody } from '#shared/schemas/notification-response.ts';
 import { getNotificationRequest } from '#shared/schemas/notify-submission.ts';
 import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
-import { deployed } from '#shared/wiring/deployed-adapters.ts';
+import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 

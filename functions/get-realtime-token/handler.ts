@@ -7,7 +7,7 @@ import { validateRequest } from '#shared/http/validate-request.ts';
 import { issueRealtimeToken } from '#shared/realtime/issue-realtime-token.ts';
 import { getRealtimeTokenRequest } from '#shared/schemas/realtime-token.ts';
 import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
-import { deployed } from '#shared/wiring/deployed-adapters.ts';
+import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 

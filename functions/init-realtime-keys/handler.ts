@@ -1,7 +1,7 @@
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import { logger } from '#shared/logger.ts';
-import { deployed } from '#shared/wiring/deployed-adapters.ts';
+import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 
 /**

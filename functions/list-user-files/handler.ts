@@ -6,7 +6,7 @@ import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { listUserFiles } from '#shared/user-files/list-user-files.ts';
 import { toUserFileBody } from '#shared/schemas/user-file-response.ts';
-import { deployed } from '#shared/wiring/deployed-adapters.ts';
+import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 

@@ -17,7 +17,7 @@ import {
   type SubmissionAnnouncement,
 } from '#shared/notifications/notify-submission.ts';
 import { notifySubmissionRequest } from '#shared/schemas/notify-submission.ts';
-import { deployed } from '#shared/wiring/deployed-adapters.ts';
+import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 

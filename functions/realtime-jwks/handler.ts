@@ -4,7 +4,7 @@ import type { ApiEvent } from '#shared/http/api-event.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { realtimeJwks } from '#shared/realtime/realtime-jwks.ts';
-import { deployed } from '#shared/wiring/deployed-adapters.ts';
+import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
 

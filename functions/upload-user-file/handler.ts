@@ -12,7 +12,7 @@ import { UPLOAD_FORM_LIMITS } from '#shared/schemas/upload-form-limits.ts';
 import { uploadFingerprint } from '#shared/user-files/upload-fingerprint.ts';
 import { type NewUserFile, uploadUserFile } from '#shared/user-files/upload-user-file.ts';
 import { toUserFileBody } from '#shared/schemas/user-file-response.ts';
-import { deployed } from '#shared/wiring/deployed-adapters.ts';
+import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 

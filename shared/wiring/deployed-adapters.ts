@@ -15,7 +15,6 @@ import { SlackWebhookChannel, WebhookNotConfigured } from '../adapters/slack-web
 import { SqsMessageQueue } from '../adapters/sqs-message-queue.ts';
 import type { Environment } from '../config/environment.ts';
 import { FILE_ID_SEQUENCE } from '../data/keys.ts';
-import type { ServiceAdapters } from './service-adapters.ts';
 
 type Needs<K extends keyof Environment> = Pick<Environment, K>;
 
@@ -42,31 +41,32 @@ function webhookFromSecret(env: Needs<'CHAT_WEBHOOK_SECRET_ARN' | 'CHAT_TIMEOUT_
 
 /**
  * How a deployed function builds each adapter, from the variables it needs: a handler entry
- * that asks for an adapter its function's environment list lacks does not compile. SDK
- * clients are one per container (`#shared/adapters/aws/`).
+ * that asks for an adapter its function's environment list lacks does not compile. Handler
+ * entries import this module as a namespace (`import * as deployed`), so each bundle keeps
+ * only the builders, and the SDK clients, its function uses. SDK clients are one per
+ * container (`#shared/adapters/aws/`).
  */
-export const deployed = {
-  userFiles: (env: Needs<'TABLE_NAME'>) =>
-    new DynamoUserFileRepository(documentClient(), env.TABLE_NAME),
-  dealFiles: (env: Needs<'TABLE_NAME'>) =>
-    new DynamoDealFileRepository(documentClient(), env.TABLE_NAME),
-  dealRoles: (env: Needs<'TABLE_NAME'>) => new DynamoDealRoles(documentClient(), env.TABLE_NAME),
-  directUploads: (env: Needs<'TABLE_NAME'>) =>
-    new DynamoDirectUploadRepository(documentClient(), env.TABLE_NAME),
-  notifications: (env: Needs<'TABLE_NAME'>) =>
-    new DynamoNotificationRepository(documentClient(), env.TABLE_NAME),
-  fileIds: (env: Needs<'TABLE_NAME'>) =>
-    new DynamoBlockIdAllocator(documentClient(), env.TABLE_NAME, { sequence: FILE_ID_SEQUENCE }),
-  blobs: (env: Needs<'BUCKET_NAME'>) => new S3BlobStore(s3Client(), env.BUCKET_NAME),
-  idempotency: (env: Needs<'TABLE_NAME'>) => ({
-    client: dynamoDbClient(),
-    tableName: env.TABLE_NAME,
-  }),
-  notificationQueue: (env: Needs<'NOTIFY_QUEUE_URL'>) =>
-    new SqsMessageQueue(sqsClient(), env.NOTIFY_QUEUE_URL),
-  deadLetters: (env: Needs<'NOTIFY_DLQ_URL'>) =>
-    new SqsMessageQueue(sqsClient(), env.NOTIFY_DLQ_URL),
-  realtimeKeys: (env: Needs<'REALTIME_KEYS_SECRET_ARN'>) =>
-    new SecretsManagerKeyStore(env.REALTIME_KEYS_SECRET_ARN),
-  chat: webhookFromSecret,
-} satisfies { readonly [K in keyof ServiceAdapters]: (env: never) => ServiceAdapters[K] };
+export const userFiles = (env: Needs<'TABLE_NAME'>) =>
+  new DynamoUserFileRepository(documentClient(), env.TABLE_NAME);
+export const dealFiles = (env: Needs<'TABLE_NAME'>) =>
+  new DynamoDealFileRepository(documentClient(), env.TABLE_NAME);
+export const dealRoles = (env: Needs<'TABLE_NAME'>) =>
+  new DynamoDealRoles(documentClient(), env.TABLE_NAME);
+export const directUploads = (env: Needs<'TABLE_NAME'>) =>
+  new DynamoDirectUploadRepository(documentClient(), env.TABLE_NAME);
+export const notifications = (env: Needs<'TABLE_NAME'>) =>
+  new DynamoNotificationRepository(documentClient(), env.TABLE_NAME);
+export const fileIds = (env: Needs<'TABLE_NAME'>) =>
+  new DynamoBlockIdAllocator(documentClient(), env.TABLE_NAME, { sequence: FILE_ID_SEQUENCE });
+export const blobs = (env: Needs<'BUCKET_NAME'>) => new S3BlobStore(s3Client(), env.BUCKET_NAME);
+export const idempotency = (env: Needs<'TABLE_NAME'>) => ({
+  client: dynamoDbClient(),
+  tableName: env.TABLE_NAME,
+});
+export const notificationQueue = (env: Needs<'NOTIFY_QUEUE_URL'>) =>
+  new SqsMessageQueue(sqsClient(), env.NOTIFY_QUEUE_URL);
+export const deadLetters = (env: Needs<'NOTIFY_DLQ_URL'>) =>
+  new SqsMessageQueue(sqsClient(), env.NOTIFY_DLQ_URL);
+export const realtimeKeys = (env: Needs<'REALTIME_KEYS_SECRET_ARN'>) =>
+  new SecretsManagerKeyStore(env.REALTIME_KEYS_SECRET_ARN);
+export const chat = webhookFromSecret;
