@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Every environment variable a function reads, with its rule and default. The CDK stack sets

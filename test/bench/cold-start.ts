@@ -78,7 +78,13 @@ async function bundle(entry: string, outfile: string): Promise<string[]> {
     nodePaths: [join(REPOSITORY_ROOT, 'node_modules')],
   });
   const packages = new Set<string>();
-  for (const input of Object.keys(result.metafile.inputs)) {
+  // What the bundle holds: a module esbuild shook out entirely is an input of 0 bytes.
+  const held = Object.values(result.metafile.outputs).flatMap((output) =>
+    Object.entries(output.inputs)
+      .filter(([, used]) => used.bytesInOutput > 0)
+      .map(([input]) => input),
+  );
+  for (const input of held) {
     const match = /node_modules\/(@aws-sdk\/[^/]+)\//.exec(input.split(sep).join('/'));
     if (match?.[1] !== undefined && match[1] in SDK_CLIENTS) packages.add(match[1]);
   }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { FILE_TYPES } from '../../data/file-type.ts';
 import { EXPIRY_ATTRIBUTE, PARTITION_KEY, SORT_KEY } from '../../data/keys.ts';
 import type { DirectUpload } from '../../direct-uploads/direct-upload.ts';

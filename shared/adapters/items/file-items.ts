@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { FILE_TYPES } from '../../data/file-type.ts';
 import {
   dealFileSortKey,
