@@ -25,7 +25,7 @@ import {
   WORKER_TIMEOUT_SECONDS,
 } from '#shared/notifications/delivery-rules.ts';
 import { ENVIRONMENT } from '#shared/config/environment.ts';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SQSBatchResponse } from 'aws-lambda';
 
 export const REPOSITORY_ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
