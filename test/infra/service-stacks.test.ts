@@ -3,9 +3,10 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FUNCTION_SIZING } from '#infra/stacks/api-stack.ts';
+import { FUNCTION_TABLE } from '#infra/stacks/function-table.ts';
 import { STAGE_DEFAULTS, stageConfig, type StageName } from '#infra/stages.ts';
 import { API_ROUTES, EVENT_FUNCTIONS, FALLBACK_ROUTE } from '#shared/api/routes.ts';
+import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import { synthStage, type SynthesizedStage } from '#test/support/cdk-app.ts';
 
 const ISSUER = 'https://issuer.example/';
@@ -41,8 +42,9 @@ interface Resource {
 }
 
 function only(template: Template, type: string, prefix: string): [string, Resource] {
-  const found = Object.entries(template.findResources(type)).filter(([id]) =>
-    id.startsWith(prefix),
+  // Sub-constructs prefix their children's logical ids (Routes…, UploadFinalizer…).
+  const found = Object.entries(template.findResources(type)).filter(
+    ([id]) => id.startsWith(prefix) || new RegExp(`^[A-Z][A-Za-z]*?${prefix}`).test(id),
   );
   expect(found.map(([id]) => id)).toHaveLength(1);
   return found[0] as [string, Resource];
@@ -133,12 +135,11 @@ describe('the HTTP API', () => {
       }
     }
     const routeIds = Object.keys(api.findResources('AWS::ApiGatewayV2::Route'));
-    expect(routeIds.filter((id) => id.startsWith('ApiDocs')).map((id) => id.slice(0, -8))).toEqual([
-      'ApiDocsRoute',
-      'ApiDocsAssetRoute',
-    ]);
+    expect(
+      routeIds.filter((id) => id.startsWith('RoutesApiDocs')).map((id) => id.slice(6, -8)),
+    ).toEqual(['ApiDocsRoute', 'ApiDocsAssetRoute']);
     const functions = Object.keys(api.findResources('AWS::Lambda::Function'));
-    expect(functions.filter((id) => id.startsWith('ApiDocsFunction'))).toHaveLength(1);
+    expect(functions.filter((id) => id.startsWith('RoutesApiDocsFunction'))).toHaveLength(1);
   });
 
   it("takes each stage's issuer and audiences on the Authorization header", () => {
@@ -164,7 +165,7 @@ describe('the HTTP API', () => {
       ) as [string, Resource];
       const integrationId = /"Ref":"([^"]+)"/.exec(JSON.stringify(found.Properties.Target))?.[1];
       expect(JSON.stringify(integrations[integrationId ?? ''])).toMatch(
-        new RegExp(`"${route.functionId}Function[0-9A-F]{8}"`),
+        new RegExp(`"Routes${route.functionId}Function[0-9A-F]{8}"`),
       );
     }
   });
@@ -194,22 +195,21 @@ describe('the functions', () => {
       const { api } = stage(name);
       for (const id of ALL_FUNCTIONS) {
         const { Properties } = functionOf(api, id);
-        const sizing = FUNCTION_SIZING[id];
+        const sizing = FUNCTION_TABLE[id];
         expect(Properties).toMatchObject({
           Runtime: 'nodejs24.x',
           Architectures: ['arm64'],
           Handler: 'index.handler',
           TracingConfig: { Mode: 'Active' },
-          MemorySize: sizing?.memorySize,
-          Timeout: sizing?.timeout,
+          MemorySize: sizing.memorySize,
+          Timeout: sizing.timeout,
           LoggingConfig: {
             LogFormat: 'JSON',
-            LogGroup: { Ref: expect.stringMatching(`^${id}Logs`) as unknown },
+            LogGroup: { Ref: expect.stringMatching(`^[A-Za-z]*?${id}Logs`) as unknown },
           },
           Environment: {
             Variables: expect.objectContaining({
               NODE_OPTIONS: '--enable-source-maps',
-              STAGE: name,
             }) as unknown,
           },
         });
@@ -219,7 +219,7 @@ describe('the functions', () => {
 
   it('keeps route functions within API Gateway’s 30 s', () => {
     for (const route of [...API_ROUTES, FALLBACK_ROUTE]) {
-      expect(FUNCTION_SIZING[route.functionId]?.timeout).toBeLessThan(30);
+      expect(FUNCTION_TABLE[route.functionId].timeout).toBeLessThan(30);
     }
   });
 
@@ -365,7 +365,7 @@ describe('least privilege: each function may make exactly the calls its code mak
       expect(logs).toEqual([
         expect.objectContaining({
           Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-          Resource: { 'Fn::GetAtt': [expect.stringMatching(`^${id}Logs`), 'Arn'] },
+          Resource: { 'Fn::GetAtt': [expect.stringMatching(`^[A-Za-z]*?${id}Logs`), 'Arn'] },
         }),
       ]);
     }
@@ -592,16 +592,43 @@ describe('the data stack', () => {
   });
 
   it('starts the realtime functions after the first signing key exists, with the stage’s token settings', () => {
+    const variables = (id: string) =>
+      (
+        functionOf(stage('development').api, id).Properties.Environment as {
+          Variables: Record<string, unknown>;
+        }
+      ).Variables;
+    expect(variables('GetRealtimeToken')).toMatchObject({
+      STAGE: 'development',
+      REALTIME_AUDIENCE: 'realtime',
+      REALTIME_TOKEN_SECONDS: '3600',
+      REALTIME_ISSUER: expect.anything() as unknown,
+      REALTIME_KEYS_SECRET_ARN: expect.anything() as unknown,
+    });
+    expect(variables('RealtimeJwks')).toMatchObject({
+      REALTIME_KEYS_SECRET_ARN: expect.anything() as unknown,
+    });
     for (const id of ['GetRealtimeToken', 'RealtimeJwks']) {
       const fn = functionOf(stage('development').api, id);
-      expect(
-        (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables,
-      ).toMatchObject({
-        REALTIME_AUDIENCE: 'realtime',
-        REALTIME_TOKEN_SECONDS: '3600',
-        REALTIME_ISSUER: expect.anything() as unknown,
-      });
       expect(fn.DependsOn?.some((d) => d.startsWith('RealtimeKeys'))).toBe(true);
+    }
+  });
+
+  it('gives each function exactly the variables it reads, and Powertools its own', () => {
+    for (const name of ['production', 'development', 'local'] as const) {
+      for (const id of ALL_FUNCTIONS) {
+        const { Variables } = functionOf(stage(name).api, id).Properties.Environment as {
+          Variables: Record<string, unknown>;
+        };
+        expect(Object.keys(Variables).sort(), `${name} ${id}`).toEqual(
+          [
+            ...FUNCTION_ENVIRONMENT[id],
+            'POWERTOOLS_SERVICE_NAME',
+            'POWERTOOLS_LOG_LEVEL',
+            'NODE_OPTIONS',
+          ].sort(),
+        );
+      }
     }
   });
 });

@@ -1,0 +1,37 @@
+import { Duration } from 'aws-cdk-lib';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { EventType, type IBucket } from 'aws-cdk-lib/aws-s3';
+import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { EVENT_FUNCTIONS } from '#shared/api/routes.ts';
+import type { ServiceFunctions } from './service-functions.ts';
+
+export interface UploadFinalizerProps {
+  readonly functions: ServiceFunctions;
+  readonly bucket: IBucket;
+  /** Where events still failing after Lambda's two retries go. */
+  readonly failures: IQueue;
+}
+
+/**
+ * S3 calls the finalizer asynchronously for every object created under `uploads/`. Events it
+ * still fails on after Lambda's two retries go to a queue, not into the void.
+ */
+export class UploadFinalizer extends Construct {
+  constructor(scope: Construct, id: string, props: UploadFinalizerProps) {
+    super(scope, id);
+    const { functionId, objectPrefix } = EVENT_FUNCTIONS.finalizeDirectUpload;
+    const finalizer = props.functions.make(this, functionId);
+    finalizer.configureAsyncInvoke({
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(6),
+      onFailure: new SqsDestination(props.failures),
+    });
+    // Notifications set on an imported bucket live in this stack: the data stack never
+    // depends on the functions, so either stack deploys on its own.
+    props.bucket.addEventNotification(EventType.OBJECT_CREATED, new LambdaDestination(finalizer), {
+      prefix: objectPrefix,
+    });
+  }
+}
