@@ -118,11 +118,18 @@ describe('an Idempotency-Key repeated while the first request runs', () => {
     const running = new Promise<void>((resolve) => {
       release = resolve;
     });
+    // Powertools records the key as in progress before it runs the work: once the work has
+    // started, a repeat finds the record.
+    let started: () => void = () => undefined;
+    const inProgress = new Promise<void>((resolve) => {
+      started = resolve;
+    });
     let runs = 0;
     const once = idempotentPerKey(
       IDEMPOTENT_OPERATIONS.uploadUserFile,
       async (value: string) => {
         runs++;
+        started();
         await running;
         return { value };
       },
@@ -130,7 +137,7 @@ describe('an Idempotency-Key repeated while the first request runs', () => {
     );
     const call = { userId: 1, key: 'k', fingerprint: () => 'f' };
     const first = once('first', call, localLambdaContext('test', 10_000));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await inProgress;
     const repeat = once('first', call, localLambdaContext('test', 10_000));
     await expect(repeat).rejects.toMatchObject({
       statusCode: 409,
