@@ -5,6 +5,7 @@ import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import { IDEMPOTENCY_HEADER, idempotentPerKey } from '#shared/http/idempotency-key.ts';
+import { readForm } from '#shared/http/multipart-form.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { uploadUserFileRequest } from '#shared/schemas/user-file-upload.ts';
@@ -33,7 +34,11 @@ export const createHandler = (
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
-    .use(validateRequest(uploadUserFileRequest, { form: UPLOAD_FORM_LIMITS }))
+    .use(
+      validateRequest(uploadUserFileRequest, {
+        readForm: (event) => readForm(event, UPLOAD_FORM_LIMITS),
+      }),
+    )
     .handler<ApiEvent, ApiResult>(async ({ userId, input }, context) => {
       const { file, name, type } = input.form;
       const newFile = { userId, name, type, content: file.content, contentType: file.contentType };

@@ -1,24 +1,6 @@
 import { type ApiEvent, bodyBytes, mediaType } from './api-event.ts';
+import { FilePart, type FormValue } from './file-part.ts';
 import { BadRequestError, PayloadTooLargeError } from './http-errors.ts';
-
-/** A part sent with a `filename` parameter: Starlette's UploadFile. */
-export class FilePart {
-  readonly filename: string;
-  readonly contentType: string;
-  readonly content: Buffer;
-
-  constructor(filename: string, contentType: string, content: Buffer) {
-    this.filename = filename;
-    this.contentType = contentType;
-    this.content = content;
-  }
-
-  get size(): number {
-    return this.content.byteLength;
-  }
-}
-
-export type FormValue = string | FilePart;
 
 export interface FormLimits {
   /** Largest file part, in bytes; one byte more is a 413. */

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { ApiEvent } from './api-event.ts';
 import { NotFoundError, RequestValidationError } from './http-errors.ts';
 import { readJsonBody } from './json-body.ts';
-import { FilePart, type FormLimits, readForm } from './multipart-form.ts';
+import { FilePart, type FormValue } from './file-part.ts';
 import { isRawNumber } from './python-number.ts';
 import {
   missingField,
@@ -13,6 +13,14 @@ import {
   toPydanticErrors,
 } from './pydantic-errors.ts';
 import type { ApiResult } from './responses.ts';
+
+/**
+ * Reads a form body into its fields. Passed in by the one handler that takes a form, so the
+ * multipart reader ships in that bundle alone.
+ */
+export type FormReader = (
+  event: Pick<ApiEvent, 'body' | 'isBase64Encoded' | 'headers'>,
+) => Record<string, FormValue>;
 
 export interface RequestSchemas {
   readonly path?: z.ZodType;
@@ -67,10 +75,11 @@ function checkForm(schema: z.ZodType, form: Record<string, unknown>, errors: Pyd
  */
 export function validateRequest<const S extends RequestSchemas>(
   schemas: S,
-  options: { readonly form?: FormLimits } = {},
+  options: { readonly readForm?: FormReader } = {},
 ): MiddlewareObj<ApiEvent & { input: ValidatedInput<S> }, ApiResult> {
-  if (schemas.form !== undefined && options.form === undefined) {
-    throw new Error('A form schema needs form limits');
+  const { readForm } = options;
+  if ((schemas.form === undefined) !== (readForm === undefined)) {
+    throw new Error('A form schema and a form reader go together');
   }
   return {
     name: 'validateRequest',
@@ -82,10 +91,7 @@ export function validateRequest<const S extends RequestSchemas>(
         throw new NotFoundError();
       }
       const body = schemas.body === undefined ? undefined : readJsonBody(event);
-      const form =
-        schemas.form === undefined || options.form === undefined
-          ? undefined
-          : readForm(event, options.form);
+      const form = readForm?.(event);
       const errors: PydanticError[] = [];
       const input: Record<string, unknown> = {};
       if (schemas.path !== undefined) {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { FilePart } from '../http/multipart-form.ts';
+import { FilePart } from '../http/file-part.ts';
 import { MAX_FILE_NAME_LENGTH } from '../user-files/upload-limits.ts';
 import { FileTypeSchema } from './file-type.ts';
 import { pyStr } from './pydantic-fields.ts';

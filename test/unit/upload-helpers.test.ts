@@ -7,7 +7,8 @@ import {
 } from '#shared/data/keys.ts';
 import { metadataValue } from '#shared/direct-uploads/start-direct-upload.ts';
 import { attachmentDisposition } from '#shared/http/content-disposition.ts';
-import { FilePart, readForm } from '#shared/http/multipart-form.ts';
+import { FilePart } from '#shared/http/file-part.ts';
+import { readForm } from '#shared/http/multipart-form.ts';
 import { UPLOAD_FORM_LIMITS } from '#shared/schemas/upload-form-limits.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 
