@@ -4,11 +4,8 @@ import type { FileType } from '#shared/data/file-type.ts';
 import { expectRefused } from '#test/support/expect-refused.ts';
 import { multipartBody } from '#test/support/multipart.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
-import {
-  eventually,
-  startWebhookReceiver,
-  type WebhookReceiver,
-} from '#test/support/webhook-receiver.ts';
+import { eventually } from '#test/support/eventually.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
 import { NOT_FOUND, UNAUTHORIZED } from '#test/support/fastapi-bodies.ts';
 
 let receiver: WebhookReceiver;

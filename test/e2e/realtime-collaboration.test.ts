@@ -111,10 +111,11 @@ describe('our tokens on a real Hocuspocus server', () => {
     const viewer = await connect(ROOM, await tokenFor(VIEWER, [ROOM]));
     expect([viewer.synced, viewer.scope]).toEqual([true, 'readonly']);
     const before = serverText(ROOM) ?? '';
+    const dropped = realtime.droppedUpdates();
     viewer.text.insert(0, 'VIEWER WAS HERE ');
     editor.text.insert(editor.text.length, ' + editor note');
     await until(() => viewer.text.toJSON().endsWith(' + editor note'), 'the editor’s edit');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await until(() => realtime.droppedUpdates() > dropped, 'the server to drop the viewer’s edit');
     expect(serverText(ROOM)).toBe(`${before} + editor note`);
     expect(editor.text.toJSON()).not.toContain('VIEWER');
   });

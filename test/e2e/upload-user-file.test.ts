@@ -8,6 +8,7 @@ import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import { multipartBody, uploadForm } from '#test/support/multipart.ts';
 import { expectRefused as refused } from '#test/support/expect-refused.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
+import { eventually } from '#test/support/eventually.ts';
 
 const stage = useTestStage();
 
@@ -120,7 +121,12 @@ describe('POST /api/v1/user/me/file stores a UserFile', () => {
       });
       socket.on('error', reject);
     });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The gateway logs a 499 once it has dropped the request: no handler ran, none will.
+    await eventually(() =>
+      stage()
+        .finishedRequests()
+        .some((line) => line.status === 499 && line.functionId === 'UploadUserFile'),
+    );
     expect(await stage().stored()).toEqual(before);
     expect((await stage().upload(15, uploadForm('still here'))).status).toBe(201);
   });

@@ -13,6 +13,7 @@ import { runAdmin } from '#infra/admin/run-admin.ts';
 import { serviceContract } from './contract-check.ts';
 import { putItems } from './put-items.ts';
 import type { IssueTokenOptions } from '#infra/local/identity-provider.ts';
+import type { RequestLogLine } from '#infra/local/gateway.ts';
 import {
   type LocalStage,
   type LocalStageOptions,
@@ -71,6 +72,11 @@ export interface TestStage extends LocalStage {
   /** `npm run admin -- reconcile --settle-seconds 0` on this stage: its JSON. */
   reconcile(): Promise<{ clean: boolean } & Record<string, unknown>>;
   /**
+   * Every request the gateway has finished with, in order: what `npm start` logs. A client
+   * that went away mid-body shows as 499 once the gateway has given up on it.
+   */
+  finishedRequests(): readonly RequestLogLine[];
+  /**
    * What the stage sent since the last call that the OpenAPI document does not describe:
    * every response is checked as it goes out, whoever asked (fetch, a raw socket, a browser).
    */
@@ -89,6 +95,7 @@ export async function startTestStage(
   const dataDir = await mkdtemp(join(tmpdir(), 'file-service-stage-'));
   const suffix = randomUUID().slice(0, 8);
   let violations: string[] = [];
+  const finished: RequestLogLine[] = [];
   // The stage runs its own s3rver, as `npm start` does, so S3 events reach the finalizer.
   const stage = await startLocalStage({
     dataDir,
@@ -96,6 +103,9 @@ export async function startTestStage(
     emulators: { dynamodbEndpoint: clients.dynamodbEndpoint },
     tableName: `test-${suffix}`,
     bucket: `test-${suffix}`,
+    onRequest: (line) => {
+      finished.push(line);
+    },
     onResponse: (response) => {
       violations.push(...serviceContract.check(response));
     },
@@ -174,6 +184,7 @@ export async function startTestStage(
       if (code !== 0) throw new Error(`reconcile failed (${String(code)}): ${err.join('\n')}`);
       return JSON.parse(out.join('\n')) as { clean: boolean } & Record<string, unknown>;
     },
+    finishedRequests: () => finished,
     takeContractViolations: () => {
       const taken = violations;
       violations = [];

@@ -1,7 +1,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InProcessQueue } from '#infra/local/in-process-queue.ts';
-import { eventually } from '#test/support/webhook-receiver.ts';
+import { eventually } from '#test/support/eventually.ts';
 
 const queues: InProcessQueue[] = [];
 const make = (options: ConstructorParameters<typeof InProcessQueue>[0]) => {
@@ -86,7 +86,7 @@ describe('InProcessQueue: SQS and its Lambda event source, in process', () => {
     });
     await Promise.all([queue.send('x'), queue.send('y')]);
     await eventually(() => batches > 0 || undefined);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await queue.stop(); // waits for the batch under way to be settled
     expect(queue.messages().map((m) => m.body)).toEqual(['x', 'y']);
   });
 
