@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
@@ -705,10 +708,15 @@ describe('cdk-nag', () => {
   });
 
   it('fails the synth on a finding nobody acknowledged', () => {
-    const app = new App();
-    new Bucket(new Stack(app, 'Careless'), 'Open');
-    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-    expect(() => app.synth()).toThrow(/AwsSolutions-S10/);
+    const outdir = mkdtempSync(join(tmpdir(), 'cdk-test-'));
+    try {
+      const app = new App({ outdir });
+      new Bucket(new Stack(app, 'Careless'), 'Open');
+      Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+      expect(() => app.synth()).toThrow(/AwsSolutions-S10/);
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
   });
 });
 

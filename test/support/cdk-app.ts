@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { addServiceStacks } from '#infra/service.ts';
@@ -24,13 +25,20 @@ export interface SynthesizedStage {
  * nobody acknowledged throws). Functions are not bundled: `npm run synth` does that.
  */
 export function synthStage(context: Record<string, unknown>): SynthesizedStage {
-  const app = new App({
-    context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context },
-  });
-  const stacks = addServiceStacks(app, {
-    stage: stageConfig((key) => app.node.tryGetContext(key)),
-    root: REPOSITORY_ROOT,
-  });
-  app.synth();
-  return { data: Template.fromStack(stacks.data), api: Template.fromStack(stacks.api) };
+  // An App without an outdir leaves a cdk.out* folder in the temp dir on every synth.
+  const outdir = mkdtempSync(join(tmpdir(), 'cdk-test-'));
+  try {
+    const app = new App({
+      outdir,
+      context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context },
+    });
+    const stacks = addServiceStacks(app, {
+      stage: stageConfig((key) => app.node.tryGetContext(key)),
+      root: REPOSITORY_ROOT,
+    });
+    app.synth();
+    return { data: Template.fromStack(stacks.data), api: Template.fromStack(stacks.api) };
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
 }
