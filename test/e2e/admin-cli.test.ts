@@ -485,7 +485,7 @@ describe('admin: usage and stages', () => {
   });
 });
 
-describe('admin and HTTP together: the README walk-through', () => {
+describe('admin and HTTP together: the walk-through in docs/operator-cli.md', () => {
   const PUT = { method: 'PUT', headers: { 'content-type': 'application/json' } } as const;
 
   it('from an empty deal to a successful PUT; role changes take effect on the next request', async () => {

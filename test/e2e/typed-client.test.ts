@@ -1,5 +1,5 @@
 /**
- * The README's recipe for a typed client, followed to the letter: the document from
+ * The typed-client recipe of docs/api-reference.md, followed to the letter: the document from
  * `npm run openapi`, types from openapi-typescript, calls through openapi-fetch. The client
  * must typecheck, refuse a body the contract does not take, and work against the stage.
  */
