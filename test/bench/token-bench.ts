@@ -109,7 +109,7 @@ export async function benchTokens(options: {
     report: `
 Realtime token, POST /api/v1/auth/get-realtime-token, ${options.rounds} requests per case
 ${lines.join('\n')}
-  ratio 50-room median / 0-room median      ${ratio.toFixed(2)}   target <= ${RATIO_TARGET}  ${ratio <= RATIO_TARGET ? 'ok' : 'MISSED (not in the exit code: the floor below is the emulator’s; see the README)'}
+  ratio 50-room median / 0-room median      ${ratio.toFixed(2)}   target <= ${RATIO_TARGET}  ${ratio <= RATIO_TARGET ? 'ok' : 'MISSED (not in the exit code: the floor below is the emulator’s; see docs/benchmarks.md)'}
   its BatchGetItem alone / 0-room median    ${floorRatio.toFixed(2)}   (DynamoDB Local's read of the 100 keys: a floor
                                                   for any request that checks access in that one call)
 `,
