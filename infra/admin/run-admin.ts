@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
 import { isOutcome } from '#shared/domain/outcome.ts';
+import { AmbiguousDataFolder } from '#infra/local/data-folder.ts';
 import { OperatorRefusal } from './operator-refusal.ts';
 import { STAGE_NAMES, type StageName } from '../stages.ts';
-import { COMMANDS, portsOn } from './commands.ts';
+import { type Command, COMMANDS, portsOn } from './commands.ts';
 import { stageTarget } from './stage-target.ts';
 
 export interface AdminIo {
@@ -25,8 +26,40 @@ The local stage (a running \`npm start\`) unless --stage names a deployed one, w
 reached with your ordinary AWS credentials and region.
 
 commands:
-${COMMANDS.map((c) => `  ${c.usage}`).join('\n')}
+${COMMANDS.map((c) => `  ${c.name.padEnd(20)} ${c.summary}`).join('\n')}
+
+\`<command> --help\` shows a command's flags. Each prints its result as JSON on stdout.
+Exit codes: 0 done, 1 refused or failed (nothing was changed unless it says so), 2 bad usage.
 `;
+
+/** What `<command> --help` prints: its flags in one column, with --stage, then notes. */
+function commandHelp(command: Command): string {
+  const lines = command.details.split('\n');
+  const isFlag = (line: string) => line.startsWith('--') || line.startsWith(' ');
+  // A flag line is "<flags>  <meaning>"; an indented line goes on with the meaning above.
+  const rows: [string, string][] = [];
+  for (const line of [
+    ...lines.filter(isFlag),
+    '--stage <stage>  local (default: the running `npm start`), development or production',
+  ]) {
+    const [flag = '', meaning = ''] = line.startsWith(' ')
+      ? ['', line.trim()]
+      : line.split(/\s{2,}(.*)/s);
+    rows.push([flag, meaning]);
+  }
+  const width = Math.max(...rows.map(([flag]) => flag.length)) + 3;
+  const notes = lines.filter((line) => !isFlag(line));
+  return [
+    `usage: npm run --silent admin -- ${command.usage} [--stage <stage>]`,
+    '',
+    command.summary,
+    '',
+    'flags:',
+    ...rows.map(([flag, meaning]) => `  ${flag.padEnd(width)}${meaning}`.trimEnd()),
+    ...(notes.length > 0 ? ['', ...notes] : []),
+    '',
+  ].join('\n');
+}
 
 const ALL_FLAGS = new Set(COMMANDS.flatMap((c) => c.flags));
 
@@ -43,14 +76,18 @@ export async function runAdmin(args: readonly string[], io: AdminIo): Promise<nu
     return usage((error as Error).message);
   }
   const { values, positionals, tokens } = parsed;
-  if (values.help === true) {
+  const name = positionals.slice(0, 2).join(' ');
+  const command = COMMANDS.find((c) => c.name === name);
+  if (values.help === true && name === '') {
     io.out(USAGE);
     return EXIT.ok;
   }
-  const name = positionals.slice(0, 2).join(' ');
-  const command = COMMANDS.find((c) => c.name === name);
   if (command === undefined) {
     return usage(name === '' ? 'name a command' : `unknown command "${name}"`);
+  }
+  if (values.help === true) {
+    io.out(commandHelp(command));
+    return EXIT.ok;
   }
   const stray = positionals[2];
   if (stray !== undefined) {
@@ -75,13 +112,19 @@ export async function runAdmin(args: readonly string[], io: AdminIo): Promise<nu
 
   let target: Awaited<ReturnType<typeof stageTarget>> | undefined;
   try {
-    target = await stageTarget(stage, io.env);
+    target = await stageTarget(stage, io.env, (text) => {
+      io.err(`admin: ${text}`);
+    });
     const result = await checked.run(portsOn(target));
     io.out(JSON.stringify(result, null, 2));
     return EXIT.ok;
   } catch (error) {
     // The CLI's own refusals and the use cases' outcomes read alike: what is wrong, and
     // that it changed nothing.
+    if (error instanceof AmbiguousDataFolder) {
+      io.err(`admin: ${error.message}`);
+      return EXIT.usage;
+    }
     if (error instanceof OperatorRefusal || isOutcome(error)) {
       io.err(`admin: ${name}: ${error.message}; nothing was changed`);
     } else {

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -12,6 +11,7 @@ import type { RealtimeKeyStore } from '#shared/realtime/realtime-key-store.ts';
 import { SecretsManagerKeyStore } from '#shared/adapters/secrets-manager-key-store.ts';
 import { DEFAULT_DATA_DIR, realtimeKeysFile } from '../local/local-stage.ts';
 import { runningStage } from '../local/stage-lock.ts';
+import { chooseDataFolder } from '../local/data-folder.ts';
 import { DATA_OUTPUTS, dataStackName, type StageName } from '../stages.ts';
 
 /** Where a command's data lives: one stage's table and bucket, and clients on them. */
@@ -35,8 +35,14 @@ const document = (client: DynamoDBClient) =>
   DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 
 /** The local stage that `npm start` runs on this data folder, found by its stage record. */
-async function localTarget(env: NodeJS.ProcessEnv): Promise<StageTarget> {
-  const dataDir = resolve(env.LOCAL_DATA_DIR ?? DEFAULT_DATA_DIR);
+async function localTarget(
+  env: NodeJS.ProcessEnv,
+  notice: (text: string) => void,
+): Promise<StageTarget> {
+  // Two running stages and no LOCAL_DATA_DIR: AmbiguousDataFolder, a usage error.
+  const choice = await chooseDataFolder(env, DEFAULT_DATA_DIR);
+  if (choice.notice !== undefined) notice(choice.notice);
+  const { dataDir } = choice;
   const record = await runningStage(dataDir);
   if (record === undefined) {
     throw new OperatorRefusal(
@@ -136,6 +142,10 @@ async function awsTarget(stage: StageName): Promise<StageTarget> {
   };
 }
 
-export function stageTarget(stage: StageName, env: NodeJS.ProcessEnv): Promise<StageTarget> {
-  return stage === 'local' ? localTarget(env) : awsTarget(stage);
+export function stageTarget(
+  stage: StageName,
+  env: NodeJS.ProcessEnv,
+  notice: (text: string) => void = () => undefined,
+): Promise<StageTarget> {
+  return stage === 'local' ? localTarget(env, notice) : awsTarget(stage);
 }

@@ -1,6 +1,5 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { API_ROUTES, EVENT_FUNCTIONS } from '#shared/api/routes.ts';
 import {
   ensureBucket,
@@ -28,8 +27,9 @@ import { ENVIRONMENT } from '#shared/config/environment.ts';
 import * as z from 'zod';
 import type { SQSBatchResponse } from 'aws-lambda';
 
-export const REPOSITORY_ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
-export const DEFAULT_DATA_DIR = join(REPOSITORY_ROOT, '.data');
+import { REPOSITORY_ROOT } from './paths.ts';
+
+export { DEFAULT_DATA_DIR, REPOSITORY_ROOT } from './paths.ts';
 export const LOCAL_TABLE = 'file-service';
 export const LOCAL_BUCKET = 'file-service';
 
@@ -271,7 +271,7 @@ function startNotificationQueues(port: number) {
 }
 
 /** What the local stage reads from its own environment, with the deployed defaults. */
-const LOCAL_OVERRIDES = z.object({
+export const LOCAL_OVERRIDES = z.object({
   USER_ID_CLAIM: ENVIRONMENT.USER_ID_CLAIM,
   REALTIME_AUDIENCE: ENVIRONMENT.REALTIME_AUDIENCE,
   REALTIME_TOKEN_SECONDS: ENVIRONMENT.REALTIME_TOKEN_SECONDS,

@@ -4,16 +4,38 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { DEFAULT_DATA_DIR, type LocalStage, startLocalStage } from './local-stage.ts';
-import {
-  reapOrphans,
-  removeStageRecord,
-  runningStage,
-  stageRecordOf,
-  writeStageRecord,
-} from './stage-lock.ts';
+import type { LocalStage } from './local-stage.ts';
+import { LOCAL_STAGE_VARIABLES } from './local-stage-variables.ts';
+import { DEFAULT_DATA_DIR } from './paths.ts';
+
+const USAGE = `usage: npm start [-- --help]
+
+The whole service on this machine: API Gateway's stand-in on http://localhost:8000, the
+deployed handler modules, DynamoDB Local, s3rver, and the notification queue in process.
+Ctrl-C stops it. The manual: docs/local-stage.md
+
+environment:
+${LOCAL_STAGE_VARIABLES.map((v) => `  ${v.name.padEnd(24)} ${v.default.padEnd(10)} ${v.meaning}`).join('\n')}
+`;
+
+// Checked before anything loads: --help binds no port, makes no folder, loads no SDK.
+const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+if (args.length > 0) {
+  process.stderr.write(`npm start: unexpected argument "${args.join(' ')}"\n\n${USAGE}`);
+  process.exit(2);
+}
 
 const started = performance.now();
+// Loaded once the arguments are known good: the stage, its emulators and the AWS SDK.
+const { registerRunningStage } = await import('./data-folder.ts');
+const { startLocalStage } = await import('./local-stage.ts');
+const { reapOrphans, removeStageRecord, runningStage, stageRecordOf, writeStageRecord } =
+  await import('./stage-lock.ts');
+
 const dataDir = resolve(process.env.LOCAL_DATA_DIR ?? DEFAULT_DATA_DIR);
 const port = Number(process.env.PORT ?? 8000);
 const host = process.env.HOST ?? '127.0.0.1';
@@ -33,12 +55,14 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 
 let stage: LocalStage | undefined;
 let recorded = false;
+let unregister: (() => Promise<void>) | undefined;
 // Set by a signal handler, which the control flow below cannot see.
 const shutdown = { requested: false };
 
 async function stop(): Promise<never> {
   await stage?.close();
   if (recorded) await removeStageRecord(dataDir);
+  await unregister?.();
   console.log('Stopped.');
   process.exit(0);
 }
@@ -78,6 +102,12 @@ try {
   if (shutdown.requested) await stop();
   await writeStageRecord(dataDir, stageRecordOf(stage));
   recorded = true;
+  // CLIs started without this LOCAL_DATA_DIR find the stage by this registration.
+  unregister = await registerRunningStage(DEFAULT_DATA_DIR, {
+    pid: process.pid,
+    url: stage.url,
+    dataDir,
+  });
   const token = await stage.identityProvider.issueToken({ userId: 1, expiresIn: 3600 });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(`
@@ -102,6 +132,7 @@ Ctrl-C stops it.
 } catch (error) {
   await stage?.close();
   if (recorded) await removeStageRecord(dataDir);
+  await unregister?.();
   if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
     fail(
       `port ${port} is already in use (is another \`npm start\` running?). Stop it, or choose another port: PORT=${port + 1} npm start`,

@@ -450,7 +450,8 @@ describe('admin: usage and stages', () => {
   it('--help prints the usage on stdout and exits 0', async () => {
     const result = await admin('--help');
     expect(result.code).toBe(0);
-    expect(result.out).toContain('deal-file add --group <id> --deal <id>');
+    expect(result.out).toContain('  deal-file add        Attach a file to a deal');
+    expect(result.out).toContain('`<command> --help` shows a command');
   });
 
   it('asks for a restart when the running stage is from before the record named its table', async () => {

@@ -109,12 +109,19 @@ describe('npm start', () => {
     expect(banner).toContain(`curl -H "Authorization: Bearer eyJ`);
     expect(banner).toContain(`${url}/api/v1/user/me/file`);
 
-    // `npm run --silent token` prints only a token, while the stage runs.
-    const { stdout } = await run('npm', ['run', '--silent', 'token', '--', '--user', '1'], {
-      cwd: REPOSITORY_ROOT,
-      env: { ...process.env, LOCAL_DATA_DIR: dataDir },
-    });
+    // The token CLI prints only a token, while the stage runs. LOCAL_DATA_DIR was set for
+    // `npm start` alone: the CLI finds the stage by its registration, and says so. (Another
+    // `npm start` from this checkout, running meanwhile, would be found instead.)
+    const { LOCAL_DATA_DIR: _unset, ...withoutDataDir } = process.env;
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [join(REPOSITORY_ROOT, 'infra/local/token-cli.ts'), '--user', '1'],
+      { cwd: REPOSITORY_ROOT, env: withoutDataDir },
+    );
     expect(stdout).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+\n$/);
+    expect(stderr.replace(/^npm warn .*\n/gm, '')).toBe(
+      `token: using the running local stage at ${url} (data folder ${dataDir})\n`,
+    );
     const token = stdout.trim();
 
     const record = await readStageRecord(dataDir);

@@ -1,0 +1,50 @@
+/**
+ * Every environment variable `npm start` reads, for its `--help` and for the docs' tables
+ * (a test holds README.md and docs/local-stage.md to this list).
+ */
+export interface LocalStageVariable {
+  readonly name: string;
+  readonly default: string;
+  readonly meaning: string;
+}
+
+export const LOCAL_STAGE_VARIABLES: readonly LocalStageVariable[] = [
+  { name: 'PORT', default: '8000', meaning: 'The HTTP port' },
+  {
+    name: 'HOST',
+    default: '127.0.0.1',
+    meaning: 'The address to bind; 0.0.0.0 exposes the stage on the network',
+  },
+  {
+    name: 'LOCAL_DATA_DIR',
+    default: '.data/',
+    meaning: 'Tables, objects and keys; they survive restarts. One stage per folder',
+  },
+  {
+    name: 'POWERTOOLS_LOG_LEVEL',
+    default: 'INFO',
+    meaning: 'Handler log level: DEBUG, INFO, WARN, ERROR, SILENT',
+  },
+  { name: 'USER_ID_CLAIM', default: 'sub', meaning: 'The JWT claim that holds the user id' },
+  { name: 'REALTIME_AUDIENCE', default: 'realtime', meaning: 'The aud of realtime tokens' },
+  {
+    name: 'REALTIME_TOKEN_SECONDS',
+    default: '3600',
+    meaning: 'Realtime token lifetime, 1 to 86,400 seconds',
+  },
+  {
+    name: 'CHAT_WEBHOOK_URL',
+    default: 'none',
+    meaning: 'A Slack incoming webhook; without one, messages go to the console and chat.jsonl',
+  },
+  {
+    name: 'CHAT_RETRY_BASE_SECONDS',
+    default: '1',
+    meaning: 'The longest wait after a failed post; it doubles after each (30 on AWS)',
+  },
+  {
+    name: 'CHAT_TIMEOUT_SECONDS',
+    default: '10',
+    meaning: 'How long a post to the webhook waits for an answer',
+  },
+];

@@ -1,0 +1,139 @@
+/**
+ * Every CLI explains itself: `--help` prints usage on stdout and exits 0 without doing
+ * anything; a wrong argument is refused with exit 2 before anything runs. Each script runs as
+ * a process on the project's Node, as `npm run` runs it (without npm's half second).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS } from '#infra/admin/commands.ts';
+import { LOCAL_OVERRIDES, REPOSITORY_ROOT } from '#infra/local/local-stage.ts';
+import { LOCAL_STAGE_VARIABLES } from '#infra/local/local-stage-variables.ts';
+
+let scratch: string;
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'cli-help-'));
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+function node(script: string, args: readonly string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [join(REPOSITORY_ROOT, script), ...args],
+      { cwd: REPOSITORY_ROOT, env: { PATH: process.env.PATH ?? '', ...env } },
+      (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr });
+      },
+    );
+  });
+}
+
+describe.concurrent('npm start -- --help', () => {
+  it('prints every variable the stage reads, and starts nothing', async () => {
+    const dataDir = join(scratch, 'never-made');
+    const result = await node('infra/local/start.ts', ['--help'], {
+      LOCAL_DATA_DIR: dataDir,
+      PORT: '1',
+    });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toMatch(/^usage: npm start \[-- --help\]\n/);
+    for (const variable of LOCAL_STAGE_VARIABLES) {
+      expect(result.stdout).toContain(`  ${variable.name.padEnd(24)} ${variable.default}`);
+    }
+    expect(await readdir(scratch)).toEqual([]);
+  });
+
+  it('refuses any other argument with exit 2', async () => {
+    const result = await node('infra/local/start.ts', ['--port', '9000'], {
+      LOCAL_DATA_DIR: join(scratch, 'never-made'),
+    });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^npm start: unexpected argument "--port 9000"\n\nusage: /);
+    expect(await readdir(scratch)).toEqual([]);
+  });
+});
+
+describe.concurrent('admin <command> --help', () => {
+  it.each(COMMANDS.map((command) => command.name))(
+    '%s --help prints its usage, flags and --stage',
+    async (name) => {
+      const result = await node('infra/admin/admin.ts', [...name.split(' '), '--help']);
+      const command = COMMANDS.find((c) => c.name === name);
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      expect(result.stdout).toContain(
+        `usage: npm run --silent admin -- ${command?.usage ?? ''} [--stage <stage>]\n\n${command?.summary ?? ''}\n\nflags:\n`,
+      );
+      expect(result.stdout).toMatch(/\n {2}--stage <stage> +local \(default/);
+    },
+  );
+
+  it('--help alone lists every command, and points to <command> --help', async () => {
+    const result = await node('infra/admin/admin.ts', ['--help']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    for (const command of COMMANDS) {
+      expect(result.stdout).toContain(`  ${command.name.padEnd(20)} ${command.summary}\n`);
+    }
+    expect(result.stdout).toContain('`<command> --help` shows a command');
+  });
+});
+
+describe.concurrent('token', () => {
+  it('takes a negative --expires-in as written, and gives a token that has expired', async () => {
+    const env = { LOCAL_DATA_DIR: join(scratch, 'idp') };
+    for (const args of [
+      ['--user', '7', '--expires-in', '-60'],
+      ['--user', '7', '--expires-in=-60'],
+    ]) {
+      const result = await node('infra/local/token-cli.ts', args, env);
+      expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+      const { exp, sub } = decodeJwt(result.stdout.trim());
+      expect(sub).toBe('7');
+      expect(exp).toBeLessThan(Date.now() / 1000);
+    }
+  });
+
+  it('--help prints its usage; a bad value is exit 2', async () => {
+    const help = await node('infra/local/token-cli.ts', ['--help']);
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^usage: npm run --silent token -- --user <positive integer>/);
+    const bad = await node('infra/local/token-cli.ts', ['--user', '7', '--expires-in', 'soon'], {
+      LOCAL_DATA_DIR: join(scratch, 'idp'),
+    });
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toMatch(/^token: --expires-in must be whole seconds, got "soon"\n/);
+  });
+});
+
+describe.concurrent('bench', () => {
+  it('--help names the parts and runs nothing; an unknown part is exit 2', async () => {
+    const help = await node('test/bench/bench.ts', ['--help']);
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^usage: npm run bench \[-- <part>\]\n/);
+    expect(help.stdout).toContain('  cold-start ');
+    expect(help.stdout).toContain('  load ');
+    const unknown = await node('test/bench/bench.ts', ['nonsense']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toMatch(/^bench: unknown part "nonsense"; nothing was run\n\nusage: /);
+  });
+});
+
+describe.concurrent('the variables, as the docs list them', () => {
+  it('every variable the stage reads is in --help, README.md and docs/local-stage.md', async () => {
+    const names = LOCAL_STAGE_VARIABLES.map((variable) => variable.name);
+    expect(names).toEqual(expect.arrayContaining(Object.keys(LOCAL_OVERRIDES.shape)));
+    for (const page of ['README.md', 'docs/local-stage.md']) {
+      const text = await readFile(join(REPOSITORY_ROOT, page), 'utf8');
+      const listed = [...text.matchAll(/^\| `([A-Z_]+)` +\|/gm)].map((match) => match[1]);
+      expect({ page, listed }).toEqual({ page, listed: names });
+    }
+  });
+});

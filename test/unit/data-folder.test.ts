@@ -1,0 +1,84 @@
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  AmbiguousDataFolder,
+  chooseDataFolder,
+  registerRunningStage,
+} from '#infra/local/data-folder.ts';
+import { stageRecordPath } from '#infra/local/stage-lock.ts';
+
+/** The pid of a process that has exited: a stage that died without cleaning up. */
+const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid;
+
+let root: string;
+let defaultDir: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'data-folder-'));
+  defaultDir = join(root, 'default');
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** A stage that runs on `dataDir`: its record in the folder, and its registration. */
+async function running(dataDir: string, url = 'http://localhost:8001', pid = process.pid) {
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(stageRecordPath(dataDir), JSON.stringify({ pid, url }));
+  return registerRunningStage(defaultDir, { pid, url, dataDir });
+}
+
+describe('which data folder a CLI works on', () => {
+  it('LOCAL_DATA_DIR, when set, whatever runs', async () => {
+    await running(join(root, 'elsewhere'));
+    expect(await chooseDataFolder({ LOCAL_DATA_DIR: join(root, 'mine') }, defaultDir)).toEqual({
+      dataDir: join(root, 'mine'),
+    });
+  });
+
+  it('the default folder when a stage holds it', async () => {
+    await running(join(root, 'elsewhere'));
+    await running(defaultDir, 'http://localhost:8000');
+    expect(await chooseDataFolder({}, defaultDir)).toEqual({ dataDir: defaultDir });
+  });
+
+  it('the one registered stage that runs, and it says so', async () => {
+    await running(join(root, 'elsewhere'), 'http://localhost:8123');
+    expect(await chooseDataFolder({ LOCAL_DATA_DIR: ' ' }, defaultDir)).toEqual({
+      dataDir: join(root, 'elsewhere'),
+      notice: `using the running local stage at http://localhost:8123 (data folder ${join(root, 'elsewhere')})`,
+    });
+  });
+
+  it('refuses to guess between two running stages', async () => {
+    await running(join(root, 'a'), 'http://localhost:8001', process.pid);
+    await running(join(root, 'b'), 'http://localhost:8002', process.ppid);
+    const choice = chooseDataFolder({}, defaultDir);
+    await expect(choice).rejects.toThrow(AmbiguousDataFolder);
+    await expect(choice).rejects.toThrow(
+      `2 local stages are running; set LOCAL_DATA_DIR to the one you mean:\n` +
+        `  http://localhost:8001  LOCAL_DATA_DIR=${join(root, 'a')}\n` +
+        `  http://localhost:8002  LOCAL_DATA_DIR=${join(root, 'b')}`,
+    );
+  });
+
+  it('the default folder when nothing runs; a dead stage is forgotten', async () => {
+    await running(join(root, 'gone'), 'http://localhost:8009', deadPid());
+    expect(await chooseDataFolder({}, defaultDir)).toEqual({ dataDir: defaultDir });
+    expect(await readdir(join(defaultDir, 'running-stages'))).toEqual([]);
+  });
+
+  it('a live pid that is not the stage its folder records (a reused pid) is not that stage', async () => {
+    await running(join(root, 'reused'), 'http://localhost:8010');
+    await writeFile(stageRecordPath(join(root, 'reused')), JSON.stringify({ pid: deadPid() }));
+    expect(await chooseDataFolder({}, defaultDir)).toEqual({ dataDir: defaultDir });
+  });
+
+  it('a registration taken back is gone', async () => {
+    const unregister = await running(join(root, 'elsewhere'));
+    await unregister();
+    expect(await chooseDataFolder({}, defaultDir)).toEqual({ dataDir: defaultDir });
+  });
+});
