@@ -5,7 +5,7 @@
  */
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { readStageRecord, runningStage } from './stage-lock.ts';
+import { isAlive, readStageRecord, runningStage } from './stage-lock.ts';
 
 /** One running `npm start`, as it registers itself. */
 export interface RegisteredStage {
@@ -18,15 +18,6 @@ export interface RegisteredStage {
 export class AmbiguousDataFolder extends Error {}
 
 const registryOf = (defaultDir: string) => join(defaultDir, 'running-stages');
-
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Registers a running stage; the returned function takes the registration back. */
 export async function registerRunningStage(

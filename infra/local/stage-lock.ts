@@ -27,7 +27,8 @@ export const stageRecordOf = (stage: LocalStage): StageRecord => ({
 
 export const stageRecordPath = (dataDir: string): string => join(dataDir, 'local-stage.json');
 
-const isAlive = (pid: number): boolean => {
+/** Whether a process with this pid exists (signal 0 checks, and sends nothing). */
+export const isAlive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
     return true;
