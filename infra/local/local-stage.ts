@@ -29,7 +29,6 @@ import type { SQSBatchResponse } from 'aws-lambda';
 
 import { REPOSITORY_ROOT } from './paths.ts';
 
-export { DEFAULT_DATA_DIR, REPOSITORY_ROOT } from './paths.ts';
 export const LOCAL_TABLE = 'file-service';
 export const LOCAL_BUCKET = 'file-service';
 

@@ -29,7 +29,8 @@ import {
   startDynamoDbLocal,
 } from '#infra/local/emulators.ts';
 import { loadIdentityProvider } from '#infra/local/identity-provider.ts';
-import { LOCAL_BUCKET, REPOSITORY_ROOT } from '#infra/local/local-stage.ts';
+import { LOCAL_BUCKET } from '#infra/local/local-stage.ts';
+import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { s3ClientOptions } from '#infra/local/emulators.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 import { peakResidentBytes, residentBytes, resetPeak } from './proc-memory.ts';

@@ -14,7 +14,7 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { REPOSITORY_ROOT } from '#infra/local/local-stage.ts';
+import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { API_OPERATIONS } from '#shared/api/api-operations.ts';
 import { API_ROUTES, EVENT_FUNCTIONS, FALLBACK_ROUTE, type RouteKey } from '#shared/api/routes.ts';
 import { LAMBDA_BUILD_OPTIONS } from '#test/support/lambda-build-options.ts';

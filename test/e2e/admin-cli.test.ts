@@ -7,7 +7,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '#infra/admin/run-admin.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
-import { REPOSITORY_ROOT } from '#infra/local/local-stage.ts';
+import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { stageRecordOf } from '#infra/local/stage-lock.ts';
 import { dealFileObjectKey, userFileObjectKey } from '#shared/data/keys.ts';
 import { toUserFileItem } from '#shared/adapters/items/file-items.ts';

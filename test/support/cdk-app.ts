@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { addServiceStacks } from '#infra/service.ts';
 import { stageConfig } from '#infra/stages.ts';
-
-export const REPOSITORY_ROOT = resolve(import.meta.dirname, '../..');
 
 /** cdk.json's context: the feature flags and any per-stage settings the CLI would read. */
 const CDK_CONTEXT = (
