@@ -51,8 +51,8 @@ export interface Command {
   readonly usage: string;
   /** One line: what it does. */
   readonly summary: string;
-  /** What `<command> --help` adds: its flags and what to expect. */
-  readonly details: string;
+  /** What `<command> --help` adds: each flag with its meaning, then what to expect. */
+  readonly help: CommandHelp;
   /** Flags it takes, besides --stage. */
   readonly flags: readonly string[];
   /** Checks the flags; the input for `run`, or the messages that say what is wrong. */
@@ -63,11 +63,17 @@ export interface Command {
 
 type Run = (ports: Ports) => Promise<unknown>;
 
+export interface CommandHelp {
+  /** `[flags, meaning]`, in the order the usage names them; --stage is added to every one. */
+  readonly flags: readonly (readonly [string, string])[];
+  readonly note?: string;
+}
+
 function command<S extends z.ZodType<unknown, Record<string, string | undefined>>>(spec: {
   name: string;
   usage: string;
   summary: string;
-  details: string;
+  help: CommandHelp;
   schema: S;
   run: (ports: Ports, input: z.output<S>) => Promise<unknown>;
 }): Command {
@@ -76,7 +82,7 @@ function command<S extends z.ZodType<unknown, Record<string, string | undefined>
     name: spec.name,
     usage: spec.usage,
     summary: spec.summary,
-    details: spec.details,
+    help: spec.help,
     flags: Object.keys(shape ?? {}),
     parse: (values) => {
       const result = spec.schema.safeParse(values);
@@ -135,8 +141,13 @@ export const COMMANDS: readonly Command[] = [
     name: 'group add',
     usage: 'group add --group <id> --name <name>',
     summary: 'Create a group; its id is yours to choose.',
-    details:
-      "--group <id>    the new group's id, a positive integer (room ids and paths carry it)\n--name <name>   1 to 255 characters\nRefused when the group exists.",
+    help: {
+      flags: [
+        ['--group <id>', "the new group's id, a positive integer (room ids and paths carry it)"],
+        ['--name <name>', '1 to 255 characters'],
+      ],
+      note: 'Refused when the group exists.',
+    },
     schema: z.object({ group: idFlag('group'), name: nameFlag() }),
     run: async ({ groups }, input) => {
       const group = await addGroup({ groups }, { id: input.group, name: input.name });
@@ -147,8 +158,14 @@ export const COMMANDS: readonly Command[] = [
     name: 'member add',
     usage: 'member add --group <id> --user <id> --role viewer|editor',
     summary: 'Make a user a viewer or an editor of a group, or change their role.',
-    details:
-      "--group <id>    an existing group\n--user <id>     the user id of their tokens\n--role          viewer (may read the group's deal files) or editor (may also change them)\nFor a member already, the role changes and the output shows previous_role.",
+    help: {
+      flags: [
+        ['--group <id>', 'an existing group'],
+        ['--user <id>', 'the user id of their tokens'],
+        ['--role', "viewer (may read the group's deal files) or editor (may also change them)"],
+      ],
+      note: 'For a member already, the role changes and the output shows previous_role.',
+    },
     schema: z.object({ group: idFlag('group'), user: idFlag('user'), role: roleFlag }),
     run: async ({ groups }, input) => {
       const member = await addMember(
@@ -167,8 +184,12 @@ export const COMMANDS: readonly Command[] = [
     name: 'member remove',
     usage: 'member remove --group <id> --user <id>',
     summary: 'Take a user out of a group.',
-    details:
-      '--group <id>    the group\n--user <id>     a member of it; refused when they are not one',
+    help: {
+      flags: [
+        ['--group <id>', 'the group'],
+        ['--user <id>', 'a member of it; refused when they are not one'],
+      ],
+    },
     schema: z.object({ group: idFlag('group'), user: idFlag('user') }),
     run: async ({ groups }, input) => {
       const removed = await removeMember({ groups }, input.group, input.user);
@@ -184,8 +205,13 @@ export const COMMANDS: readonly Command[] = [
     name: 'deal add',
     usage: 'deal add --group <id> --deal <id> --name <name>',
     summary: 'Create a deal in a group.',
-    details:
-      "--group <id>    an existing group\n--deal <id>     the new deal's id within that group\n--name <name>   1 to 255 characters",
+    help: {
+      flags: [
+        ['--group <id>', 'an existing group'],
+        ['--deal <id>', "the new deal's id within that group"],
+        ['--name <name>', '1 to 255 characters'],
+      ],
+    },
     schema: z.object({ group: idFlag('group'), deal: idFlag('deal'), name: nameFlag() }),
     run: async ({ groups }, input) => {
       const deal = await addDeal(
@@ -200,8 +226,19 @@ export const COMMANDS: readonly Command[] = [
     usage:
       'deal-file add --group <id> --deal <id> [--name <name>] [--type <type>] (--path <file> | --from-user-file <id> --user <id>)',
     summary: "Attach a file to a deal: a local file's bytes, or a copy of a user's upload.",
-    details:
-      "--group <id> --deal <id>    an existing deal\n--path <file>               a local file, 1 byte to 50 MiB\n--from-user-file <id> --user <id>\n                            a file that user uploaded, copied to the deal\n--name <name>               default: the file's own name\n--type <type>               deck, financials, raw_data, snapshot, full, mini, nano or other;\n                            default: the user file's type, or none\nPrints the new deal file; its id comes from the service.",
+    help: {
+      flags: [
+        ['--group <id> --deal <id>', 'an existing deal'],
+        ['--path <file>', 'a local file, 1 byte to 50 MiB'],
+        ['--from-user-file <id> --user <id>', 'a file that user uploaded, copied to the deal'],
+        ['--name <name>', "default: the file's own name"],
+        [
+          '--type <type>',
+          "deck, financials, raw_data, snapshot, full, mini, nano or other; default: none, or the user file's",
+        ],
+      ],
+      note: 'Prints the new deal file; its id comes from the service.',
+    },
     schema: DealFileAddFlags,
     run: async (ports, input) => {
       const fromUserFile = input['from-user-file'];
@@ -227,8 +264,15 @@ export const COMMANDS: readonly Command[] = [
     name: 'realtime-key rotate',
     usage: 'realtime-key rotate [--activate-in <seconds>]',
     summary: 'Publish a new realtime signing key; it signs once its lead has passed.',
-    details:
-      '--activate-in <seconds>   the lead: 0 locally, 900 on a deployed stage (at least 600 there),\n                          so every container and JWKS cache has the key before it signs\nKeys no token can still need are removed; the previous key stays published.',
+    help: {
+      flags: [
+        [
+          '--activate-in <seconds>',
+          'the lead: 0 locally, 900 on a deployed stage (at least 600 there), so every container and JWKS cache has the key before it signs',
+        ],
+      ],
+      note: 'Keys no token can still need are removed; the previous key stays published.',
+    },
     schema: z.object({
       'activate-in': secondsFlag('activate-in'),
     }),
@@ -259,8 +303,15 @@ export const COMMANDS: readonly Command[] = [
     name: 'reconcile',
     usage: 'reconcile [--settle-seconds <seconds>]',
     summary: 'Report where the table and the bucket disagree; changes nothing.',
-    details:
-      '--settle-seconds <seconds>   ignore writes younger than this (default 900); use 0 only on a\n                             stage with no requests under way\nPrints objects_without_records, records_without_objects, stale_notifications,\nuploads_in_flight, objects_settling and clean.',
+    help: {
+      flags: [
+        [
+          '--settle-seconds <seconds>',
+          'ignore writes younger than this (default 900); use 0 only on a stage with no requests under way',
+        ],
+      ],
+      note: 'Prints objects_without_records, records_without_objects, stale_notifications, uploads_in_flight, objects_settling and clean.',
+    },
     schema: z.object({
       'settle-seconds': secondsFlag('settle-seconds'),
     }),
@@ -272,7 +323,9 @@ export const COMMANDS: readonly Command[] = [
     name: 'deal-file list',
     usage: 'deal-file list --group <id> --deal <id>',
     summary: "A deal's files, newest first.",
-    details: '--group <id> --deal <id>    an existing deal',
+    help: {
+      flags: [['--group <id> --deal <id>', 'an existing deal']],
+    },
     schema: z.object({ group: idFlag('group'), deal: idFlag('deal') }),
     run: async ({ groups, dealFiles }, input) => {
       if ((await groups.getDeal(input.group, input.deal)) === undefined) {

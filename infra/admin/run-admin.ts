@@ -32,31 +32,24 @@ ${COMMANDS.map((c) => `  ${c.name.padEnd(20)} ${c.summary}`).join('\n')}
 Exit codes: 0 done, 1 refused or failed (nothing was changed unless it says so), 2 bad usage.
 `;
 
-/** What `<command> --help` prints: its flags in one column, with --stage, then notes. */
+const STAGE_FLAG = [
+  '--stage <stage>',
+  'local (default: the running `npm start`), development or production',
+] as const;
+
+/** What `<command> --help` prints: its flags in one column, with --stage, then its note. */
 function commandHelp(command: Command): string {
-  const lines = command.details.split('\n');
-  const isFlag = (line: string) => line.startsWith('--') || line.startsWith(' ');
-  // A flag line is "<flags>  <meaning>"; an indented line goes on with the meaning above.
-  const rows: [string, string][] = [];
-  for (const line of [
-    ...lines.filter(isFlag),
-    '--stage <stage>  local (default: the running `npm start`), development or production',
-  ]) {
-    const [flag = '', meaning = ''] = line.startsWith(' ')
-      ? ['', line.trim()]
-      : line.split(/\s{2,}(.*)/s);
-    rows.push([flag, meaning]);
-  }
-  const width = Math.max(...rows.map(([flag]) => flag.length)) + 3;
-  const notes = lines.filter((line) => !isFlag(line));
+  const flags = [...command.help.flags, STAGE_FLAG];
+  const width = Math.max(...flags.map(([flag]) => flag.length)) + 3;
+  const { note } = command.help;
   return [
     `usage: npm run --silent admin -- ${command.usage} [--stage <stage>]`,
     '',
     command.summary,
     '',
     'flags:',
-    ...rows.map(([flag, meaning]) => `  ${flag.padEnd(width)}${meaning}`.trimEnd()),
-    ...(notes.length > 0 ? ['', ...notes] : []),
+    ...flags.map(([flag, meaning]) => `  ${flag.padEnd(width)}${meaning}`),
+    ...(note === undefined ? [] : ['', note]),
     '',
   ].join('\n');
 }
