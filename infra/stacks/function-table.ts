@@ -1,7 +1,7 @@
 import type { FunctionId } from '#shared/api/routes.ts';
 import {
   IDEMPOTENT_OPERATIONS,
-  idempotencyPartition,
+  idempotencyPartitions,
   PARTITION_PATTERNS,
 } from '#shared/data/keys.ts';
 import { WORKER_TIMEOUT_SECONDS } from '#shared/notifications/delivery-rules.ts';
@@ -13,8 +13,8 @@ export type Partition = 'users' | 'groups' | 'fileIds' | keyof typeof IDEMPOTENT
 /** The partition key patterns each name stands for (IAM `dynamodb:LeadingKeys`). */
 export const PARTITION_KEYS: Readonly<Record<Partition, string>> = {
   ...PARTITION_PATTERNS,
-  uploadUserFile: idempotencyPartition(IDEMPOTENT_OPERATIONS.uploadUserFile),
-  notifySubmission: idempotencyPartition(IDEMPOTENT_OPERATIONS.notifySubmission),
+  uploadUserFile: idempotencyPartitions(IDEMPOTENT_OPERATIONS.uploadUserFile),
+  notifySubmission: idempotencyPartitions(IDEMPOTENT_OPERATIONS.notifySubmission),
 };
 
 /** One grant, in the stack's terms; `grantAll` turns each into exactly one IAM statement. */

@@ -66,15 +66,21 @@ export const dealFileObjectKey = (groupId: number, dealId: number, fileId: numbe
 /** The sequence every file id comes from, user's or deal's: a file id names one file. */
 export const FILE_ID_SEQUENCE = 'file';
 
-/** Operations that honour an `Idempotency-Key`; each keeps its records in a partition of its own. */
+/**
+ * Operations that honour an `Idempotency-Key`. Records live in a partition per operation and
+ * caller: a grant reaches one operation's records, and erasing a user reaches theirs.
+ */
 export const IDEMPOTENT_OPERATIONS = {
   uploadUserFile: 'upload-user-file',
   notifySubmission: 'notify-submission',
 } as const;
 export type IdempotentOperation =
   (typeof IDEMPOTENT_OPERATIONS)[keyof typeof IDEMPOTENT_OPERATIONS];
-export const idempotencyPartition = (operation: IdempotentOperation): string =>
-  `IDEMPOTENCY#${operation}`;
+export const idempotencyPartition = (operation: IdempotentOperation, userId: number): string =>
+  `IDEMPOTENCY#${operation}#USER#${userId}`;
+/** Every caller's partition of one operation, as an IAM `dynamodb:LeadingKeys` pattern. */
+export const idempotencyPartitions = (operation: IdempotentOperation): string =>
+  `IDEMPOTENCY#${operation}#USER#*`;
 
 /**
  * The partitions a function may reach, as IAM `dynamodb:LeadingKeys` patterns: users' items,

@@ -49,40 +49,47 @@ export type JsonValue =
 
 /**
  * Powertools idempotency for requests that carry an `Idempotency-Key` (others simply run): the same key from the
- * same user within 24 hours gets the first response again, and nothing runs twice. The
- * records live in the service's table under one partition per operation; DynamoDB spreads
- * it by sort key (a hash) when it runs hot. A replay with a different request is a 422, a
- * replay while the first is still running a 409 (the IETF Idempotency-Key draft's codes).
+ * same user within 24 hours gets the first response again, and nothing runs twice. Records
+ * live in a partition per operation and caller (`IDEMPOTENCY#<operation>#USER#<uid>`), so
+ * erasing a user finds theirs, and a busy operation spreads over its callers. A replay with a
+ * different request is a 422, a replay while the first is still running a 409 (the IETF
+ * Idempotency-Key draft's codes).
  */
 export function idempotentPerKey<A, R extends JsonValue>(
   operation: IdempotentOperation,
   work: (argument: A) => Promise<R>,
   store: IdempotencyStore,
 ): (argument: A, request: KeyedRequest, context: Context) => Promise<R> {
-  const config = new IdempotencyConfig({
-    expiresAfterSeconds: IDEMPOTENCY_WINDOW_SECONDS,
-    eventKeyJmesPath: '[userId, key]',
-    payloadValidationJmesPath: 'fingerprint',
-    throwOnNoIdempotencyKey: true,
-  });
-  const persistenceStore = new DynamoDBPersistenceLayer({
-    tableName: store.tableName,
-    keyAttr: PARTITION_KEY,
-    sortKeyAttr: SORT_KEY,
-    staticPkValue: idempotencyPartition(operation),
-    expiryAttr: EXPIRY_ATTRIBUTE,
-    awsSdkV3Client: store.client,
-  });
-  const idempotent = makeIdempotent(
-    (argument: A, _call: IdempotentCall): Promise<R> => work(argument),
-    { persistenceStore, config, keyPrefix: operation, dataIndexArgument: 1 },
-  );
+  // The partition is the caller's, so the persistence layer is made per keyed call: a few
+  // small objects, no I/O.
+  const idempotentFor = (userId: number, context: Context) => {
+    const config = new IdempotencyConfig({
+      expiresAfterSeconds: IDEMPOTENCY_WINDOW_SECONDS,
+      eventKeyJmesPath: '[userId, key]',
+      payloadValidationJmesPath: 'fingerprint',
+      throwOnNoIdempotencyKey: true,
+    });
+    config.registerLambdaContext(context);
+    const persistenceStore = new DynamoDBPersistenceLayer({
+      tableName: store.tableName,
+      keyAttr: PARTITION_KEY,
+      sortKeyAttr: SORT_KEY,
+      staticPkValue: idempotencyPartition(operation, userId),
+      expiryAttr: EXPIRY_ATTRIBUTE,
+      awsSdkV3Client: store.client,
+    });
+    return makeIdempotent((argument: A, _call: IdempotentCall): Promise<R> => work(argument), {
+      persistenceStore,
+      config,
+      keyPrefix: operation,
+      dataIndexArgument: 1,
+    });
+  };
   return async (argument, request, context) => {
     if (request.key === undefined) return work(argument);
     const call = { userId: request.userId, key: request.key, fingerprint: request.fingerprint() };
-    config.registerLambdaContext(context);
     try {
-      return await idempotent(argument, call);
+      return await idempotentFor(request.userId, context)(argument, call);
     } catch (error) {
       if (error instanceof IdempotencyAlreadyInProgressError) {
         throw new ConflictError(

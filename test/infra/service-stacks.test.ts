@@ -292,7 +292,7 @@ describe('least privilege: each function may make exactly the calls its code mak
   const expected: Record<string, string[]> = {
     ListUserFiles: ['dynamodb:Query @ table [USER#*]'],
     UploadUserFile: [
-      'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [IDEMPOTENCY#upload-user-file]',
+      'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [IDEMPOTENCY#upload-user-file#USER#*]',
       'dynamodb:GetItem dynamodb:PutItem @ table [USER#*]',
       'dynamodb:UpdateItem @ table [COUNTER#file]',
       `s3:DeleteObject s3:PutObject @ ${bucket('users/')}`,
@@ -312,7 +312,7 @@ describe('least privilege: each function may make exactly the calls its code mak
     DownloadUserFile: ['dynamodb:GetItem @ table [USER#*]', `s3:GetObject @ ${bucket('users/')}`],
     NotifySubmission: [
       'dynamodb:BatchGetItem dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem @ table [USER#*]',
-      'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [IDEMPOTENCY#notify-submission]',
+      'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [IDEMPOTENCY#notify-submission#USER#*]',
       'sqs:SendMessage @ queue',
     ],
     GetNotification: ['dynamodb:GetItem @ table [USER#*]'],
