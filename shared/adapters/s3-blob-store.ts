@@ -2,8 +2,10 @@ import { attachmentDisposition } from '../http/content-disposition.ts';
 import {
   CopyObjectCommand,
   DeleteObjectCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectVersionsCommand,
   NoSuchKey,
   NotFound,
   PutObjectCommand,
@@ -15,13 +17,18 @@ import {
   BlobChangedError,
   BlobNotFoundError,
   type BlobStore,
+  type BlobVersion,
+  type BlobVersions,
   type DownloadSigner,
   type StoredBlob,
   type UploadForm,
   type UploadSigner,
 } from '../blobs/blob-store.ts';
 
-export class S3BlobStore implements BlobStore, UploadSigner, DownloadSigner {
+/** DeleteObjects takes at most 1,000 keys a call. */
+const DELETE_BATCH = 1000;
+
+export class S3BlobStore implements BlobStore, BlobVersions, UploadSigner, DownloadSigner {
   private readonly client: S3Client;
   private readonly bucket: string;
 
@@ -86,6 +93,59 @@ export class S3BlobStore implements BlobStore, UploadSigner, DownloadSigner {
 
   async delete(key: string): Promise<void> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  async *versionsUnder(prefix: string): AsyncGenerator<readonly BlobVersion[]> {
+    let keyMarker: string | undefined;
+    let versionIdMarker: string | undefined;
+    for (;;) {
+      const page = await this.client.send(
+        new ListObjectVersionsCommand({
+          Bucket: this.bucket,
+          Prefix: prefix,
+          ...(keyMarker === undefined ? {} : { KeyMarker: keyMarker }),
+          ...(versionIdMarker === undefined ? {} : { VersionIdMarker: versionIdMarker }),
+        }),
+      );
+      yield [...(page.Versions ?? []), ...(page.DeleteMarkers ?? [])].map((version) => ({
+        key: version.Key ?? '',
+        versionId: version.VersionId ?? 'null',
+        isLatest: version.IsLatest === true,
+      }));
+      if (page.IsTruncated !== true) return;
+      keyMarker = page.NextKeyMarker;
+      versionIdMarker = page.NextVersionIdMarker;
+    }
+  }
+
+  async deleteVersions(versions: readonly BlobVersion[]): Promise<void> {
+    if (versions.length === 1 && versions[0] !== undefined) {
+      // One version, one call whose failure is the call's own.
+      const { key, versionId } = versions[0];
+      await this.client.send(
+        new DeleteObjectCommand({ Bucket: this.bucket, Key: key, VersionId: versionId }),
+      );
+      return;
+    }
+    for (let start = 0; start < versions.length; start += DELETE_BATCH) {
+      const batch = versions.slice(start, start + DELETE_BATCH);
+      const { Errors } = await this.client.send(
+        new DeleteObjectsCommand({
+          Bucket: this.bucket,
+          Delete: {
+            Quiet: true,
+            Objects: batch.map(({ key, versionId }) => ({ Key: key, VersionId: versionId })),
+          },
+        }),
+      );
+      const failed = Errors ?? [];
+      if (failed.length > 0) {
+        const first = failed[0];
+        throw new Error(
+          `${failed.length} object versions would not go, the first ${first?.Key ?? ''} (${first?.Code ?? ''}: ${first?.Message ?? ''})`,
+        );
+      }
+    }
   }
 
   locationOf(key: string): string {

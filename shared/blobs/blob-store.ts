@@ -48,6 +48,25 @@ export interface BlobStore {
   locationOf(key: string): string;
 }
 
+/** One version a versioned bucket keeps of an object, or one of its delete markers. */
+export interface BlobVersion {
+  readonly key: string;
+  readonly versionId: string;
+  /** What a read of the key gets now (a delete marker's `isLatest` hides the object). */
+  readonly isLatest: boolean;
+}
+
+/**
+ * The bucket keeps every version of an object until its lifecycle expires them: a delete
+ * that must be permanent (a user's own, an erasure) reaches each one.
+ */
+export interface BlobVersions {
+  /** Every version and delete marker of the keys that start with `prefix`, page by page. */
+  versionsUnder(prefix: string): AsyncIterable<readonly BlobVersion[]>;
+  /** Deletes these versions for good; throws when any one will not go. */
+  deleteVersions(versions: readonly BlobVersion[]): Promise<void>;
+}
+
 export interface UploadForm {
   /** Where the client POSTs the form. */
   readonly url: string;

@@ -1,4 +1,4 @@
-import type { BlobStore, DownloadSigner, UploadSigner } from '../blobs/blob-store.ts';
+import type { BlobStore, BlobVersions, DownloadSigner, UploadSigner } from '../blobs/blob-store.ts';
 import type { Environment } from '../config/environment.ts';
 import type { DealFileRepository } from '../deal-files/deal-file-repository.ts';
 import type { DirectUploadRepository } from '../direct-uploads/direct-upload-repository.ts';
@@ -23,7 +23,7 @@ export interface ServiceAdapters {
   readonly directUploads: DirectUploadRepository;
   readonly notifications: NotificationRepository;
   readonly fileIds: IdAllocator;
-  readonly blobs: BlobStore & UploadSigner & DownloadSigner;
+  readonly blobs: BlobStore & BlobVersions & UploadSigner & DownloadSigner;
   readonly idempotency: IdempotencyStore;
   readonly notificationQueue: MessageQueue;
   readonly deadLetters: MessageQueue;

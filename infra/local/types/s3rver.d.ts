@@ -19,5 +19,7 @@ declare module 's3rver' {
     run(): Promise<AddressInfo>;
     close(): Promise<void>;
     reset(): void;
+    /** Koa's middleware stack, composed when `run()` listens. */
+    readonly middleware: unknown[];
   }
 }
