@@ -15,6 +15,7 @@ const DOMAIN_FOLDERS = [
   'queue',
   'realtime',
   'reconcile',
+  'removal',
   'user-files',
 ];
 /** The edges: HTTP, API schemas and documents, adapters, configuration, wiring. */

@@ -42,7 +42,12 @@ export function grantItems(
   });
 }
 
-export type ObjectAction = 's3:GetObject' | 's3:PutObject' | 's3:DeleteObject';
+export type ObjectAction =
+  | 's3:GetObject'
+  | 's3:PutObject'
+  | 's3:DeleteObject'
+  /** Deletes one version for good: in a versioned bucket, the only delete that is permanent. */
+  | 's3:DeleteObjectVersion';
 
 /**
  * Object actions on the keys under `prefix` (`users/`, `groups/`). The wildcard is the
@@ -87,6 +92,23 @@ export function grantMissingObjectsAsNotFound(bucket: IBucket, grantee: IGrantab
     grantee,
     actions: ['s3:ListBucket'],
     resourceArns: [bucket.bucketArn],
+  });
+}
+
+/**
+ * `s3:ListBucketVersions` on the bucket, for listings under these prefixes only (`s3:prefix`):
+ * a permanent delete must find every version of its key.
+ */
+export function grantListVersions(
+  bucket: IBucket,
+  grantee: IGrantable,
+  prefixes: readonly string[],
+): Grant {
+  return Grant.addToPrincipal({
+    grantee,
+    actions: ['s3:ListBucketVersions'],
+    resourceArns: [bucket.bucketArn],
+    conditions: { StringLike: { 's3:prefix': prefixes.map((prefix) => `${prefix}*`) } },
   });
 }
 

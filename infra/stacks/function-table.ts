@@ -23,6 +23,8 @@ export type FunctionGrant =
   | { readonly objects: readonly ObjectAction[]; readonly under: 'users/' | 'groups/' | 'uploads/' }
   /** s3:ListBucket, so a missing object is a 404 (not a 403) to HeadObject. */
   | { readonly missingObjectsAsNotFound: true }
+  /** s3:ListBucketVersions, for listings under these prefixes only. */
+  | { readonly listVersionsUnder: readonly ('users/' | 'uploads/')[] }
   | { readonly secret: 'realtimeKeys' | 'chatWebhook'; readonly access: 'read' | 'read-write' }
   | { readonly send: 'notificationQueue' | 'notificationDeadLetters' };
 
@@ -98,6 +100,23 @@ export const FUNCTION_TABLE = {
     grants: [
       { items: ['GetItem'], in: 'users' },
       { objects: ['s3:GetObject'], under: 'users/' },
+    ],
+  },
+  UpdateUserFile: {
+    memorySize: 512,
+    timeout: 10,
+    grants: [{ items: ['GetItem', 'UpdateItem'], in: 'users' }],
+  },
+  // Every version of the file's bytes (or a cancelled upload's) goes for good: listed, then
+  // deleted by version id. The record comes back (PutItem) when its bytes will not go.
+  DeleteUserFile: {
+    memorySize: 512,
+    timeout: 10,
+    grants: [
+      { items: ['GetItem', 'DeleteItem', 'PutItem'], in: 'users' },
+      { listVersionsUnder: ['users/', 'uploads/'] },
+      { objects: ['s3:DeleteObjectVersion'], under: 'users/' },
+      { objects: ['s3:DeleteObjectVersion'], under: 'uploads/' },
     ],
   },
   // One batch read of the files; the record (and its removal if queueing fails).

@@ -15,6 +15,7 @@ import type { EnvironmentName } from '#shared/config/environment.ts';
 import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import {
   grantItems,
+  grantListVersions,
   grantMissingObjectsAsNotFound,
   grantObjects,
   grantSecretValue,
@@ -97,6 +98,7 @@ export class ServiceFunctions {
     if ('items' in grant) grantItems(data.table, fn, grant.items, [PARTITION_KEYS[grant.in]]);
     else if ('objects' in grant) grantObjects(bucket, fn, grant.objects, grant.under);
     else if ('missingObjectsAsNotFound' in grant) grantMissingObjectsAsNotFound(bucket, fn);
+    else if ('listVersionsUnder' in grant) grantListVersions(bucket, fn, grant.listVersionsUnder);
     else if ('secret' in grant) grantSecretValue(data[grant.secret], fn, grant.access);
     else grantSend(data[grant.send], fn);
   }

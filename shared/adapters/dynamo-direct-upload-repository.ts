@@ -1,4 +1,5 @@
 import {
+  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -150,6 +151,29 @@ export class DynamoDirectUploadRepository implements DirectUploadRepository {
         ':token': token,
       },
     });
+  }
+
+  async cancel(userId: number, fileId: number, now: Date): Promise<boolean> {
+    try {
+      await this.client.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: keyOf(userId, fileId),
+          ConditionExpression:
+            'attribute_exists(#pk) AND (#status <> :completing OR #until < :now)',
+          ExpressionAttributeNames: {
+            '#pk': PARTITION_KEY,
+            '#status': 'status',
+            '#until': 'claim_until',
+          },
+          ExpressionAttributeValues: { ':completing': 'completing', ':now': now.toISOString() },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (conditionFailed(error)) return false;
+      throw error;
+    }
   }
 
   /** A conditional update of the upload's item: false when its condition failed. */

@@ -1,8 +1,11 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
+  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   paginateQuery,
   PutCommand,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from './aws/batch-get.ts';
 import { putNewItem } from './aws/conditional-writes.ts';
@@ -15,7 +18,7 @@ import {
 } from '../data/keys.ts';
 import type { UserFile } from '../user-files/user-file.ts';
 import { fromUserFileItem, toUserFileItem } from './items/file-items.ts';
-import type { UserFileRepository } from '../user-files/user-file-repository.ts';
+import type { UserFileChange, UserFileRepository } from '../user-files/user-file-repository.ts';
 
 export class DynamoUserFileRepository implements UserFileRepository {
   private readonly client: DynamoDBDocumentClient;
@@ -65,5 +68,56 @@ export class DynamoUserFileRepository implements UserFileRepository {
 
   async create(file: UserFile): Promise<void> {
     await this.client.send(new PutCommand(putNewItem(this.tableName, toUserFileItem(file))));
+  }
+
+  async update(
+    userId: number,
+    fileId: number,
+    change: UserFileChange,
+  ): Promise<UserFile | undefined> {
+    // Attribute names are the item schema's (`toUserFileItem`).
+    const sets = {
+      updated_at: change.updatedAt,
+      ...(change.name === undefined ? {} : { name: change.name }),
+      ...(change.isArchived === undefined ? {} : { is_archived: change.isArchived }),
+    };
+    const names = Object.keys(sets);
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.keyOf(userId, fileId),
+          UpdateExpression: `SET ${names.map((_, i) => `#f${String(i)} = :v${String(i)}`).join(', ')}`,
+          ConditionExpression: 'attribute_exists(#pk)',
+          ExpressionAttributeNames: {
+            '#pk': PARTITION_KEY,
+            ...Object.fromEntries(names.map((name, i) => [`#f${String(i)}`, name])),
+          },
+          ExpressionAttributeValues: Object.fromEntries(
+            Object.values(sets).map((value, i) => [`:v${String(i)}`, value]),
+          ),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return fromUserFileItem(Attributes);
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  }
+
+  async delete(userId: number, fileId: number): Promise<UserFile | undefined> {
+    const { Attributes } = await this.client.send(
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: this.keyOf(userId, fileId),
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    return Attributes === undefined ? undefined : fromUserFileItem(Attributes);
+  }
+
+  private keyOf(userId: number, fileId: number) {
+    return { [PARTITION_KEY]: userPartition(userId), [SORT_KEY]: userFileSortKey(fileId) };
   }
 }

@@ -3,6 +3,7 @@ import { completeDirectUploadOperation } from './operations/complete-direct-uplo
 import { deleteDealFileOperation } from './operations/delete-deal-file.ts';
 import { docsAssetOperation } from './operations/docs-asset.ts';
 import { docsPageOperation } from './operations/docs-page.ts';
+import { deleteUserFileOperation } from './operations/delete-user-file.ts';
 import { downloadUserFileOperation } from './operations/download-user-file.ts';
 import { getNotificationOperation } from './operations/get-notification.ts';
 import { getRealtimeTokenOperation } from './operations/get-realtime-token.ts';
@@ -13,6 +14,7 @@ import { openApiDocumentOperation } from './operations/openapi-document.ts';
 import { realtimeJwksOperation } from './operations/realtime-jwks.ts';
 import { startDirectUploadOperation } from './operations/start-direct-upload.ts';
 import { updateDealFileOperation } from './operations/update-deal-file.ts';
+import { updateUserFileOperation } from './operations/update-user-file.ts';
 import { uploadUserFileOperation } from './operations/upload-user-file.ts';
 import type { RouteKey } from './routes.ts';
 
@@ -23,6 +25,8 @@ export const API_OPERATIONS: { readonly [K in RouteKey]: ApiOperation } = {
   'POST /api/v1/user/me/file/upload': startDirectUploadOperation,
   'POST /api/v1/user/me/file/upload/{file_id}/complete': completeDirectUploadOperation,
   'GET /api/v1/user/me/file/{file_id}/download': downloadUserFileOperation,
+  'PATCH /api/v1/user/me/file/{file_id}': updateUserFileOperation,
+  'DELETE /api/v1/user/me/file/{file_id}': deleteUserFileOperation,
   'POST /api/v1/user/me/file/notify': notifySubmissionOperation,
   'GET /api/v1/user/me/file/notify/{notification_id}': getNotificationOperation,
   'GET /api/v1/group/{group_id}/deal/{deal_id}/file': listDealFilesOperation,

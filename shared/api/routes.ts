@@ -6,7 +6,7 @@
 import { DIRECT_UPLOAD_OBJECT_PREFIX } from '../data/keys.ts';
 import { SWAGGER_UI_FILES } from '../docs/swagger-ui-assets.ts';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface ApiRoute {
   readonly method: HttpMethod;
@@ -66,6 +66,20 @@ export const API_ROUTES = [
     path: '/api/v1/user/me/file/{file_id}/download',
     functionId: 'DownloadUserFile',
     entry: 'functions/download-user-file/handler.ts',
+    auth: 'jwt',
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v1/user/me/file/{file_id}',
+    functionId: 'UpdateUserFile',
+    entry: 'functions/update-user-file/handler.ts',
+    auth: 'jwt',
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/user/me/file/{file_id}',
+    functionId: 'DeleteUserFile',
+    entry: 'functions/delete-user-file/handler.ts',
     auth: 'jwt',
   },
   {

@@ -15,6 +15,8 @@ export const FUNCTION_ENVIRONMENT = {
   StartDirectUpload: [...CALLER, 'TABLE_NAME', 'BUCKET_NAME'],
   CompleteDirectUpload: [...CALLER, 'TABLE_NAME', 'BUCKET_NAME'],
   DownloadUserFile: [...CALLER, 'TABLE_NAME', 'BUCKET_NAME'],
+  UpdateUserFile: [...CALLER, 'TABLE_NAME'],
+  DeleteUserFile: [...CALLER, 'TABLE_NAME', 'BUCKET_NAME'],
   NotifySubmission: [...CALLER, 'TABLE_NAME', 'NOTIFY_QUEUE_URL'],
   GetNotification: [...CALLER, 'TABLE_NAME'],
   ListDealFiles: [...CALLER, 'TABLE_NAME'],

@@ -23,6 +23,11 @@ export interface DirectUploadRepository {
     token: string,
   ): Promise<boolean>;
   /**
+   * Removes an upload no completer holds (pending, rejected, or its claim lapsed before
+   * `now`); false when it is gone or a completer's claim still holds.
+   */
+  cancel(userId: number, fileId: number, now: Date): Promise<boolean>;
+  /**
    * Records the file and ends its claimed upload in one transaction: `completed`, or
    * `conflict` when the claim was no longer held or the id is taken (nothing is written then).
    */

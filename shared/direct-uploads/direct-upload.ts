@@ -24,6 +24,9 @@ export interface CompletionClaim {
  * | `completing` | no bytes yet, they changed, or a fault | `pending` (released)      |
  * | `completing` | its claim lapsed                       | claimed again             |
  * | `rejected`   | final: later bytes are deleted         | expires                   |
+ *
+ * Its owner's DELETE of the id removes a `pending` or `rejected` upload, or one whose claim
+ * lapsed, bytes first; one a completer holds is left to finish.
  */
 export interface DirectUpload {
   /** The id the UserFile will have. */

@@ -115,3 +115,61 @@ export const pyStr = (options: { minLength?: number; maxLength: number }) =>
       ...(options.minLength === undefined ? {} : { minLength: options.minLength }),
       maxLength: options.maxLength,
     });
+
+const FALSE_WORDS = /^(?:0|f|n|no|off|false)$/i;
+const TRUE_WORDS = /^(?:1|t|y|on|yes|true)$/i;
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
+
+/** What Pydantic's lax `bool` makes of an int: 0 and 1 only; any other is unreadable. */
+const intAsBool = (value: bigint): boolean | 'bool_parsing' =>
+  value === 0n ? false : value === 1n ? true : 'bool_parsing';
+
+/**
+ * Pydantic v2's lax `bool`: the words of `str_as_bool` in any ASCII case (untrimmed), the
+ * ints 0 and 1, and whole floats equal to them. Another int, word or whole float is
+ * `bool_parsing`; anything else (a fraction, an int beyond i64, null, a list) `bool_type`.
+ */
+function laxBool(value: unknown): boolean | 'bool_parsing' | 'bool_type' {
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'string') {
+    if (FALSE_WORDS.test(value)) return false;
+    return TRUE_WORDS.test(value) ? true : 'bool_parsing';
+  }
+  // A plain number is an int, or a float whose fraction Python shows as JavaScript does.
+  if (typeof value === 'number') {
+    return Number.isInteger(value) ? intAsBool(BigInt(value)) : 'bool_type';
+  }
+  if (!isRawNumber(value)) return 'bool_type';
+  const text = value.rawJSON;
+  if (/[.eE]/.test(text)) {
+    // A float becomes an int only when it is whole and within i64.
+    const float = Number(text);
+    if (!Number.isInteger(float) || Math.abs(float) >= 2 ** 63) return 'bool_type';
+    return intAsBool(BigInt(float));
+  }
+  const int = BigInt(text);
+  return int < I64_MIN || int > I64_MAX ? 'bool_type' : intAsBool(int);
+}
+
+const BOOL_ERRORS = {
+  bool_parsing: 'Input should be a valid boolean, unable to interpret input',
+  bool_type: 'Input should be a valid boolean',
+} as const;
+
+/** A Pydantic `bool`, read as FastAPI reads a JSON body's (lax): `"yes"`, `1` and `1.0` are true. */
+export const pyBool = () =>
+  z
+    .unknown()
+    .transform((value, ctx) => {
+      const read = laxBool(value);
+      if (typeof read === 'boolean') return read;
+      ctx.issues.push({
+        code: 'custom',
+        input: value,
+        params: { pydantic: { type: read, msg: BOOL_ERRORS[read] } },
+      });
+      return z.NEVER;
+    })
+    // The transform is opaque to the OpenAPI document; say the type there.
+    .meta({ type: 'boolean' });

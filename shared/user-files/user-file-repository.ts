@@ -10,4 +10,15 @@ export interface UserFileRepository {
   getMany(userId: number, fileIds: readonly number[]): Promise<UserFile[]>;
   /** Records a new file; fails, writing nothing, when the id is already taken. */
   create(file: UserFile): Promise<void>;
+  /** Sets the given fields of the owner's file; the file as it now is, or undefined if none. */
+  update(userId: number, fileId: number, change: UserFileChange): Promise<UserFile | undefined>;
+  /** Removes the owner's file record; the record as it was, or undefined if there was none. */
+  delete(userId: number, fileId: number): Promise<UserFile | undefined>;
+}
+
+/** What an owner may change of a file, with the time of the change. */
+export interface UserFileChange {
+  readonly name?: string;
+  readonly isArchived?: boolean;
+  readonly updatedAt: string;
 }

@@ -201,8 +201,9 @@ describe('answers every JSON route shares', () => {
     expect(await stage().stored()).toEqual(before);
   });
 
-  it('covers the four JSON routes', () => {
+  it('covers the five JSON routes', () => {
     expect(jsonRoutes.map(routeKey).sort()).toEqual([
+      'PATCH /api/v1/user/me/file/{file_id}',
       'POST /api/v1/auth/get-realtime-token',
       'POST /api/v1/user/me/file/notify',
       'POST /api/v1/user/me/file/upload',

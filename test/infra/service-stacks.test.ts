@@ -74,6 +74,8 @@ function grantsOf(api: Template, id: string): Statement[] {
 
 /** What a policy resource names, in words: `bucket/users/*`, `table`, `queue`, … */
 function resourceLabel(resource: unknown): string {
+  // CDK merges statements that differ only in their resources.
+  if (Array.isArray(resource)) return resource.map(resourceLabel).sort().join(' + ');
   const json = JSON.stringify(resource);
   const suffix = /"(\/[^"]*)"\]\]\}$/.exec(json)?.[1] ?? '';
   const names: [string, string][] = [
@@ -95,7 +97,8 @@ function describeGrants(api: Template, id: string): string[] {
     .map((s) => {
       const actions = [s.Action].flat().sort().join(' ');
       const partitions = s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
-      return `${actions} @ ${resourceLabel(s.Resource)}${partitions === undefined ? '' : ` [${partitions.join(' ')}]`}`;
+      const prefixes = s.Condition?.StringLike?.['s3:prefix'];
+      return `${actions} @ ${resourceLabel(s.Resource)}${partitions === undefined ? '' : ` [${partitions.join(' ')}]`}${prefixes === undefined ? '' : ` {${prefixes.join(' ')}}`}`;
     })
     .sort();
 }
@@ -310,6 +313,13 @@ describe('least privilege: each function may make exactly the calls its code mak
       's3:ListBucket @ bucket',
     ],
     DownloadUserFile: ['dynamodb:GetItem @ table [USER#*]', `s3:GetObject @ ${bucket('users/')}`],
+    UpdateUserFile: ['dynamodb:GetItem dynamodb:UpdateItem @ table [USER#*]'],
+    // Permanent: every version, by version id; listing only under the user and upload keys.
+    DeleteUserFile: [
+      'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem @ table [USER#*]',
+      's3:ListBucketVersions @ bucket {users/* uploads/*}',
+      `s3:DeleteObjectVersion @ ${bucket('uploads/')} + ${bucket('users/')}`,
+    ],
     NotifySubmission: [
       'dynamodb:BatchGetItem dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem @ table [USER#*]',
       'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [IDEMPOTENCY#notify-submission#USER#*]',

@@ -274,6 +274,86 @@ def put_cases() -> None:
         case(f"put/content-type/{name}", "PUT", put_url(), deck, content_type, volatile=("updated_at",))
 
 
+def own_url(file="101") -> str:
+    return f"{UPLOAD}/{file}"
+
+
+def patch_cases() -> None:
+    j = "application/json"
+    changed = ("updated_at", "location")
+    case("patch/archive", "PATCH", own_url(), as_json({"is_archived": True}), j, volatile=changed)
+    case("patch/archive-again", "PATCH", own_url(), as_json({"is_archived": True}), j, volatile=changed)
+    case("patch/unarchive", "PATCH", own_url(), as_json({"is_archived": False}), j, volatile=changed)
+    case("patch/rename", "PATCH", own_url(), as_json({"name": " Q3 deck (final).pdf "}), j, volatile=changed)
+    case("patch/rename-and-archive", "PATCH", own_url("102"), as_json({"name": "old.pdf", "is_archived": True}), j, volatile=changed)
+    case("patch/name-255", "PATCH", own_url("102"), as_json({"name": "n" * 255}), j, volatile=changed)
+    case("patch/name-255-emoji", "PATCH", own_url("102"), as_json({"name": "\U0001F4C4" * 255}), j, volatile=changed)
+    case("patch/empty-object", "PATCH", own_url(), b"{}", j, volatile=changed)
+    case("patch/untouched-file", "PATCH", own_url("201"), b"{}", j, user=2, volatile=("location",))
+    case(
+        "patch/extra-fields-ignored",
+        "PATCH",
+        own_url(),
+        as_json({"id": 5, "user_id": 2, "filesize": 1, "location": "s3://x/y", "created_at": "x", "type": "other"}),
+        j,
+        volatile=changed,
+    )
+    case("patch/other-users-file", "PATCH", own_url("201"), as_json({"is_archived": True}), j)
+    case("patch/other-users-file-bad-body", "PATCH", own_url("201"), as_json({"is_archived": "maybe"}), j)
+    case("patch/unknown-file", "PATCH", own_url("999"), as_json({"is_archived": True}), j)
+    for name, raw in {
+        "true": b"true",
+        "string-yes": b'"yes"',
+        "string-off": b'"off"',
+        "string-TRUE": b'"TRUE"',
+        "string-spaced": b'" true "',
+        "string-maybe": b'"maybe"',
+        "string-empty": b'""',
+        "one": b"1",
+        "zero": b"0",
+        "two": b"2",
+        "one-point-zero": b"1.0",
+        "one-point-five": b"1.5",
+        "big-int": b"9223372036854775808",
+        "null": b"null",
+        "list": b"[true]",
+        "object": b"{}",
+    }.items():
+        case(f"patch/is-archived/{name}", "PATCH", own_url("201"), b'{"is_archived":' + raw + b"}", j, user=2, volatile=changed)
+    for name, raw in {
+        "empty": b'""',
+        "space": b'" "',
+        "256": as_json("n" * 256),
+        "256-emoji": as_json("\U0001F4C4" * 256),
+        "number": b"5",
+        "bool": b"true",
+        "null": b"null",
+        "list": b'["a"]',
+        "object": b'{"a":1}',
+        "lone-surrogate": b'"a\\ud800"',
+    }.items():
+        case(f"patch/name/{name}", "PATCH", own_url("201"), b'{"name":' + raw + b"}", j, user=2, volatile=changed)
+    case("patch/both-bad", "PATCH", own_url("201"), as_json({"name": "", "is_archived": "maybe"}), j, user=2)
+    for name, text in {"word": "x", "float": "1.5", "negative": "-101", "zero": "0", "huge": "9223372036854775808", "encoded-slash": "1%2F2"}.items():
+        case(f"patch/path/{name}", "PATCH", own_url(text), as_json({"is_archived": True}), j)
+    case("patch/path-and-body-bad", "PATCH", own_url("x"), as_json({"is_archived": "maybe"}), j)
+    for name, body in BAD_JSON.items():
+        case(f"patch/json/{name}", "PATCH", own_url("201"), body, j, user=2, volatile=changed)
+    for name, content_type in CONTENT_TYPES.items():
+        case(f"patch/content-type/{name}", "PATCH", own_url("201"), b"{}", content_type, user=2, volatile=changed)
+
+
+def delete_cases() -> None:
+    case("delete/other-users-file", "DELETE", own_url("201"))
+    case("delete/unknown-file", "DELETE", own_url("999"))
+    for name, text in {"word": "x", "float": "1.5", "zero": "0", "huge": "9223372036854775808", "encoded-slash": "1%2F2"}.items():
+        case(f"delete/path/{name}", "DELETE", own_url(text))
+    case("delete/own-file", "DELETE", own_url("102"))
+    case("delete/again", "DELETE", own_url("102"))
+    case("delete/then-patch", "PATCH", own_url("102"), b"{}", "application/json")
+    case("delete/other-user-still-has-theirs", "PATCH", own_url("201"), b"{}", "application/json", user=2, volatile=("updated_at", "location"))
+
+
 def room(group: int | str = 1, deal: int | str = 1, env: str = "local") -> str:
     return f"{env}:v1:group:{group}:deal:{deal}"
 
@@ -415,6 +495,12 @@ def route_cases() -> None:
     case("route/put-trailing-slash", "PUT", put_url() + "/", b"{}", "application/json")
     case("route/token-trailing-slash", "POST", TOKEN + "/", b"{}", "application/json")
     case("route/unknown-trailing-slash", "GET", "/api/v1/nope/")
+    case("route/get-own-file", "GET", own_url())
+    case("route/post-own-file", "POST", own_url())
+    case("route/put-own-file", "PUT", own_url())
+    case("route/patch-notify", "PATCH", NOTIFY, b"{}", "application/json")
+    case("route/delete-notify", "DELETE", NOTIFY)
+    case("route/patch-own-file-trailing-slash", "PATCH", own_url() + "/", b"{}", "application/json")
 
 
 def free_port() -> int:
@@ -449,7 +535,9 @@ def main() -> None:
     put_cases()
     token_cases()
     upload_cases()
+    patch_cases()
     route_cases()
+    delete_cases()
     ids = [c["id"] for c in CASES]
     duplicates = {i for i in ids if ids.count(i) > 1}
     if duplicates:

@@ -168,6 +168,8 @@ describe('the OpenAPI document', () => {
         'POST /api/v1/user/me/file/upload',
         'POST /api/v1/user/me/file/upload/{file_id}/complete',
         'GET /api/v1/user/me/file/{file_id}/download',
+        'PATCH /api/v1/user/me/file/{file_id}',
+        'DELETE /api/v1/user/me/file/{file_id}',
         'POST /api/v1/user/me/file/notify',
         'GET /api/v1/user/me/file/notify/{notification_id}',
         'GET /api/v1/group/{group_id}/deal/{deal_id}/file',

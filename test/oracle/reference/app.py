@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from enum import Enum
 from typing import Annotated, Optional
 
-from fastapi import Depends, FastAPI, File, Form, Header, HTTPException, UploadFile
+from fastapi import Depends, FastAPI, File, Form, Header, HTTPException, Response, UploadFile
 from pydantic import BaseModel, Field
 
 app = FastAPI()
@@ -62,6 +62,26 @@ FIXTURE = {
     "deals": {(1, 1): [11], (1, 2): [12], (2, 3): [13]},
 }
 USER_FILES = {uid: set(ids) for uid, ids in FIXTURE["user_files"].items()}
+
+
+def user_file(user: int, file_id: int) -> dict:
+    # As test/oracle/replay.test.ts seeds one (its bucket's name differs: location is volatile).
+    return {
+        "name": f"file {file_id}.pdf",
+        "id": file_id,
+        "user_id": user,
+        "type": "deck",
+        "created_at": "2026-06-01T09:00:00.000Z",
+        "updated_at": None,
+        "is_archived": False,
+        "filesize": 5,
+        "location": f"s3://bucket/users/{user}/files/{file_id}",
+    }
+
+
+USER_FILE_RECORDS = {
+    (uid, i): user_file(uid, i) for uid, ids in FIXTURE["user_files"].items() for i in ids
+}
 DEAL_FILES = {
     (g, d, f): deal_file(g, d, f) for (g, d), ids in FIXTURE["deals"].items() for f in ids
 }
@@ -87,6 +107,13 @@ class NotifySubmissionRequest(BaseModel):
 
 class DealFileUpdate(BaseModel):
     type: Optional[FileType] = None
+
+
+class UserFileUpdate(BaseModel):
+    # Absent leaves a field as it is; null is neither a boolean nor a name, so it is refused
+    # (Pydantic does not validate a default, and these are not Optional).
+    is_archived: bool = None  # type: ignore[assignment]
+    name: str = Field(default=None, min_length=1, max_length=255)  # type: ignore[assignment]
 
 
 class RealtimeTokenRequest(BaseModel):
@@ -120,6 +147,26 @@ async def upload_user_file(
         "filesize": len(content),
         "location": f"s3://bucket/users/{user}/files/{file_id}",
     }
+
+
+@app.patch("/api/v1/user/me/file/{file_id}")
+def update_user_file(user: User, file_id: int, body: UserFileUpdate):
+    record = USER_FILE_RECORDS.get((user, file_id))
+    if record is None:
+        raise HTTPException(404, "Not Found")
+    changes = {field: getattr(body, field) for field in body.model_fields_set}
+    if any(record[field] != value for field, value in changes.items()):
+        record.update(changes)
+        record["updated_at"] = now()
+    return record
+
+
+@app.delete("/api/v1/user/me/file/{file_id}", status_code=204)
+def delete_user_file(user: User, file_id: int):
+    if USER_FILE_RECORDS.pop((user, file_id), None) is None:
+        raise HTTPException(404, "Not Found")
+    USER_FILES[user].discard(file_id)
+    return Response(status_code=204)
 
 
 @app.post("/api/v1/user/me/file/notify", status_code=202)

@@ -1,0 +1,46 @@
+import middy from '@middy/core';
+import type { ApiEvent } from '#shared/http/api-event.ts';
+import { authenticate } from '#shared/http/authenticate.ts';
+import { httpApi } from '#shared/http/http-api.ts';
+import type { ApiResult } from '#shared/http/responses.ts';
+import { validateRequest } from '#shared/http/validate-request.ts';
+import { deleteUserFile } from '#shared/removal/delete-user-file.ts';
+import { deleteUserFileRequest } from '#shared/schemas/user-file-update.ts';
+import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
+import * as deployed from '#shared/wiring/deployed-adapters.ts';
+import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
+import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+
+/**
+ * DELETE /api/v1/user/me/file/{file_id} (extension): the owner deletes a file for good, or
+ * cancels the direct upload of that id.
+ */
+export const createHandler = (
+  {
+    userFiles,
+    directUploads,
+    blobs,
+  }: Pick<ServiceAdapters, 'userFiles' | 'directUploads' | 'blobs'>,
+  settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
+) => {
+  const ports = { files: userFiles, uploads: directUploads, blobs };
+  return middy<ApiEvent, ApiResult>()
+    .use(httpApi())
+    .use(authenticate(settings.USER_ID_CLAIM))
+    .use(validateRequest(deleteUserFileRequest))
+    .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
+      await deleteUserFile(ports, userId, input.path.file_id);
+      return { statusCode: 204, body: '' };
+    });
+};
+
+export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.DeleteUserFile, (env) =>
+  createHandler(
+    {
+      userFiles: deployed.userFiles(env),
+      directUploads: deployed.directUploads(env),
+      blobs: deployed.blobs(env),
+    },
+    env,
+  ),
+);

@@ -1,0 +1,41 @@
+import middy from '@middy/core';
+import type { ApiEvent } from '#shared/http/api-event.ts';
+import { authenticate } from '#shared/http/authenticate.ts';
+import { httpApi } from '#shared/http/http-api.ts';
+import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
+import { validateRequest } from '#shared/http/validate-request.ts';
+import { toUserFileBody } from '#shared/schemas/user-file-response.ts';
+import { updateUserFileRequest } from '#shared/schemas/user-file-update.ts';
+import { updateUserFile } from '#shared/user-files/update-user-file.ts';
+import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
+import * as deployed from '#shared/wiring/deployed-adapters.ts';
+import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
+import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+
+/** PATCH /api/v1/user/me/file/{file_id} (extension): the owner renames or (un)archives a file. */
+export const createHandler = (
+  { userFiles }: Pick<ServiceAdapters, 'userFiles'>,
+  settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
+) => {
+  const ports = { files: userFiles };
+  return middy<ApiEvent, ApiResult>()
+    .use(httpApi())
+    .use(authenticate(settings.USER_ID_CLAIM))
+    .use(validateRequest(updateUserFileRequest))
+    .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
+      const { name, is_archived: isArchived } = input.body;
+      const file = await updateUserFile(ports, {
+        userId,
+        fileId: input.path.file_id,
+        changes: {
+          ...(name === undefined ? {} : { name }),
+          ...(isArchived === undefined ? {} : { isArchived }),
+        },
+      });
+      return jsonResponse(200, toUserFileBody(file));
+    });
+};
+
+export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.UpdateUserFile, (env) =>
+  createHandler({ userFiles: deployed.userFiles(env) }, env),
+);

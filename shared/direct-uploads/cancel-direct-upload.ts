@@ -1,0 +1,34 @@
+import type { BlobVersions } from '../blobs/blob-store.ts';
+import { versionsOfKey } from '../blobs/object-versions.ts';
+import { directUploadObjectKey, userFileObjectKey } from '../data/keys.ts';
+import { NotFound } from '../domain/outcome.ts';
+import { CompletionInProgress } from './complete-direct-upload.ts';
+import type { DirectUploadRepository } from './direct-upload-repository.ts';
+
+/**
+ * The owner gives up a direct upload that has not become a file. Its bytes go first, every
+ * version (the form's, and a copy a failed completion may have left), then its record, so no
+ * form, finalizer or complete call can make it a file any more. When the bytes will not go,
+ * the record stays and the caller gets the error: a retry finishes it. An upload a completer
+ * holds right now is left to finish: a retry then deletes the file it became.
+ */
+export async function cancelDirectUpload(
+  ports: {
+    readonly uploads: Pick<DirectUploadRepository, 'find' | 'cancel'>;
+    readonly blobs: BlobVersions;
+    readonly now?: () => Date;
+  },
+  userId: number,
+  fileId: number,
+): Promise<void> {
+  const upload = await ports.uploads.find(userId, fileId);
+  if (upload === undefined) throw new NotFound();
+  const now = ports.now?.() ?? new Date();
+  const held = upload.status === 'completing' && (upload.claim?.until ?? '') >= now.toISOString();
+  if (held) throw new CompletionInProgress();
+  for (const key of [directUploadObjectKey(userId, fileId), userFileObjectKey(userId, fileId)]) {
+    await ports.blobs.deleteVersions(await versionsOfKey(ports.blobs, key));
+  }
+  // A completer may have claimed it since it was read.
+  if (!(await ports.uploads.cancel(userId, fileId, now))) throw new CompletionInProgress();
+}

@@ -1,0 +1,90 @@
+import type { BlobVersion, BlobVersions } from '../blobs/blob-store.ts';
+import { versionsOfKey } from '../blobs/object-versions.ts';
+import { userFileObjectKey } from '../data/keys.ts';
+import { cancelDirectUpload } from '../direct-uploads/cancel-direct-upload.ts';
+import type { DirectUploadRepository } from '../direct-uploads/direct-upload-repository.ts';
+import { logger } from '../logger.ts';
+import type { UserFile } from '../user-files/user-file.ts';
+import type { UserFileRepository } from '../user-files/user-file-repository.ts';
+
+export interface DeleteUserFilePorts {
+  readonly files: Pick<UserFileRepository, 'get' | 'delete' | 'create'>;
+  readonly uploads: Pick<DirectUploadRepository, 'find' | 'cancel'>;
+  readonly blobs: BlobVersions;
+  readonly now?: () => Date;
+}
+
+/**
+ * DELETE /api/v1/user/me/file/{file_id} (extension): the owner removes a file for good, with
+ * every version the bucket keeps of its bytes; or, for an id whose direct upload still waits,
+ * cancels that upload (`cancelDirectUpload`).
+ *
+ * No record ever names bytes that are gone. Old versions go first, while the record still
+ * names the current one; then the record; then the current bytes. When those will not go, the
+ * record comes back and the caller gets the error, so a retry finishes the delete. Only when
+ * the record cannot come back either are the bytes left to the reconcile command.
+ */
+export async function deleteUserFile(
+  ports: DeleteUserFilePorts,
+  userId: number,
+  fileId: number,
+): Promise<void> {
+  const file = await ports.files.get(userId, fileId);
+  if (file === undefined) {
+    await cancelDirectUpload(ports, userId, fileId);
+    return;
+  }
+  const key = userFileObjectKey(userId, fileId);
+  const versions = await versionsOfKey(ports.blobs, key);
+  const current: BlobVersion[] = versions.filter((version) => version.isLatest);
+  await ports.blobs.deleteVersions(versions.filter((version) => !version.isLatest));
+  const deleted = await ports.files.delete(userId, fileId);
+  try {
+    // Nothing came back when the record was gone already: a concurrent delete took it, or
+    // ours landed and lost its answer to a retry. Either way its bytes go now.
+    await ports.blobs.deleteVersions(current);
+  } catch (error) {
+    // A delete can land and lose its answer to the retries: then the file is gone, as asked.
+    // When S3 cannot tell either, the bytes are taken to be there, as they mostly are.
+    if ((await stillStored(ports.blobs, key, current)) === false) return;
+    await restore(ports, deleted, key, error);
+    throw error;
+  }
+}
+
+/** Whether these versions are still there: true, false, or undefined when S3 cannot tell. */
+async function stillStored(
+  blobs: BlobVersions,
+  key: string,
+  versions: readonly BlobVersion[],
+): Promise<boolean | undefined> {
+  try {
+    const now = await versionsOfKey(blobs, key);
+    return now.some((version) => versions.some((v) => v.versionId === version.versionId));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Puts the record back over bytes that did not go. When it cannot (or which delete took it is
+ * not known), the bytes are left to the reconcile command: a record must never outlive them.
+ */
+async function restore(
+  ports: DeleteUserFilePorts,
+  deleted: UserFile | undefined,
+  key: string,
+  error: unknown,
+): Promise<void> {
+  if (deleted === undefined) {
+    logger.error('A deleted file kept its bytes', { key, error });
+    return;
+  }
+  await ports.files.create(deleted).catch((restoreError: unknown) => {
+    logger.error('A deleted file kept its bytes: its record could not come back', {
+      key,
+      error,
+      restoreError,
+    });
+  });
+}
