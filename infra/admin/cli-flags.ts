@@ -35,6 +35,20 @@ export const secondsFlag = (flag: string) =>
     .transform(Number)
     .optional();
 
+/** Marks a flag that takes no value (`--dry-run`): present or absent. */
+export const SWITCH = { cliSwitch: true } as const;
+
+/** A flag without a value: true when given. The CLI passes a given one as `"true"`. */
+export const switchFlag = () =>
+  z
+    .literal('true')
+    .optional()
+    .transform((value) => value !== undefined)
+    .meta(SWITCH);
+
+export const isSwitch = (schema: unknown): boolean =>
+  schema instanceof z.ZodType && schema.meta()?.cliSwitch === true;
+
 const oneOf = (flag: string, values: readonly string[]) => ({
   error: (issue: { input?: unknown }) =>
     issue.input === undefined

@@ -17,7 +17,17 @@ import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import { awsStorage } from '#shared/adapters/aws-reconcile-storage.ts';
 import { reconcileStorage } from '#shared/reconcile/reconcile-storage.ts';
 import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
-import { fileTypeFlag, idFlag, nameFlag, roleFlag, secondsFlag } from './cli-flags.ts';
+import { DynamoUserItems } from '#shared/adapters/dynamo-user-items.ts';
+import { eraseUser } from '#shared/removal/erase-user.ts';
+import {
+  fileTypeFlag,
+  idFlag,
+  isSwitch,
+  nameFlag,
+  roleFlag,
+  secondsFlag,
+  switchFlag,
+} from './cli-flags.ts';
 import type { StageTarget } from './stage-target.ts';
 
 /** The repositories and stores a command works through, on the chosen stage. */
@@ -28,6 +38,7 @@ export function portsOn(target: StageTarget) {
     groups: new DynamoGroupRepository(dynamodb, tableName),
     dealFiles: new DynamoDealFileRepository(dynamodb, tableName),
     userFiles: new DynamoUserFileRepository(dynamodb, tableName),
+    userItems: new DynamoUserItems(dynamodb, tableName),
     blobs: new S3BlobStore(target.s3, target.bucket),
     storage: awsStorage({
       dynamodb,
@@ -55,6 +66,8 @@ export interface Command {
   readonly help: CommandHelp;
   /** Flags it takes, besides --stage. */
   readonly flags: readonly string[];
+  /** Those of its flags that take no value (`--dry-run`). */
+  readonly switches: readonly string[];
   /** Checks the flags; the input for `run`, or the messages that say what is wrong. */
   parse(
     values: Record<string, string | undefined>,
@@ -84,6 +97,9 @@ function command<S extends z.ZodType<unknown, Record<string, string | undefined>
     summary: spec.summary,
     help: spec.help,
     flags: Object.keys(shape ?? {}),
+    switches: Object.entries(shape ?? {}).flatMap(([flag, schema]) =>
+      isSwitch(schema) ? [flag] : [],
+    ),
     parse: (values) => {
       const result = spec.schema.safeParse(values);
       if (!result.success) return { ok: false, errors: result.error.issues.map((i) => i.message) };
@@ -318,6 +334,38 @@ export const COMMANDS: readonly Command[] = [
     // Read-only: it lists, and leaves every repair to the operator.
     run: ({ storage }, input) =>
       reconcileStorage(storage, { settleSeconds: input['settle-seconds'] ?? 900 }),
+  }),
+  command({
+    name: 'user erase',
+    usage: 'user erase --user <id> [--dry-run]',
+    summary: "Remove everything of a user's: files, uploads, notifications, memberships.",
+    help: {
+      flags: [
+        ['--user <id>', 'the user id of their tokens'],
+        ['--dry-run', 'print what would be removed, and remove nothing'],
+      ],
+      note:
+        'Removes their files and every stored version of their bytes, pending uploads, ' +
+        'notifications, idempotency records and group memberships, for good. Deal files they ' +
+        'added stay: they belong to their deals. Running it again is harmless.',
+    },
+    schema: z.object({ user: idFlag('user'), 'dry-run': switchFlag() }),
+    run: async ({ userItems, groups, blobs }, input) => {
+      const erased = await eraseUser({ items: userItems, groups, blobs }, input.user, {
+        dryRun: input['dry-run'],
+      });
+      return {
+        user_id: erased.userId,
+        dry_run: erased.dryRun,
+        files: erased.files,
+        pending_uploads: erased.pendingUploads,
+        notifications: erased.notifications,
+        idempotency_records: erased.idempotencyRecords,
+        other_items: erased.otherItems,
+        object_versions: erased.objectVersions,
+        memberships: erased.memberships.map(({ groupId, role }) => ({ group_id: groupId, role })),
+      };
+    },
   }),
   command({
     name: 'deal-file list',

@@ -54,7 +54,8 @@ function commandHelp(command: Command): string {
   ].join('\n');
 }
 
-const ALL_FLAGS = new Set(COMMANDS.flatMap((c) => c.flags));
+const ALL_SWITCHES = new Set(COMMANDS.flatMap((c) => c.switches));
+const ALL_FLAGS = new Set(COMMANDS.flatMap((c) => c.flags).filter((f) => !ALL_SWITCHES.has(f)));
 
 /** Runs one operator command; prints its result as JSON. Never throws. */
 export async function runAdmin(args: readonly string[], io: AdminIo): Promise<number> {
@@ -98,7 +99,7 @@ export async function runAdmin(args: readonly string[], io: AdminIo): Promise<nu
   for (const [flag, value] of Object.entries(values)) {
     if (flag === 'stage' || flag === 'help') continue;
     if (!command.flags.includes(flag)) return usage(`${name} takes no --${flag}`, commandUsage);
-    flags[flag] = value as string;
+    flags[flag] = value === true ? 'true' : (value as string);
   }
   const checked = command.parse(flags);
   if (!checked.ok) return usage(`${name}: ${checked.errors.join('; ')}`, commandUsage);
@@ -134,6 +135,7 @@ function parseFlags(args: readonly string[]) {
     args: [...args],
     options: {
       ...Object.fromEntries([...ALL_FLAGS].map((flag) => [flag, { type: 'string' as const }])),
+      ...Object.fromEntries([...ALL_SWITCHES].map((flag) => [flag, { type: 'boolean' as const }])),
       stage: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },

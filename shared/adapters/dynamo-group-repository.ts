@@ -2,6 +2,7 @@ import {
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
+  paginateScan,
   PutCommand,
 } from '@aws-sdk/lib-dynamodb';
 import {
@@ -141,6 +142,30 @@ export class DynamoGroupRepository implements GroupRepository {
           name: String(item.name),
           createdAt: String(item.created_at),
         };
+  }
+
+  async membershipsOf(userId: number): Promise<readonly Membership[]> {
+    // Memberships live in their groups' partitions, so finding one user's reads every item:
+    // an operator's rare erasure, never a request's path (no function may scan).
+    const found: Membership[] = [];
+    const pages = paginateScan(
+      { client: this.client },
+      {
+        TableName: this.tableName,
+        ConsistentRead: true,
+        FilterExpression: '#sk = :member AND begins_with(#pk, :group)',
+        ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
+        ExpressionAttributeValues: { ':member': memberSortKey(userId), ':group': 'GROUP#' },
+      },
+    );
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) {
+        if (isRole(item.role)) {
+          found.push({ groupId: Number(item.group_id), userId, role: item.role });
+        }
+      }
+    }
+    return found.sort((a, b) => a.groupId - b.groupId);
   }
 
   private async get(key: Record<string, string>): Promise<Record<string, unknown> | undefined> {

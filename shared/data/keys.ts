@@ -12,10 +12,12 @@ export const userPartition = (userId: number): string => `USER#${userId}`;
 export const FILE_PREFIX = 'FILE#';
 export const userFileSortKey = (fileId: number): string => `${FILE_PREFIX}${fileId}`;
 /** A direct-to-S3 upload we signed that has not yet become a UserFile. */
-export const directUploadSortKey = (fileId: number): string => `UPLOAD#${fileId}`;
+export const DIRECT_UPLOAD_PREFIX = 'UPLOAD#';
+export const directUploadSortKey = (fileId: number): string => `${DIRECT_UPLOAD_PREFIX}${fileId}`;
 /** A submission notification, in its sender's partition: only they can look it up. */
+export const NOTIFICATION_PREFIX = 'NOTIFICATION#';
 export const notificationSortKey = (notificationId: string): string =>
-  `NOTIFICATION#${notificationId}`;
+  `${NOTIFICATION_PREFIX}${notificationId}`;
 
 /**
  * A group's own partition holds the group, its members and its deals, so one query shows an
@@ -58,6 +60,12 @@ export function parseDirectUploadObjectKey(
 ): { readonly userId: number; readonly fileId: number } | undefined {
   return safeIds(DIRECT_UPLOAD_OBJECT_KEY.exec(key));
 }
+
+/** Every key that may hold a user's bytes starts with one of these: their files and uploads. */
+export const userObjectPrefixes = (userId: number): readonly string[] => [
+  `users/${userId}/`,
+  `${DIRECT_UPLOAD_OBJECT_PREFIX}${userId}/`,
+];
 
 /** Where a deal file's bytes live: beside no user's files, so no upload event reaches them. */
 export const dealFileObjectKey = (groupId: number, dealId: number, fileId: number): string =>

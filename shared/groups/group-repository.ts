@@ -14,4 +14,6 @@ export interface GroupRepository {
   /** `group-missing`/`deal-exists` refuse it; nothing is written then. */
   createDeal(deal: Deal): Promise<'created' | 'group-missing' | 'deal-exists'>;
   getDeal(groupId: number, dealId: number): Promise<Deal | undefined>;
+  /** Every membership the user holds, in any group. Reads the whole table: operators only. */
+  membershipsOf(userId: number): Promise<readonly Membership[]>;
 }
