@@ -61,6 +61,8 @@ function requestFor(route: ApiRoute): { path: string; init: RequestInit } {
       return { path, init: json({ file_ids: [FILE] }) };
     case 'PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}':
       return { path, init: json({ type: 'other' }) };
+    case 'PATCH /api/v1/user/me/file/{file_id}':
+      return { path, init: json({ name: 'taken.pdf', is_archived: true }) };
     case 'POST /api/v1/auth/get-realtime-token':
       return { path, init: json({ room_ids: [ROOM] }) };
     default:
@@ -78,6 +80,8 @@ const OTHER_USERS_IDS: Record<string, { status: number; body: unknown } | 'own-d
     body: NOT_FOUND,
   },
   'GET /api/v1/user/me/file/{file_id}/download': { status: 404, body: NOT_FOUND },
+  'PATCH /api/v1/user/me/file/{file_id}': { status: 404, body: NOT_FOUND },
+  'DELETE /api/v1/user/me/file/{file_id}': { status: 404, body: NOT_FOUND },
   'POST /api/v1/user/me/file/notify': {
     status: 404,
     body: { detail: `File not found: ${String(FILE)}` },

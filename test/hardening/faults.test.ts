@@ -157,6 +157,56 @@ describe('faults at the adapters leave nothing half-written', () => {
     expect(await stage().reconcile()).toMatchObject({ clean: true });
   });
 
+  it('own files under faults: each rename and delete whole or not at all, and a retry finishes', async () => {
+    const created = (await uploads('lifecycle-', 12)).filter((r) => r.status === 201);
+    const ids = created.map((r) => r.id ?? 0);
+    const lost = { ...DYNAMODB_INTERNAL_ERROR, afterForwarding: true };
+    const lostS3 = { ...S3_INTERNAL_ERROR, afterForwarding: true };
+    proxies().dynamodb.setPlan(
+      someOf((call) => WRITES.has(call.operation ?? ''), 0.4, [DYNAMODB_INTERNAL_ERROR, lost], 15),
+    );
+    proxies().s3.setPlan(someOf(isS3Write('DELETE'), 0.5, [S3_INTERNAL_ERROR, lostS3], 16));
+    const own = (id: number) => `/api/v1/user/me/file/${String(id)}`;
+    const renamed = new Set<number>();
+    const deleted = new Set<number>();
+    for (const [i, id] of ids.entries()) {
+      const patch = await stage().request(own(id), {
+        method: 'PATCH',
+        as: USER,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `renamed-${String(id)}.pdf` }),
+      });
+      expect([200, 500, 503]).toContain(patch.status);
+      if (patch.status === 200) renamed.add(id);
+      if (i % 2 === 0) continue;
+      const removed = await stage().request(own(id), { method: 'DELETE', as: USER });
+      expect([204, 500, 503]).toContain(removed.status);
+      if (removed.status === 204) deleted.add(id);
+    }
+    proxies().dynamodb.setPlan(() => undefined);
+    proxies().s3.setPlan(() => undefined);
+    // Every file is whole or gone: a record with its bytes, or neither.
+    const { items, objects } = await stage().stored();
+    for (const id of ids) {
+      const record = items.find(
+        (i) => i.PK === `USER#${String(USER)}` && i.SK === `FILE#${String(id)}`,
+      );
+      const object = objects.includes(`users/${String(USER)}/files/${String(id)}`);
+      expect(record === undefined ? 'gone' : 'recorded', String(id)).toBe(
+        deleted.has(id) ? 'gone' : 'recorded',
+      );
+      if (record !== undefined) expect(object, String(id)).toBe(true);
+      if (renamed.has(id) && record !== undefined)
+        expect(record.name).toBe(`renamed-${String(id)}.pdf`);
+    }
+    // The deletes that failed finish when sent again.
+    for (const id of ids.filter((id, i) => i % 2 === 1 && !deleted.has(id))) {
+      const retried = await stage().request(own(id), { method: 'DELETE', as: USER });
+      expect(retried.status).toBe(204);
+    }
+    expect(await stage().reconcile()).toMatchObject({ clean: true });
+  });
+
   it('DynamoDB throttling: a 503 with Retry-After, or done; never half', async () => {
     const some = someOf(() => true, 0.45, [DYNAMODB_THROTTLED], 13);
     // The records of uploads named …7.pdf stay throttled through every retry: those must

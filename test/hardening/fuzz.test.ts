@@ -62,6 +62,7 @@ const VALID: Partial<Record<RouteKey, Record<string, unknown>>> = {
   'POST /api/v1/user/me/file/upload': { name: 'a.pdf', type: 'deck', filesize: 10 },
   'POST /api/v1/user/me/file/notify': { file_ids: [SEEDED_FILE], fund_name: 'F', message: 'm' },
   'PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}': { type: 'deck' },
+  'PATCH /api/v1/user/me/file/{file_id}': { name: 'renamed.pdf', is_archived: true },
   'POST /api/v1/auth/get-realtime-token': { room_ids: ['local:v1:group:51:deal:1'] },
 };
 
@@ -158,7 +159,10 @@ const pathOf = (route: ApiRoute) =>
   route.path
     .replace('{group_id}', '51')
     .replace('{deal_id}', '1')
-    .replace('{file_id}', String(SEEDED_DEAL_FILE));
+    .replace(
+      '{file_id}',
+      route.path.includes('/group/') ? String(SEEDED_DEAL_FILE) : String(SEEDED_FILE),
+    );
 
 const jsonRoutes = API_ROUTES.filter(
   (route) => API_OPERATIONS[routeKey(route) as RouteKey].request.body !== undefined,
