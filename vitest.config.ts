@@ -10,6 +10,8 @@ const emulators = './test/support/emulators.global-setup.ts';
  */
 export default defineConfig({
   test: {
+    // Two files at once even on two cores, where Vitest's default is one (docs/testing.md).
+    maxWorkers: 2,
     reporters: ['default', './test/support/summary-reporter.ts'],
     env: { POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'SILENT' },
     projects: [

@@ -37,8 +37,14 @@ function node(script: string, args: readonly string[], env: Record<string, strin
 }
 
 describe.concurrent('npm start -- --help', () => {
+  // A folder of its own: the token tests write beside it, at the same time.
+  let home: string;
+  beforeAll(async () => {
+    home = await mkdtemp(join(scratch, 'start-'));
+  });
+
   it('prints every variable the stage reads, and starts nothing', async () => {
-    const dataDir = join(scratch, 'never-made');
+    const dataDir = join(home, 'never-made');
     const result = await node('infra/local/start.ts', ['--help'], {
       LOCAL_DATA_DIR: dataDir,
       PORT: '1',
@@ -48,17 +54,17 @@ describe.concurrent('npm start -- --help', () => {
     for (const variable of LOCAL_STAGE_VARIABLES) {
       expect(result.stdout).toContain(`  ${variable.name.padEnd(24)} ${variable.default}`);
     }
-    expect(await readdir(scratch)).toEqual([]);
+    expect(await readdir(home)).toEqual([]);
   });
 
   it('refuses any other argument with exit 2', async () => {
     const result = await node('infra/local/start.ts', ['--port', '9000'], {
-      LOCAL_DATA_DIR: join(scratch, 'never-made'),
+      LOCAL_DATA_DIR: join(home, 'never-made'),
     });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^npm start: unexpected argument "--port 9000"\n\nusage: /);
-    expect(await readdir(scratch)).toEqual([]);
+    expect(await readdir(home)).toEqual([]);
   });
 });
 
