@@ -29,15 +29,7 @@ const words = (line: string): string[] =>
 
 /** Runs one command in this process, on the test stage found by its data folder. */
 async function admin(line: string) {
-  const args = words(line);
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runAdmin(args, {
-    env: { LOCAL_DATA_DIR: stage().dataDir },
-    out: (text) => out.push(text),
-    err: (text) => err.push(text),
-  });
-  return { code, out: out.join('\n'), err: err.join('\n') };
+  return stage().admin(words(line));
 }
 
 /** Runs a command that must succeed; its JSON result. */

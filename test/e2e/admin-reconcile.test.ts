@@ -1,6 +1,5 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { runAdmin } from '#infra/admin/run-admin.ts';
 import { dealFileObjectKey, userFileObjectKey } from '#shared/data/keys.ts';
 import { toDealFileItem } from '#shared/adapters/items/file-items.ts';
 import { toDirectUploadItem } from '#shared/adapters/dynamo-direct-upload-repository.ts';
@@ -11,16 +10,10 @@ import { useTestStage } from '#test/support/test-stage.ts';
 const stage = useTestStage();
 
 async function reconcile(...flags: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runAdmin(['reconcile', ...flags], {
-    env: { LOCAL_DATA_DIR: stage().dataDir },
-    out: (text) => out.push(text),
-    err: (text) => err.push(text),
-  });
-  expect(err).toEqual([]);
+  const { code, out, err } = await stage().admin(['reconcile', ...flags]);
+  expect(err).toBe('');
   expect(code).toBe(0);
-  return JSON.parse(out.join('\n')) as Record<string, unknown>;
+  return JSON.parse(out) as Record<string, unknown>;
 }
 
 const putObject = (key: string) =>
@@ -153,16 +146,10 @@ describe('npm run admin -- reconcile', () => {
   });
 
   it('refuses a settle time that is not whole seconds', async () => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runAdmin(['reconcile', '--settle-seconds', 'soon'], {
-      env: { LOCAL_DATA_DIR: stage().dataDir },
-      out: (text) => out.push(text),
-      err: (text) => err.push(text),
-    });
+    const { code, out, err } = await stage().admin(['reconcile', '--settle-seconds', 'soon']);
     expect(code).toBe(2);
-    expect(out).toEqual([]);
-    expect(err.join('\n').split('\n')[0]).toBe(
+    expect(out).toBe('');
+    expect(err.split('\n')[0]).toBe(
       'admin: reconcile: --settle-seconds must be whole seconds, got "soon"',
     );
   });

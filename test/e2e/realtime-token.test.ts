@@ -1,6 +1,5 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { runAdmin } from '#infra/admin/run-admin.ts';
 import { toDealItem, toGroupItem, toMemberItem } from '#shared/adapters/dynamo-group-repository.ts';
 import type { Role } from '#shared/groups/group.ts';
 import { expectRefused } from '#test/support/expect-refused.ts';
@@ -225,14 +224,9 @@ describe('GET /api/v1/auth/realtime-jwks.json', () => {
 
   it('after `admin -- realtime-key rotate`: the new key signs, the old token still verifies', async () => {
     const before = await verified(await ask(806, { room_ids: [] }));
-    const out: string[] = [];
-    const code = await runAdmin(['realtime-key', 'rotate'], {
-      env: { LOCAL_DATA_DIR: stage().dataDir },
-      out: (text) => out.push(text),
-      err: (text) => out.push(text),
-    });
-    expect(code).toBe(0);
-    const { kid } = JSON.parse(out.join('')) as { kid: string };
+    const { code, out, err } = await stage().admin(['realtime-key', 'rotate']);
+    expect({ code, err }).toEqual({ code: 0, err: '' });
+    const { kid } = JSON.parse(out) as { kid: string };
     const after = await verified(await ask(806, { room_ids: [] }));
     expect(after.protectedHeader.kid).toBe(kid);
     expect(kid).not.toBe(before.protectedHeader.kid);

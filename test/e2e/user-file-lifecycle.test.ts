@@ -4,7 +4,6 @@
  * delete whose bytes will not go can be shown to keep its record.
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { runAdmin } from '#infra/admin/run-admin.ts';
 import { attachmentDisposition } from '#shared/http/content-disposition.ts';
 import { type FaultProxy, S3_INTERNAL_ERROR, startFaultProxy } from '#test/support/fault-proxy.ts';
 import { eventually } from '#test/support/eventually.ts';
@@ -258,16 +257,10 @@ describe('DELETE /api/v1/user/me/file/{file_id}', () => {
 });
 
 async function admin(...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runAdmin(args, {
-    env: { LOCAL_DATA_DIR: stage().dataDir },
-    out: (text) => out.push(text),
-    err: (text) => err.push(text),
-  });
-  expect(err.join('\n')).toBe('');
+  const { code, out, err } = await stage().admin(args);
+  expect(err).toBe('');
   expect(code).toBe(0);
-  return JSON.parse(out.join('\n')) as Record<string, unknown>;
+  return JSON.parse(out) as Record<string, unknown>;
 }
 
 describe('npm run admin -- user erase', () => {

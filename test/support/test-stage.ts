@@ -69,6 +69,8 @@ export interface TestStage extends LocalStage {
     form: { body: Buffer; contentType: string },
     headers?: Record<string, string>,
   ): Promise<Response>;
+  /** `npm run admin -- <args>` on this stage, in this process: exit code, stdout, stderr. */
+  admin(args: readonly string[]): Promise<{ code: number; out: string; err: string }>;
   /** `npm run admin -- reconcile --settle-seconds 0` on this stage: its JSON. */
   reconcile(): Promise<{ clean: boolean } & Record<string, unknown>>;
   /**
@@ -149,6 +151,16 @@ export async function startTestStage(
     return etags;
   };
   const objectKeys = async () => Object.keys(await listed()).sort();
+  const admin: TestStage['admin'] = async (args) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runAdmin(args, {
+      env: { LOCAL_DATA_DIR: dataDir },
+      out: (text) => out.push(text),
+      err: (text) => err.push(text),
+    });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  };
   return {
     ...stage,
     dataDir,
@@ -173,16 +185,11 @@ export async function startTestStage(
       }),
     put: (items) => putItems(clients.dynamodb, stage.tableName, items),
     s3,
+    admin,
     reconcile: async () => {
-      const out: string[] = [];
-      const err: string[] = [];
-      const code = await runAdmin(['reconcile', '--settle-seconds', '0'], {
-        env: { LOCAL_DATA_DIR: dataDir },
-        out: (text) => out.push(text),
-        err: (text) => err.push(text),
-      });
-      if (code !== 0) throw new Error(`reconcile failed (${String(code)}): ${err.join('\n')}`);
-      return JSON.parse(out.join('\n')) as { clean: boolean } & Record<string, unknown>;
+      const { code, out, err } = await admin(['reconcile', '--settle-seconds', '0']);
+      if (code !== 0) throw new Error(`reconcile failed (${String(code)}): ${err}`);
+      return JSON.parse(out) as { clean: boolean } & Record<string, unknown>;
     },
     finishedRequests: () => finished,
     takeContractViolations: () => {
