@@ -1,8 +1,4 @@
-import {
-  BatchWriteCommand,
-  type DynamoDBDocumentClient,
-  paginateQuery,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import {
   IDEMPOTENT_OPERATIONS,
   idempotencyPartition,
@@ -11,15 +7,7 @@ import {
   userPartition,
 } from '../data/keys.ts';
 import type { ItemKey, UserItems } from '../removal/user-items.ts';
-
-/** BatchWriteItem takes at most 25 requests a call. */
-const MAX_WRITES = 25;
-const MAX_ATTEMPTS = 8;
-
-const pause = (ms: number) =>
-  new Promise<void>((resolve) => {
-    setTimeout(resolve, ms);
-  });
+import { batchWriteAll } from './aws/batch-write.ts';
 
 /** A user's items: their own partition, and one idempotency partition per operation. */
 export class DynamoUserItems implements UserItems {
@@ -60,25 +48,13 @@ export class DynamoUserItems implements UserItems {
     return found;
   }
 
-  /**
-   * Deletes in batches of 25. DynamoDB may leave some unprocessed when it throttles; those
-   * are sent again, with backoff and jitter as AWS advises.
-   */
   async deleteItems(items: readonly ItemKey[]): Promise<void> {
-    for (let start = 0; start < items.length; start += MAX_WRITES) {
-      let pending = items.slice(start, start + MAX_WRITES).map((item) => ({
+    await batchWriteAll(
+      this.client,
+      this.tableName,
+      items.map((item) => ({
         DeleteRequest: { Key: { [PARTITION_KEY]: item.partition, [SORT_KEY]: item.sort } },
-      }));
-      for (let attempt = 1; pending.length > 0; attempt++) {
-        if (attempt > MAX_ATTEMPTS) {
-          throw new Error(`BatchWriteItem left ${pending.length} deletes unprocessed`);
-        }
-        if (attempt > 1) await pause(Math.random() * Math.min(1000, 25 * 2 ** attempt));
-        const { UnprocessedItems } = await this.client.send(
-          new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }),
-        );
-        pending = (UnprocessedItems?.[this.tableName] ?? []) as typeof pending;
-      }
-    }
+      })),
+    );
   }
 }

@@ -1,9 +1,5 @@
-import {
-  BatchWriteCommand,
-  type BatchWriteCommandInput,
-  type BatchWriteCommandOutput,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { batchWriteAll } from '#shared/adapters/aws/batch-write.ts';
 
 /** Seeds a table 25 items a call, retrying whatever DynamoDB leaves unprocessed. */
 export async function putItems(
@@ -11,17 +7,9 @@ export async function putItems(
   tableName: string,
   items: readonly object[],
 ): Promise<void> {
-  for (let i = 0; i < items.length; i += 25) {
-    let pending: BatchWriteCommandInput['RequestItems'] = {
-      [tableName]: items
-        .slice(i, i + 25)
-        .map((item) => ({ PutRequest: { Item: item as Record<string, unknown> } })),
-    };
-    while (pending !== undefined && Object.keys(pending).length > 0) {
-      const result: BatchWriteCommandOutput = await client.send(
-        new BatchWriteCommand({ RequestItems: pending }),
-      );
-      pending = result.UnprocessedItems;
-    }
-  }
+  await batchWriteAll(
+    client,
+    tableName,
+    items.map((item) => ({ PutRequest: { Item: item as Record<string, unknown> } })),
+  );
 }

@@ -1,21 +1,16 @@
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { PARTITION_KEY, SORT_KEY } from '../../data/keys.ts';
+import { sendUntilProcessed } from './until-processed.ts';
 
 type Key = Record<string, string>;
 
 /** BatchGetItem takes at most 100 keys a call. */
 const MAX_KEYS = 100;
-const MAX_ATTEMPTS = 8;
-
-const pause = (ms: number) =>
-  new Promise<void>((resolve) => {
-    setTimeout(resolve, ms);
-  });
 
 /**
  * Reads many items of one table, strongly consistent, in as few calls as BatchGetItem allows.
- * DynamoDB may leave keys unprocessed when it throttles; those are asked for again, with
- * backoff and jitter as AWS advises, until every key has an answer.
+ * DynamoDB may leave keys unprocessed when it throttles; those are asked for again
+ * (`sendUntilProcessed`) until every key has an answer.
  */
 export async function batchGetAll(
   client: DynamoDBDocumentClient,
@@ -37,20 +32,19 @@ export async function batchGetAll(
         };
   const found: Record<string, unknown>[] = [];
   for (let start = 0; start < keys.length; start += MAX_KEYS) {
-    let pending: Key[] = keys.slice(start, start + MAX_KEYS);
-    for (let attempt = 1; pending.length > 0; attempt++) {
-      if (attempt > MAX_ATTEMPTS) {
-        throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after retries`);
-      }
-      if (attempt > 1) await pause(Math.random() * Math.min(1000, 25 * 2 ** attempt));
-      const result = await client.send(
-        new BatchGetCommand({
-          RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true, ...projection } },
-        }),
-      );
-      found.push(...(result.Responses?.[tableName] ?? []));
-      pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Key[];
-    }
+    await sendUntilProcessed(
+      'BatchGetItem',
+      keys.slice(start, start + MAX_KEYS),
+      async (pending) => {
+        const result = await client.send(
+          new BatchGetCommand({
+            RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true, ...projection } },
+          }),
+        );
+        found.push(...(result.Responses?.[tableName] ?? []));
+        return (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Key[];
+      },
+    );
   }
   return found;
 }
