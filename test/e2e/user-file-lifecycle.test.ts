@@ -176,12 +176,22 @@ describe('PATCH /api/v1/user/me/file/{file_id}', () => {
 });
 
 describe('DELETE /api/v1/user/me/file/{file_id}', () => {
-  it("answers 404 for another user's file and an unknown id, on both routes, changing nothing", async () => {
+  it("answers 404 for another user's file and an unknown id, on both routes, and 422 for a fractional id, changing nothing", async () => {
     const file = await upload(5);
     await expectRefused(() => patch(6, file.id, '{"is_archived":true}'), 404, NOT_FOUND);
     await expectRefused(() => remove(6, file.id), 404, NOT_FOUND);
     await expectRefused(() => patch(5, 987_654_321, '{}'), 404, NOT_FOUND);
     await expectRefused(() => remove(5, 987_654_321), 404, NOT_FOUND);
+    await expectRefused(
+      () => remove(5, '1.5'),
+      422,
+      validationBody({
+        type: 'int_parsing',
+        loc: ['path', 'file_id'],
+        msg: 'Input should be a valid integer, unable to parse string as an integer',
+        input: '1.5',
+      }),
+    );
   });
 
   it('removes the record and the bytes: gone from the list and downloads, a second delete 404s', async () => {
