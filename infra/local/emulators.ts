@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
+import { makeObjectWritesAtomic } from './s3rver-atomic-objects.ts';
 import { answerObjectVersions } from './s3rver-object-versions.ts';
 import { PARTITION_KEY, SORT_KEY } from '#shared/data/keys.ts';
 import { freePort } from './free-port.ts';
@@ -167,6 +168,7 @@ export async function startS3rver(options: {
     directory: options.directory,
   });
   answerObjectVersions(server);
+  makeObjectWritesAtomic(server);
   const address = await server.run();
   return {
     endpoint: `http://127.0.0.1:${address.port}`,
