@@ -13,7 +13,12 @@ export default defineConfig({
     // Two files at once even on two cores, where Vitest's default is one (docs/testing.md).
     maxWorkers: 2,
     reporters: ['default', './test/support/summary-reporter.ts'],
-    env: { POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'SILENT' },
+    env: {
+      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'SILENT',
+      // As on the local stage; the test that reads the metrics turns them on for its file.
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      POWERTOOLS_METRICS_NAMESPACE: 'FileService/test',
+    },
     projects: [
       {
         extends: true,
@@ -36,6 +41,22 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           isolate: false,
           globalSetup: [emulators],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // The handlers' EMF lines: metrics on, in a module graph of its own.
+          name: 'observability',
+          include: ['test/observability/**/*.test.ts'],
+          globalSetup: [emulators],
+          // On demand, as Lambda sets it: the stage's first invocation is then a cold start.
+          env: {
+            POWERTOOLS_METRICS_DISABLED: 'false',
+            AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+          },
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

@@ -32,7 +32,7 @@ export function addServiceStacks(
     data,
     root,
     env,
-    description: `File service ${stage.name}: HTTP API, functions, alarms`,
+    description: `File service ${stage.name}: HTTP API, functions, alarms, dashboard`,
   });
   Tags.of(app).add('service', 'file-service');
   Tags.of(app).add('stage', stage.name);

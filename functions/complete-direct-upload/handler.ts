@@ -1,5 +1,6 @@
 import middy from '@middy/core';
 import { completeDirectUpload } from '#shared/direct-uploads/complete-direct-upload.ts';
+import { countedDirectUploads } from '#shared/observability/counted-direct-uploads.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
@@ -24,7 +25,7 @@ export const createHandler = (
   }: Pick<ServiceAdapters, 'directUploads' | 'userFiles' | 'blobs'>,
   settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
 ) => {
-  const ports = { uploads: directUploads, files: userFiles, blobs };
+  const ports = { uploads: countedDirectUploads(directUploads), files: userFiles, blobs };
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))

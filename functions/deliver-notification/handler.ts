@@ -4,7 +4,13 @@ import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import { logger } from '#shared/logger.ts';
-import { deliverNotification } from '#shared/notifications/deliver-notification.ts';
+import { recordMetric } from '#shared/observability/metrics.ts';
+import { observeInvocation } from '#shared/observability/observe-invocation.ts';
+import {
+  deliverNotification,
+  type DeliveryResult,
+} from '#shared/notifications/deliver-notification.ts';
+import type { BusinessMetric } from '#shared/observability/business-metrics.ts';
 import { deliveryRules } from '#shared/notifications/delivery-rules.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
@@ -13,6 +19,24 @@ import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-ad
 /** A message left on the queue on purpose: its visibility already says when it comes back. */
 class DeliveryDeferred extends Error {
   override name = 'DeliveryDeferred';
+}
+
+/** Which notification metrics one message's outcome adds to. */
+const COUNTED: Readonly<
+  Record<DeliveryResult['outcome'], readonly Extract<BusinessMetric, `Notifications${string}`>[]>
+> = {
+  sent: ['NotificationsSent'],
+  retrying: ['NotificationsFailed'],
+  // The try stopped before it knew whether it posted; it is not posted again.
+  unconfirmed: ['NotificationsFailed'],
+  failed: ['NotificationsFailed', 'NotificationsDeadLettered'],
+  busy: [],
+  'already-settled': [],
+  'not-found': [],
+};
+
+function countDelivery(result: DeliveryResult): void {
+  for (const metric of COUNTED[result.outcome]) recordMetric(metric);
 }
 
 /**
@@ -39,12 +63,14 @@ export const createHandler = (
       receiptHandle: record.receiptHandle,
       receiveCount: Number(record.attributes.ApproximateReceiveCount),
     });
+    countDelivery(result);
     if ('comeBack' in result) {
       throw new DeliveryDeferred(`${result.outcome}: back in ${Math.round(result.delayMs)} ms`);
     }
   };
   return middy<SQSEvent, SQSBatchResponse>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(observeInvocation())
     .handler((event, context) =>
       // A processor per batch: it keeps the batch's state, and the local stage may run two.
       processPartialResponse(event, deliver, new BatchProcessor(EventType.SQS), {

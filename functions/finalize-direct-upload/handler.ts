@@ -9,6 +9,9 @@ import {
 } from '#shared/direct-uploads/complete-direct-upload.ts';
 import { isOutcome } from '#shared/domain/outcome.ts';
 import { logger } from '#shared/logger.ts';
+import { countedDirectUploads } from '#shared/observability/counted-direct-uploads.ts';
+import { observeInvocation } from '#shared/observability/observe-invocation.ts';
+import { tracer } from '#shared/observability/tracer.ts';
 import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
@@ -25,12 +28,13 @@ export const createHandler = (
   adapters: Pick<ServiceAdapters, 'directUploads' | 'userFiles' | 'blobs'>,
 ) => {
   const ports = {
-    uploads: adapters.directUploads,
+    uploads: countedDirectUploads(adapters.directUploads),
     files: adapters.userFiles,
     blobs: adapters.blobs,
   };
   return middy<S3Event>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(observeInvocation())
     .handler(async (event) => {
       const failures: unknown[] = [];
       for (const record of event.Records) {
@@ -55,6 +59,7 @@ export const createHandler = (
           }
         }
       }
+      tracer.putAnnotation('outcome', failures.length > 0 ? 'failed' : 'ok');
       if (failures.length > 0) throw new AggregateError(failures, 'Direct uploads not completed');
     });
 };

@@ -5,6 +5,7 @@ import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { issueRealtimeToken } from '#shared/realtime/issue-realtime-token.ts';
+import { recordMetric } from '#shared/observability/metrics.ts';
 import { getRealtimeTokenRequest } from '#shared/schemas/realtime-token.ts';
 import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
@@ -31,10 +32,10 @@ export const createHandler = (
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(validateRequest(getRealtimeTokenRequest))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
-      const token = await issueRealtimeToken(ports, config, {
-        userId,
-        roomIds: input.body.room_ids,
-      });
+      const roomIds = input.body.room_ids;
+      const token = await issueRealtimeToken(ports, config, { userId, roomIds });
+      recordMetric('RealtimeTokensIssued');
+      recordMetric('RoomsPerToken', new Set(roomIds).size);
       return jsonResponse(200, { token }, { 'cache-control': 'no-store' });
     });
 };

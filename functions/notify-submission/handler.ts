@@ -17,6 +17,7 @@ import {
   type SubmissionAnnouncement,
 } from '#shared/notifications/notify-submission.ts';
 import { notifySubmissionRequest } from '#shared/schemas/notify-submission.ts';
+import { recordMetric } from '#shared/observability/metrics.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
@@ -39,8 +40,11 @@ export const createHandler = (
   };
   const notify = idempotentPerKey(
     IDEMPOTENT_OPERATIONS.notifySubmission,
-    async (announcement: SubmissionAnnouncement) =>
-      toAcceptedBody(await notifySubmission(ports, announcement)),
+    async (announcement: SubmissionAnnouncement) => {
+      const queued = await notifySubmission(ports, announcement);
+      recordMetric('NotificationsQueued');
+      return toAcceptedBody(queued);
+    },
     adapters.idempotency,
   );
   return middy<ApiEvent, ApiResult>()

@@ -13,6 +13,7 @@ import { UPLOAD_FORM_LIMITS } from '#shared/schemas/upload-form-limits.ts';
 import { uploadFingerprint } from '#shared/user-files/upload-fingerprint.ts';
 import { type NewUserFile, uploadUserFile } from '#shared/user-files/upload-user-file.ts';
 import { toUserFileBody } from '#shared/schemas/user-file-response.ts';
+import { recordMetric } from '#shared/observability/metrics.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
@@ -28,7 +29,12 @@ export const createHandler = (
   const ports = { ids: adapters.fileIds, blobs: adapters.blobs, files: adapters.userFiles };
   const upload = idempotentPerKey(
     IDEMPOTENT_OPERATIONS.uploadUserFile,
-    async (file: NewUserFile) => toUserFileBody(await uploadUserFile(ports, file)),
+    async (file: NewUserFile) => {
+      const uploaded = await uploadUserFile(ports, file);
+      recordMetric('MultipartUploads');
+      recordMetric('MultipartUploadBytes', uploaded.filesize);
+      return toUserFileBody(uploaded);
+    },
     adapters.idempotency,
   );
   return middy<ApiEvent, ApiResult>()

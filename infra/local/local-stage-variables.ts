@@ -25,6 +25,11 @@ export const LOCAL_STAGE_VARIABLES: readonly LocalStageVariable[] = [
     default: 'INFO',
     meaning: 'Handler log level: DEBUG, INFO, WARN, ERROR, SILENT',
   },
+  {
+    name: 'POWERTOOLS_METRICS_DISABLED',
+    default: 'true',
+    meaning: "false prints the handlers' metrics to the console, as CloudWatch EMF lines",
+  },
   { name: 'USER_ID_CLAIM', default: 'sub', meaning: 'The JWT claim that holds the user id' },
   { name: 'REALTIME_AUDIENCE', default: 'realtime', meaning: 'The aud of realtime tokens' },
   {

@@ -30,6 +30,9 @@ if (args.length > 0) {
 }
 
 const started = performance.now();
+// Before the handlers load: their metrics are read from these when first imported.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+process.env.POWERTOOLS_METRICS_NAMESPACE ??= 'FileService/local';
 // Loaded once the arguments are known good: the stage, its emulators and the AWS SDK.
 const { registerRunningStage } = await import('./data-folder.ts');
 const { startLocalStage } = await import('./local-stage.ts');

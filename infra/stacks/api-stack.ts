@@ -16,7 +16,9 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { FALLBACK_ROUTE } from '#shared/api/routes.ts';
 import { ENVIRONMENT, type EnvironmentName } from '#shared/config/environment.ts';
+import { metricsNamespace, SERVICE_NAME } from '#shared/observability/business-metrics.ts';
 import { ServiceAlarms } from '../constructs/service-alarms.ts';
+import { ServiceDashboard } from '../constructs/service-dashboard.ts';
 import { alarmAction } from './alarm-action.ts';
 import { DATA_OUTPUTS, type StageConfig } from '../stages.ts';
 import type { ServiceData } from './data-stack.ts';
@@ -59,9 +61,9 @@ const ACCESS_LOG = AccessLogFormat.custom(
 
 /**
  * The stage's compute: the HTTP API (the JWT authorizer on every contract route) and its
- * routes, the S3-event finalizer, the notification worker, the realtime keys' first key, and
- * the alarms. Every function comes from FUNCTION_TABLE. It holds no data, so it can be
- * destroyed and redeployed at will.
+ * routes, the S3-event finalizer, the notification worker, the realtime keys' first key, the
+ * alarms and the dashboard. Every function comes from FUNCTION_TABLE. It holds no data, so
+ * it can be destroyed and redeployed at will.
  */
 export class ApiStack extends Stack {
   readonly api: HttpApi;
@@ -117,7 +119,11 @@ export class ApiStack extends Stack {
       data,
       bucket,
       environment,
-      powertools: { serviceName: 'file-service', logLevel: stage.logLevel },
+      powertools: {
+        serviceName: SERVICE_NAME,
+        logLevel: stage.logLevel,
+        metricsNamespace: metricsNamespace(stage.name),
+      },
       logRetention,
       removalPolicy,
       ...(alarms === undefined ? {} : { alarms }),
@@ -172,6 +178,23 @@ export class ApiStack extends Stack {
       queue: data.notificationQueue,
     });
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint });
+
+    const { dashboard } = new ServiceDashboard(this, 'Dashboard', {
+      stageName: stage.name,
+      api: this.api,
+      functions: functions.all,
+      table: data.table,
+      notificationQueue: data.notificationQueue,
+      deadLetterQueues: new Map([
+        ['Notifications', data.notificationDeadLetters],
+        ['Upload events', data.uploadEventFailures],
+      ]),
+      metricsNamespace: metricsNamespace(stage.name),
+    });
+    new CfnOutput(this, 'DashboardUrl', {
+      description: "The stage's CloudWatch dashboard",
+      value: `https://console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards/dashboard/${dashboard.dashboardName}`,
+    });
     this.acknowledgeBucketNotificationsHandler();
   }
 

@@ -42,7 +42,11 @@ export interface ServiceFunctionsProps {
   /** A value for every variable a function may read; each function gets only its own. */
   readonly environment: Readonly<Record<EnvironmentName, string>>;
   /** Powertools' own settings, on every function. */
-  readonly powertools: { readonly serviceName: string; readonly logLevel: string };
+  readonly powertools: {
+    readonly serviceName: string;
+    readonly logLevel: string;
+    readonly metricsNamespace: string;
+  };
   readonly logRetention: RetentionDays;
   readonly removalPolicy: RemovalPolicy;
   /** Errors and throttles of every function made here; none when absent. */
@@ -56,6 +60,7 @@ export interface ServiceFunctionsProps {
  */
 export class ServiceFunctions {
   private readonly props: ServiceFunctionsProps;
+  private readonly made = new Map<FunctionId, IFunction>();
 
   constructor(props: ServiceFunctionsProps) {
     this.props = props;
@@ -74,6 +79,7 @@ export class ServiceFunctions {
     const environment: Record<string, string> = {
       POWERTOOLS_SERVICE_NAME: props.powertools.serviceName,
       POWERTOOLS_LOG_LEVEL: props.powertools.logLevel,
+      POWERTOOLS_METRICS_NAMESPACE: props.powertools.metricsNamespace,
     };
     for (const name of FUNCTION_ENVIRONMENT[functionId])
       environment[name] = props.environment[name];
@@ -89,7 +95,13 @@ export class ServiceFunctions {
     }).function;
     for (const grant of spec.grants) this.grant(fn, grant);
     if (!('alarms' in spec)) props.alarms?.watchFunction(functionId, fn);
+    this.made.set(functionId, fn);
     return fn;
+  }
+
+  /** Every function made so far, by function id. */
+  get all(): ReadonlyMap<FunctionId, IFunction> {
+    return this.made;
   }
 
   /** One row's grant, as exactly one IAM statement. */

@@ -1,5 +1,5 @@
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { PutSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { parseKeySet, type RealtimeKeySet, withNewKey } from '../realtime/realtime-key-set.ts';
 import type { RealtimeKeyStore } from '../realtime/realtime-key-store.ts';
 
@@ -16,11 +16,11 @@ export class SecretsManagerKeyStore implements RealtimeKeyStore {
 
   constructor(
     secretId: string,
-    options: { maxAgeSeconds?: number; client?: SecretsManagerClient } = {},
+    options: { readonly client: SecretsManagerClient; readonly maxAgeSeconds?: number },
   ) {
     this.secretId = secretId;
     this.maxAgeSeconds = options.maxAgeSeconds ?? 300;
-    this.client = options.client ?? new SecretsManagerClient({});
+    this.client = options.client;
     this.provider = new SecretsProvider({ awsSdkV3Client: this.client });
   }
 

@@ -1,34 +1,55 @@
 import type { MiddlewareObj } from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logger } from '../logger.ts';
+import { recordRefusal } from '../observability/metrics.ts';
+import { observeInvocation } from '../observability/observe-invocation.ts';
+import { tracer } from '../observability/tracer.ts';
 import type { ApiEvent } from './api-event.ts';
 import { errorHandler } from './error-handler.ts';
 import type { ApiResult } from './responses.ts';
 
-function requestLogging(): MiddlewareObj<ApiEvent, ApiResult> {
+/** Ours when 5xx, the client's when 4xx. */
+const outcomeOf = (status: number) => (status >= 500 ? 'failed' : status >= 400 ? 'refused' : 'ok');
+
+/**
+ * Each request's log line, trace annotations and refusal metric, from its final status. The
+ * annotations name the route template and the status, never a caller or a file.
+ */
+function requestOutcome(): MiddlewareObj<ApiEvent, ApiResult> {
+  const settle = ({ event, response }: { event: ApiEvent; response?: ApiResult | null }) => {
+    const status = response?.statusCode ?? 500;
+    logger.info('Request handled', { status });
+    tracer.putAnnotation('route', event.routeKey);
+    tracer.putAnnotation('status', status);
+    tracer.putAnnotation('outcome', outcomeOf(status));
+    if (status >= 400) recordRefusal(status);
+  };
   return {
-    name: 'requestLogging',
+    name: 'requestOutcome',
     before: ({ event }) => {
       logger.setCorrelationId(event.requestContext.requestId);
       logger.appendKeys({ route: event.routeKey });
     },
-    after: ({ response }) => {
-      logger.info('Request handled', { status: response?.statusCode });
-    },
+    after: settle,
     // Runs after errorHandler's onError (middy unwinds in reverse), so the status is final.
-    onError: ({ response }) => {
-      logger.info('Request handled', { status: response?.statusCode });
-    },
+    onError: settle,
   };
 }
 
 /**
  * The stack every HTTP handler starts with: structured logs that carry the Lambda and API
- * Gateway request ids, then the error mapper (registered before the handler's own
- * middlewares, so its onError runs last and sees their errors too).
+ * Gateway request ids, the trace and metrics of the invocation, the request's outcome, then
+ * the error mapper (registered before the handler's own middlewares, so its onError runs
+ * first of these and sees their errors too).
  */
 export const httpApi = (): [
   MiddlewareObj<ApiEvent, ApiResult>,
+  MiddlewareObj<unknown, unknown>,
   MiddlewareObj<ApiEvent, ApiResult>,
   MiddlewareObj<unknown, ApiResult>,
-] => [injectLambdaContext(logger, { resetKeys: true }), requestLogging(), errorHandler()];
+] => [
+  injectLambdaContext(logger, { resetKeys: true }),
+  observeInvocation(),
+  requestOutcome(),
+  errorHandler(),
+];

@@ -14,6 +14,7 @@ import {
   PARTITION_KEY,
   SORT_KEY,
 } from '../data/keys.ts';
+import { recordMetric } from '../observability/metrics.ts';
 import { ConflictError, RequestValidationError } from './http-errors.ts';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -53,7 +54,7 @@ export type JsonValue =
  * live in a partition per operation and caller (`IDEMPOTENCY#<operation>#USER#<uid>`), so
  * erasing a user finds theirs, and a busy operation spreads over its callers. A replay with a
  * different request is a 422, a replay while the first is still running a 409 (the IETF
- * Idempotency-Key draft's codes).
+ * Idempotency-Key draft's codes). Each replay adds to the IdempotentReplays metric.
  */
 export function idempotentPerKey<A, R extends JsonValue>(
   operation: IdempotentOperation,
@@ -62,7 +63,7 @@ export function idempotentPerKey<A, R extends JsonValue>(
 ): (argument: A, request: KeyedRequest, context: Context) => Promise<R> {
   // The partition is the caller's, so the persistence layer is made per keyed call: a few
   // small objects, no I/O.
-  const idempotentFor = (userId: number, context: Context) => {
+  const idempotentFor = (userId: number, context: Context, run: (argument: A) => Promise<R>) => {
     const config = new IdempotencyConfig({
       expiresAfterSeconds: IDEMPOTENCY_WINDOW_SECONDS,
       eventKeyJmesPath: '[userId, key]',
@@ -78,7 +79,7 @@ export function idempotentPerKey<A, R extends JsonValue>(
       expiryAttr: EXPIRY_ATTRIBUTE,
       awsSdkV3Client: store.client,
     });
-    return makeIdempotent((argument: A, _call: IdempotentCall): Promise<R> => work(argument), {
+    return makeIdempotent((argument: A, _call: IdempotentCall): Promise<R> => run(argument), {
       persistenceStore,
       config,
       keyPrefix: operation,
@@ -88,8 +89,16 @@ export function idempotentPerKey<A, R extends JsonValue>(
   return async (argument, request, context) => {
     if (request.key === undefined) return work(argument);
     const call = { userId: request.userId, key: request.key, fingerprint: request.fingerprint() };
+    // The work runs only when this is no replay.
+    const ran = { work: false };
+    const running = async (value: A) => {
+      ran.work = true;
+      return work(value);
+    };
     try {
-      return await idempotentFor(request.userId, context)(argument, call);
+      const result = await idempotentFor(request.userId, context, running)(argument, call);
+      if (!ran.work) recordMetric('IdempotentReplays');
+      return result;
     } catch (error) {
       if (error instanceof IdempotencyAlreadyInProgressError) {
         throw new ConflictError(

@@ -1,7 +1,7 @@
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { dynamoDbClient, documentClient } from '../adapters/aws/dynamodb.ts';
 import { s3Client } from '../adapters/aws/s3.ts';
+import { secretsManagerClient } from '../adapters/aws/secrets-manager.ts';
 import { sqsClient } from '../adapters/aws/sqs.ts';
 import { DynamoBlockIdAllocator } from '../adapters/dynamo-block-id-allocator.ts';
 import { DynamoDealFileRepository } from '../adapters/dynamo-deal-file-repository.ts';
@@ -23,7 +23,7 @@ const WEBHOOK_SECRET_MAX_AGE_SECONDS = 300;
 
 /** The chat channel's incoming webhook, whose URL is kept in a secret. */
 function webhookFromSecret(env: Needs<'CHAT_WEBHOOK_SECRET_ARN' | 'CHAT_TIMEOUT_SECONDS'>) {
-  const secrets = new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({}) });
+  const secrets = new SecretsProvider({ awsSdkV3Client: secretsManagerClient() });
   const url = async (): Promise<string> => {
     const value = await secrets.get(env.CHAT_WEBHOOK_SECRET_ARN, {
       maxAge: WEBHOOK_SECRET_MAX_AGE_SECONDS,
@@ -68,5 +68,5 @@ export const notificationQueue = (env: Needs<'NOTIFY_QUEUE_URL'>) =>
 export const deadLetters = (env: Needs<'NOTIFY_DLQ_URL'>) =>
   new SqsMessageQueue(sqsClient(), env.NOTIFY_DLQ_URL);
 export const realtimeKeys = (env: Needs<'REALTIME_KEYS_SECRET_ARN'>) =>
-  new SecretsManagerKeyStore(env.REALTIME_KEYS_SECRET_ARN);
+  new SecretsManagerKeyStore(env.REALTIME_KEYS_SECRET_ARN, { client: secretsManagerClient() });
 export const chat = webhookFromSecret;

@@ -3,7 +3,9 @@
  * with the house construct's esbuild settings (`BUNDLE`), then imported in a fresh Node 24
  * process with the function's `NODE_OPTIONS`, many times. Beside each, a baseline bundle
  * built the same way that holds only the AWS SDK clients the function's bundle holds, and
- * constructs them as the function does at module scope. Target: function / baseline <= 1.3.
+ * constructs them as the function does at module scope: captured by Powertools Tracer, which
+ * every function must carry for X-Ray (the tracer's own cost is measured and printed apart).
+ * Target: function / baseline <= 1.3.
  * Also checked: the multipart form reader ships only in the bundles of functions that take
  * a form.
  *
@@ -30,22 +32,26 @@ const FORM_TAKERS: ReadonlySet<string> = new Set(
   ).map((route) => route.functionId),
 );
 
+/** The tracer every function builds, and each client is captured by, as ours are. */
+const TRACER =
+  "import { Tracer } from '@aws-lambda-powertools/tracer'; const tracer = new Tracer({ serviceName: 'bench', captureHTTPsRequests: false });";
+
 /** What constructing each SDK package's client costs, as our adapters do it. */
 const SDK_CLIENTS: Readonly<Record<string, string>> = {
   '@aws-sdk/client-dynamodb':
-    "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; clients.push(new DynamoDBClient({}));",
+    "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; clients.push(tracer.captureAWSv3Client(new DynamoDBClient({})));",
   '@aws-sdk/lib-dynamodb':
-    "import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'; import { DynamoDBClient as D } from '@aws-sdk/client-dynamodb'; clients.push(DynamoDBDocumentClient.from(new D({})));",
+    "import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'; import { DynamoDBClient as D } from '@aws-sdk/client-dynamodb'; clients.push(DynamoDBDocumentClient.from(tracer.captureAWSv3Client(new D({}))));",
   '@aws-sdk/client-s3':
-    "import { S3Client } from '@aws-sdk/client-s3'; clients.push(new S3Client({}));",
+    "import { S3Client } from '@aws-sdk/client-s3'; clients.push(tracer.captureAWSv3Client(new S3Client({})));",
   '@aws-sdk/s3-presigned-post':
     "import { createPresignedPost } from '@aws-sdk/s3-presigned-post'; clients.push(createPresignedPost);",
   '@aws-sdk/s3-request-presigner':
     "import { getSignedUrl } from '@aws-sdk/s3-request-presigner'; clients.push(getSignedUrl);",
   '@aws-sdk/client-sqs':
-    "import { SQSClient } from '@aws-sdk/client-sqs'; clients.push(new SQSClient({}));",
+    "import { SQSClient } from '@aws-sdk/client-sqs'; clients.push(tracer.captureAWSv3Client(new SQSClient({})));",
   '@aws-sdk/client-secrets-manager':
-    "import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager'; clients.push(new SecretsManagerClient({}));",
+    "import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager'; clients.push(tracer.captureAWSv3Client(new SecretsManagerClient({})));",
 };
 
 /** The settings each function checks at cold start; values only need the right shape. */
@@ -76,6 +82,8 @@ export interface ColdStartRow {
   readonly ratio: number | undefined;
   readonly holdsFormReader: boolean;
   readonly takesForms: boolean;
+  /** Said in place of a ratio: a row that is no function. */
+  readonly note?: string;
 }
 
 const median = (values: readonly number[]) =>
@@ -145,7 +153,7 @@ export async function benchColdStarts(workDir: string): Promise<ColdStartRow[]> 
     FALLBACK_ROUTE,
     ...Object.values(EVENT_FUNCTIONS),
   ];
-  const rows: ColdStartRow[] = [];
+  const rows: ColdStartRow[] = [await benchTracerAlone(join(workDir, 'tracer'))];
   for (const { functionId, entry } of functions) {
     const dir = join(workDir, functionId);
     await mkdir(dir, { recursive: true });
@@ -154,7 +162,9 @@ export async function benchColdStarts(workDir: string): Promise<ColdStartRow[]> 
     const baselineEntry = join(dir, 'baseline-entry.mjs');
     await writeFile(
       baselineEntry,
-      `export const clients = [];\n${sdk.map((name) => SDK_CLIENTS[name]).join('\n')}\n`,
+      sdk.length === 0
+        ? 'export const clients = [];\n'
+        : `${TRACER}\nexport const clients = [];\n${sdk.map((name) => SDK_CLIENTS[name]).join('\n')}\n`,
     );
     const baselineFile = join(dir, 'baseline.mjs');
     await bundle(baselineEntry, baselineFile);
@@ -184,6 +194,36 @@ export async function benchColdStarts(workDir: string): Promise<ColdStartRow[]> 
   return rows;
 }
 
+/** What the tracer in every baseline costs on its own: its bundle against an empty one. */
+async function benchTracerAlone(dir: string): Promise<ColdStartRow> {
+  await mkdir(dir, { recursive: true });
+  const files = { tracer: join(dir, 'tracer.mjs'), empty: join(dir, 'empty.mjs') };
+  await writeFile(join(dir, 'tracer-entry.mjs'), `${TRACER}\nexport { tracer };\n`);
+  await writeFile(join(dir, 'empty-entry.mjs'), 'export const nothing = 0;\n');
+  await bundle(join(dir, 'tracer-entry.mjs'), files.tracer);
+  await bundle(join(dir, 'empty-entry.mjs'), files.empty);
+  await importOnce(files.tracer);
+  await importOnce(files.empty);
+  const own: number[] = [];
+  const base: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    own.push(await importOnce(files.tracer));
+    base.push(await importOnce(files.empty));
+  }
+  return {
+    functionId: '(tracer alone)',
+    sdk: [],
+    bundleBytes: (await stat(files.tracer)).size,
+    baselineBytes: (await stat(files.empty)).size,
+    importMs: median(own),
+    baselineMs: median(base),
+    ratio: undefined,
+    holdsFormReader: false,
+    takesForms: false,
+    note: 'in every baseline',
+  };
+}
+
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
 
 /** A bundle that holds the form reader without taking a form carries dead weight. */
@@ -196,12 +236,12 @@ export function coldStartReport(rows: readonly ColdStartRow[]): string {
   const lines = rows.map((row) => {
     const verdict =
       row.ratio === undefined
-        ? 'no SDK client'
+        ? (row.note ?? 'no SDK client')
         : `${row.ratio.toFixed(2)}  ${row.ratio <= COLD_START_RATIO_TARGET ? 'ok' : 'MISSED'}`;
     return `  ${row.functionId.padEnd(22)} ${kb(row.bundleBytes).padStart(8)} ${row.importMs.toFixed(1).padStart(7)} ms   ${kb(row.baselineBytes).padStart(8)} ${row.baselineMs.toFixed(1).padStart(7)} ms   ${verdict.padEnd(16)}${formColumn(row)}`.trimEnd();
   });
   return [
-    `Cold import in a fresh Node ${process.versions.node} process, median of ${RUNS} (function vs a bundle of only its SDK clients; target <= ${COLD_START_RATIO_TARGET}; the multipart form reader only where a form is taken)`,
+    `Cold import in a fresh Node ${process.versions.node} process, median of ${RUNS} (function vs a bundle of only its SDK clients, captured by the tracer; target <= ${COLD_START_RATIO_TARGET}; the multipart form reader only where a form is taken)`,
     `  ${'function'.padEnd(22)} ${'bundle'.padStart(8)} ${'import'.padStart(10)}   ${'baseline'.padStart(8)} ${'import'.padStart(10)}   ratio`,
     ...lines,
   ].join('\n');

@@ -10,6 +10,7 @@ import { FUNCTION_TABLE } from '#infra/stacks/function-table.ts';
 import { STAGE_DEFAULTS, stageConfig, type StageName } from '#infra/stages.ts';
 import { API_ROUTES, EVENT_FUNCTIONS, FALLBACK_ROUTE } from '#shared/api/routes.ts';
 import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
+import { BUSINESS_METRICS } from '#shared/observability/business-metrics.ts';
 import { synthStage, type SynthesizedStage } from '#test/support/cdk-app.ts';
 
 const ISSUER = 'https://issuer.example/';
@@ -638,6 +639,7 @@ describe('the data stack', () => {
             ...FUNCTION_ENVIRONMENT[id],
             'POWERTOOLS_SERVICE_NAME',
             'POWERTOOLS_LOG_LEVEL',
+            'POWERTOOLS_METRICS_NAMESPACE',
             'NODE_OPTIONS',
           ].sort(),
         );
@@ -709,6 +711,179 @@ describe('alarms', () => {
     expect(Object.keys(api.findResources('AWS::SNS::Topic'))).toEqual([]);
     api.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmActions: [arn] });
     expect(Object.keys(stage('local').api.findResources('AWS::CloudWatch::Alarm'))).toEqual([]);
+  });
+});
+
+/** A dashboard's body, its tokens written `{Ref}` (a Ref's target) or `{token}`. */
+function dashboardBody(api: Template): DashboardBody {
+  const [[, dashboard] = []] = Object.entries(api.findResources('AWS::CloudWatch::Dashboard'));
+  const body = (dashboard as Resource | undefined)?.Properties.DashboardBody as {
+    'Fn::Join': [string, unknown[]];
+  };
+  const text = body['Fn::Join'][1]
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      const ref = (part as { Ref?: unknown }).Ref;
+      return typeof ref === 'string' ? `{${ref}}` : '{token}';
+    })
+    .join('');
+  return JSON.parse(text) as DashboardBody;
+}
+
+interface DashboardBody {
+  readonly widgets: {
+    readonly type: string;
+    readonly properties: {
+      readonly title?: string;
+      readonly metrics?: (string | { label?: string; stat?: string; expression?: string })[][];
+    };
+  }[];
+}
+
+/** Each metric of a widget as `Namespace Name dim=value… (stat) label`. */
+function linesOf(widget: DashboardBody['widgets'][number]): string[] {
+  return (widget.properties.metrics ?? []).map((row) => {
+    const options = row.find((cell) => typeof cell === 'object');
+    const cells = row.filter((cell): cell is string => typeof cell === 'string');
+    const [namespace, name, ...dims] = cells;
+    const pairs: string[] = [];
+    for (let i = 0; i + 1 < dims.length; i += 2)
+      pairs.push(`${dims[i] ?? ''}=${dims[i + 1] ?? ''}`);
+    if (options?.expression !== undefined) return `expression (${options.label ?? ''})`;
+    return `${namespace ?? ''} ${name ?? ''} ${pairs.join(' ')} (${options?.stat ?? ''}) ${options?.label ?? ''}`.replace(
+      / +/g,
+      ' ',
+    );
+  });
+}
+
+describe('the dashboard', () => {
+  const widgets = () => dashboardBody(stage('production').api).widgets;
+  const widget = (title: string) => {
+    const found = widgets().find((w) => w.properties.title === title);
+    if (found === undefined) throw new Error(`no widget "${title}"`);
+    return found;
+  };
+
+  it('is in each deployed stage, with a name of CloudFormation’s and its address as an output', () => {
+    for (const name of ['production', 'development'] as const) {
+      const dashboards = stage(name).api.findResources('AWS::CloudWatch::Dashboard');
+      expect(Object.values(dashboards)).toHaveLength(1);
+      expect(Object.values(dashboards)[0]?.Properties).not.toHaveProperty('DashboardName');
+      stage(name).api.hasOutput('DashboardUrl', {});
+    }
+  });
+
+  it('shows the API, the functions, the table and queues, then the business metrics', () => {
+    expect(widgets().map((w) => w.properties.title ?? w.type)).toEqual([
+      'text',
+      'API requests',
+      'API 4xx and 5xx',
+      'API latency',
+      'Function errors',
+      'Function duration p99',
+      'Function throttles',
+      'Function concurrency (max)',
+      'DynamoDB throttled requests',
+      'Notification queue',
+      'Dead letters',
+      'Uploads',
+      'Uploaded bytes',
+      'Realtime tokens',
+      'Notifications',
+      'Refusals and replays',
+      'Cold starts',
+    ]);
+  });
+
+  it('draws API Gateway’s requests, 4xx, 5xx and latency p50/p99 for the stage’s API', () => {
+    const api = '{HttpApiF5A9A8A7}';
+    expect(linesOf(widget('API requests'))).toEqual([
+      `AWS/ApiGateway Count ApiId=${api} (Sum) Requests`,
+    ]);
+    expect(linesOf(widget('API 4xx and 5xx'))).toEqual([
+      `AWS/ApiGateway 4xx ApiId=${api} (Sum) 4xx`,
+      `AWS/ApiGateway 5xx ApiId=${api} (Sum) 5xx`,
+    ]);
+    expect(linesOf(widget('API latency'))).toEqual([
+      `AWS/ApiGateway Latency ApiId=${api} (p50) p50`,
+      `AWS/ApiGateway Latency ApiId=${api} (p99) p99`,
+    ]);
+  });
+
+  it('draws errors, p99 duration, throttles and concurrency of every function, one line each', () => {
+    const metrics = {
+      'Function errors': 'Errors (Sum)',
+      'Function duration p99': 'Duration (p99)',
+      'Function throttles': 'Throttles (Sum)',
+      'Function concurrency (max)': 'ConcurrentExecutions (Maximum)',
+    };
+    for (const [title, metric] of Object.entries(metrics)) {
+      const lines = linesOf(widget(title));
+      expect(lines.map((line) => line.split(' ').at(-1)).sort(), title).toEqual(
+        [...ALL_FUNCTIONS].sort(),
+      );
+      for (const line of lines) {
+        expect(line).toMatch(/^AWS\/Lambda \S+ FunctionName=\{\w+\} \(\w+\) \w+$/);
+        expect(line.replace(/ FunctionName=\S+/, '').replace(/ \w+$/, '')).toBe(
+          `AWS/Lambda ${metric}`,
+        );
+      }
+    }
+  });
+
+  it('draws the table’s throttled requests, the queue’s depth and age, and both dead-letter queues', () => {
+    const throttles = linesOf(widget('DynamoDB throttled requests'));
+    expect(throttles[0]).toBe('expression (Sum of throttled requests across all operations)');
+    expect(throttles.slice(1).map((line) => /Operation=(\w+)/.exec(line)?.[1])).toEqual([
+      'GetItem',
+      'BatchGetItem',
+      'Query',
+      'Scan',
+      'PutItem',
+      'UpdateItem',
+      'DeleteItem',
+      'BatchWriteItem',
+      'TransactWriteItems',
+    ]);
+    expect(
+      linesOf(widget('Notification queue')).map((l) => l.replace(/QueueName=\S+ /, '')),
+    ).toEqual([
+      'AWS/SQS ApproximateNumberOfMessagesVisible (Maximum) Waiting',
+      'AWS/SQS ApproximateAgeOfOldestMessage (Maximum) Oldest (s)',
+    ]);
+    expect(linesOf(widget('Dead letters')).map((l) => l.replace(/QueueName=\S+ /, ''))).toEqual([
+      'AWS/SQS ApproximateNumberOfMessagesVisible (Maximum) Notifications',
+      'AWS/SQS ApproximateNumberOfMessagesVisible (Maximum) Upload events',
+    ]);
+  });
+
+  it('draws every business metric and the cold starts, from the stage’s namespace', () => {
+    const business = [
+      'Uploads',
+      'Uploaded bytes',
+      'Realtime tokens',
+      'Notifications',
+      'Refusals and replays',
+    ].flatMap((title) => linesOf(widget(title)));
+    for (const line of business) {
+      expect(line).toMatch(/^FileService\/production \w+ service=file-service /);
+    }
+    const drawn = new Set(business.map((line) => line.split(' ')[1]));
+    expect([...drawn].sort()).toEqual(Object.keys(BUSINESS_METRICS).sort());
+    expect(business).toContain(
+      'FileService/production Refusals service=file-service statusClass=5xx (Sum) Refusals 5xx',
+    );
+    const coldStarts = linesOf(widget('Cold starts'));
+    expect(coldStarts.map((line) => line.split(' ').at(-1)).sort()).toEqual(
+      [...ALL_FUNCTIONS].sort(),
+    );
+    for (const line of coldStarts) {
+      expect(line).toMatch(
+        /^FileService\/production ColdStart function_name=\{\w+\} service=file-service \(Sum\)/,
+      );
+    }
+    expect(dashboardBody(stage('development').api).widgets.length).toBe(widgets().length);
   });
 });
 

@@ -1,12 +1,16 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { tracer } from '../../observability/tracer.ts';
 
 let client: DynamoDBClient | undefined;
 let document: DynamoDBDocumentClient | undefined;
 
-/** One DynamoDB client per container, created on first use, on the SDK's regional endpoint. */
+/**
+ * One DynamoDB client per container, created on first use, on the SDK's regional endpoint,
+ * each call traced in X-Ray.
+ */
 export function dynamoDbClient(): DynamoDBClient {
-  client ??= new DynamoDBClient({});
+  client ??= tracer.captureAWSv3Client(new DynamoDBClient({}));
   return client;
 }
 

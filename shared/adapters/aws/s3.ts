@@ -1,5 +1,6 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { logger } from '../../logger.ts';
+import { tracer } from '../../observability/tracer.ts';
 
 let client: S3Client | undefined;
 
@@ -18,8 +19,8 @@ export const sdkLogger = {
   },
 };
 
-/** One S3 client per container, created on first use, on the SDK's regional endpoint. */
+/** One S3 client per container, created on first use, on the SDK's regional endpoint, traced. */
 export function s3Client(): S3Client {
-  client ??= new S3Client({ logger: sdkLogger });
+  client ??= tracer.captureAWSv3Client(new S3Client({ logger: sdkLogger }));
   return client;
 }

@@ -1,0 +1,209 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BUSINESS_METRICS } from '#shared/observability/business-metrics.ts';
+import { multipartBody } from '#test/support/multipart.ts';
+import { useTestStage } from '#test/support/test-stage.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
+
+/*
+ * Runs in the `observability` project, where POWERTOOLS_METRICS_DISABLED is false: the
+ * handlers print their EMF lines to stdout, as they do on Lambda, and this file reads them.
+ */
+
+interface EmfLine {
+  readonly _aws: {
+    readonly Timestamp: number;
+    readonly CloudWatchMetrics: readonly {
+      readonly Namespace: string;
+      readonly Dimensions: readonly (readonly string[])[];
+      readonly Metrics: readonly { readonly Name: string; readonly Unit: string }[];
+    }[];
+  };
+  readonly [field: string]: unknown;
+}
+
+let lines: EmfLine[] = [];
+const write = process.stdout.write.bind(process.stdout);
+
+beforeAll(() => {
+  // Powertools writes each EMF line in one call; those are kept here, the rest printed.
+  process.stdout.write = (chunk: string | Uint8Array, ...rest: never[]) => {
+    const text = String(chunk);
+    if (!text.startsWith('{"_aws"')) return write(chunk, ...rest);
+    lines.push(JSON.parse(text) as EmfLine);
+    return true;
+  };
+});
+afterAll(() => {
+  process.stdout.write = write;
+});
+
+let receiver: WebhookReceiver;
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+});
+afterAll(async () => {
+  await receiver.close();
+});
+const stage = useTestStage(() => ({ notifications: { chatWebhookUrl: receiver.url } }));
+beforeEach(() => {
+  lines = [];
+});
+
+/** Every data point of each metric in the lines read so far (a line may hold several). */
+function points(): Record<string, number[]> {
+  const found: Record<string, number[]> = {};
+  for (const line of lines) {
+    for (const directive of line._aws.CloudWatchMetrics) {
+      for (const { Name } of directive.Metrics) {
+        const value = line[Name];
+        (found[Name] ??= []).push(...(Array.isArray(value) ? value : [value]).map(Number));
+      }
+    }
+  }
+  return found;
+}
+
+/** The directive of each line that holds `name`: namespace, dimensions and unit. */
+function declared(name: string) {
+  return lines.flatMap((line) =>
+    line._aws.CloudWatchMetrics.flatMap((directive) =>
+      directive.Metrics.filter((metric) => metric.Name === name).map((metric) => ({
+        namespace: directive.Namespace,
+        dimensions: directive.Dimensions,
+        unit: metric.Unit,
+        service: line.service,
+      })),
+    ),
+  );
+}
+
+const businessOnly = () =>
+  Object.fromEntries(Object.entries(points()).filter(([name]) => name in BUSINESS_METRICS));
+
+const upload = (as: number, content: Buffer, headers: Record<string, string> = {}) => {
+  const form = multipartBody([
+    { name: 'name', value: 'deck.pdf' },
+    { name: 'type', value: 'deck' },
+    { name: 'file', value: content, filename: 'deck.pdf', contentType: 'application/pdf' },
+  ]);
+  return stage().upload(as, form, headers);
+};
+
+describe('the metrics the handlers emit, as CloudWatch EMF lines', () => {
+  it('one upload: a count and its bytes, in the stage namespace, by service only', async () => {
+    const response = await upload(1, Buffer.alloc(1234, 1));
+    expect(response.status).toBe(201);
+    // The container's first invocation (one container here: the metrics are one per process).
+    expect(declared('ColdStart')).toEqual([
+      {
+        namespace: 'FileService/test',
+        dimensions: [['service', 'function_name']],
+        unit: 'Count',
+        service: 'file-service',
+      },
+    ]);
+    expect(lines.find((line) => 'ColdStart' in line)?.function_name).toBe('UploadUserFile');
+    expect(businessOnly()).toEqual({ MultipartUploads: [1], MultipartUploadBytes: [1234] });
+    expect(declared('MultipartUploadBytes')).toEqual([
+      {
+        namespace: 'FileService/test',
+        dimensions: [['service']],
+        unit: 'Bytes',
+        service: 'file-service',
+      },
+    ]);
+  });
+
+  it('one realtime token: the token and the rooms it opens', async () => {
+    const response = await stage().request('/api/v1/auth/get-realtime-token', {
+      method: 'POST',
+      as: 2,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ room_ids: [] }),
+    });
+    expect(response.status).toBe(200);
+    expect(businessOnly()).toEqual({ RealtimeTokensIssued: [1], RoomsPerToken: [0] });
+    expect(declared('RealtimeTokensIssued')[0]?.unit).toBe('Count');
+  });
+
+  it('one notification: queued by the route, sent by the worker', async () => {
+    const file = (await (await upload(3, Buffer.from('pdf'))).json()) as { id: number };
+    lines = [];
+    const response = await stage().request('/api/v1/user/me/file/notify', {
+      method: 'POST',
+      as: 3,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ file_ids: [file.id] }),
+    });
+    expect(response.status).toBe(202);
+    await expect.poll(() => points().NotificationsSent, { timeout: 10_000 }).toEqual([1]);
+    expect(receiver.posts).toHaveLength(1);
+    expect(businessOnly()).toEqual({ NotificationsQueued: [1], NotificationsSent: [1] });
+  });
+
+  it('an idempotent replay counts as a replay, not as a second upload', async () => {
+    const key = { 'idempotency-key': 'metrics-replay-1' };
+    expect((await upload(4, Buffer.from('once'), key)).status).toBe(201);
+    expect((await upload(4, Buffer.from('once'), key)).status).toBe(201);
+    expect(businessOnly()).toEqual({
+      MultipartUploads: [1],
+      MultipartUploadBytes: [4],
+      IdempotentReplays: [1],
+    });
+  });
+
+  it('a direct upload counts once, whichever completer records it; a refused one once', async () => {
+    const send = async (as: number, content: Buffer) => {
+      const started = await stage().request('/api/v1/user/me/file/upload', {
+        method: 'POST',
+        as,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'model.xlsx', type: 'financials', filesize: 10 }),
+      });
+      const ticket = (await started.json()) as {
+        id: number;
+        url: string;
+        fields: Record<string, string>;
+      };
+      const form = multipartBody([
+        ...Object.entries(ticket.fields).map(([name, value]) => ({ name, value })),
+        { name: 'file', value: content, filename: 'model.xlsx' },
+      ]);
+      const posted = await fetch(ticket.url, {
+        method: 'POST',
+        headers: { 'content-type': form.contentType },
+        body: form.body,
+      });
+      expect(posted.status).toBe(204);
+      // The S3 event's finalizer and this call race; one of them records it.
+      const completeCall = `/api/v1/user/me/file/upload/${String(ticket.id)}/complete`;
+      return stage().request(completeCall, { method: 'POST', as });
+    };
+    expect((await send(6, Buffer.alloc(2048, 2))).status).toBe(201);
+    // s3rver holds no policy, so an empty body lands and completion refuses it.
+    await expect.poll(async () => (await send(6, Buffer.alloc(0))).status).toBe(400);
+    await expect
+      .poll(() => businessOnly(), { timeout: 10_000 })
+      .toEqual({
+        DirectUploadsCompleted: [1],
+        DirectUploadBytes: [2048],
+        DirectUploadsRejected: [1],
+        Refusals: [1],
+      });
+  });
+
+  it('refusals by status class, on a line of their own', async () => {
+    const response = await stage().request('/api/v1/user/me/file/999999/download', { as: 5 });
+    expect(response.status).toBe(404);
+    expect(businessOnly()).toEqual({ Refusals: [1] });
+    expect(declared('Refusals')).toEqual([
+      {
+        namespace: 'FileService/test',
+        dimensions: [['service', 'statusClass']],
+        unit: 'Count',
+        service: 'file-service',
+      },
+    ]);
+    expect(lines.find((line) => 'Refusals' in line)?.statusClass).toBe('4xx');
+  });
+});
