@@ -1,0 +1,357 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import * as z from 'zod';
+
+/**
+ * The black-box check of a deployed stage: what a client does, through public HTTP only,
+ * each step timed. Steps that need another's result are skipped when it failed; the files
+ * it made are deleted at the end whatever happened.
+ */
+export interface SmokeOptions {
+  /** The stage's API URL (the ApiUrl output). */
+  readonly url: string;
+  /** A bearer token the stage's issuer signed, for a user the check may write files for. */
+  readonly token: string;
+  /** The stage's name: room ids start with it. */
+  readonly stage: string;
+  /** A deal whose room the token's user may join: its token is asked for too. */
+  readonly deal?: { readonly groupId: number; readonly dealId: number };
+  /** Send one real chat message for the files uploaded. */
+  readonly notify: boolean;
+  /**
+   * The size of the direct upload.
+   *
+   * @default 3 MiB
+   */
+  readonly directUploadBytes?: number;
+  /**
+   * How long one request may take.
+   *
+   * @default 15 s
+   */
+  readonly requestTimeoutMs?: number;
+}
+
+export type StepStatus = 'ok' | 'failed' | 'skipped';
+
+export interface StepResult {
+  readonly step: string;
+  readonly status: StepStatus;
+  readonly ms: number;
+  /** What was seen, for a failed or skipped step; a short note for a passed one. */
+  readonly detail: string;
+}
+
+/** A step's failure, in words an operator can act on. */
+class CheckFailed extends Error {}
+
+const UserFileBody = z.object({ id: z.number(), filesize: z.number() });
+const TicketBody = z.object({
+  id: z.number(),
+  url: z.string(),
+  fields: z.record(z.string(), z.string()),
+});
+const TokenBody = z.object({ token: z.string() });
+const AcceptedBody = z.object({ notification_id: z.string(), status: z.string() });
+const NotificationBody = z.object({ status: z.string() });
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]> {
+  const base = options.url.replace(/\/+$/, '');
+  const timeoutMs = options.requestTimeoutMs ?? 15_000;
+  const auth = { authorization: `Bearer ${options.token}` };
+  const results: StepResult[] = [];
+  const created: number[] = [];
+  let uploaded: { id: number; bytes: Buffer } | undefined;
+  let direct: { id: number; bytes: Buffer } | undefined;
+
+  const call = async (path: string, init: RequestInit = {}): Promise<Response> => {
+    try {
+      return await fetch(path.startsWith('http') ? path : `${base}${path}`, {
+        redirect: 'manual',
+        ...init,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+      throw new CheckFailed(
+        `${init.method ?? 'GET'} ${path}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      );
+    }
+  };
+  const expectStatus = async (response: Response, status: number, what: string) => {
+    if (response.status === status) return;
+    const body = (await response.text()).slice(0, 200);
+    throw new CheckFailed(
+      `${what}: ${String(response.status)} ${body} (expected ${String(status)})`,
+    );
+  };
+  const json = async <T>(response: Response, schema: z.ZodType<T>, what: string): Promise<T> => {
+    const parsed = schema.safeParse(await response.json().catch(() => undefined));
+    if (!parsed.success) throw new CheckFailed(`${what}: the body is not the documented shape`);
+    return parsed.data;
+  };
+  /** The bytes a file's download link serves (the link is followed without the API token). */
+  const download = async (id: number): Promise<Buffer> => {
+    const link = await call(`/api/v1/user/me/file/${String(id)}/download`, { headers: auth });
+    const location = link.headers.get('location');
+    if (link.status < 300 || link.status > 399 || location === null) {
+      await expectStatus(link, 307, 'download');
+      throw new CheckFailed('download: a redirect without a Location');
+    }
+    const file = await call(location);
+    await expectStatus(file, 200, 'the download link');
+    return Buffer.from(await file.arrayBuffer());
+  };
+
+  const step = async (
+    name: string,
+    run: () => Promise<string>,
+    needs: readonly unknown[] = [],
+  ): Promise<void> => {
+    if (needs.some((value) => value === undefined)) {
+      results.push({ step: name, status: 'skipped', ms: 0, detail: 'an earlier step failed' });
+      return;
+    }
+    const started = performance.now();
+    try {
+      const detail = await run();
+      results.push({ step: name, status: 'ok', ms: performance.now() - started, detail });
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      results.push({ step: name, status: 'failed', ms: performance.now() - started, detail });
+    }
+  };
+
+  await step('GET /openapi.json', async () => {
+    const response = await call('/openapi.json');
+    await expectStatus(response, 200, 'openapi.json');
+    const document = (await response.json().catch(() => undefined)) as
+      { openapi?: unknown; paths?: Record<string, unknown> } | undefined;
+    if (typeof document?.openapi !== 'string' || document.paths === undefined) {
+      throw new CheckFailed('openapi.json: not an OpenAPI document');
+    }
+    return `OpenAPI ${document.openapi}, ${String(Object.keys(document.paths).length)} paths`;
+  });
+
+  await step('no token: 401', async () => {
+    const response = await call('/api/v1/user/me/file');
+    await expectStatus(response, 401, 'a request without a token');
+    const body = await response.text();
+    if (body !== '{"message":"Unauthorized"}') {
+      throw new CheckFailed(
+        `a request without a token: 401 ${body.slice(0, 200)}, not the authorizer's`,
+      );
+    }
+    return "the authorizer's answer";
+  });
+
+  await step('list files', async () => {
+    const response = await call('/api/v1/user/me/file', { headers: auth });
+    await expectStatus(response, 200, 'list');
+    const files = await json(response, z.array(z.unknown()), 'list');
+    return `${String(files.length)} file(s)`;
+  });
+
+  await step('multipart upload', async () => {
+    const bytes = randomBytes(64 * 1024);
+    const form = new FormData();
+    form.set('name', 'smoke-check.bin');
+    form.set('type', 'raw_data');
+    form.set('file', new Blob([bytes], { type: 'application/octet-stream' }), 'smoke-check.bin');
+    const response = await call('/api/v1/user/me/file', {
+      method: 'POST',
+      headers: auth,
+      body: form,
+    });
+    await expectStatus(response, 201, 'upload');
+    const file = await json(response, UserFileBody, 'upload');
+    created.push(file.id);
+    if (file.filesize !== bytes.length) {
+      throw new CheckFailed(
+        `upload: recorded ${String(file.filesize)} bytes of ${String(bytes.length)}`,
+      );
+    }
+    uploaded = { id: file.id, bytes };
+    return `file ${String(file.id)}, ${String(bytes.length)} bytes`;
+  });
+
+  await step(
+    'download it, compare',
+    async () => {
+      const sent = uploaded as { id: number; bytes: Buffer };
+      const got = await download(sent.id);
+      if (sha256(got) !== sha256(sent.bytes)) throw new CheckFailed('the download differs');
+      return 'same bytes';
+    },
+    [uploaded],
+  );
+
+  await step('direct upload, complete', async () => {
+    const bytes = randomBytes(options.directUploadBytes ?? 3 * 1024 * 1024);
+    const started = await call('/api/v1/user/me/file/upload', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'smoke-check-direct.bin',
+        type: 'raw_data',
+        filesize: bytes.length,
+      }),
+    });
+    await expectStatus(started, 201, 'start a direct upload');
+    const ticket = await json(started, TicketBody, 'start a direct upload');
+    created.push(ticket.id);
+    const form = new FormData();
+    for (const [name, value] of Object.entries(ticket.fields)) form.set(name, value);
+    form.set('file', new Blob([bytes]), 'smoke-check-direct.bin');
+    const posted = await call(ticket.url, { method: 'POST', body: form });
+    if (posted.status < 200 || posted.status > 299) {
+      throw new CheckFailed(
+        `the signed form: ${String(posted.status)} ${(await posted.text()).slice(0, 200)}`,
+      );
+    }
+    // The S3 event's finalizer may hold the upload for a moment: 409 says try again.
+    const complete = `/api/v1/user/me/file/upload/${String(ticket.id)}/complete`;
+    for (const wait of [250, 500, 1000, 2000, 4000, 0]) {
+      const response = await call(complete, { method: 'POST', headers: auth });
+      if (response.status === 409 && wait > 0) {
+        await sleep(wait);
+        continue;
+      }
+      await expectStatus(response, 201, 'complete');
+      const file = await json(response, UserFileBody, 'complete');
+      if (file.filesize !== bytes.length) {
+        throw new CheckFailed(
+          `complete: recorded ${String(file.filesize)} bytes of ${String(bytes.length)}`,
+        );
+      }
+      direct = { id: file.id, bytes };
+      return `file ${String(file.id)}, ${String(bytes.length)} bytes`;
+    }
+    throw new CheckFailed('complete: still in progress');
+  });
+
+  await step(
+    'download it, compare',
+    async () => {
+      const sent = direct as { id: number; bytes: Buffer };
+      const got = await download(sent.id);
+      if (sha256(got) !== sha256(sent.bytes)) throw new CheckFailed('the download differs');
+      return 'same bytes';
+    },
+    [direct],
+  );
+
+  const jwks = createRemoteJWKSet(new URL(`${base}/api/v1/auth/realtime-jwks.json`), {
+    timeoutDuration: timeoutMs,
+  });
+  const realtimeToken = async (roomIds: string[]) => {
+    const response = await call('/api/v1/auth/get-realtime-token', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ room_ids: roomIds }),
+    });
+    await expectStatus(response, 200, 'realtime token');
+    const { token } = await json(response, TokenBody, 'realtime token');
+    try {
+      const { payload } = await jwtVerify(token, jwks);
+      const rooms = payload.rooms;
+      if (typeof rooms !== 'object' || rooms === null) throw new CheckFailed('no rooms claim');
+      return Object.keys(rooms).sort();
+    } catch (error) {
+      if (error instanceof CheckFailed) throw error;
+      throw new CheckFailed(
+        `the token does not verify against the published JWKS: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  };
+
+  await step('realtime token, no rooms', async () => {
+    const rooms = await realtimeToken([]);
+    if (rooms.length > 0) throw new CheckFailed(`the token opens ${rooms.join(', ')}`);
+    return 'verified against the JWKS';
+  });
+
+  if (options.deal !== undefined) {
+    const { groupId, dealId } = options.deal;
+    const roomId = `${options.stage}:v1:group:${String(groupId)}:deal:${String(dealId)}`;
+    await step('realtime token, deal room', async () => {
+      const rooms = await realtimeToken([roomId]);
+      if (rooms.join() !== roomId)
+        throw new CheckFailed(`the token opens ${rooms.join(', ') || 'no room'}`);
+      return `${roomId}, verified`;
+    });
+  }
+
+  if (options.notify) {
+    await step(
+      'notify, sent',
+      async () => {
+        const response = await call('/api/v1/user/me/file/notify', {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            file_ids: [(uploaded as { id: number }).id],
+            message: 'Smoke check',
+          }),
+        });
+        await expectStatus(response, 202, 'notify');
+        const accepted = await json(response, AcceptedBody, 'notify');
+        const path = `/api/v1/user/me/file/notify/${accepted.notification_id}`;
+        const deadline = Date.now() + 60_000;
+        let status = accepted.status;
+        while (status !== 'sent' && Date.now() < deadline) {
+          if (status === 'failed' || status === 'unconfirmed') break;
+          await sleep(500);
+          const polled = await call(path, { headers: auth });
+          await expectStatus(polled, 200, 'notification status');
+          status = (await json(polled, NotificationBody, 'notification status')).status;
+        }
+        if (status !== 'sent') throw new CheckFailed(`the notification is ${status}`);
+        return `notification ${accepted.notification_id} sent`;
+      },
+      [uploaded],
+    );
+  }
+
+  await step('clean up', async () => {
+    const left: number[] = [];
+    for (const id of created) {
+      const response = await call(`/api/v1/user/me/file/${String(id)}`, {
+        method: 'DELETE',
+        headers: auth,
+      }).catch(() => undefined);
+      if (response?.status !== 204) left.push(id);
+    }
+    if (left.length > 0) throw new CheckFailed(`files left behind: ${left.join(', ')}`);
+    return created.length === 0 ? 'nothing to delete' : `deleted ${created.join(', ')}`;
+  });
+
+  return results;
+}
+
+/** The results as a table: step, status, time, then what was seen. */
+export function formatResults(results: readonly StepResult[]): string {
+  const rows = [
+    ['step', 'status', 'time', 'detail'],
+    ...results.map((r) => [
+      r.step,
+      r.status,
+      r.status === 'skipped' ? '-' : `${String(Math.round(r.ms))} ms`,
+      r.detail,
+    ]),
+  ];
+  const widths = [0, 1, 2].map((column) =>
+    Math.max(...rows.map((row) => (row[column] ?? '').length)),
+  );
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => (column < 3 ? cell.padEnd(widths[column] ?? 0) : cell))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
