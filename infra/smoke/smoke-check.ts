@@ -125,6 +125,19 @@ export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]
     }
   };
 
+  /** The step after an upload: its download serves the bytes sent (skipped when none were). */
+  const compareDownload = (sent: { id: number; bytes: Buffer } | undefined) =>
+    step(
+      'download it, compare',
+      async () => {
+        if (sent === undefined) throw new CheckFailed('nothing was uploaded');
+        const got = await download(sent.id);
+        if (sha256(got) !== sha256(sent.bytes)) throw new CheckFailed('the download differs');
+        return 'same bytes';
+      },
+      [sent],
+    );
+
   await step('GET /openapi.json', async () => {
     const response = await call('/openapi.json');
     await expectStatus(response, 200, 'openapi.json');
@@ -178,16 +191,7 @@ export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]
     return `file ${String(file.id)}, ${String(bytes.length)} bytes`;
   });
 
-  await step(
-    'download it, compare',
-    async () => {
-      const sent = uploaded as { id: number; bytes: Buffer };
-      const got = await download(sent.id);
-      if (sha256(got) !== sha256(sent.bytes)) throw new CheckFailed('the download differs');
-      return 'same bytes';
-    },
-    [uploaded],
-  );
+  await compareDownload(uploaded);
 
   await step('direct upload, complete', async () => {
     const bytes = randomBytes(options.directUploadBytes ?? 3 * 1024 * 1024);
@@ -233,16 +237,7 @@ export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]
     throw new CheckFailed('complete: still in progress');
   });
 
-  await step(
-    'download it, compare',
-    async () => {
-      const sent = direct as { id: number; bytes: Buffer };
-      const got = await download(sent.id);
-      if (sha256(got) !== sha256(sent.bytes)) throw new CheckFailed('the download differs');
-      return 'same bytes';
-    },
-    [direct],
-  );
+  await compareDownload(direct);
 
   const jwks = createRemoteJWKSet(new URL(`${base}/api/v1/auth/realtime-jwks.json`), {
     timeoutDuration: timeoutMs,

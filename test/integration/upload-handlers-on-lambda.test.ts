@@ -7,14 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { S3Event } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  ensureBucket,
-  ensureTable,
-  LOCAL_CREDENTIALS,
-  LOCAL_REGION,
-} from '#infra/local/emulators.ts';
+import { ensureBucket, ensureTable } from '#infra/local/emulators.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { apiEvent, bodyOf, lambdaContext } from '#test/support/api-events.ts';
+import { deployedEntryEnvironment } from '#test/support/deployed-entry-environment.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';
 
@@ -27,19 +23,7 @@ let finalize: (event: S3Event, context: typeof lambdaContext) => Promise<void>;
 
 beforeAll(async () => {
   await Promise.all([ensureTable(dynamodbEndpoint, name), ensureBucket(s3Endpoint, name)]);
-  Object.assign(process.env, {
-    TABLE_NAME: name,
-    BUCKET_NAME: name,
-    // The SDK's own endpoint settings: the deployed entries, unchanged, on the emulators
-    // (an IP endpoint makes S3 path-style; s3rver wants checksums only where required).
-    AWS_ENDPOINT_URL_DYNAMODB: dynamodbEndpoint,
-    AWS_ENDPOINT_URL_S3: s3Endpoint,
-    AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
-    AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
-    AWS_REGION: LOCAL_REGION,
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-  });
+  Object.assign(process.env, deployedEntryEnvironment({ dynamodbEndpoint, s3Endpoint, name }));
   ({ handler: upload } = (await import('#functions/upload-user-file/handler.ts')) as {
     handler: Handler;
   });

@@ -6,14 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import {
-  ensureBucket,
-  ensureTable,
-  LOCAL_CREDENTIALS,
-  LOCAL_REGION,
-} from '#infra/local/emulators.ts';
+import { ensureBucket, ensureTable } from '#infra/local/emulators.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { apiEvent, lambdaContext } from '#test/support/api-events.ts';
+import { deployedEntryEnvironment } from '#test/support/deployed-entry-environment.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 
 interface Subsegment {
@@ -55,15 +51,7 @@ beforeAll(async () => {
     _HANDLER: 'index.handler',
     _X_AMZN_TRACE_ID: 'Root=1-6741a5f0-0123456789abcdef01234567;Parent=53995c3f42cd8ad8;Sampled=1',
     AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${String(port)}`,
-    TABLE_NAME: name,
-    BUCKET_NAME: name,
-    AWS_ENDPOINT_URL_DYNAMODB: dynamodbEndpoint,
-    AWS_ENDPOINT_URL_S3: s3Endpoint,
-    AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
-    AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
-    AWS_REGION: LOCAL_REGION,
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    ...deployedEntryEnvironment({ dynamodbEndpoint, s3Endpoint, name }),
   });
   ({ handler: upload } = (await import('#functions/upload-user-file/handler.ts')) as {
     handler: Handler;

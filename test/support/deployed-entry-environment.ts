@@ -1,0 +1,25 @@
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
+
+/**
+ * The variables that run a function's deployed Lambda entry, unchanged, on the emulators: its
+ * table and bucket, and the SDK's own endpoint settings (an IP endpoint makes S3 path-style;
+ * s3rver wants checksums only where required).
+ */
+export function deployedEntryEnvironment(target: {
+  readonly dynamodbEndpoint: string;
+  readonly s3Endpoint: string;
+  /** The table's and the bucket's name. */
+  readonly name: string;
+}): Record<string, string> {
+  return {
+    TABLE_NAME: target.name,
+    BUCKET_NAME: target.name,
+    AWS_ENDPOINT_URL_DYNAMODB: target.dynamodbEndpoint,
+    AWS_ENDPOINT_URL_S3: target.s3Endpoint,
+    AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
+    AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+  };
+}
