@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
-import { multipartBody } from '#test/support/multipart.ts';
 import { expectRefused as refused } from '#test/support/expect-refused.ts';
+import { postToSignedForm as postToS3 } from '#test/support/signed-form.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 import {
   type DirectUploadTicket,
@@ -32,21 +32,6 @@ async function ticketFor(as: number, name = 'model.xlsx', filesize = 10): Promis
   const response = await startUpload(as, { name, type: 'financials', filesize });
   expect(response.status).toBe(201);
   return (await response.json()) as Ticket;
-}
-
-/** What a browser does with the ticket: the fields in order, then the file, to S3. */
-async function postToS3(ticket: Ticket, content: Buffer): Promise<number> {
-  const form = multipartBody([
-    ...Object.entries(ticket.fields).map(([name, value]) => ({ name, value })),
-    { name: 'file', value: content, filename: 'upload.bin' },
-  ]);
-  const response = await fetch(ticket.url, {
-    method: 'POST',
-    headers: { 'content-type': form.contentType },
-    body: form.body,
-  });
-  await response.arrayBuffer();
-  return response.status;
 }
 
 /** The finalizer runs on S3's event, asynchronously: wait until the file is listed. */
