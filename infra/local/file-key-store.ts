@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
   parseKeySet,
@@ -21,7 +22,7 @@ export class FileKeyStore implements RealtimeKeyStore {
   }
 
   async load(): Promise<RealtimeKeySet> {
-    const version = await this.version();
+    const version = this.version();
     if (version === undefined) return this.create();
     if (this.cached?.version === version) return this.cached.set;
     const set = parseKeySet(await readFile(this.path, 'utf8'));
@@ -61,10 +62,14 @@ export class FileKeyStore implements RealtimeKeyStore {
     return partial;
   }
 
-  /** What tells one write of the file from another: inode, size and modification time. */
-  private async version(): Promise<string | undefined> {
+  /**
+   * What tells one write of the file from another: inode, size and modification time. Asked
+   * on every load, so a synchronous stat: a few microseconds, where the asynchronous one
+   * waits its turn on libuv's thread pool on every token request.
+   */
+  private version(): string | undefined {
     try {
-      const info = await stat(this.path);
+      const info = statSync(this.path);
       return `${info.ino}:${info.size}:${info.mtimeMs}`;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;

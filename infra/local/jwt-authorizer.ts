@@ -34,17 +34,28 @@ function reasonFor(error: unknown): string {
   return 'the token is malformed';
 }
 
+/** How many verified tokens the authorizer remembers; past that it starts again. */
+const REMEMBERED_TOKENS = 1000;
+
 /**
  * Does what API Gateway's HTTP API JWT authorizer does before it invokes a function: read the
  * Authorization header (with or without `Bearer `), check an RS256 signature, issuer,
  * audience, `exp`, `nbf` and `iat`, and refuse with 401 `{"message":"Unauthorized"}`.
+ * A token whose signature and claims were checked once is remembered (a client sends the
+ * same one for an hour): later requests only check its time claims again, and one that no
+ * longer passes them is checked whole, so it is refused for the same reason as ever.
  */
 export function createJwtAuthorizer(config: JwtAuthorizerConfig) {
+  const verified = new Map<string, { claims: EventClaims; exp: number; nbf?: number }>();
   return async (authorization: string | undefined): Promise<EventClaims> => {
     if (authorization === undefined || authorization.trim() === '') {
       throw new UnauthorizedError('the token is missing');
     }
     const token = authorization.trim().replace(/^bearer\s+/i, '');
+    const known = verified.get(token);
+    // jose's own tests, with no clock tolerance: expired at `exp`, valid from `nbf`.
+    const now = Math.floor(Date.now() / 1000);
+    if (known !== undefined && known.exp > now && (known.nbf ?? now) <= now) return known.claims;
     try {
       const { payload } = await jwtVerify(token, config.publicKey, {
         issuer: config.issuer,
@@ -55,7 +66,14 @@ export function createJwtAuthorizer(config: JwtAuthorizerConfig) {
       if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + 1) {
         throw new UnauthorizedError('the token was issued in the future');
       }
-      return toEventClaims(payload);
+      const claims = toEventClaims(payload);
+      if (verified.size >= REMEMBERED_TOKENS) verified.clear();
+      verified.set(token, {
+        claims,
+        exp: payload.exp ?? 0,
+        ...(payload.nbf === undefined ? {} : { nbf: payload.nbf }),
+      });
+      return claims;
     } catch (error) {
       if (error instanceof UnauthorizedError) throw error;
       throw new UnauthorizedError(reasonFor(error));
