@@ -3,7 +3,10 @@
  * bench can read this process's memory and nothing else's. Prints its URL, then serves
  * until SIGTERM.
  */
-import { startLocalStage } from '#infra/local/local-stage.ts';
+// As `npm start` sets them, before the handlers load.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+process.env.POWERTOOLS_METRICS_NAMESPACE ??= 'FileService/local';
+const { startLocalStage } = await import('#infra/local/local-stage.ts');
 
 const [dataDir, dynamodbEndpoint, s3Endpoint] = process.argv.slice(2);
 if (dataDir === undefined || dynamodbEndpoint === undefined || s3Endpoint === undefined) {

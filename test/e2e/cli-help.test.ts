@@ -131,13 +131,17 @@ describe.concurrent('bench', () => {
   it('--help names the parts and runs nothing; an unknown part is exit 2', async () => {
     const help = await node('test/bench/bench.ts', ['--help']);
     expect(help).toMatchObject({ code: 0, stderr: '' });
-    expect(help.stdout).toMatch(/^usage: npm run bench \[-- <part>\]\n/);
-    expect(help.stdout).toContain('  cold-start ');
-    expect(help.stdout).toContain('  load ');
+    expect(help.stdout).toMatch(/^usage: npm run bench \[-- <part>\.\.\.\]\n/);
+    for (const part of ['cold-start', 'cpu', 'tokens', 'listing', 'uploads', 'load']) {
+      expect(help.stdout).toContain(`\n  ${part} `);
+    }
     const unknown = await node('test/bench/bench.ts', ['nonsense']);
     expect(unknown.code).toBe(2);
     expect(unknown.stdout).toBe('');
     expect(unknown.stderr).toMatch(/^bench: unknown part "nonsense"; nothing was run\n\nusage: /);
+    // One good part beside a bad one runs nothing either.
+    const mixed = await node('test/bench/bench.ts', ['cpu', 'nonsense']);
+    expect(mixed).toMatchObject({ code: 2, stdout: '' });
   });
 });
 

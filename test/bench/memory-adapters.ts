@@ -1,0 +1,111 @@
+/**
+ * Ports answered from memory, for the CPU bench: each answers at once with what it holds,
+ * so the time a handler takes is its own. Only what the benched routes call is here; any
+ * other method throws, so a route that starts calling one shows up at once.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DealFile } from '#shared/deal-files/deal-file.ts';
+import type { DealRef, Role } from '#shared/groups/group.ts';
+import type { RealtimeKeySet } from '#shared/realtime/realtime-key-set.ts';
+import type { SubmissionNotification } from '#shared/notifications/submission-notification.ts';
+import type { UserFile } from '#shared/user-files/user-file.ts';
+import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
+
+/** `methods`, typed as the whole port: any method left out throws when called. */
+function onlyThese<K extends keyof ServiceAdapters>(
+  port: K,
+  methods: Partial<ServiceAdapters[K]>,
+): ServiceAdapters[K] {
+  return new Proxy(methods, {
+    get(target, name) {
+      if (name in target) return target[name as keyof typeof target];
+      // `then` is looked up by anything that awaits the object: not a call.
+      if (typeof name !== 'string' || name === 'then') return undefined;
+      return () => {
+        throw new Error(`${port}.${name} is not answered from memory in the bench`);
+      };
+    },
+  }) as ServiceAdapters[K];
+}
+
+export interface MemoryState {
+  readonly userFiles: UserFile[];
+  readonly dealFiles: DealFile[];
+  /** `<groupId>` → the bench user's role there. */
+  readonly roles: Map<number, Role>;
+  /** `<groupId>:<dealId>` of every deal. */
+  readonly deals: Set<string>;
+  readonly keys: RealtimeKeySet;
+}
+
+export function memoryAdapters(state: MemoryState): ServiceAdapters {
+  let nextId = 1_000_000;
+  const blobs = new Map<string, Uint8Array>();
+  const notifications = new Map<string, SubmissionNotification>();
+  const dealFile = (deal: DealRef, fileId: number) =>
+    state.dealFiles.find(
+      (file) => file.groupId === deal.groupId && file.dealId === deal.dealId && file.id === fileId,
+    );
+  return {
+    userFiles: onlyThese('userFiles', {
+      listByOwner: (userId) =>
+        Promise.resolve(state.userFiles.filter((file) => file.userId === userId)),
+      get: (userId, fileId) =>
+        Promise.resolve(state.userFiles.find((f) => f.userId === userId && f.id === fileId)),
+      getMany: (userId, fileIds) => {
+        const wanted = new Set(fileIds);
+        return Promise.resolve(
+          state.userFiles.filter((file) => file.userId === userId && wanted.has(file.id)),
+        );
+      },
+      // Kept nowhere: a bench of many uploads would otherwise grow without end.
+      create: () => Promise.resolve(),
+    }),
+    dealFiles: onlyThese('dealFiles', {
+      access: (_userId, deal, fileId) =>
+        Promise.resolve({
+          role: state.deals.has(`${String(deal.groupId)}:${String(deal.dealId)}`)
+            ? state.roles.get(deal.groupId)
+            : undefined,
+          file: fileId === undefined ? undefined : dealFile(deal, fileId),
+        }),
+      get: (deal, fileId) => Promise.resolve(dealFile(deal, fileId)),
+      updateType: (_editorId, deal, fileId) =>
+        Promise.resolve(dealFile(deal, fileId) !== undefined),
+    }),
+    dealRoles: onlyThese('dealRoles', {
+      rolesIn: (_userId, deals) =>
+        Promise.resolve(
+          deals.map((deal) =>
+            state.deals.has(`${String(deal.groupId)}:${String(deal.dealId)}`)
+              ? state.roles.get(deal.groupId)
+              : undefined,
+          ),
+        ),
+    }),
+    directUploads: onlyThese('directUploads', {}),
+    notifications: onlyThese('notifications', {
+      create: (notification) => {
+        notifications.set(notification.notificationId, notification);
+        return Promise.resolve();
+      },
+      get: (ref) => Promise.resolve(notifications.get(ref.notificationId)),
+    }),
+    fileIds: onlyThese('fileIds', { next: () => Promise.resolve(nextId++) }),
+    blobs: onlyThese('blobs', {
+      put: (key, content) => {
+        // Held until the next put, as a store would hold it; never more than one.
+        blobs.clear();
+        blobs.set(key, content);
+        return Promise.resolve();
+      },
+      locationOf: (key) => `s3://bench-bucket/${key}`,
+    }),
+    // Used only for a request with an Idempotency-Key, which the bench never sends.
+    idempotency: { client: new DynamoDBClient({ region: 'eu-west-1' }), tableName: 'bench' },
+    notificationQueue: onlyThese('notificationQueue', { send: () => Promise.resolve() }),
+    deadLetters: onlyThese('deadLetters', {}),
+    realtimeKeys: onlyThese('realtimeKeys', { load: () => Promise.resolve(state.keys) }),
+    chat: onlyThese('chat', {}),
+  };
+}
