@@ -6,13 +6,12 @@
  * times the floor. The two take turns, so drift on the machine falls on both alike.
  */
 import { Agent, request as httpRequest } from 'node:http';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
+import { paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_TABLE } from '#infra/local/local-stage.ts';
 import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
 import { FILE_PREFIX, PARTITION_KEY, SORT_KEY, userPartition } from '#shared/data/keys.ts';
 import { putItems } from '#test/support/put-items.ts';
+import { floorClient } from './floor-client.ts';
 import { type Figure, figureLine, FIGURE_HEADER, median, quantile, timed } from './figures.ts';
 
 export const LISTING_RATIO_TARGET = 1.2;
@@ -43,13 +42,7 @@ export async function benchListing(options: {
   userId: number;
   dynamodbEndpoint: string;
 }): Promise<{ report: string; figures: Figure[] }> {
-  const client = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint: options.dynamodbEndpoint,
-      region: LOCAL_REGION,
-      credentials: LOCAL_CREDENTIALS,
-    }),
-  );
+  const client = floorClient(options.dynamodbEndpoint);
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const start = Date.parse('2026-01-01T00:00:00.000Z');
   await putItems(

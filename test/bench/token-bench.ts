@@ -8,9 +8,6 @@
  * round, so drift on the machine falls on all of them alike.
  */
 import { Agent, request as httpRequest } from 'node:http';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
 import { LOCAL_TABLE } from '#infra/local/local-stage.ts';
 import { batchGetAll } from '#shared/adapters/aws/batch-get.ts';
 import {
@@ -21,6 +18,7 @@ import {
   toMemberItem,
 } from '#shared/adapters/dynamo-group-repository.ts';
 import { putItems } from '#test/support/put-items.ts';
+import { floorClient } from './floor-client.ts';
 import { type Figure, figureLine, FIGURE_HEADER, quantile, timed } from './figures.ts';
 
 export const TOKEN_RATIO_TARGET = 1.2;
@@ -65,13 +63,7 @@ export async function benchTokens(options: {
   dynamodbEndpoint: string;
   rounds: number;
 }): Promise<{ report: string; figures: Figure[] }> {
-  const client = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint: options.dynamodbEndpoint,
-      region: LOCAL_REGION,
-      credentials: LOCAL_CREDENTIALS,
-    }),
-  );
+  const client = floorClient(options.dynamodbEndpoint);
   // Group 100000 holds deals 1..50; groups 100000..100049 hold a deal 1 each.
   const groups = Array.from({ length: 50 }, (_, i) => 100_000 + i);
   const created = new Date().toISOString();
