@@ -1,26 +1,20 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
 import type { FileType } from '#shared/data/file-type.ts';
 import { expectRefused } from '#test/support/expect-refused.ts';
 import { multipartBody } from '#test/support/multipart.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 import { eventually } from '#test/support/eventually.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
+import { useWebhookReceiver } from '#test/support/webhook-receiver.ts';
 import { NOT_FOUND, UNAUTHORIZED } from '#test/support/fastapi-bodies.ts';
 
-let receiver: WebhookReceiver;
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-});
+const receiver = useWebhookReceiver();
 // Retries 50 ms apart at first, and posts that wait half a second for an answer.
 const stage = useTestStage(() => ({
-  notifications: { chatWebhookUrl: receiver.url, retryBaseSeconds: 0.05, timeoutSeconds: 0.5 },
+  notifications: { chatWebhookUrl: receiver().url, retryBaseSeconds: 0.05, timeoutSeconds: 0.5 },
 }));
 beforeEach(() => {
-  receiver.reset();
+  receiver().reset();
 });
 
 const NOTIFY = '/api/v1/user/me/file/notify';
@@ -119,9 +113,9 @@ describe('POST /api/v1/user/me/file/notify: one chat message per call', () => {
       sent_at: expect.any(String) as string,
     });
     await queueIdle();
-    expect(receiver.posts).toHaveLength(1);
-    expect(receiver.posts[0]?.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(receiver.posts[0]?.payload).toEqual({
+    expect(receiver().posts).toHaveLength(1);
+    expect(receiver().posts[0]?.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(receiver().posts[0]?.payload).toEqual({
       text: 'User 901 submitted 3 files for Acme Fund I',
       blocks: [
         { type: 'header', text: { type: 'plain_text', text: 'New submission', emoji: false } },
@@ -170,8 +164,8 @@ describe('POST /api/v1/user/me/file/notify: one chat message per call', () => {
     const uploaded = (await (await stage().upload(902, form)).json()) as { id: number };
     const id = await accepted(await notify(902, { file_ids: [uploaded.id], fund_name: null }), 1);
     expect((await settled(902, id)).status).toBe('sent');
-    expect(receiver.delivered()).toHaveLength(1);
-    expect(receiver.posts[0]?.payload).toEqual({
+    expect(receiver().delivered()).toHaveLength(1);
+    expect(receiver().posts[0]?.payload).toEqual({
       text: 'User 902 submitted 1 file',
       blocks: [
         { type: 'header', text: { type: 'plain_text', text: 'New submission', emoji: false } },
@@ -202,7 +196,7 @@ describe('POST /api/v1/user/me/file/notify: one chat message per call', () => {
     await seedFiles(903, many);
     const id = await accepted(await notify(903, { file_ids: many.map((f) => f.id) }), 100);
     expect((await settled(903, id)).status).toBe('sent');
-    const { blocks } = receiver.posts[0]?.payload as { blocks: { type: string }[] };
+    const { blocks } = receiver().posts[0]?.payload as { blocks: { type: string }[] };
     expect(blocks.length).toBeLessThanOrEqual(50);
     expect(blocks.at(-1)).toEqual({
       type: 'context',
@@ -222,47 +216,49 @@ describe('POST /api/v1/user/me/file/notify: one chat message per call', () => {
 describe('delivery faults', () => {
   it('500 twice, then 200: exactly one message delivered, after three tries', async () => {
     await seedFiles(910, FILES);
-    receiver.answer({ status: 500, body: 'internal_error' }, { status: 502 });
+    receiver().answer({ status: 500, body: 'internal_error' }, { status: 502 });
     const id = await accepted(await notify(910, { file_ids: [11] }), 1);
     expect((await settled(910, id)).status).toBe('sent');
     await queueIdle();
-    expect(receiver.posts.map((p) => p.answeredWith)).toEqual([500, 502, 200]);
-    expect(receiver.delivered()).toHaveLength(1);
+    expect(receiver().posts.map((p) => p.answeredWith)).toEqual([500, 502, 200]);
+    expect(receiver().delivered()).toHaveLength(1);
     expect(await recordOf(id)).toMatchObject({ status: 'sent', attempts: 3, last_error: null });
     expect(stage().notifications.deadLetters.messages()).toHaveLength(0);
   });
 
   it("a 429's Retry-After is honoured before the next try", async () => {
     await seedFiles(911, FILES);
-    receiver.answer({ status: 429, headers: { 'retry-after': '1' }, body: 'rate_limited' });
+    receiver().answer({ status: 429, headers: { 'retry-after': '1' }, body: 'rate_limited' });
     const id = await accepted(await notify(911, { file_ids: [12] }), 1);
     expect((await settled(911, id)).status).toBe('sent');
-    const [limited, next] = receiver.posts;
+    const [limited, next] = receiver().posts;
     expect(limited?.answeredWith).toBe(429);
     expect(next?.answeredWith).toBe(200);
     const waited = (next?.at ?? 0) - (limited?.at ?? 0);
     expect(waited).toBeGreaterThanOrEqual(1000);
     expect(waited).toBeLessThan(2500);
-    expect(receiver.delivered()).toHaveLength(1);
+    expect(receiver().delivered()).toHaveLength(1);
   });
 
   it('a post that gets no answer in time is tried again', async () => {
     await seedFiles(912, FILES);
-    receiver.answer({ status: 200, body: 'ok', delayMs: 1500 });
+    receiver().answer({ status: 200, body: 'ok', delayMs: 1500 });
     const id = await accepted(await notify(912, { file_ids: [13] }), 1);
     expect((await settled(912, id)).status).toBe('sent');
-    await eventually(() => receiver.posts.every((p) => p.answeredWith !== undefined) || undefined);
-    expect(receiver.posts.map((p) => p.answeredWith)).toEqual(['abandoned', 200]);
-    expect(receiver.delivered()).toHaveLength(1);
+    await eventually(
+      () => receiver().posts.every((p) => p.answeredWith !== undefined) || undefined,
+    );
+    expect(receiver().posts.map((p) => p.answeredWith)).toEqual(['abandoned', 200]);
+    expect(receiver().delivered()).toHaveLength(1);
   });
 
   it('a webhook down for every try: marked failed after 5, set aside in the DLQ, never sent twice', async () => {
     await seedFiles(913, FILES);
-    receiver.answerAlways({ status: 503, body: 'service_unavailable' });
+    receiver().answerAlways({ status: 503, body: 'service_unavailable' });
     const id = await accepted(await notify(913, { file_ids: [11, 12] }), 2);
     expect((await settled(913, id)).status).toBe('failed');
     await queueIdle();
-    expect(receiver.posts.map((p) => p.answeredWith)).toEqual([503, 503, 503, 503, 503]);
+    expect(receiver().posts.map((p) => p.answeredWith)).toEqual([503, 503, 503, 503, 503]);
     expect(await recordOf(id)).toMatchObject({
       status: 'failed',
       attempts: 5,
@@ -273,23 +269,23 @@ describe('delivery faults', () => {
     expect(stage().notifications.deadLetters.messages()).toHaveLength(1);
 
     // The operator fixes the webhook and redrives the DLQ: one message, and only one.
-    receiver.reset();
+    receiver().reset();
     await stage().notifications.queue.send(aside?.body ?? '');
     await eventually(async () => ((await statusOf(913, id)).status === 'sent' ? true : undefined));
     await queueIdle();
     await stage().notifications.queue.send(aside?.body ?? '');
     await queueIdle();
-    expect(receiver.posts).toHaveLength(1);
-    expect(receiver.delivered()).toHaveLength(1);
+    expect(receiver().posts).toHaveLength(1);
+    expect(receiver().delivered()).toHaveLength(1);
   });
 
   it('a refusal no retry will change (404 channel_not_found): failed after one try', async () => {
     await seedFiles(914, FILES);
-    receiver.answerAlways({ status: 404, body: 'channel_not_found' });
+    receiver().answerAlways({ status: 404, body: 'channel_not_found' });
     const id = await accepted(await notify(914, { file_ids: [11] }), 1);
     expect((await settled(914, id)).status).toBe('failed');
     await queueIdle();
-    expect(receiver.posts).toHaveLength(1);
+    expect(receiver().posts).toHaveLength(1);
     expect(await recordOf(id)).toMatchObject({
       status: 'failed',
       attempts: 1,
@@ -313,7 +309,7 @@ describe('delivery faults', () => {
       stage().notifications.queue.send(body),
     ]);
     await queueIdle();
-    expect(receiver.posts).toHaveLength(1);
+    expect(receiver().posts).toHaveLength(1);
   });
 });
 
@@ -327,7 +323,7 @@ describe('Idempotency-Key', () => {
     const again = await notify(920, body, { 'idempotency-key': 'submit-920-a' });
     expect(await accepted(again, 2)).toBe(id);
     await queueIdle();
-    expect(receiver.posts).toHaveLength(1);
+    expect(receiver().posts).toHaveLength(1);
     const records = (await stage().items()).filter((i) => i.entity === 'SubmissionNotification');
     expect(records.filter((r) => r.user_id === 920)).toHaveLength(1);
   });
@@ -355,14 +351,14 @@ describe('Idempotency-Key', () => {
         ],
       },
     );
-    expect(receiver.posts).toHaveLength(1);
+    expect(receiver().posts).toHaveLength(1);
   });
 });
 
 describe('refusals: nothing recorded, nothing queued, nothing sent', () => {
   const nothingQueued = () => {
     expect(stage().notifications.queue.messages()).toHaveLength(0);
-    expect(receiver.posts).toHaveLength(0);
+    expect(receiver().posts).toHaveLength(0);
   };
 
   it("another user's file or a missing one → 404 naming the ids", async () => {

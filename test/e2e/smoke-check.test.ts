@@ -1,21 +1,15 @@
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { freePort } from '#infra/local/free-port.ts';
 import { seedDeals } from '#test/support/deal-fixtures.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
+import { useWebhookReceiver } from '#test/support/webhook-receiver.ts';
 
-let receiver: WebhookReceiver;
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-});
-const stage = useTestStage(() => ({ notifications: { chatWebhookUrl: receiver.url } }));
+const receiver = useWebhookReceiver();
+const stage = useTestStage(() => ({ notifications: { chatWebhookUrl: receiver().url } }));
 
 /** `npm run smoke -- <args>`, as an operator runs it: its exit code and its output. */
 function smoke(
@@ -87,7 +81,7 @@ describe('npm run smoke', () => {
     ]);
     expect(run.out).toContain('local:v1:group:7:deal:3, verified');
     expect(run.code).toBe(0);
-    expect(receiver.posts).toHaveLength(1);
+    expect(receiver().posts).toHaveLength(1);
     // The files are gone; the notification's record stays, as every notification's does.
     const after = await stage().stored();
     expect(after.objects).toEqual(before.objects);

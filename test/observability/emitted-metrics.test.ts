@@ -4,7 +4,7 @@ import type { DirectUploadTicket } from '#test/support/fastapi-bodies.ts';
 import { multipartBody } from '#test/support/multipart.ts';
 import { postToSignedForm } from '#test/support/signed-form.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
+import { useWebhookReceiver } from '#test/support/webhook-receiver.ts';
 
 /*
  * Runs in the `observability` project, where POWERTOOLS_METRICS_DISABLED is false: the
@@ -39,14 +39,8 @@ afterAll(() => {
   process.stdout.write = write;
 });
 
-let receiver: WebhookReceiver;
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-});
-const stage = useTestStage(() => ({ notifications: { chatWebhookUrl: receiver.url } }));
+const receiver = useWebhookReceiver();
+const stage = useTestStage(() => ({ notifications: { chatWebhookUrl: receiver().url } }));
 beforeEach(() => {
   lines = [];
 });
@@ -139,7 +133,7 @@ describe('the metrics the handlers emit, as CloudWatch EMF lines', () => {
     });
     expect(response.status).toBe(202);
     await expect.poll(() => points().NotificationsSent, { timeout: 10_000 }).toEqual([1]);
-    expect(receiver.posts).toHaveLength(1);
+    expect(receiver().posts).toHaveLength(1);
     expect(businessOnly()).toEqual({ NotificationsQueued: [1], NotificationsSent: [1] });
   });
 

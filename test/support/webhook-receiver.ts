@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 
 /** One way to answer a post. */
 export interface ScriptedAnswer {
@@ -104,5 +105,24 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         }),
       );
     },
+  };
+}
+
+/**
+ * A receiver for the whole test file: started before its tests (and before a test stage
+ * registered after it, which can then post to it), closed after them. Call the getter in a
+ * hook or a test.
+ */
+export function useWebhookReceiver(): () => WebhookReceiver {
+  let receiver: WebhookReceiver | undefined;
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+  });
+  return () => {
+    if (receiver === undefined) throw new Error('The webhook receiver starts in beforeAll');
+    return receiver;
   };
 }
