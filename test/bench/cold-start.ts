@@ -13,7 +13,6 @@
  * Run alone with `npm run bench -- cold-start`; `npm run bench` runs it first.
  */
 import { spawn } from 'node:child_process';
-import { loadavg } from 'node:os';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,6 +21,7 @@ import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { API_OPERATIONS } from '#shared/api/api-operations.ts';
 import { API_ROUTES, EVENT_FUNCTIONS, FALLBACK_ROUTE, type RouteKey } from '#shared/api/routes.ts';
 import { LAMBDA_BUILD_OPTIONS } from '#test/support/lambda-build-options.ts';
+import { loadAverage, median } from './figures.ts';
 
 export const COLD_START_RATIO_TARGET = 1.25;
 const RUNS = Number(process.env.BENCH_COLD_RUNS ?? 15);
@@ -89,9 +89,6 @@ export interface ColdStartRow {
   /** The machine's 1-minute load average when the row's imports ended. */
   readonly load: number;
 }
-
-const median = (values: readonly number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 interface BundleContents {
   /** The SDK packages whose clients it builds. */
@@ -193,7 +190,7 @@ export async function benchColdStarts(workDir: string): Promise<ColdStartRow[]> 
       ratio: sdk.length === 0 ? undefined : importMs / baselineMs,
       holdsFormReader,
       takesForms: FORM_TAKERS.has(functionId),
-      load: loadavg()[0] ?? Number.NaN,
+      load: loadAverage(),
     });
   }
   return rows;
@@ -226,7 +223,7 @@ async function benchTracerAlone(dir: string): Promise<ColdStartRow> {
     holdsFormReader: false,
     takesForms: false,
     note: 'in every baseline',
-    load: loadavg()[0] ?? Number.NaN,
+    load: loadAverage(),
   };
 }
 

@@ -22,7 +22,7 @@ import type { Context } from 'aws-lambda';
 import { localLambdaContext } from '#infra/local/lambda-context.ts';
 import { apiEvent } from '#test/support/api-events.ts';
 import { uploadForm } from '#test/support/multipart.ts';
-import { type Figure, figureLine, FIGURE_HEADER, quantile } from './figures.ts';
+import { type Figure, figureLine, FIGURE_HEADER, median, spreadOf } from './figures.ts';
 import { memoryAdapters, type MemoryState } from './memory-adapters.ts';
 
 const RUNS = Number(process.env.BENCH_CPU_RUNS ?? 400);
@@ -335,9 +335,8 @@ export async function benchCpu(): Promise<{ report: string; figures: Figure[] }>
   const figures: Figure[] = prepared.map((benchCase) => ({
     name: benchCase.name,
     unit: 'µs',
-    median: quantile(own.get(benchCase.name) ?? [], 0.5),
-    p99: quantile(own.get(benchCase.name) ?? [], 0.99),
-    floor: quantile(floors.get(benchCase.name) ?? [], 0.5),
+    ...spreadOf(own.get(benchCase.name) ?? []),
+    floor: median(floors.get(benchCase.name) ?? []),
     floorName: benchCase.floorName,
     target: benchCase.budget,
   }));

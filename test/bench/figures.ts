@@ -21,8 +21,6 @@ export interface Figure {
   readonly floorName?: string;
   /** The most `median / floor` may be; no target: reported only. */
   readonly target?: number;
-  /** The machine's 1-minute load average when the figure was taken. */
-  readonly load?: number;
 }
 
 /** The figure's own value on its basis. */
@@ -43,6 +41,13 @@ export const quantile = (values: readonly number[], q: number): number =>
 
 export const median = (values: readonly number[]): number => quantile(values, 0.5);
 
+/** A figure's 10th percentile, median and 99th percentile. */
+export const spreadOf = (values: readonly number[]) => ({
+  p10: quantile(values, 0.1),
+  median: median(values),
+  p99: quantile(values, 0.99),
+});
+
 export async function timed(work: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
   await work();
@@ -60,9 +65,8 @@ export const FIGURE_HEADER = `  ${'case'.padEnd(40)} ${'p10'.padStart(10)} ${'me
 export function figureLine(figure: Figure): string {
   const ratio = ratioOf(figure);
   const verdict = figure.target === undefined ? 'reported' : missed(figure) ? 'MISSED' : 'ok';
-  const load = figure.load === undefined ? '' : `  load ${figure.load.toFixed(2)}`;
   const floorName = figure.floorName === undefined ? '' : `  floor: ${figure.floorName}`;
   const ratioText = ratio === undefined ? '' : `${ratio.toFixed(2)} ${figure.basis ?? 'median'}`;
   const target = figure.target === undefined ? '' : `<= ${figure.target.toFixed(2)}`;
-  return `  ${figure.name.padEnd(40)} ${amount(figure.p10, figure.unit).padStart(10)} ${amount(figure.median, figure.unit).padStart(10)} ${amount(figure.p99, figure.unit).padStart(10)}   ${amount(figure.floor, figure.unit).padStart(10)}  ${ratioText.padEnd(11)} ${target.padStart(7)}  ${verdict}${load}${floorName}`;
+  return `  ${figure.name.padEnd(40)} ${amount(figure.p10, figure.unit).padStart(10)} ${amount(figure.median, figure.unit).padStart(10)} ${amount(figure.p99, figure.unit).padStart(10)}   ${amount(figure.floor, figure.unit).padStart(10)}  ${ratioText.padEnd(11)} ${target.padStart(7)}  ${verdict}${floorName}`;
 }

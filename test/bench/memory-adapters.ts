@@ -40,7 +40,6 @@ export interface MemoryState {
 
 export function memoryAdapters(state: MemoryState): ServiceAdapters {
   let nextId = 1_000_000;
-  const blobs = new Map<string, Uint8Array>();
   const notifications = new Map<string, SubmissionNotification>();
   const dealFile = (deal: DealRef, fileId: number) =>
     state.dealFiles.find(
@@ -93,12 +92,8 @@ export function memoryAdapters(state: MemoryState): ServiceAdapters {
     }),
     fileIds: onlyThese('fileIds', { next: () => Promise.resolve(nextId++) }),
     blobs: onlyThese('blobs', {
-      put: (key, content) => {
-        // Held until the next put, as a store would hold it; never more than one.
-        blobs.clear();
-        blobs.set(key, content);
-        return Promise.resolve();
-      },
+      // Kept nowhere, as `create` above: the bench only needs the call answered.
+      put: () => Promise.resolve(),
       locationOf: (key) => `s3://bench-bucket/${key}`,
     }),
     // Used only for a request with an Idempotency-Key, which the bench never sends.

@@ -19,7 +19,7 @@ import {
 } from '#shared/adapters/dynamo-group-repository.ts';
 import { putItems } from '#test/support/put-items.ts';
 import { floorClient } from './floor-client.ts';
-import { type Figure, figureLine, FIGURE_HEADER, quantile, timed } from './figures.ts';
+import { type Figure, figureLine, FIGURE_HEADER, spreadOf, timed } from './figures.ts';
 
 export const TOKEN_RATIO_TARGET = 1.2;
 
@@ -117,31 +117,17 @@ export async function benchTokens(options: {
   }
   agent.destroy();
   client.destroy();
-  const median = (name: string) => quantile(times[name] ?? [], 0.5);
+  const spread = (name: string) => spreadOf(times[name] ?? []);
   const figures: Figure[] = [
-    {
-      name: '0 rooms',
-      unit: 'ms',
-      p10: quantile(times['0 rooms'] ?? [], 0.1),
-      median: median('0 rooms'),
-      p99: quantile(times['0 rooms'] ?? [], 0.99),
-    },
+    { name: '0 rooms', unit: 'ms', ...spread('0 rooms') },
     ...Object.keys(shapes).flatMap((name): Figure[] => [
-      {
-        name: `${name}: its BatchGetItem`,
-        unit: 'ms',
-        p10: quantile(times[`${name}: its BatchGetItem`] ?? [], 0.1),
-        median: median(`${name}: its BatchGetItem`),
-        p99: quantile(times[`${name}: its BatchGetItem`] ?? [], 0.99),
-      },
+      { name: `${name}: its BatchGetItem`, unit: 'ms', ...spread(`${name}: its BatchGetItem`) },
       {
         name,
-        unit: 'ms' as const,
+        unit: 'ms',
         basis: 'p10',
-        p10: quantile(times[name] ?? [], 0.1),
-        median: median(name),
-        p99: quantile(times[name] ?? [], 0.99),
-        floor: quantile(times[`${name}: its BatchGetItem`] ?? [], 0.1),
+        ...spread(name),
+        floor: spread(`${name}: its BatchGetItem`).p10,
         floorName: `its BatchGetItem of ${String(keysOf(shapes[name] ?? []).length)} keys`,
         target: TOKEN_RATIO_TARGET,
       },

@@ -16,7 +16,7 @@ import {
 } from '#infra/local/emulators.ts';
 import { LOCAL_BUCKET } from '#infra/local/local-stage.ts';
 import { uploadForm } from '#test/support/multipart.ts';
-import { type Figure, figureLine, FIGURE_HEADER, median, quantile, timed } from './figures.ts';
+import { type Figure, figureLine, FIGURE_HEADER, median, spreadOf, timed } from './figures.ts';
 import { peakResidentBytes, residentBytes, resetPeak } from './proc-memory.ts';
 
 /** A multipart upload the deployed platform admits: its base64 event stays under 6 MB. */
@@ -95,8 +95,7 @@ export async function benchUploads(options: {
     const figure: Figure = {
       name: 'POST /api/v1/user/me/file, 4 MiB',
       unit: 'ms',
-      median: median(staged),
-      p99: quantile(staged, 0.99),
+      ...spreadOf(staged),
       floor: median(direct),
       floorName: 'PutObject of the bytes to s3rver',
     };
