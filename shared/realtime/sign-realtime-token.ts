@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { importJWK, SignJWT } from 'jose';
+import { createPrivateKey, type KeyObject, randomUUID, sign } from 'node:crypto';
 import type { RealtimeKeySet, RealtimeSigningKey } from './realtime-key-set.ts';
 import { signingKeyAt } from './realtime-key-set.ts';
 
@@ -15,37 +14,44 @@ export interface RealtimeClaims {
   readonly rooms: Readonly<Record<string, readonly RoomPermission[]>>;
 }
 
-const imported = new Map<string, ReturnType<typeof importJWK>>();
+const imported = new Map<string, KeyObject>();
 
-/** The private key, imported once per container. */
-const privateKeyOf = (key: RealtimeSigningKey) => {
+/** The private key, imported once per container (a key that fails to import throws each time). */
+function privateKeyOf(key: RealtimeSigningKey): KeyObject {
   let found = imported.get(key.kid);
   if (found === undefined) {
-    found = importJWK(key.privateJwk, 'ES256');
-    // A failed import is tried again next time, not remembered.
-    found.catch(() => imported.delete(key.kid));
+    found = createPrivateKey({ key: key.privateJwk, format: 'jwk' });
     imported.set(key.kid, found);
   }
   return found;
-};
+}
 
-/** An ES256 JWT, signed by the key active at `now`, with the kid that names it. */
-export async function signRealtimeToken(
-  keys: RealtimeKeySet,
-  now: Date,
-  claims: RealtimeClaims,
-): Promise<string> {
+const segment = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/**
+ * An ES256 JWT (RFC 7515's compact form), signed by the key active at `now`, with the kid
+ * that names it. Signed with node:crypto rather than jose: jose signs through WebCrypto, whose
+ * every signature is a job on libuv's thread pool and whose claims builder clones the claims,
+ * and this is the hot path of the token route (docs/benchmarks.md). The signature is the same
+ * ECDSA P-256/SHA-256 in the JWS (IEEE P1363) encoding; jose verifies it in the tests.
+ */
+export function signRealtimeToken(keys: RealtimeKeySet, now: Date, claims: RealtimeClaims): string {
   const key = signingKeyAt(keys, now);
   if (key === undefined) throw new Error('No realtime signing key is active yet');
   const issuedAt = Math.floor(now.getTime() / 1000);
-  return new SignJWT({ rooms: claims.rooms })
-    .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'JWT' })
-    .setIssuer(claims.issuer)
-    .setAudience(claims.audience)
-    .setSubject(claims.subject)
-    .setIssuedAt(issuedAt)
-    .setNotBefore(issuedAt)
-    .setExpirationTime(issuedAt + claims.tokenSeconds)
-    .setJti(randomUUID())
-    .sign(await privateKeyOf(key));
+  const signingInput = `${segment({ alg: 'ES256', kid: key.kid, typ: 'JWT' })}.${segment({
+    rooms: claims.rooms,
+    iss: claims.issuer,
+    aud: claims.audience,
+    sub: claims.subject,
+    iat: issuedAt,
+    nbf: issuedAt,
+    exp: issuedAt + claims.tokenSeconds,
+    jti: randomUUID(),
+  })}`;
+  const signature = sign('sha256', Buffer.from(signingInput), {
+    key: privateKeyOf(key),
+    dsaEncoding: 'ieee-p1363',
+  });
+  return `${signingInput}.${signature.toString('base64url')}`;
 }
