@@ -19,6 +19,7 @@ import { createInterface } from 'node:readline';
 import { startDynamoDbLocal } from '#infra/local/emulators.ts';
 import { loadIdentityProvider } from '#infra/local/identity-provider.ts';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
+import { LOCAL_TABLE } from '#infra/local/local-stage.ts';
 import type { BenchPart } from './bench.ts';
 import { benchColdStarts, coldStartReport, coldStartsMet } from './cold-start.ts';
 import { benchCpu } from './cpu-bench.ts';
@@ -107,8 +108,14 @@ export async function runBench(parts: ReadonlySet<BenchPart>): Promise<number> {
         const identity = await loadIdentityProvider(stageDir);
         const token = await identity.issueToken({ userId: 1, expiresIn: 3600 });
         if (runs('tokens')) {
+          const bare = await startProcess('bare-token-service.ts', [
+            dynamodb.endpoint,
+            LOCAL_TABLE,
+            '1',
+          ]);
           const tokens = await benchTokens({
             url,
+            bareUrl: `${bare.announced.url ?? ''}/api/v1/auth/get-realtime-token`,
             bearer: token,
             userId: 1,
             dynamodbEndpoint: dynamodb.endpoint,

@@ -1,11 +1,16 @@
 /**
- * The realtime-token path against its floor. A 50-room request answers after one strongly
+ * The realtime-token path against its floors. A 50-room request answers after one strongly
  * consistent BatchGetItem of the caller's memberships and the deals; nothing else it does
- * needs I/O. So the floor is that very BatchGetItem, sent straight to the same DynamoDB
- * Local from this process; the request goes through the local stage (HTTP, the JWT
- * authorizer, the payload 2.0 event, the handler, the signature). Target: stage median at
- * most 1.2 times the floor's, for both shapes of 50 rooms. The cases take turns within each
- * round, so drift on the machine falls on all of them alike.
+ * needs I/O. Each shape of 50 rooms is measured three ways, taking turns within each round so
+ * that drift on the machine falls on all alike:
+ * - that very BatchGetItem, sent straight to the same DynamoDB Local from this process;
+ * - the bare service (`bare-token-service.ts`): the same read and signature behind a plain
+ *   node:http server in a process of its own, with nothing else;
+ * - the local stage: HTTP, the JWT authorizer, the payload 2.0 event, the handler with its
+ *   middleware, the read, the signature.
+ * Target: the stage within 1.2 times the bare service. Its ratio to the BatchGetItem alone is
+ * reported beside the bare service's own, which is the price of one more HTTP hop between
+ * processes on this machine (docs/benchmarks.md).
  */
 import { Agent, request as httpRequest } from 'node:http';
 import { LOCAL_TABLE } from '#infra/local/local-stage.ts';
@@ -58,6 +63,8 @@ function postJson(
 
 export async function benchTokens(options: {
   url: string;
+  /** The bare service's URL (`bare-token-service.ts`), on the same DynamoDB Local. */
+  bareUrl: string;
   bearer: string;
   userId: number;
   dynamodbEndpoint: string;
@@ -83,12 +90,13 @@ export async function benchTokens(options: {
   };
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const tokenUrl = `${options.url}/api/v1/auth/get-realtime-token`;
-  const ask = (deals: readonly (readonly [number, number])[]) => {
+  const bareAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const ask = (deals: readonly (readonly [number, number])[], to = { agent, url: tokenUrl }) => {
     const body = JSON.stringify({
       room_ids: deals.map(([g, d]) => `local:v1:group:${g}:deal:${d}`),
     });
     return async () => {
-      const { status, text } = await postJson(agent, tokenUrl, options.bearer, body);
+      const { status, text } = await postJson(to.agent, to.url, options.bearer, body);
       if (status !== 200) throw new Error(`token answered ${status}: ${text}`);
     };
   };
@@ -109,6 +117,7 @@ export async function benchTokens(options: {
   for (const [name, deals] of Object.entries(shapes)) {
     work[name] = ask(deals);
     work[`${name}: its BatchGetItem`] = read(deals);
+    work[`${name}: bare service`] = ask(deals, { agent: bareAgent, url: options.bareUrl });
   }
   for (let i = 0; i < 50; i++) for (const run of Object.values(work)) await run();
   const times: Record<string, number[]> = {};
@@ -116,27 +125,49 @@ export async function benchTokens(options: {
     for (const [name, run] of Object.entries(work)) (times[name] ??= []).push(await timed(run));
   }
   agent.destroy();
+  bareAgent.destroy();
   client.destroy();
   const spread = (name: string) => spreadOf(times[name] ?? []);
   const figures: Figure[] = [
     { name: '0 rooms', unit: 'ms', ...spread('0 rooms') },
-    ...Object.keys(shapes).flatMap((name): Figure[] => [
-      { name: `${name}: its BatchGetItem`, unit: 'ms', ...spread(`${name}: its BatchGetItem`) },
-      {
-        name,
-        unit: 'ms',
-        basis: 'p10',
-        ...spread(name),
-        floor: spread(`${name}: its BatchGetItem`).p10,
-        floorName: `its BatchGetItem of ${String(keysOf(shapes[name] ?? []).length)} keys`,
-        target: TOKEN_RATIO_TARGET,
-      },
-    ]),
+    ...Object.keys(shapes).flatMap((name): Figure[] => {
+      const read = spread(`${name}: its BatchGetItem`);
+      const bare = spread(`${name}: bare service`);
+      const readName = `its BatchGetItem of ${String(keysOf(shapes[name] ?? []).length)} keys`;
+      return [
+        { name: `${name}: its BatchGetItem`, unit: 'ms', ...read },
+        {
+          name: `${name}: bare service`,
+          unit: 'ms',
+          basis: 'p10',
+          ...bare,
+          floor: read.p10,
+          floorName: readName,
+        },
+        {
+          name: `${name}: the stage`,
+          unit: 'ms',
+          basis: 'p10',
+          ...spread(name),
+          floor: read.p10,
+          floorName: readName,
+        },
+        {
+          name: `${name}: the stage`,
+          unit: 'ms',
+          basis: 'p10',
+          ...spread(name),
+          floor: bare.p10,
+          floorName: 'the bare service',
+          target: TOKEN_RATIO_TARGET,
+        },
+      ];
+    }),
   ];
   return {
     figures,
     report: `
-Realtime token through the local stage against its one BatchGetItem sent directly, ${String(options.rounds)} rounds
+Realtime token: its one BatchGetItem sent directly, the bare service and the local stage, ${String(options.rounds)} rounds
 ${FIGURE_HEADER}
 ${figures.map(figureLine).join('\n')}
 `,

@@ -1,0 +1,76 @@
+/**
+ * The least any HTTP service must do to answer a realtime token for a set of rooms, in a
+ * process of its own: read the request, send the one BatchGetItem of the rooms' keys, sign
+ * the claims, answer. No authorizer, no payload 2.0 event, no middleware, no logs, no
+ * metrics, no validation. It is the token bench's floor for our own work: the local stage
+ * answers the same request with all of those, and the difference between the two is ours.
+ * Prints its URL, then serves until SIGTERM.
+ */
+import { createServer } from 'node:http';
+import { batchGetAll } from '#shared/adapters/aws/batch-get.ts';
+import { dealKey, memberKey } from '#shared/adapters/dynamo-group-repository.ts';
+import { parseRoomId } from '#shared/realtime/room-id.ts';
+import { withNewKey } from '#shared/realtime/realtime-key-set.ts';
+import { signRealtimeToken } from '#shared/realtime/sign-realtime-token.ts';
+import { floorClient } from './floor-client.ts';
+
+const [dynamodbEndpoint, table, userIdText] = process.argv.slice(2);
+if (dynamodbEndpoint === undefined || table === undefined || userIdText === undefined) {
+  throw new Error('usage: bare-token-service.ts <dynamodbEndpoint> <tableName> <userId>');
+}
+const tableName = table;
+const userId = Number(userIdText);
+const client = floorClient(dynamodbEndpoint);
+const keys = await withNewKey({ keys: [] }, new Date(), { activateInSeconds: 0, tokenSeconds: 60 });
+
+async function tokenFor(roomIds: readonly string[]): Promise<string> {
+  const keysRead = new Map<string, Record<string, string>>();
+  for (const roomId of roomIds) {
+    const room = parseRoomId(roomId);
+    if (room === undefined) throw new Error(`not a room id: ${roomId}`);
+    for (const key of [memberKey(room.groupId, userId), dealKey(room.groupId, room.dealId)]) {
+      keysRead.set(`${key.PK} ${key.SK}`, key);
+    }
+  }
+  if (keysRead.size > 0) await batchGetAll(client, tableName, [...keysRead.values()], ['role']);
+  return signRealtimeToken(keys, new Date(), {
+    issuer: 'http://localhost',
+    audience: 'realtime',
+    subject: String(userId),
+    tokenSeconds: 60,
+    rooms: Object.fromEntries(roomIds.map((roomId) => [roomId, ['read', 'write']])),
+  });
+}
+
+const server = createServer((request, response) => {
+  const chunks: Buffer[] = [];
+  request.on('data', (chunk: Buffer) => chunks.push(chunk));
+  request.on('end', () => {
+    const { room_ids: roomIds } = JSON.parse(Buffer.concat(chunks).toString()) as {
+      room_ids: string[];
+    };
+    tokenFor(roomIds).then(
+      (token) => {
+        const body = JSON.stringify({ token });
+        response.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        });
+        response.end(body);
+      },
+      (error: unknown) => {
+        console.error(error);
+        response.writeHead(500).end();
+      },
+    );
+  });
+});
+server.listen(0, '127.0.0.1', () => {
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  console.log(JSON.stringify({ url: `http://localhost:${String(port)}` }));
+});
+process.on('SIGTERM', () => {
+  client.destroy();
+  server.close(() => process.exit(0));
+});
