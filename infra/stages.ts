@@ -132,6 +132,9 @@ export const DATA_OUTPUTS = {
   realtimeKeysSecretArn: 'RealtimeKeysSecretArn',
 } as const;
 
+/** The API stack's output naming a function (`npm run invoke -- <FunctionId> --stage ...`). */
+export const functionNameOutput = (functionId: string): string => `${functionId}FunctionName`;
+
 /** The CloudFormation stack holding a stage's data; the operator CLI reads its outputs. */
 export const dataStackName = (stage: StageName): string => `FileService-${stage}`;
 /** The stack holding a stage's API, functions and alarms: safe to destroy and redeploy. */

@@ -20,7 +20,7 @@ import { metricsNamespace, SERVICE_NAME } from '#shared/observability/business-m
 import { ServiceAlarms } from '../constructs/service-alarms.ts';
 import { ServiceDashboard } from '../constructs/service-dashboard.ts';
 import { alarmAction } from './alarm-action.ts';
-import { DATA_OUTPUTS, type StageConfig } from '../stages.ts';
+import { DATA_OUTPUTS, functionNameOutput, type StageConfig } from '../stages.ts';
 import type { ServiceData } from './data-stack.ts';
 import { HttpRoutes } from './http-routes.ts';
 import { NotificationWorker } from './notification-worker.ts';
@@ -178,6 +178,10 @@ export class ApiStack extends Stack {
       queue: data.notificationQueue,
     });
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint });
+    // Functions have no fixed names; `npm run invoke -- <FunctionId> --stage` reads these.
+    for (const [functionId, fn] of functions.all) {
+      new CfnOutput(this, functionNameOutput(functionId), { value: fn.functionName });
+    }
 
     const { dashboard } = new ServiceDashboard(this, 'Dashboard', {
       stageName: stage.name,

@@ -5,12 +5,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
-import {
-  API_ROUTES,
-  EVENT_FUNCTIONS,
-  FALLBACK_ROUTE,
-  type FunctionId,
-} from '#shared/api/routes.ts';
+import { FUNCTION_ENTRIES, type FunctionId } from '#shared/api/routes.ts';
 import type { EnvironmentName } from '#shared/config/environment.ts';
 import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import {
@@ -25,13 +20,6 @@ import type { ServiceAlarms } from '../constructs/service-alarms.ts';
 import { ServiceFunction } from '../constructs/service-function.ts';
 import { FUNCTION_TABLE, type FunctionGrant, PARTITION_KEYS } from './function-table.ts';
 import type { ServiceData } from './data-stack.ts';
-
-/** Each function's handler module, from the route table and the event functions. */
-const ENTRIES = new Map<FunctionId, string>([
-  ...API_ROUTES.map((route) => [route.functionId, route.entry] as const),
-  [FALLBACK_ROUTE.functionId, FALLBACK_ROUTE.entry],
-  ...Object.values(EVENT_FUNCTIONS).map((fn) => [fn.functionId, fn.entry] as const),
-]);
 
 export interface ServiceFunctionsProps {
   /** The repository root, where function entries start. */
@@ -73,7 +61,7 @@ export class ServiceFunctions {
   ): IFunction {
     const { props } = this;
     const spec: (typeof FUNCTION_TABLE)[FunctionId] = FUNCTION_TABLE[functionId];
-    const entry = ENTRIES.get(functionId);
+    const entry = FUNCTION_ENTRIES.get(functionId);
     const description = options.description ?? ('description' in spec ? spec.description : '');
     if (entry === undefined) throw new Error(`${functionId} has no handler module`);
     const environment: Record<string, string> = {

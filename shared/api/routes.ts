@@ -204,3 +204,10 @@ export type FunctionId =
   | (typeof API_ROUTES)[number]['functionId']
   | typeof FALLBACK_ROUTE.functionId
   | (typeof EVENT_FUNCTIONS)[keyof typeof EVENT_FUNCTIONS]['functionId'];
+
+/** Each function's handler module: what the stack bundles and the local stage imports. */
+export const FUNCTION_ENTRIES: ReadonlyMap<FunctionId, string> = new Map<FunctionId, string>([
+  ...API_ROUTES.map((route) => [route.functionId, route.entry] as const),
+  [FALLBACK_ROUTE.functionId, FALLBACK_ROUTE.entry],
+  ...Object.values(EVENT_FUNCTIONS).map((fn) => [fn.functionId, fn.entry] as const),
+]);

@@ -7,8 +7,13 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTION_TABLE } from '#infra/stacks/function-table.ts';
-import { STAGE_DEFAULTS, stageConfig, type StageName } from '#infra/stages.ts';
-import { API_ROUTES, EVENT_FUNCTIONS, FALLBACK_ROUTE } from '#shared/api/routes.ts';
+import { functionNameOutput, STAGE_DEFAULTS, stageConfig, type StageName } from '#infra/stages.ts';
+import {
+  API_ROUTES,
+  EVENT_FUNCTIONS,
+  FALLBACK_ROUTE,
+  FUNCTION_ENTRIES,
+} from '#shared/api/routes.ts';
 import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import { BUSINESS_METRICS } from '#shared/observability/business-metrics.ts';
 import { synthStage, type SynthesizedStage } from '#test/support/cdk-app.ts';
@@ -591,6 +596,14 @@ describe('the data stack', () => {
     api.hasResourceProperties('AWS::CloudFormation::CustomResource', {
       SecretArn: Match.objectLike({ 'Fn::GetStackOutput': Match.anyValue() }),
     });
+  });
+
+  it('names every function in an output, for `npm run invoke -- <FunctionId> --stage`', () => {
+    const { api } = stage('production');
+    for (const functionId of FUNCTION_ENTRIES.keys()) {
+      const [logicalId] = only(api, 'AWS::Lambda::Function', `${functionId}Function`);
+      api.hasOutput(functionNameOutput(functionId), { Value: { Ref: logicalId } });
+    }
   });
 
   it('tells the worker its webhook secret, never a URL', () => {
