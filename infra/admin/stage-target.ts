@@ -1,10 +1,10 @@
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { s3ClientOptions } from '#infra/local/emulators.ts';
 import { OperatorRefusal } from './operator-refusal.ts';
+import { readStackOutputs } from './stack-outputs.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/emulators.ts';
 import { FileKeyStore } from '#infra/local/file-key-store.ts';
 import type { RealtimeKeyStore } from '#shared/realtime/realtime-key-store.ts';
@@ -84,27 +84,7 @@ async function localTarget(
  */
 async function awsTarget(stage: StageName): Promise<StageTarget> {
   const name = dataStackName(stage);
-  const cloudFormation = new CloudFormationClient({});
-  let outputs: Record<string, string>;
-  try {
-    const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: name }));
-    outputs = Object.fromEntries(
-      (Stacks?.[0]?.Outputs ?? []).map((output) => [
-        output.OutputKey ?? '',
-        output.OutputValue ?? '',
-      ]),
-    );
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    if (/does not exist/.test(message)) {
-      throw new OperatorRefusal(
-        `stack ${name} does not exist in this account and region: deploy it first (npm run deploy -- -c stage=${stage})`,
-      );
-    }
-    throw new OperatorRefusal(`could not read stack ${name}: ${message}`);
-  } finally {
-    cloudFormation.destroy();
-  }
+  const outputs = await readStackOutputs(name, stage);
   const tableName = outputs[DATA_OUTPUTS.tableName];
   const bucket = outputs[DATA_OUTPUTS.bucketName];
   if (tableName === undefined || bucket === undefined) {

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, truncate, writeFile, mkdir } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
@@ -12,6 +11,10 @@ import { stageRecordOf } from '#infra/local/stage-lock.ts';
 import { dealFileObjectKey, userFileObjectKey } from '#shared/data/keys.ts';
 import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
+import {
+  type CloudFormationStandIn,
+  startCloudFormationStandIn,
+} from '#test/support/cloudformation-stand-in.ts';
 
 const stage = useTestStage();
 
@@ -567,56 +570,25 @@ describe('admin, as a process', () => {
 });
 
 describe('admin --stage development: a deployed stage found by its stack outputs', () => {
-  let cloudFormation: Server;
-  let endpoint: string;
-  let outputs: Record<string, string> | undefined;
-  const requests: string[] = [];
+  let cloudFormation: CloudFormationStandIn;
 
   beforeAll(async () => {
-    // CloudFormation's query protocol, just DescribeStacks: the one call the CLI makes.
-    cloudFormation = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      request.on('end', () => {
-        requests.push(body);
-        const ns = 'xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"';
-        response.setHeader('content-type', 'text/xml');
-        if (outputs === undefined) {
-          response.statusCode = 400;
-          response.end(
-            `<ErrorResponse ${ns}><Error><Type>Sender</Type><Code>ValidationError</Code><Message>Stack with id FileService-development does not exist</Message></Error><RequestId>r1</RequestId></ErrorResponse>`,
-          );
-          return;
-        }
-        const members = Object.entries(outputs)
-          .map(
-            ([key, value]) =>
-              `<member><OutputKey>${key}</OutputKey><OutputValue>${value}</OutputValue></member>`,
-          )
-          .join('');
-        response.end(
-          `<DescribeStacksResponse ${ns}><DescribeStacksResult><Stacks><member><StackName>FileService-development</StackName><StackStatus>UPDATE_COMPLETE</StackStatus><CreationTime>2026-01-01T00:00:00Z</CreationTime><Outputs>${members}</Outputs></member></Stacks></DescribeStacksResult><ResponseMetadata><RequestId>r2</RequestId></ResponseMetadata></DescribeStacksResponse>`,
-        );
-      });
-    });
-    await new Promise<void>((resolve) => cloudFormation.listen(0, '127.0.0.1', resolve));
-    const address = cloudFormation.address();
-    endpoint = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+    cloudFormation = await startCloudFormationStandIn();
   });
-  afterAll(() => {
-    cloudFormation.close();
+  afterAll(async () => {
+    await cloudFormation.close();
   });
 
   const awsEnv = () => ({
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-    AWS_ENDPOINT_URL_CLOUDFORMATION: endpoint,
+    AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.endpoint,
     AWS_ENDPOINT_URL_DYNAMODB: stage().dynamodbEndpoint,
   });
 
   it('reads the table from the stack FileService-development and works on it', async () => {
-    outputs = {
+    cloudFormation.outputs = {
       ApiUrl: 'https://api.example',
       TableName: stage().tableName,
       BucketName: stage().bucket,
@@ -627,12 +599,12 @@ describe('admin --stage development: a deployed stage found by its stack outputs
     );
     expect(added.stderr).toBe('');
     expect(JSON.parse(added.stdout)).toEqual({ id: 60, name: 'Sixty', created_at: ISO });
-    expect(requests.at(-1)).toContain('StackName=FileService-development');
+    expect(cloudFormation.requests.at(-1)).toContain('StackName=FileService-development');
     expect((await stage().items()).some((i) => i.PK === 'GROUP#60')).toBe(true);
   });
 
   it('says so when the stack is not deployed, or lacks the outputs', async () => {
-    outputs = undefined;
+    cloudFormation.outputs = undefined;
     const before = await stage().stored();
     expect(await spawnAdmin('group add --group 61 --name x --stage development', awsEnv())).toEqual(
       {
@@ -642,7 +614,7 @@ describe('admin --stage development: a deployed stage found by its stack outputs
           'admin: group add: stack FileService-development does not exist in this account and region: deploy it first (npm run deploy -- -c stage=development); nothing was changed\n',
       },
     );
-    outputs = { ApiUrl: 'https://api.example' };
+    cloudFormation.outputs = { ApiUrl: 'https://api.example' };
     expect(await spawnAdmin('group add --group 61 --name x --stage development', awsEnv())).toEqual(
       {
         code: 1,
