@@ -29,8 +29,13 @@ export function splitTarget(target: string | undefined): {
     : { rawPath: raw.slice(0, mark), rawQueryString: raw.slice(mark + 1) };
 }
 
+/** What the event takes from the HTTP request: an IncomingMessage, or one described by hand. */
+export type EventRequest = Pick<IncomingMessage, 'method' | 'rawHeaders' | 'httpVersion'> & {
+  readonly socket: { readonly localPort?: number | undefined };
+};
+
 export interface EventInput {
-  readonly request: IncomingMessage;
+  readonly request: EventRequest;
   readonly rawPath: string;
   readonly rawQueryString: string;
   readonly body: Buffer;

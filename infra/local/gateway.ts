@@ -6,7 +6,7 @@ import type { ApiResult } from '#shared/http/responses.ts';
 import { newRequestId, splitTarget, toApiGatewayEvent } from './api-gateway-event.ts';
 import { createHandlerLoader, type LocalWiring } from './handler-loader.ts';
 import type { EventClaims } from './jwt-authorizer.ts';
-import { localLambdaContext } from './lambda-context.ts';
+import { InvocationTimedOut, localLambdaContext, withinTimeout } from './lambda-context.ts';
 import {
   eventBytes,
   type PlatformRefusal,
@@ -61,9 +61,6 @@ class BodyTooLarge extends Error {
 
 /** The client went away before its body was complete: nothing to answer, nothing to run. */
 class ClientAborted extends Error {}
-
-/** The function ran past its timeout; API Gateway answers 503. */
-class InvocationTimedOut extends Error {}
 
 /**
  * The whole body, refused past API Gateway's payload limit: on a declared length before a
@@ -155,18 +152,7 @@ export function createGateway(options: GatewayOptions): RequestListener {
 
   const invoke = async (functionId: string, entry: string, event: unknown): Promise<unknown> => {
     const handler = await load(entry);
-    const context = localLambdaContext(functionId, timeoutMs);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        reject(new InvocationTimedOut());
-      }, timeoutMs);
-    });
-    try {
-      return await Promise.race([handler(event, context), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return withinTimeout(handler(event, localLambdaContext(functionId, timeoutMs)), timeoutMs);
   };
 
   return (request, response) => {

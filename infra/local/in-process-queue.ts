@@ -149,21 +149,34 @@ export class InProcessQueue implements MessageQueue {
   }
 
   private record(message: HeldMessage): SQSRecord {
-    return {
-      messageId: message.messageId,
-      receiptHandle: message.receiptHandle ?? '',
-      body: message.body,
-      attributes: {
-        ApproximateReceiveCount: String(message.receiveCount),
-        SentTimestamp: String(message.sentAt),
-        SenderId: 'local',
-        ApproximateFirstReceiveTimestamp: String(message.firstReceivedAt ?? message.sentAt),
-      },
-      messageAttributes: {},
-      md5OfBody: createHash('md5').update(message.body).digest('hex'),
-      eventSource: 'aws:sqs',
-      eventSourceARN: this.arn,
-      awsRegion: LOCAL_REGION,
-    };
+    return sqsRecordOf(message, this.arn);
   }
+}
+
+/** A message as Lambda's event source mapping hands it to a function, in an SQS event. */
+export function sqsRecordOf(
+  message: Pick<
+    HeldMessage,
+    'messageId' | 'body' | 'sentAt' | 'receiveCount' | 'firstReceivedAt'
+  > & {
+    readonly receiptHandle?: string;
+  },
+  queueArn: string,
+): SQSRecord {
+  return {
+    messageId: message.messageId,
+    receiptHandle: message.receiptHandle ?? '',
+    body: message.body,
+    attributes: {
+      ApproximateReceiveCount: String(message.receiveCount),
+      SentTimestamp: String(message.sentAt),
+      SenderId: 'local',
+      ApproximateFirstReceiveTimestamp: String(message.firstReceivedAt ?? message.sentAt),
+    },
+    messageAttributes: {},
+    md5OfBody: createHash('md5').update(message.body).digest('hex'),
+    eventSource: 'aws:sqs',
+    eventSourceARN: queueArn,
+    awsRegion: LOCAL_REGION,
+  };
 }

@@ -10,7 +10,7 @@ export interface JwtAuthorizerConfig {
 /** API Gateway passes claims to the function as strings. */
 export type EventClaims = Record<string, string>;
 
-function toEventClaims(payload: JWTPayload): EventClaims {
+export function toEventClaims(payload: JWTPayload): EventClaims {
   const claims: EventClaims = {};
   for (const [name, value] of Object.entries(payload)) {
     if (typeof value === 'string') claims[name] = value;

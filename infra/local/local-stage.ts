@@ -17,6 +17,7 @@ import { loadIdentityProvider, type LocalIdentityProvider } from './identity-pro
 import { createJwtAuthorizer } from './jwt-authorizer.ts';
 import { InProcessQueue } from './in-process-queue.ts';
 import { localLambdaContext } from './lambda-context.ts';
+import { createLambdaInvokeApi } from './lambda-invoke-api.ts';
 import { forwardObjectCreated } from './s3-event-notifications.ts';
 import {
   DELIVERY_ATTEMPTS,
@@ -84,6 +85,8 @@ export interface LocalNotifications {
 export interface LocalStage {
   readonly url: string;
   readonly port: number;
+  /** Lambda's Invoke API for the stage's functions (`npm run invoke`). */
+  readonly lambdaEndpoint: string;
   readonly tableName: string;
   readonly bucket: string;
   readonly dynamodbEndpoint: string;
@@ -130,6 +133,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
   const port = await listen(server, options.port, host);
   const started: RunningEmulator[] = [];
   let stopQueues = (): Promise<void> => Promise.resolve();
+  let closeLambdaApi = (): Promise<void> => Promise.resolve();
   const stopEmulators = async () => {
     await Promise.allSettled(started.reverse().map((e) => e.stop()));
   };
@@ -189,6 +193,17 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest }),
       ...(options.onResponse === undefined ? {} : { onResponse: options.onResponse }),
     });
+    const lambdaServer = createServer(createLambdaInvokeApi({ root: REPOSITORY_ROOT, wiring }));
+    closeLambdaApi = async () => {
+      lambdaServer.closeAllConnections();
+      await new Promise<void>((done) => {
+        lambdaServer.close(() => {
+          done();
+        });
+      });
+    };
+    const lambdaPort = await listen(lambdaServer, 0, host);
+    const lambdaEndpoint = `http://${host === '127.0.0.1' ? 'localhost' : host}:${String(lambdaPort)}`;
     const finalizer =
       s3rver === undefined
         ? undefined
@@ -200,6 +215,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     return {
       url,
       port,
+      lambdaEndpoint,
       tableName,
       bucket,
       dynamodbEndpoint,
@@ -218,6 +234,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
             done();
           });
         });
+        await closeLambdaApi();
         await finalizer?.drain();
         await stopQueues();
         await stopEmulators();
@@ -225,6 +242,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     };
   } catch (error) {
     server.close();
+    await closeLambdaApi();
     await stopQueues();
     await stopEmulators();
     throw error;

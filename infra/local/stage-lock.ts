@@ -7,6 +7,8 @@ import type { LocalStage } from './local-stage.ts';
 export interface StageRecord {
   readonly pid: number;
   readonly url: string;
+  /** Lambda's Invoke API for the stage's functions. */
+  readonly lambdaEndpoint: string;
   readonly dynamodbEndpoint: string;
   readonly s3Endpoint: string;
   readonly tableName: string;
@@ -18,6 +20,7 @@ export interface StageRecord {
 export const stageRecordOf = (stage: LocalStage): StageRecord => ({
   pid: process.pid,
   url: stage.url,
+  lambdaEndpoint: stage.lambdaEndpoint,
   dynamodbEndpoint: stage.dynamodbEndpoint,
   s3Endpoint: stage.s3Endpoint,
   tableName: stage.tableName,

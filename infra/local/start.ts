@@ -118,6 +118,7 @@ File service, local stage: up on ${stage.url} in ${seconds} s
   data      ${dataDir}
   DynamoDB  ${stage.dynamodbEndpoint} (table ${stage.tableName})
   S3        ${stage.s3Endpoint} (bucket ${stage.bucket})
+  Lambda    ${stage.lambdaEndpoint} (Invoke API: npm run --silent invoke -- --help)
 
 Demo token for user 1, valid for 1 hour (another: npm run --silent token -- --user 42):
   ${token}

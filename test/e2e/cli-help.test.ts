@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '#infra/admin/commands.ts';
 import { runAdmin } from '#infra/admin/run-admin.ts';
 import { LOCAL_OVERRIDES } from '#infra/local/local-stage.ts';
+import { FUNCTION_ENTRIES } from '#shared/api/routes.ts';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { LOCAL_STAGE_VARIABLES } from '#infra/local/local-stage-variables.ts';
 
@@ -124,6 +125,50 @@ describe.concurrent('token', () => {
     expect(bad.code).toBe(2);
     expect(bad.stdout).toBe('');
     expect(bad.stderr).toMatch(/^token: --expires-in must be whole seconds, got "soon"\n/);
+  });
+});
+
+describe.concurrent('event and invoke', () => {
+  it('event --help lists its kinds; a bad argument is exit 2 and prints no event', async () => {
+    const help = await node('infra/local/event-cli.ts', ['--help']);
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^usage: npm run --silent event -- <kind> \[options\]\n/);
+    for (const kind of ['http <METHOD> <path>', 's3-put --key', 'sqs --body']) {
+      expect(help.stdout).toContain(`\n  ${kind}`);
+    }
+    const refusals: [readonly string[], string][] = [
+      [['http', 'GET'], 'http needs a method and a path'],
+      [['http', 'GET', '/x', '--body', '{nope'], '--body must be JSON (or @<file>), got {nope'],
+      [
+        ['http', 'GET', '/x', '--header', 'novalue'],
+        '--header must be <name:value>, got "novalue"',
+      ],
+      [['s3-put', '--key', 'k', '--size', 'big'], '--size must be bytes, got "big"'],
+      [['sqs', '--key', 'k'], 'sqs takes no --key'],
+    ];
+    for (const [args, message] of refusals) {
+      const refused = await node('infra/local/event-cli.ts', args, {
+        LOCAL_DATA_DIR: join(scratch, 'events'),
+      });
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr.startsWith(`event: ${message}\n\nusage: `)).toBe(true);
+    }
+  });
+
+  it('invoke --help lists every function; a bad --stage is exit 2 and invokes nothing', async () => {
+    const help = await node('infra/local/invoke-cli.ts', ['--help']);
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^usage: npm run --silent invoke -- <FunctionId> /);
+    for (const functionId of FUNCTION_ENTRIES.keys()) {
+      expect(help.stdout).toContain(`\n  ${functionId}\n`);
+    }
+    const bad = await node('infra/local/invoke-cli.ts', ['ListUserFiles', '--stage', 'staging']);
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toMatch(
+      /^invoke: --stage must be one of production, development, local, got "staging"\n\nusage: /,
+    );
   });
 });
 

@@ -1,0 +1,190 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { FUNCTION_ENTRIES } from '#shared/api/routes.ts';
+import { FUNCTION_TABLE } from '../stacks/function-table.ts';
+import { LOCAL_REGION } from './emulators.ts';
+import { createHandlerLoader, type LocalWiring } from './handler-loader.ts';
+import { newInvocationLog, logTail } from './invocation-logs.ts';
+import { InvocationTimedOut, localLambdaContext, withinTimeout } from './lambda-context.ts';
+
+/** A function the Invoke API can run: its handler module, timeout and memory. */
+export interface InvokableFunction {
+  readonly entry: string;
+  readonly timeoutSeconds: number;
+  readonly memoryMb: number;
+}
+
+/** Every function of the stack, as FUNCTION_TABLE sizes it. */
+export const STACK_FUNCTIONS: ReadonlyMap<string, InvokableFunction> = new Map(
+  [...FUNCTION_ENTRIES].map(([functionId, entry]) => [
+    functionId,
+    {
+      entry,
+      timeoutSeconds: FUNCTION_TABLE[functionId].timeout,
+      memoryMb: FUNCTION_TABLE[functionId].memorySize,
+    },
+  ]),
+);
+
+const ACCOUNT = '000000000000';
+const INVOCATIONS = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;
+
+const functionArn = (name: string) => `arn:aws:lambda:${LOCAL_REGION}:${ACCOUNT}:function:${name}`;
+
+/** `Name`, `Name:qualifier`, or its ARN, as Invoke takes them; the name alone. */
+function functionNameOf(given: string): string {
+  const arn = /^arn:aws:lambda:[^:]*:[^:]*:function:([^:]+)/.exec(given);
+  return arn?.[1] ?? given.split(':')[0] ?? given;
+}
+
+/** An error of the Invoke API itself, in the shape the SDK reads (restJson1). */
+function apiError(response: ServerResponse, status: number, type: string, message: string): void {
+  const body = JSON.stringify({ Type: 'User', Message: message });
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'x-amzn-errortype': type,
+    'x-amzn-requestid': randomUUID(),
+    'content-length': Buffer.byteLength(body),
+  });
+  response.end(body);
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** What the Node.js runtime reports for an error a handler threw. */
+const thrownPayload = (error: unknown) =>
+  error instanceof Error
+    ? { errorType: error.name, errorMessage: error.message, trace: (error.stack ?? '').split('\n') }
+    : { errorType: 'Error', errorMessage: String(error), trace: [] };
+
+/**
+ * Lambda's Invoke API (`POST /2015-03-31/functions/{name}/invocations`), on the local stage:
+ * what `sam local start-lambda` offers, so `npm run invoke` and `aws lambda invoke
+ * --endpoint-url` reach the stage's functions with the stage's own adapters, settings and
+ * queues. Each invocation gets a Lambda context and its function's timeout; a handler that
+ * throws or runs out of time is a 200 with `X-Amz-Function-Error: Unhandled`, as on AWS.
+ * `X-Amz-Log-Type: Tail` returns the invocation's last 4 KB of log. `Event` invocations are
+ * accepted (202) and run in the background; `DryRun` only checks (204).
+ */
+export function createLambdaInvokeApi(options: {
+  readonly root: string;
+  readonly wiring: LocalWiring;
+  readonly functions?: ReadonlyMap<string, InvokableFunction>;
+}): RequestListener {
+  const functions = options.functions ?? STACK_FUNCTIONS;
+  const load = createHandlerLoader(options.root, options.wiring);
+
+  const run = async (name: string, fn: InvokableFunction, event: unknown) => {
+    const requestId = randomUUID();
+    const timeoutMs = fn.timeoutSeconds * 1000;
+    const log = newInvocationLog();
+    const started = performance.now();
+    log.note(`START RequestId: ${requestId} Version: $LATEST`);
+    const outcome = await log.capture(async () => {
+      try {
+        const handler = await load(fn.entry);
+        const context = {
+          ...localLambdaContext(name, timeoutMs, fn.memoryMb),
+          awsRequestId: requestId,
+        };
+        return { result: await withinTimeout(handler(event, context), timeoutMs) };
+      } catch (error) {
+        return { error };
+      }
+    });
+    const ms = performance.now() - started;
+    let payload: unknown;
+    let failed = true;
+    if ('result' in outcome) {
+      payload = outcome.result ?? null;
+      failed = false;
+    } else if (outcome.error instanceof InvocationTimedOut) {
+      const message = `${new Date().toISOString()} ${requestId} Task timed out after ${fn.timeoutSeconds.toFixed(2)} seconds`;
+      log.note(message);
+      payload = { errorType: 'Sandbox.Timedout', errorMessage: message };
+    } else {
+      payload = thrownPayload(outcome.error);
+      log.note(
+        `${new Date().toISOString()}\t${requestId}\tERROR\tInvoke Error \t${JSON.stringify(payload)}`,
+      );
+    }
+    const usedMb = Math.ceil(process.memoryUsage().rss / 2 ** 20);
+    log.note(`END RequestId: ${requestId}`);
+    log.note(
+      `REPORT RequestId: ${requestId}\tDuration: ${ms.toFixed(2)} ms\tBilled Duration: ${String(Math.ceil(ms))} ms\tMemory Size: ${String(fn.memoryMb)} MB\tMax Memory Used: ${String(usedMb)} MB`,
+    );
+    return { requestId, payload, failed, log: log.text() };
+  };
+
+  const serve = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const path = (request.url ?? '/').split('?')[0] ?? '/';
+    const invocation = INVOCATIONS.exec(path);
+    if (request.method !== 'POST' || invocation === null) {
+      apiError(response, 404, 'UnknownOperationException', 'Unknown operation');
+      return;
+    }
+    const name = functionNameOf(decodeURIComponent(invocation[1] ?? ''));
+    const fn = functions.get(name);
+    if (fn === undefined) {
+      request.resume();
+      apiError(
+        response,
+        404,
+        'ResourceNotFoundException',
+        `Function not found: ${functionArn(name)}`,
+      );
+      return;
+    }
+    const text = await readBody(request);
+    let event: unknown = {};
+    if (text.trim() !== '') {
+      try {
+        event = JSON.parse(text);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        apiError(
+          response,
+          400,
+          'InvalidRequestContentException',
+          `Could not parse request body into json: Could not parse payload into json: ${reason}`,
+        );
+        return;
+      }
+    }
+    const invocationType = request.headers['x-amz-invocation-type'] ?? 'RequestResponse';
+    if (invocationType === 'DryRun') {
+      response.writeHead(204, { 'x-amzn-requestid': randomUUID() }).end();
+      return;
+    }
+    if (invocationType === 'Event') {
+      response.writeHead(202, { 'x-amzn-requestid': randomUUID() }).end();
+      void run(name, fn, event).then(({ failed, log }) => {
+        if (failed) console.error(`[${name}] asynchronous invocation failed:\n${log}`);
+      });
+      return;
+    }
+    const { requestId, payload, failed, log } = await run(name, fn, event);
+    const body = JSON.stringify(payload);
+    response.writeHead(200, {
+      'content-type': 'application/json',
+      'x-amzn-requestid': requestId,
+      'x-amz-executed-version': '$LATEST',
+      ...(failed ? { 'x-amz-function-error': 'Unhandled' } : {}),
+      ...(request.headers['x-amz-log-type'] === 'Tail' ? { 'x-amz-log-result': logTail(log) } : {}),
+      'content-length': Buffer.byteLength(body),
+    });
+    response.end(body);
+  };
+
+  return (request, response) => {
+    serve(request, response).catch((error: unknown) => {
+      console.error('[lambda] invocation request failed:', error);
+      if (!response.headersSent) apiError(response, 500, 'ServiceException', 'Internal error');
+      else response.destroy();
+    });
+  };
+}

@@ -1,0 +1,438 @@
+/**
+ * `npm run event` and `npm run invoke`, as processes, against a running local stage: an event
+ * made by the one, piped into the other, runs the stage's own function on its emulators and
+ * queues. The stage here takes the run's s3rver, so S3 events reach the finalizer only when
+ * invoked by hand, as these tests do.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
+import { createLambdaInvokeApi } from '#infra/local/lambda-invoke-api.ts';
+import { chatLogFile, type LocalStage, startLocalStage } from '#infra/local/local-stage.ts';
+import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
+import { stageRecordOf, writeStageRecord } from '#infra/local/stage-lock.ts';
+import { notifySubmission } from '#shared/notifications/notify-submission.ts';
+import {
+  type CloudFormationStandIn,
+  startCloudFormationStandIn,
+} from '#test/support/cloudformation-stand-in.ts';
+import type { DirectUploadTicket } from '#test/support/fastapi-bodies.ts';
+import { uploadForm } from '#test/support/multipart.ts';
+import { postToSignedForm } from '#test/support/signed-form.ts';
+
+let stage: LocalStage;
+let dataDir: string;
+let scratch: string;
+
+beforeAll(async () => {
+  const { dynamodbEndpoint, s3Endpoint } = inject('emulators');
+  dataDir = await mkdtemp(join(tmpdir(), 'local-invoke-'));
+  scratch = await mkdtemp(join(tmpdir(), 'local-invoke-none-'));
+  const suffix = Math.random().toString(36).slice(2, 10);
+  stage = await startLocalStage({
+    dataDir,
+    port: 0,
+    emulators: { dynamodbEndpoint, s3Endpoint },
+    tableName: `invoke-${suffix}`,
+    bucket: `invoke-${suffix}`,
+  });
+  await writeStageRecord(dataDir, stageRecordOf(stage));
+});
+afterAll(async () => {
+  await stage.close();
+  await rm(dataDir, { recursive: true, force: true });
+  await rm(scratch, { recursive: true, force: true });
+});
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** A CLI of infra/local on the project's Node, with `input` on its standard input. */
+function cli(
+  script: 'event-cli.ts' | 'invoke-cli.ts',
+  args: readonly string[],
+  options: { input?: string; env?: Record<string, string> } = {},
+): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(REPOSITORY_ROOT, 'infra/local', script), ...args], {
+      cwd: REPOSITORY_ROOT,
+      env: { PATH: process.env.PATH ?? '', LOCAL_DATA_DIR: dataDir, ...options.env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => {
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** `npm run --silent event -- <eventArgs>` piped into `npm run --silent invoke -- <functionId>`. */
+async function eventInto(functionId: string, eventArgs: readonly string[]): Promise<Run> {
+  const event = await cli('event-cli.ts', eventArgs);
+  expect(event).toMatchObject({ code: 0, stderr: '' });
+  return cli('invoke-cli.ts', [functionId], { input: event.stdout });
+}
+
+const bearer = (userId: number) => stage.identityProvider.issueToken({ userId });
+
+async function listFiles(userId: number): Promise<{ id: number; name: string }[]> {
+  const response = await fetch(`${stage.url}/api/v1/user/me/file`, {
+    headers: { authorization: `Bearer ${await bearer(userId)}` },
+  });
+  return (await response.json()) as { id: number; name: string }[];
+}
+
+async function uploadFile(userId: number, name: string): Promise<number> {
+  const form = uploadForm('quarterly numbers', { name, type: 'financials' });
+  const response = await fetch(`${stage.url}/api/v1/user/me/file`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await bearer(userId)}`, 'content-type': form.contentType },
+    body: form.body,
+  });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { id: number }).id;
+}
+
+/** Lambda's own lines around an invocation's log, as its log tail shows them. */
+const LAMBDA_LOG =
+  /^START RequestId: [0-9a-f-]{36} Version: \$LATEST\n[\s\S]*END RequestId: [0-9a-f-]{36}\nREPORT RequestId: [0-9a-f-]{36}\tDuration: [0-9.]+ ms\tBilled Duration: \d+ ms\tMemory Size: \d+ MB\tMax Memory Used: \d+ MB\n$/;
+
+describe('npm run event | npm run invoke, on the running local stage', () => {
+  it("runs ListUserFiles with an http event for user 5: 200 with that user's files", async () => {
+    const id = await uploadFile(5, 'q3.xlsx');
+    await uploadFile(6, 'not-yours.xlsx');
+    const piped = await new Promise<Run>((resolve) => {
+      execFile(
+        'sh',
+        [
+          '-c',
+          'npm run --silent event -- http GET /api/v1/user/me/file --user 5 | npm run --silent invoke -- ListUserFiles',
+        ],
+        {
+          cwd: REPOSITORY_ROOT,
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: process.env.HOME ?? '',
+            LOCAL_DATA_DIR: dataDir,
+          },
+        },
+        (error, stdout, stderr) => {
+          resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr });
+        },
+      );
+    });
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).toMatch(LAMBDA_LOG);
+    const result = JSON.parse(piped.stdout) as { statusCode: number; body: string };
+    expect(result.statusCode).toBe(200);
+    const files = JSON.parse(result.body) as { id: number; name: string }[];
+    expect(files.map((f) => [f.id, f.name])).toEqual([[id, 'q3.xlsx']]);
+  });
+
+  it('runs FinalizeDirectUpload with an s3-put event: the uploaded bytes are recorded', async () => {
+    const started = await fetch(`${stage.url}/api/v1/user/me/file/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await bearer(7)}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'model.xlsx', type: 'financials', filesize: 12 }),
+    });
+    expect(started.status).toBe(201);
+    const ticket = (await started.json()) as DirectUploadTicket;
+    expect(await postToSignedForm(ticket, Buffer.from('twelve bytes'))).toBe(204);
+    // No S3 event reached the finalizer: the upload waits.
+    expect(await listFiles(7)).toEqual([]);
+
+    const invoked = await eventInto('FinalizeDirectUpload', [
+      's3-put',
+      '--key',
+      ticket.key,
+      '--size',
+      '12',
+    ]);
+    expect(invoked).toMatchObject({ code: 0, stdout: 'null\n' });
+    expect(invoked.stderr).toMatch(LAMBDA_LOG);
+    expect((await listFiles(7)).map((f) => [f.id, f.name])).toEqual([[ticket.id, 'model.xlsx']]);
+  });
+
+  it('runs DeliverNotification with an sqs event: the queued notification is posted', async () => {
+    const fileId = await uploadFile(8, 'deck.pdf');
+    // Recorded as the notify route records it, but its message kept here, not queued.
+    const messages: string[] = [];
+    const { adapters } = stage.wiring;
+    const notification = await notifySubmission(
+      {
+        files: adapters.userFiles,
+        notifications: adapters.notifications,
+        queue: { send: (body) => Promise.resolve(void messages.push(body)) },
+      },
+      { userId: 8, fileIds: [fileId], fundName: 'Fund IX', message: 'Signed.' },
+    );
+    expect(messages).toHaveLength(1);
+
+    const invoked = await eventInto('DeliverNotification', ['sqs', '--body', messages[0] ?? '']);
+    expect(invoked).toMatchObject({ code: 0, stdout: '{"batchItemFailures":[]}\n' });
+    const posted = (await readFile(chatLogFile(dataDir), 'utf8')).trim().split('\n');
+    expect(posted).toHaveLength(1);
+    expect(posted[0]).toContain('Fund IX');
+    const status = await fetch(
+      `${stage.url}/api/v1/user/me/file/notify/${notification.notificationId}`,
+      { headers: { authorization: `Bearer ${await bearer(8)}` } },
+    );
+    expect(((await status.json()) as { status: string }).status).toBe('sent');
+  });
+
+  it("exits 1 with Lambda's error on stdout when the function throws", async () => {
+    const before = await listFiles(9);
+    const invoked = await cli('invoke-cli.ts', ['FinalizeDirectUpload'], { input: '{}' });
+    expect(invoked.code).toBe(1);
+    expect(JSON.parse(invoked.stdout)).toMatchObject({
+      errorType: 'TypeError',
+      errorMessage: expect.stringContaining('Records') as unknown,
+    });
+    expect(invoked.stderr).toMatch(LAMBDA_LOG);
+    expect(invoked.stderr).toContain('\tERROR\tInvoke Error \t{"errorType":"TypeError"');
+    expect(await listFiles(9)).toEqual(before);
+  });
+});
+
+describe('npm run invoke refuses, saying why, and runs nothing', () => {
+  it('an unknown function id, listing the valid ones (exit 2)', async () => {
+    expect(await cli('invoke-cli.ts', ['ListFiles'], { input: '{}' })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'invoke: unknown function "ListFiles"; the functions are: ListUserFiles, UploadUserFile, StartDirectUpload, CompleteDirectUpload, DownloadUserFile, UpdateUserFile, DeleteUserFile, NotifySubmission, GetNotification, ListDealFiles, UpdateDealFile, DeleteDealFile, GetRealtimeToken, RealtimeJwks, OpenApiDocument, ApiDocs, RouteNotFound, FinalizeDirectUpload, DeliverNotification, InitRealtimeKeys\n',
+    });
+  });
+
+  it('a malformed event (exit 2)', async () => {
+    expect(await cli('invoke-cli.ts', ['ListUserFiles'], { input: '{"version": "2.0",' })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'invoke: the event is not JSON: Expected double-quoted property name in JSON at position 18 (line 1 column 19)\n',
+    });
+  });
+
+  it('no running stage (exit 1)', async () => {
+    expect(
+      await cli('invoke-cli.ts', ['ListUserFiles'], {
+        input: '{}',
+        env: { LOCAL_DATA_DIR: scratch },
+      }),
+    ).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `invoke: no local stage is running on ${scratch}: start one with \`npm start\` (or name a deployed stage with --stage development|production)\n`,
+    });
+  });
+
+  it('an event of a kind npm run event does not make (exit 2)', async () => {
+    const made = await cli('event-cli.ts', ['sns', '--body', '{}']);
+    expect(made.code).toBe(2);
+    expect(made.stdout).toBe('');
+    expect(made.stderr).toMatch(
+      /^event: unknown kind "sns"; the kinds are: http, s3-put, sqs\n\nusage: /,
+    );
+  });
+});
+
+describe("the stage's Invoke API, as Lambda answers", () => {
+  let server: Server;
+  let lambda: LambdaClient;
+  beforeAll(async () => {
+    const fixture = { entry: 'test/support/fixture-function.ts', memoryMb: 128 };
+    server = createServer(
+      createLambdaInvokeApi({
+        root: REPOSITORY_ROOT,
+        wiring: stage.wiring,
+        functions: new Map([
+          ['Fixture', { ...fixture, timeoutSeconds: 1 }],
+          ['Hasty', { ...fixture, timeoutSeconds: 0.2 }],
+        ]),
+      }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    lambda = new LambdaClient({
+      endpoint: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`,
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+      maxAttempts: 1,
+    });
+  });
+  afterAll(async () => {
+    lambda.destroy();
+    await new Promise<void>((resolve) =>
+      server.close(() => {
+        resolve();
+      }),
+    );
+  });
+
+  const invoke = async (name: string, event: unknown) => {
+    const answer = await lambda.send(
+      new InvokeCommand({
+        FunctionName: name,
+        Payload: Buffer.from(JSON.stringify(event)),
+        LogType: 'Tail',
+      }),
+    );
+    return {
+      status: answer.StatusCode,
+      error: answer.FunctionError,
+      payload: JSON.parse(Buffer.from(answer.Payload ?? new Uint8Array()).toString()) as unknown,
+      log: Buffer.from(answer.LogResult ?? '', 'base64').toString(),
+    };
+  };
+
+  it('returns the result, with what the function logged in the log tail', async () => {
+    const answer = await invoke('Fixture', { log: 'hello from the handler' });
+    expect(answer).toMatchObject({
+      status: 200,
+      error: undefined,
+      payload: { echoed: { log: 'hello from the handler' } },
+    });
+    expect(answer.log).toMatch(LAMBDA_LOG);
+    expect(answer.log).toContain('\nhello from the handler\n');
+  });
+
+  it('stops a function at its timeout: Sandbox.Timedout, Unhandled', async () => {
+    const answer = await invoke('Hasty', { sleepMs: 2000 });
+    expect(answer).toMatchObject({
+      status: 200,
+      error: 'Unhandled',
+      payload: {
+        errorType: 'Sandbox.Timedout',
+        errorMessage: expect.stringMatching(/ Task timed out after 0\.20 seconds$/) as unknown,
+      },
+    });
+  });
+
+  it('reports a thrown error as the Node.js runtime does', async () => {
+    const answer = await invoke('Fixture', { throwMessage: 'out of range' });
+    expect(answer).toMatchObject({
+      status: 200,
+      error: 'Unhandled',
+      payload: { errorType: 'RangeError', errorMessage: 'out of range' },
+    });
+  });
+
+  it('refuses an unknown function and a body that is not JSON, as Lambda does', async () => {
+    await expect(invoke('Missing', {})).rejects.toMatchObject({
+      name: 'ResourceNotFoundException',
+      message: `Function not found: arn:aws:lambda:${LOCAL_REGION}:000000000000:function:Missing`,
+    });
+    await expect(
+      lambda.send(new InvokeCommand({ FunctionName: 'Fixture', Payload: Buffer.from('{oops') })),
+    ).rejects.toMatchObject({ name: 'InvalidRequestContentException' });
+  });
+});
+
+describe('npm run invoke --stage development: the deployed function, by its stack output', () => {
+  let cloudFormation: CloudFormationStandIn;
+  let lambdaStandIn: Server;
+  let lambdaEndpoint: string;
+  const received: { path: string; logType: string | undefined; body: string }[] = [];
+  let functionError: string | undefined;
+
+  beforeAll(async () => {
+    cloudFormation = await startCloudFormationStandIn();
+    // Lambda's Invoke API, as AWS answers it: the payload, the log tail, the error header.
+    lambdaStandIn = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        const logType = request.headers['x-amz-log-type'];
+        received.push({
+          path: request.url ?? '',
+          logType: typeof logType === 'string' ? logType : undefined,
+          body,
+        });
+        response.writeHead(200, {
+          'content-type': 'application/json',
+          'x-amz-executed-version': '$LATEST',
+          'x-amz-log-result': Buffer.from(
+            'START RequestId: r Version: $LATEST\nEND RequestId: r\n',
+          ).toString('base64'),
+          ...(functionError === undefined ? {} : { 'x-amz-function-error': functionError }),
+        });
+        response.end('{"statusCode":200,"body":"[]"}');
+      });
+    });
+    await new Promise<void>((resolve) => lambdaStandIn.listen(0, '127.0.0.1', resolve));
+    lambdaEndpoint = `http://127.0.0.1:${String((lambdaStandIn.address() as AddressInfo).port)}`;
+  });
+  afterAll(async () => {
+    await cloudFormation.close();
+    await new Promise<void>((resolve) =>
+      lambdaStandIn.close(() => {
+        resolve();
+      }),
+    );
+  });
+
+  const deployed = (input: string) =>
+    cli('invoke-cli.ts', ['ListUserFiles', '--stage', 'development'], {
+      input,
+      env: {
+        LOCAL_DATA_DIR: scratch,
+        AWS_REGION: LOCAL_REGION,
+        AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+        AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.endpoint,
+        AWS_ENDPOINT_URL_LAMBDA: lambdaEndpoint,
+      },
+    });
+
+  it('invokes the function the API stack names, and prints the same shapes', async () => {
+    cloudFormation.outputs = {
+      ApiUrl: 'https://api.example',
+      ListUserFilesFunctionName: 'FileService-development-api-ListUserFiles1A2B3C',
+    };
+    functionError = undefined;
+    const event = '{"version":"2.0","routeKey":"GET /api/v1/user/me/file"}';
+    expect(await deployed(event)).toEqual({
+      code: 0,
+      stdout: '{"statusCode":200,"body":"[]"}\n',
+      stderr: 'START RequestId: r Version: $LATEST\nEND RequestId: r\n',
+    });
+    expect(cloudFormation.requests.at(-1)).toContain('StackName=FileService-development-api');
+    expect(received.at(-1)).toEqual({
+      path: '/2015-03-31/functions/FileService-development-api-ListUserFiles1A2B3C/invocations',
+      logType: 'Tail',
+      body: event,
+    });
+    functionError = 'Unhandled';
+    expect((await deployed(event)).code).toBe(1);
+  });
+
+  it('says so when the stack is not deployed, or lacks the output; invokes nothing', async () => {
+    const sent = received.length;
+    cloudFormation.outputs = undefined;
+    expect(await deployed('{}')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'invoke: stack FileService-development-api does not exist in this account and region: deploy it first (npm run deploy -- -c stage=development)\n',
+    });
+    cloudFormation.outputs = { ApiUrl: 'https://api.example' };
+    expect(await deployed('{}')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'invoke: stack FileService-development-api has no ListUserFilesFunctionName output: deploy this version of the service first\n',
+    });
+    expect(received).toHaveLength(sent);
+  });
+});
