@@ -3,13 +3,13 @@
  * functions, for `npm run invoke`; as `sam local generate-event` does.
  */
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { decodeJwt } from 'jose';
 import { parseUserId } from '#shared/http/user-id.ts';
 import { AmbiguousDataFolder, chooseDataFolder } from './data-folder.ts';
 import { loadIdentityProvider } from './identity-provider.ts';
 import { toEventClaims } from './jwt-authorizer.ts';
 import { LOCAL_BUCKET } from './local-stage.ts';
+import { parseCommandLine } from './command-line.ts';
 import { DEFAULT_DATA_DIR } from './paths.ts';
 import { httpEvent, s3PutEvent, sqsEvent } from './sample-events.ts';
 import { runningStage } from './stage-lock.ts';
@@ -39,31 +39,17 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-let parsed: ReturnType<typeof parse>;
-const parse = () =>
-  parseArgs({
-    args: process.argv.slice(2),
-    allowPositionals: true,
-    strict: true,
-    options: {
-      user: { type: 'string' },
-      body: { type: 'string', multiple: true },
-      header: { type: 'string', multiple: true },
-      key: { type: 'string' },
-      size: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-try {
-  parsed = parse();
-} catch (error) {
-  fail(error instanceof Error ? error.message : String(error));
-}
-const { values, positionals } = parsed;
-if (values.help === true) {
-  process.stdout.write(USAGE);
-  process.exit(0);
-}
+const { values, positionals } = parseCommandLine(
+  {
+    user: { type: 'string' },
+    body: { type: 'string', multiple: true },
+    header: { type: 'string', multiple: true },
+    key: { type: 'string' },
+    size: { type: 'string' },
+  },
+  USAGE,
+  fail,
+);
 const [kind, ...rest] = positionals;
 /** Options this kind does not take are an error, not ignored. */
 const only = (allowed: readonly (keyof typeof values)[]) => {

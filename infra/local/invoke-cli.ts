@@ -5,7 +5,6 @@
  * stage's. One code path for both; only the endpoint and the function's name differ.
  */
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { FUNCTION_ENTRIES } from '#shared/api/routes.ts';
 import { OperatorRefusal } from '../admin/operator-refusal.ts';
@@ -13,6 +12,7 @@ import { readStackOutputs } from '../admin/stack-outputs.ts';
 import { apiStackName, functionNameOutput, STAGE_NAMES, type StageName } from '../stages.ts';
 import { AmbiguousDataFolder, chooseDataFolder } from './data-folder.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './emulators.ts';
+import { parseCommandLine } from './command-line.ts';
 import { DEFAULT_DATA_DIR } from './paths.ts';
 import { runningStage } from './stage-lock.ts';
 
@@ -49,28 +49,14 @@ function refuse(message: string): never {
   process.exit(1);
 }
 
-let parsed: ReturnType<typeof parse>;
-const parse = () =>
-  parseArgs({
-    args: process.argv.slice(2),
-    allowPositionals: true,
-    strict: true,
-    options: {
-      event: { type: 'string' },
-      stage: { type: 'string', default: 'local' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-try {
-  parsed = parse();
-} catch (error) {
-  usageError(error instanceof Error ? error.message : String(error));
-}
-const { values, positionals } = parsed;
-if (values.help === true) {
-  process.stdout.write(USAGE);
-  process.exit(0);
-}
+const { values, positionals } = parseCommandLine(
+  {
+    event: { type: 'string' },
+    stage: { type: 'string', default: 'local' },
+  },
+  USAGE,
+  usageError,
+);
 const [functionId, ...extra] = positionals;
 if (functionId === undefined) usageError('name a function');
 if (extra.length > 0) usageError(`unexpected argument "${extra.join(' ')}"`);
