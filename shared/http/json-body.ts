@@ -1,4 +1,4 @@
-import { type ApiEvent, bodyBytes, mediaType } from './api-event.ts';
+import { type ApiEvent, bodyBytes, contentTypeOf, mediaType } from './api-event.ts';
 import { BadRequestError, RequestValidationError } from './http-errors.ts';
 import { decodeJsonBytes } from './json-encoding.ts';
 import { parsePythonJson } from './python-json.ts';
@@ -25,7 +25,7 @@ function isJsonMediaType(type: string | undefined): boolean {
 export function readJsonBody(event: ApiEvent): RawBody {
   const bytes = bodyBytes(event);
   if (bytes.length === 0) return { kind: 'absent' };
-  if (!isJsonMediaType(mediaType(event.headers['content-type']))) {
+  if (!isJsonMediaType(mediaType(contentTypeOf(event)))) {
     return { kind: 'value', value: LENIENT_UTF8.decode(bytes) };
   }
   let result;

@@ -1,4 +1,4 @@
-import { type ApiEvent, bodyBytes, mediaType } from './api-event.ts';
+import { type ApiEvent, bodyBytes, contentTypeOf, mediaType } from './api-event.ts';
 import { FilePart, type FormValue } from './file-part.ts';
 import { BadRequestError, PayloadTooLargeError } from './http-errors.ts';
 
@@ -6,7 +6,10 @@ export interface FormLimits {
   /** Largest file part, in bytes; one byte more is a 413. */
   readonly maxFileBytes: number;
   readonly fileTooLargeMessage: string;
-  /** Largest plain field, in bytes (Starlette's `max_part_size`). */
+  /**
+   * Largest plain field, in bytes (Starlette's `max_part_size`): a multipart field's value,
+   * or an urlencoded field's name and value as sent.
+   */
   readonly maxFieldBytes: number;
   readonly maxFields: number;
   readonly maxFiles: number;
@@ -20,6 +23,15 @@ const MEDIA_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+$/;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const CRLF = Buffer.from('\r\n');
 
+/**
+ * python-multipart 0.0.32's own limits, which Starlette leaves at their defaults: header
+ * lines in one part, bytes in one header line (name, colon, spaces and value; the CRLF not
+ * counted), bytes in the boundary.
+ */
+const MAX_HEADER_COUNT = 8;
+const MAX_HEADER_LINE_BYTES = 4096 + 128;
+const MAX_BOUNDARY_BYTES = 256;
+
 /** Starlette's `_user_safe_decode`: UTF-8, or Latin-1 for bytes that are not. */
 function safeDecode(bytes: Buffer): string {
   try {
@@ -29,42 +41,85 @@ function safeDecode(bytes: Buffer): string {
   }
 }
 
+/** Python's `str.isspace` over Latin-1, the text headers are read as. */
+const PYTHON_SPACE = new Set('\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0');
+const isPythonSpace = (c: string | undefined) => c !== undefined && PYTHON_SPACE.has(c);
+
+function lstrip(text: string): string {
+  let start = 0;
+  while (isPythonSpace(text[start])) start++;
+  return text.slice(start);
+}
+
+function rstrip(text: string): string {
+  let end = text.length;
+  while (end > 0 && isPythonSpace(text[end - 1])) end--;
+  return text.slice(0, end);
+}
+
+const strip = (text: string) => lstrip(rstrip(text));
+
+/** `"` less `\"` in `text[from, to)`: how python-multipart weighs quotes, escapes unseen. */
+function quoteWeight(text: string, from: number, to: number): number {
+  let weight = 0;
+  for (let i = from; i < to; i++) {
+    if (text[i] === '"' && !(i > from && text[i - 1] === '\\')) weight++;
+  }
+  return weight;
+}
+
 /**
- * python-multipart's `parse_options_header`: `value; key=val; key="quoted"`, split at
- * semicolons outside quotes; RFC 2231 `key*=` parameters are ignored (RFC 7578 forbids
- * them in forms), so `filename*` alone names no file.
+ * python-multipart's `_parseparam` (CPython's `email.message._parseparam`): the segments
+ * between semicolons, but a segment whose quotes are unbalanced runs on to the next
+ * semicolon. It counts `"` less `\"`, with no notion of an escaped backslash, so in
+ * `filename="a\\"; name="f"` the quote stays open and swallows `name`.
+ */
+function splitParams(value: string): string[] {
+  const text = `;${value}`;
+  const segments: string[] = [];
+  let start = 0;
+  while (text[start] === ';') {
+    start++;
+    let end = text.indexOf(';', start);
+    let weight = 0;
+    for (let from = start; end !== -1; from = end, end = text.indexOf(';', end + 1)) {
+      weight += quoteWeight(text, from, end);
+      if (weight % 2 === 0) break;
+    }
+    if (end === -1) end = text.length;
+    const segment = text.slice(start, end);
+    const at = segment.indexOf('=');
+    segments.push(
+      strip(
+        at === -1
+          ? segment
+          : `${rstrip(segment.slice(0, at)).toLowerCase()}=${lstrip(segment.slice(at + 1))}`,
+      ),
+    );
+    start = end;
+  }
+  return segments;
+}
+
+/**
+ * python-multipart's `parse_options_header`: `value; key=val; key="quoted"`. A key without
+ * `=` keeps its case; RFC 2231 `key*=` parameters are ignored (RFC 7578 forbids them in
+ * forms), so `filename*` alone names no file.
  */
 export function parseOptionsHeader(value: string): {
   readonly value: string;
   readonly params: ReadonlyMap<string, string>;
 } {
   const params = new Map<string, string>();
-  if (!value.includes(';')) return { value: value.trim().toLowerCase(), params };
-  const segments: string[] = [];
-  let current = '';
-  let quoted = false;
-  for (let i = 0; i < value.length; i++) {
-    const c = value[i] ?? '';
-    if (c === '\\' && quoted) {
-      current += c + (value[i + 1] ?? '');
-      i++;
-    } else if (c === '"') {
-      quoted = !quoted;
-      current += c;
-    } else if (c === ';' && !quoted) {
-      segments.push(current);
-      current = '';
-    } else current += c;
-  }
-  segments.push(current);
-  const [head = '', ...rest] = segments;
-  for (const segment of rest) {
+  if (!value.includes(';')) return { value: strip(value.toLowerCase()), params };
+  const [head = '', ...segments] = splitParams(value);
+  for (const segment of segments) {
     const at = segment.indexOf('=');
-    const key = (at === -1 ? segment : segment.slice(0, at)).trim().toLowerCase();
-    let val = at === -1 ? '' : segment.slice(at + 1).trim();
+    const key = at === -1 ? segment : segment.slice(0, at);
+    let val = at === -1 ? '' : segment.slice(at + 1);
     if (key.includes('*')) continue;
     if (val.length >= 2 && val.startsWith('"') && val.endsWith('"')) {
-      val = val.slice(1, -1).replace(/\\\\/g, '\\').replace(/\\"/g, '"');
+      val = val.slice(1, -1).replaceAll('\\\\', '\\').replaceAll('\\"', '"');
     }
     // Old browsers send a full Windows path as the filename.
     if (key === 'filename' && (val.slice(1, 3) === ':\\' || val.startsWith('\\\\'))) {
@@ -72,7 +127,7 @@ export function parseOptionsHeader(value: string): {
     }
     params.set(key, val);
   }
-  return { value: head.trim(), params };
+  return { value: head, params };
 }
 
 interface RawPart {
@@ -115,6 +170,7 @@ function splitParts(
     if (body[i] !== 0x0d || body[i + 1] !== 0x0a) throw invalid();
     i += 2;
     const headers = new Map<string, string>();
+    let headerCount = 0;
     for (;;) {
       if (i >= body.length) return parts;
       if (body[i] === 0x0d) {
@@ -123,8 +179,12 @@ function splitParts(
         i += 2;
         break;
       }
+      // Counted as a line begins, and measured as it is read: a body that ends inside a
+      // line past the limits fails too.
+      if (++headerCount > MAX_HEADER_COUNT) throw invalid();
       // The name runs to the next colon, wherever it is: a line without one fails here.
       const colon = body.indexOf(0x3a, i);
+      if ((colon === -1 ? body.length : colon + 1) - i > MAX_HEADER_LINE_BYTES) throw invalid();
       const name = body.toString('latin1', i, colon === -1 ? body.length : colon);
       if (name !== '' && !TOKEN.test(name)) throw invalid();
       if (colon === -1) return parts;
@@ -132,6 +192,7 @@ function splitParts(
       let valueStart = colon + 1;
       while (body[valueStart] === 0x20) valueStart++;
       const valueEnd = body.indexOf(0x0d, valueStart);
+      if ((valueEnd === -1 ? body.length : valueEnd) - i > MAX_HEADER_LINE_BYTES) throw invalid();
       if (valueEnd === -1 || valueEnd + 1 >= body.length) return parts;
       if (body[valueEnd + 1] !== 0x0a) throw invalid();
       const key = name.toLowerCase();
@@ -167,6 +228,8 @@ function readMultipart(body: Buffer, contentType: string, limits: FormLimits) {
   const { params } = parseOptionsHeader(contentType);
   const boundary = params.get('boundary');
   if (boundary === undefined) throw new BadRequestError('Missing boundary in multipart.');
+  // python-multipart refuses it before reading the body, so even an empty one.
+  if (boundary.length > MAX_BOUNDARY_BYTES) throw invalid();
   let files = 0;
   let fields = 0;
   const dispositionOf = (headers: ReadonlyMap<string, string>) =>
@@ -220,6 +283,35 @@ function readMultipart(body: Buffer, contentType: string, limits: FormLimits) {
   return form;
 }
 
+const LENIENT_UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
+const HEX_PAIR = /^[0-9A-Fa-f]{2}$/;
+
+/** `%XX` escapes as their bytes; anything else, a malformed escape too, as it stands. */
+function percentDecoded(ascii: string): Buffer {
+  const bytes: number[] = [];
+  for (let i = 0; i < ascii.length; i++) {
+    const hex = ascii.slice(i + 1, i + 3);
+    if (ascii[i] === '%' && HEX_PAIR.test(hex)) {
+      bytes.push(Number.parseInt(hex, 16));
+      i += 2;
+    } else bytes.push(ascii.charCodeAt(i));
+  }
+  return Buffer.from(bytes);
+}
+
+/**
+ * Python's `unquote_plus`, which Starlette applies to each name and value read as Latin-1:
+ * `+` is a space; in each run of ASCII, escapes become bytes read as UTF-8 (U+FFFD for what
+ * is not); other characters stay. URLSearchParams differs where raw bytes meet escapes.
+ */
+function unquotePlus(text: string): string {
+  const spaced = text.replaceAll('+', ' ');
+  if (!spaced.includes('%')) return spaced;
+  return spaced.replace(/[^\u0080-\uffff]+/g, (ascii) =>
+    LENIENT_UTF8.decode(percentDecoded(ascii)),
+  );
+}
+
 /**
  * Reads a form body as FastAPI (Starlette with python-multipart) does: multipart and
  * urlencoded bodies are parsed, any other body is an empty form, so each required part is
@@ -231,7 +323,7 @@ export function readForm(
   event: Pick<ApiEvent, 'body' | 'isBase64Encoded' | 'headers'>,
   limits: FormLimits,
 ): Record<string, FormValue> {
-  const contentType = event.headers['content-type'] ?? '';
+  const contentType = contentTypeOf(event) ?? '';
   const type = mediaType(contentType);
   if (type === 'multipart/form-data') {
     return readMultipart(bodyBytes(event), contentType, limits);
@@ -239,13 +331,25 @@ export function readForm(
   const form = Object.create(null) as Record<string, FormValue>;
   if (type !== 'application/x-www-form-urlencoded') return form;
   let fields = 0;
-  for (const [name, value] of new URLSearchParams(bodyBytes(event).toString('latin1'))) {
+  // Fields are split at `&` (empty ones skipped) and at their first `=`, as python-multipart's
+  // querystring parser splits them, and checked before they are decoded.
+  for (const field of bodyBytes(event).toString('latin1').split('&')) {
+    if (field === '') continue;
+    const at = field.indexOf('=');
+    // Starlette's `max_part_size` here counts the name and the value as sent.
+    if (field.length - (at === -1 ? 0 : 1) > limits.maxFieldBytes) {
+      throw new BadRequestError(
+        `Field exceeded maximum size of ${String(Math.floor(limits.maxFieldBytes / 1024))}KB.`,
+      );
+    }
     if (++fields > limits.maxFields) {
       throw new BadRequestError(
         `Too many fields. Maximum number of fields is ${String(limits.maxFields)}.`,
       );
     }
-    form[name] = value;
+    form[unquotePlus(at === -1 ? field : field.slice(0, at))] = unquotePlus(
+      at === -1 ? '' : field.slice(at + 1),
+    );
   }
   return form;
 }

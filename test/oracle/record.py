@@ -49,12 +49,14 @@ def case(
     method: str,
     path: str,
     body: bytes = b"",
-    content_type: str | None = None,
+    content_type: str | list[str] | None = None,
     user: int | None = 1,
     volatile: tuple[str, ...] = (),
     compare: str = "body",
 ) -> None:
-    headers = [] if content_type is None else [["content-type", content_type]]
+    # A list sends one Content-Type header line per entry, in order.
+    lines = [] if content_type is None else [content_type] if isinstance(content_type, str) else content_type
+    headers = [["content-type", line] for line in lines]
     CASES.append(
         {
             "id": case_id,
@@ -133,6 +135,17 @@ CONTENT_TYPES = {
     "multipart": "multipart/form-data; boundary=XB",
 }
 
+# Content-Type sent as several header lines: Starlette reads the first. API Gateway joins
+# them with commas, so the service reads up to the first comma outside quotes; a single
+# header with a bare comma (which RFC 9110 allows nowhere in a media type) reads the same.
+CONTENT_TYPE_LINES = {
+    "two/json-first": ["application/json", "text/plain"],
+    "two/text-first": ["text/plain", "application/json"],
+    "two/empty-first": ["", "application/json"],
+    "two/quoted-comma-in-first": ['application/json; x="a,b"', "text/plain"],
+    "one-with-a-comma": ["application/json, text/plain"],
+}
+
 NUMBERS = {
     "max-safe": b"9007199254740991",
     "max-safe-plus-1": b"9007199254740992",
@@ -209,6 +222,8 @@ def notify_cases() -> None:
         case(f"notify/json/{name}", "POST", NOTIFY, body, j, volatile=volatile)
     for name, content_type in CONTENT_TYPES.items():
         case(f"notify/content-type/{name}", "POST", NOTIFY, as_json({"file_ids": [101]}), content_type, volatile=("notification_id",))
+    for name, lines in CONTENT_TYPE_LINES.items():
+        case(f"notify/content-type/{name}", "POST", NOTIFY, as_json({"file_ids": [101]}), lines, volatile=("notification_id",))
     for value in ("NaN", "Infinity", "-Infinity"):
         case(f"notify/json/{value}-ignored", "POST", NOTIFY, b'{"file_ids":[101],"x":' + value.encode() + b"}", j, volatile=("notification_id",))
         case(f"notify/json/{value}-in-file-ids", "POST", NOTIFY, b'{"file_ids":[' + value.encode() + b"]}", j)
@@ -272,6 +287,8 @@ def put_cases() -> None:
         case(f"put/json/{name}", "PUT", put_url(), body, j, volatile=("updated_at",))
     for name, content_type in CONTENT_TYPES.items():
         case(f"put/content-type/{name}", "PUT", put_url(), deck, content_type, volatile=("updated_at",))
+    for name, lines in CONTENT_TYPE_LINES.items():
+        case(f"put/content-type/{name}", "PUT", put_url(), deck, lines, volatile=("updated_at",))
 
 
 def own_url(file="101") -> str:
@@ -341,6 +358,8 @@ def patch_cases() -> None:
         case(f"patch/json/{name}", "PATCH", own_url("201"), body, j, user=2, volatile=changed)
     for name, content_type in CONTENT_TYPES.items():
         case(f"patch/content-type/{name}", "PATCH", own_url("201"), b"{}", content_type, user=2, volatile=changed)
+    for name, lines in CONTENT_TYPE_LINES.items():
+        case(f"patch/content-type/{name}", "PATCH", own_url("201"), b"{}", lines, user=2, volatile=changed)
 
 
 def delete_cases() -> None:
@@ -411,10 +430,14 @@ def token_cases() -> None:
         case(f"token/json/{name}", "POST", TOKEN, body, j)
     for name, content_type in CONTENT_TYPES.items():
         case(f"token/content-type/{name}", "POST", TOKEN, as_json({"room_ids": []}), content_type, volatile=ok)
+    for name, lines in CONTENT_TYPE_LINES.items():
+        case(f"token/content-type/{name}", "POST", TOKEN, as_json({"room_ids": []}), lines, volatile=ok)
 
 
-def multipart(parts: list[tuple[str, bytes]], before: bytes = b"", after: bytes = b"--XB--\r\n") -> bytes:
-    return before + b"".join(b"--XB\r\n" + h.encode("latin-1") + b"\r\n\r\n" + v + b"\r\n" for h, v in parts) + after
+def multipart(parts: list[tuple[str, bytes]], before: bytes = b"", after: bytes | None = None, boundary: str = "XB") -> bytes:
+    dash = b"--" + boundary.encode("latin-1")
+    closing = dash + b"--\r\n" if after is None else after
+    return before + b"".join(dash + b"\r\n" + h.encode("latin-1") + b"\r\n\r\n" + v + b"\r\n" for h, v in parts) + closing
 
 
 def upload_cases() -> None:
@@ -424,7 +447,7 @@ def upload_cases() -> None:
     typ = ('Content-Disposition: form-data; name="type"', b"deck")
     created = ("id", "created_at", "location")
 
-    def up(case_id: str, body: bytes, content_type: str | None = mp, volatile=created) -> None:
+    def up(case_id: str, body: bytes, content_type: str | list[str] | None = mp, volatile=created) -> None:
         case(f"upload/{case_id}", "POST", UPLOAD, body, content_type, volatile=volatile)
 
     up("valid", multipart([file_part, name, typ]))
@@ -475,6 +498,34 @@ def upload_cases() -> None:
     up("json", as_json({"name": "deck.pdf", "type": "deck"}), "application/json")
     up("text", b"hello", "text/plain")
     up("no-content-type", b"hello", None)
+    # Two Content-Type header lines: Starlette reads the first.
+    up("two-content-types/form-first", multipart([file_part, name, typ]), [mp, "text/plain"])
+    up("two-content-types/text-first", multipart([file_part, name, typ]), ["text/plain", mp])
+    up("two-content-types/quoted-comma-in-boundary", multipart([file_part, name, typ], boundary="X,B"), ['multipart/form-data; boundary="X,B"', "text/plain"])
+    up("comma-in-unquoted-boundary", multipart([file_part, name, typ], boundary="X,B"), "multipart/form-data; boundary=X,B")
+    # python-multipart's own limits: 8 header lines a part, 4,224 bytes a line, a boundary of 256.
+    file_lines = lambda *extra: (file_part[0] + "".join("\r\n" + line for line in extra), file_part[1])
+    pad = lambda size: "X-Pad: " + "a" * (size - len("X-Pad: "))
+    up("header-lines-8", multipart([file_lines(*["X-A: 1"] * 6), name, typ]))
+    up("header-lines-9", multipart([file_lines(*["X-A: 1"] * 7), name, typ]))
+    up("header-line-4224", multipart([file_lines(pad(4224)), name, typ]))
+    up("header-line-4225", multipart([file_lines(pad(4225)), name, typ]))
+    up("header-name-4225", multipart([file_lines("X" * 4224 + ": 1"), name, typ]))
+    up("header-line-4225-cut-off", multipart([file_part, name, typ], after=b"--XB\r\nContent-Disposition: form-data; name=\"x\"\r\n" + pad(4225).encode()))
+    up("header-line-4224-cut-off", multipart([file_part, name, typ], after=b"--XB\r\nContent-Disposition: form-data; name=\"x\"\r\n" + pad(4224).encode()))
+    up("boundary-256", multipart([file_part, name, typ], boundary="b" * 256), "multipart/form-data; boundary=" + "b" * 256)
+    up("boundary-257", multipart([file_part, name, typ], boundary="b" * 257), "multipart/form-data; boundary=" + "b" * 257)
+    up("boundary-257-empty-body", b"", "multipart/form-data; boundary=" + "b" * 257)
+    # Quotes weighed as python-multipart weighs them: `"a\\"` leaves one open, which runs on.
+    up("filename-backslash-before-name", multipart([('Content-Disposition: form-data; filename="a\\\\"; name="file"', b"data"), name, typ]))
+    up("filename-backslash-after-name", multipart([('Content-Disposition: form-data; name="file"; filename="a\\\\"', b"data"), name, typ]))
+    up("disposition-key-without-value", multipart([file_part, ("Content-Disposition: form-data; NAME", b"deck.pdf"), typ]))
+    # An urlencoded field: Starlette's max_part_size counts its name and value as sent.
+    u = "application/x-www-form-urlencoded"
+    up("urlencoded-field-16384", b"pad=" + b"p" * 16381 + b"&name=deck.pdf&type=deck", u)
+    up("urlencoded-field-16385", b"pad=" + b"p" * 16382 + b"&name=deck.pdf&type=deck", u)
+    up("urlencoded-leading-question-mark", b"?name=deck.pdf&type=deck", u)
+    up("urlencoded-bytes-beside-escapes", b"name=" + b"%C3\xe9" * 128 + b"&type=deck+", u)
 
 
 def route_cases() -> None:
