@@ -4,7 +4,10 @@ import { listDealFiles } from '#shared/deal-files/list-deal-files.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
+import { compressWhenAccepted } from '#shared/http/list-answer.ts';
+import { listTooLarge } from '#shared/http/list-too-large.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
+import { listOptionsOf, nextPageLink } from '#shared/schemas/list-page.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { listDealFilesRequest } from '#shared/schemas/deal-file.ts';
 import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
@@ -12,19 +15,25 @@ import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 
-/** GET /api/v1/group/{group_id}/deal/{deal_id}/file (extension): the deal's files, to members. */
+/**
+ * GET /api/v1/group/{group_id}/deal/{deal_id}/file (extension): the deal's files, to members,
+ * newest first; one page of them with `limit` or `cursor`, the next in the `Link` header.
+ */
 export const createHandler = (
   { dealFiles }: Pick<ServiceAdapters, 'dealFiles'>,
   settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
 ) => {
   return middy<ApiEvent, ApiResult>()
-    .use(httpApi())
+    .use(httpApi({ answerTooLarge: listTooLarge }))
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(validateRequest(listDealFilesRequest))
-    .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
+    .use(compressWhenAccepted())
+    .handler<ApiEvent, ApiResult>(async ({ userId, input, rawPath }, _context, { signal }) => {
       const { group_id: groupId, deal_id: dealId } = input.path;
-      const listed = await listDealFiles(dealFiles, userId, { groupId, dealId });
-      return jsonResponse(200, listed.map(toDealFileBody));
+      const options = listOptionsOf(input.query, signal);
+      const listed = await listDealFiles(dealFiles, userId, { groupId, dealId }, options);
+      const link = nextPageLink(rawPath, input.query, listed);
+      return jsonResponse(200, listed.items.map(toDealFileBody), link);
     });
 };
 

@@ -3,24 +3,35 @@ import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
+import { compressWhenAccepted } from '#shared/http/list-answer.ts';
+import { listTooLarge } from '#shared/http/list-too-large.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
+import { validateRequest } from '#shared/http/validate-request.ts';
 import { listUserFiles } from '#shared/user-files/list-user-files.ts';
+import { listOptionsOf, nextPageLink } from '#shared/schemas/list-page.ts';
+import { listUserFilesRequest } from '#shared/schemas/user-file.ts';
 import { toUserFileBody } from '#shared/schemas/user-file-response.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 
-/** GET /api/v1/user/me/file: every file the caller owns, newest first. */
+/**
+ * GET /api/v1/user/me/file: every file the caller owns, newest first; one page of them with
+ * `limit` or `cursor` (our extension), the next page in the `Link` header.
+ */
 export const createHandler = (
   { userFiles }: Pick<ServiceAdapters, 'userFiles'>,
   settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
 ) =>
   middy<ApiEvent, ApiResult>()
-    .use(httpApi())
+    .use(httpApi({ answerTooLarge: listTooLarge }))
     .use(authenticate(settings.USER_ID_CLAIM))
-    .handler<ApiEvent, ApiResult>(async ({ userId }) => {
-      const owned = await listUserFiles(userFiles, userId);
-      return jsonResponse(200, owned.map(toUserFileBody));
+    .use(validateRequest(listUserFilesRequest))
+    .use(compressWhenAccepted())
+    .handler<ApiEvent, ApiResult>(async ({ userId, input, rawPath }, _context, { signal }) => {
+      const owned = await listUserFiles(userFiles, userId, listOptionsOf(input.query, signal));
+      const link = nextPageLink(rawPath, input.query, owned);
+      return jsonResponse(200, owned.items.map(toUserFileBody), link);
     });
 
 export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.ListUserFiles, (env) =>

@@ -6,7 +6,6 @@ import { FILE_ID_SEQUENCE } from '#shared/data/keys.ts';
 import { addDealFile, type DealFileSource } from '#shared/deal-files/add-deal-file.ts';
 import { toDealFileRecord } from '#shared/schemas/deal-file-response.ts';
 import { DynamoDealFileRepository } from '#shared/adapters/dynamo-deal-file-repository.ts';
-import { newestFirst } from '#shared/deal-files/list-deal-files.ts';
 import { DynamoGroupRepository } from '#shared/adapters/dynamo-group-repository.ts';
 import { addDeal, addGroup, addMember, removeMember } from '#shared/groups/manage-groups.ts';
 import { OperatorRefusal } from './operator-refusal.ts';
@@ -380,7 +379,7 @@ export const COMMANDS: readonly Command[] = [
         throw new OperatorRefusal(`deal ${input.deal} does not exist in group ${input.group}`);
       }
       const files = await dealFiles.listByDeal({ groupId: input.group, dealId: input.deal });
-      return newestFirst(files).map(toDealFileRecord);
+      return files.items.map(toDealFileRecord);
     },
   }),
 ];

@@ -26,18 +26,20 @@ export type ItemAction =
 /**
  * Item actions on the partitions whose keys match `partitions` (IAM `dynamodb:LeadingKeys`
  * patterns such as `USER#*`). DynamoDB checks the condition for every key a call names,
- * including each key of a batch read and each item of a transaction.
+ * including each key of a batch read and each item of a transaction. With `index`, on that
+ * index alone: IAM names a Query of an index by the index's own ARN, a local one too.
  */
 export function grantItems(
   table: ITableV2,
   grantee: IGrantable,
   actions: readonly ItemAction[],
   partitions: readonly string[],
+  index?: string,
 ): Grant {
   return Grant.addToPrincipal({
     grantee,
     actions: actions.map((action) => `dynamodb:${action}`),
-    resourceArns: [table.tableArn],
+    resourceArns: [index === undefined ? table.tableArn : `${table.tableArn}/index/${index}`],
     conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...partitions] } },
   });
 }

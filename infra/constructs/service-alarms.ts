@@ -5,6 +5,7 @@ import {
   type IAlarmAction,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -36,6 +37,18 @@ export class ServiceAlarms extends Construct {
     this.add(`${functionId}Throttles`, {
       metric: fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }),
       description: `${functionId} was throttled: the account or the function ran out of concurrency`,
+    });
+  }
+
+  /**
+   * Any 5xx the API sent, its own as well as the functions': an answer Lambda refused for its
+   * size, an integration timeout, a throttled dependency. A function's log may say nothing of
+   * these, so they are counted where the client sees them.
+   */
+  watchApi(api: IHttpApi): void {
+    this.add('Api5xx', {
+      metric: api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
+      description: 'The API answered 5xx: see its access log for the request ids',
     });
   }
 

@@ -3,6 +3,8 @@ import type { EventEmitter } from 'node:events';
 import { mkdir } from 'node:fs/promises';
 import {
   CreateTableCommand,
+  type CreateTableCommandInput,
+  DescribeTableCommand,
   DynamoDBClient,
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
@@ -10,7 +12,13 @@ import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/clien
 import S3rver from 's3rver';
 import { makeObjectWritesAtomic } from './s3rver-atomic-objects.ts';
 import { answerObjectVersions } from './s3rver-object-versions.ts';
-import { PARTITION_KEY, SORT_KEY } from '#shared/data/keys.ts';
+import {
+  FILE_CREATED_ATTRIBUTE,
+  FILES_BY_CREATION_INDEX,
+  PARTITION_KEY,
+  SORT_KEY,
+} from '#shared/data/keys.ts';
+import { rebuildWithIndexes } from './table-upgrade.ts';
 import { freePort } from './free-port.ts';
 
 /**
@@ -179,7 +187,35 @@ export async function startS3rver(options: {
   };
 }
 
-/** The table's key schema; CDK declares the same one for the deployed stages. */
+/** The table's key schema and index; CDK declares the same ones for the deployed stages. */
+export const tableDefinition = (tableName: string): CreateTableCommandInput => ({
+  TableName: tableName,
+  BillingMode: 'PAY_PER_REQUEST',
+  AttributeDefinitions: [
+    { AttributeName: PARTITION_KEY, AttributeType: 'S' },
+    { AttributeName: SORT_KEY, AttributeType: 'S' },
+    { AttributeName: FILE_CREATED_ATTRIBUTE, AttributeType: 'S' },
+  ],
+  KeySchema: [
+    { AttributeName: PARTITION_KEY, KeyType: 'HASH' },
+    { AttributeName: SORT_KEY, KeyType: 'RANGE' },
+  ],
+  LocalSecondaryIndexes: [
+    {
+      IndexName: FILES_BY_CREATION_INDEX,
+      KeySchema: [
+        { AttributeName: PARTITION_KEY, KeyType: 'HASH' },
+        { AttributeName: FILE_CREATED_ATTRIBUTE, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    },
+  ],
+});
+
+/**
+ * Creates the table, or finds it. A data folder from before the FilesByCreation index holds
+ * a table without it, and a local index cannot be added to a table: that one is rebuilt.
+ */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = new DynamoDBClient({
     endpoint,
@@ -187,22 +223,14 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
     credentials: LOCAL_CREDENTIALS,
   });
   try {
-    await client.send(
-      new CreateTableCommand({
-        TableName: tableName,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: PARTITION_KEY, AttributeType: 'S' },
-          { AttributeName: SORT_KEY, AttributeType: 'S' },
-        ],
-        KeySchema: [
-          { AttributeName: PARTITION_KEY, KeyType: 'HASH' },
-          { AttributeName: SORT_KEY, KeyType: 'RANGE' },
-        ],
-      }),
-    );
+    await client.send(new CreateTableCommand(tableDefinition(tableName)));
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const indexes = (Table?.LocalSecondaryIndexes ?? []).map((index) => index.IndexName);
+    if (!indexes.includes(FILES_BY_CREATION_INDEX)) {
+      await rebuildWithIndexes(client, tableDefinition(tableName));
+    }
   } finally {
     client.destroy();
   }

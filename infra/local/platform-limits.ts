@@ -1,3 +1,7 @@
+import { LAMBDA_MAX_RESPONSE_BYTES } from '#shared/http/answer-size.ts';
+
+export { LAMBDA_MAX_RESPONSE_BYTES, resultBytes } from '#shared/http/answer-size.ts';
+
 /**
  * The size limits the deployed platform (API Gateway's HTTP API in front of Lambda) holds a
  * request and a response to, and what it answers when one is over. The local gateway applies
@@ -29,16 +33,6 @@ export const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
  * upload reaches it at 4/3 of its size: about 4.7 MB of form fits.
  */
 export const LAMBDA_MAX_REQUEST_BYTES = 6 * 1024 * 1024;
-
-/**
- * Lambda's response limit is 100 bytes more than the request's: "Response payload size
- * exceeded maximum allowed payload size (6291556 bytes)." (Function.ResponseSizeTooLarge;
- * https://zaccharles.medium.com/deep-dive-lambdas-response-payload-size-limit-8aedba9530ed,
- * https://github.com/DataBiosphere/azul/issues/8258). It is counted on the result as the
- * runtime serializes it: JSON.stringify of what the handler returned, so a structured result's
- * body is counted with its JSON escaping.
- */
-export const LAMBDA_MAX_RESPONSE_BYTES = 6 * 1024 * 1024 + 100;
 
 /** What the platform sends instead of the function's answer. */
 export interface PlatformRefusal {
@@ -93,14 +87,3 @@ export function refuseResult(resultBytes: number): PlatformRefusal | undefined {
 
 /** The event's size as Lambda's Invoke receives it: its JSON, in UTF-8 bytes. */
 export const eventBytes = (event: unknown): number => Buffer.byteLength(JSON.stringify(event));
-
-/**
- * The result's size as the Node.js runtime posts it to Lambda: JSON.stringify of the
- * returned value (`undefined` goes as `null`). Throws where JSON.stringify does (a cycle, a
- * BigInt), as the runtime then fails the invocation.
- */
-export function resultBytes(result: unknown): number {
-  // JSON.stringify gives undefined for undefined (and a function), though typed as a string.
-  const json = JSON.stringify(result) as string | undefined;
-  return Buffer.byteLength(json ?? 'null');
-}

@@ -21,6 +21,8 @@ import type { Construct } from 'constructs';
 import {
   DIRECT_UPLOAD_OBJECT_PREFIX,
   EXPIRY_ATTRIBUTE,
+  FILE_CREATED_ATTRIBUTE,
+  FILES_BY_CREATION_INDEX,
   PARTITION_KEY,
   SORT_KEY,
 } from '#shared/data/keys.ts';
@@ -72,6 +74,14 @@ export class DataStack extends Stack implements ServiceData {
     this.table = new TableV2(this, 'Table', {
       partitionKey: { name: PARTITION_KEY, type: AttributeType.STRING },
       sortKey: { name: SORT_KEY, type: AttributeType.STRING },
+      // Lists page newest first, strongly consistent; a local index exists only from the
+      // table's creation (docs/adr/0006-files-by-creation-index.md).
+      localSecondaryIndexes: [
+        {
+          indexName: FILES_BY_CREATION_INDEX,
+          sortKey: { name: FILE_CREATED_ATTRIBUTE, type: AttributeType.STRING },
+        },
+      ],
       billing: Billing.onDemand(),
       // Pending direct uploads, notifications and idempotency records expire on their own.
       timeToLiveAttribute: EXPIRY_ATTRIBUTE,

@@ -1,5 +1,6 @@
 import type { FunctionId } from '#shared/api/routes.ts';
 import {
+  FILES_BY_CREATION_INDEX,
   IDEMPOTENT_OPERATIONS,
   idempotencyPartitions,
   PARTITION_PATTERNS,
@@ -19,7 +20,12 @@ export const PARTITION_KEYS: Readonly<Record<Partition, string>> = {
 
 /** One grant, in the stack's terms; `grantAll` turns each into exactly one IAM statement. */
 export type FunctionGrant =
-  | { readonly items: readonly ItemAction[]; readonly in: Partition }
+  | {
+      readonly items: readonly ItemAction[];
+      readonly in: Partition;
+      /** The index the calls read, instead of the table. */
+      readonly index?: typeof FILES_BY_CREATION_INDEX;
+    }
   | { readonly objects: readonly ObjectAction[]; readonly under: 'users/' | 'groups/' | 'uploads/' }
   /** s3:ListBucket, so a missing object is a 404 (not a 403) to HeadObject. */
   | { readonly missingObjectsAsNotFound: true }
@@ -68,7 +74,11 @@ const idempotencyRecords = (operation: keyof typeof IDEMPOTENT_OPERATIONS): Func
  * and listings may build a response of several MB, so those get more (and with it more CPU).
  */
 export const FUNCTION_TABLE = {
-  ListUserFiles: { memorySize: 1024, timeout: 20, grants: [{ items: ['Query'], in: 'users' }] },
+  ListUserFiles: {
+    memorySize: 1024,
+    timeout: 20,
+    grants: [{ items: ['Query'], in: 'users', index: FILES_BY_CREATION_INDEX }],
+  },
   // An id block, the object, the record (and the object's removal if the record fails).
   UploadUserFile: {
     memorySize: 1024,
@@ -136,7 +146,11 @@ export const FUNCTION_TABLE = {
   ListDealFiles: {
     memorySize: 1024,
     timeout: 20,
-    grants: [{ items: ['BatchGetItem', 'Query'], in: 'groups' }],
+    grants: [
+      // The membership and the deal, then the deal's files from the index.
+      { items: ['BatchGetItem'], in: 'groups' },
+      { items: ['Query'], in: 'groups', index: FILES_BY_CREATION_INDEX },
+    ],
   },
   UpdateDealFile: {
     memorySize: 512,

@@ -95,8 +95,9 @@ export class ServiceFunctions {
   /** One row's grant, as exactly one IAM statement. */
   private grant(fn: IGrantable, grant: FunctionGrant): void {
     const { data, bucket } = this.props;
-    if ('items' in grant) grantItems(data.table, fn, grant.items, [PARTITION_KEYS[grant.in]]);
-    else if ('objects' in grant) grantObjects(bucket, fn, grant.objects, grant.under);
+    if ('items' in grant) {
+      grantItems(data.table, fn, grant.items, [PARTITION_KEYS[grant.in]], grant.index);
+    } else if ('objects' in grant) grantObjects(bucket, fn, grant.objects, grant.under);
     else if ('missingObjectsAsNotFound' in grant) grantMissingObjectsAsNotFound(bucket, fn);
     else if ('listVersionsUnder' in grant) grantListVersions(bucket, fn, grant.listVersionsUnder);
     else if ('secret' in grant) grantSecretValue(data[grant.secret], fn, grant.access);

@@ -1,19 +1,14 @@
 import {
   type DynamoDBDocumentClient,
   GetCommand,
-  paginateQuery,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll, itemsByKey } from './aws/batch-get.ts';
 import { conditionItemExists, putNewItem } from './aws/conditional-writes.ts';
 import { conditionsFailed, failedAt, transactWrite } from './aws/transactions.ts';
-import {
-  dealFileSortKey,
-  dealPartition,
-  FILE_PREFIX,
-  PARTITION_KEY,
-  SORT_KEY,
-} from '../data/keys.ts';
+import { filesNewestFirst } from './aws/files-newest-first.ts';
+import { dealFileSortKey, dealPartition, PARTITION_KEY, SORT_KEY } from '../data/keys.ts';
+import { type ListOptions, type Page, positionOf } from '../data/page.ts';
 import { dealKey, memberKey, roleOf } from './dynamo-group-repository.ts';
 import type { DealRef } from '../groups/group.ts';
 import type { FileType } from '../data/file-type.ts';
@@ -55,25 +50,16 @@ export class DynamoDealFileRepository implements DealFileRepository {
     };
   }
 
-  async listByDeal(deal: DealRef): Promise<DealFile[]> {
-    const files: DealFile[] = [];
-    const pages = paginateQuery(
-      { client: this.client },
-      {
-        TableName: this.tableName,
-        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :file)',
-        ExpressionAttributeNames: { ...NAMES, '#sk': SORT_KEY },
-        ExpressionAttributeValues: {
-          ':pk': dealPartition(deal.groupId, deal.dealId),
-          ':file': FILE_PREFIX,
-        },
-        ConsistentRead: true,
-      },
+  async listByDeal(deal: DealRef, options: ListOptions = {}): Promise<Page<DealFile>> {
+    const { items, more } = await filesNewestFirst(
+      this.client,
+      this.tableName,
+      dealPartition(deal.groupId, deal.dealId),
+      options,
     );
-    for await (const page of pages) {
-      for (const item of page.Items ?? []) files.push(fromDealFileItem(item));
-    }
-    return files;
+    const files = items.map(fromDealFileItem);
+    const last = files.at(-1);
+    return more && last !== undefined ? { items: files, next: positionOf(last) } : { items: files };
   }
 
   async get(deal: DealRef, fileId: number): Promise<DealFile | undefined> {

@@ -3,19 +3,14 @@ import {
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
-  paginateQuery,
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from './aws/batch-get.ts';
 import { putNewItem } from './aws/conditional-writes.ts';
-import {
-  FILE_PREFIX,
-  PARTITION_KEY,
-  SORT_KEY,
-  userFileSortKey,
-  userPartition,
-} from '../data/keys.ts';
+import { filesNewestFirst } from './aws/files-newest-first.ts';
+import { PARTITION_KEY, SORT_KEY, userFileSortKey, userPartition } from '../data/keys.ts';
+import { type ListOptions, type Page, positionOf } from '../data/page.ts';
 import type { UserFile } from '../user-files/user-file.ts';
 import { fromUserFileItem, toUserFileItem } from './items/file-items.ts';
 import type { UserFileChange, UserFileRepository } from '../user-files/user-file-repository.ts';
@@ -29,22 +24,16 @@ export class DynamoUserFileRepository implements UserFileRepository {
     this.tableName = tableName;
   }
 
-  async listByOwner(userId: number): Promise<UserFile[]> {
-    const files: UserFile[] = [];
-    // Queries return at most 1 MB a page; the paginator follows LastEvaluatedKey to the end.
-    const pages = paginateQuery(
-      { client: this.client },
-      {
-        TableName: this.tableName,
-        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :file)',
-        ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
-        ExpressionAttributeValues: { ':pk': userPartition(userId), ':file': FILE_PREFIX },
-      },
+  async listByOwner(userId: number, options: ListOptions = {}): Promise<Page<UserFile>> {
+    const { items, more } = await filesNewestFirst(
+      this.client,
+      this.tableName,
+      userPartition(userId),
+      options,
     );
-    for await (const page of pages) {
-      for (const item of page.Items ?? []) files.push(fromUserFileItem(item));
-    }
-    return files;
+    const files = items.map(fromUserFileItem);
+    const last = files.at(-1);
+    return more && last !== undefined ? { items: files, next: positionOf(last) } : { items: files };
   }
 
   async get(userId: number, fileId: number): Promise<UserFile | undefined> {

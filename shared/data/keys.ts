@@ -35,6 +35,17 @@ export const dealPartition = (groupId: number, dealId: number): string =>
   `GROUP#${groupId}#DEAL#${dealId}`;
 export const dealFileSortKey = (fileId: number): string => `${FILE_PREFIX}${fileId}`;
 
+/**
+ * Files newest first, in pages: a local secondary index over every file partition (a user's,
+ * a deal's), sorted by creation time and then id. Ids come in blocks per container, so the
+ * table's own sort key is no time order (docs/adr/0006-files-by-creation-index.md).
+ */
+export const FILES_BY_CREATION_INDEX = 'FilesByCreation';
+export const FILE_CREATED_ATTRIBUTE = 'file_created';
+/** Fixed width, so text order is time order, then id order: `2026-11-24T06:32:48.123Z#0…042`. */
+export const fileCreatedKey = (createdAt: string, fileId: number): string =>
+  `${createdAt}#${String(fileId).padStart(16, '0')}`;
+
 /** A counter item that hands out blocks of ids for one sequence. */
 export const counterKey = (sequence: string) =>
   ({ [PARTITION_KEY]: `COUNTER#${sequence}`, [SORT_KEY]: `COUNTER#${sequence}` }) as const;

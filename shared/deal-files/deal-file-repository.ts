@@ -1,4 +1,5 @@
 import type { FileType } from '../data/file-type.ts';
+import type { ListOptions, Page } from '../data/page.ts';
 import type { DealRef, Role } from '../groups/group.ts';
 import type { DealFile } from './deal-file.ts';
 
@@ -13,7 +14,8 @@ export interface DealFileAccess {
 export interface DealFileRepository {
   /** One strongly consistent read of the membership, the deal and (when given) the file. */
   access(userId: number, deal: DealRef, fileId?: number): Promise<DealFileAccess>;
-  listByDeal(deal: DealRef): Promise<DealFile[]>;
+  /** The deal's files newest first (ids break ties): all of them, or one page. */
+  listByDeal(deal: DealRef, options?: ListOptions): Promise<Page<DealFile>>;
   /** The file, read strongly consistent; undefined when the deal does not hold it. */
   get(deal: DealRef, fileId: number): Promise<DealFile | undefined>;
   /**

@@ -1,3 +1,4 @@
+import type { ListOptions, Page } from '../data/page.ts';
 import type { DealRef } from '../groups/group.ts';
 import type { DealFile } from './deal-file.ts';
 import { requireRole } from './deal-file-access.ts';
@@ -8,13 +9,8 @@ export async function listDealFiles(
   files: Pick<DealFileRepository, 'access' | 'listByDeal'>,
   userId: number,
   deal: DealRef,
-): Promise<DealFile[]> {
+  options: ListOptions = {},
+): Promise<Page<DealFile>> {
   requireRole(await files.access(userId, deal), 'member', false);
-  return newestFirst(await files.listByDeal(deal));
+  return files.listByDeal(deal, options);
 }
-
-/** Newest first; ids break ties. */
-export const newestFirst = (files: DealFile[]): DealFile[] =>
-  files.sort((a, b) =>
-    a.createdAt === b.createdAt ? b.id - a.id : a.createdAt < b.createdAt ? 1 : -1,
-  );

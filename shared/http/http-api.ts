@@ -5,7 +5,9 @@ import { recordRefusal } from '../observability/metrics.ts';
 import { observeInvocation } from '../observability/observe-invocation.ts';
 import { tracer } from '../observability/tracer.ts';
 import type { ApiEvent } from './api-event.ts';
+import { answerWithinLambdaLimit } from './answer-size.ts';
 import { errorHandler } from './error-handler.ts';
+import type { HttpError } from './http-errors.ts';
 import type { ApiResult } from './responses.ts';
 
 /** Ours when 5xx, the client's when 4xx. */
@@ -36,20 +38,30 @@ function requestOutcome(): MiddlewareObj<ApiEvent, ApiResult> {
   };
 }
 
+export interface HttpApiOptions {
+  /** The refusal of an answer over Lambda's limit, for a route whose answers grow with data. */
+  readonly answerTooLarge?: () => HttpError;
+}
+
 /**
  * The stack every HTTP handler starts with: structured logs that carry the Lambda and API
- * Gateway request ids, the trace and metrics of the invocation, the request's outcome, then
- * the error mapper (registered before the handler's own middlewares, so its onError runs
- * first of these and sees their errors too).
+ * Gateway request ids, the trace and metrics of the invocation, the request's outcome, the
+ * answer's size measured against Lambda's limit (after the handler's own middlewares, so a
+ * compressed answer is measured as sent), then the error mapper (registered before the
+ * handler's own middlewares, so its onError runs first of these and sees their errors too).
  */
-export const httpApi = (): [
+export const httpApi = (
+  options: HttpApiOptions = {},
+): [
   MiddlewareObj<ApiEvent, ApiResult>,
   MiddlewareObj<unknown, unknown>,
   MiddlewareObj<ApiEvent, ApiResult>,
+  MiddlewareObj<unknown, ApiResult>,
   MiddlewareObj<unknown, ApiResult>,
 ] => [
   injectLambdaContext(logger, { resetKeys: true }),
   observeInvocation(),
   requestOutcome(),
+  answerWithinLambdaLimit(options.answerTooLarge),
   errorHandler(),
 ];

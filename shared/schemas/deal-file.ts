@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ListPageQuerySchema } from './list-page.ts';
 import { FileTypeSchema } from './file-type.ts';
 import { pyId } from './pydantic-fields.ts';
 
@@ -36,7 +37,7 @@ export const DealFilePathSchema = z.object({
 });
 
 /** What GET …/deal/{deal_id}/file validates (see `ApiOperation.request`). */
-export const listDealFilesRequest = { path: DealPathSchema };
+export const listDealFilesRequest = { path: DealPathSchema, query: ListPageQuerySchema };
 
 /** What PUT …/deal/{deal_id}/file/{file_id} validates (see `ApiOperation.request`). */
 export const updateDealFileRequest = { path: DealFilePathSchema, body: DealFileUpdateSchema };

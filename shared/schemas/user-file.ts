@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { FileTypeSchema } from './file-type.ts';
+import { ListPageQuerySchema } from './list-page.ts';
 
 /** The contract's UserFile (section 2.1), as every endpoint returns it. */
 export const UserFileSchema = z
@@ -17,3 +18,6 @@ export const UserFileSchema = z
   .meta({ id: 'UserFile' });
 
 export type UserFileBody = z.input<typeof UserFileSchema>;
+
+/** What GET /api/v1/user/me/file validates (see `ApiOperation.request`): paging, if asked. */
+export const listUserFilesRequest = { query: ListPageQuerySchema };

@@ -1,10 +1,12 @@
-import { newestFirst, type UserFile } from './user-file.ts';
+import type { ListOptions, Page } from '../data/page.ts';
+import type { UserFile } from './user-file.ts';
 import type { UserFileRepository } from './user-file-repository.ts';
 
-/** Every file the user owns, newest first. */
+/** The user's files newest first: every one, or a page of them. */
 export async function listUserFiles(
   files: Pick<UserFileRepository, 'listByOwner'>,
   userId: number,
-): Promise<UserFile[]> {
-  return (await files.listByOwner(userId)).sort(newestFirst);
+  options: ListOptions = {},
+): Promise<Page<UserFile>> {
+  return files.listByOwner(userId, options);
 }

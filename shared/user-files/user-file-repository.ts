@@ -1,9 +1,10 @@
+import type { ListOptions, Page } from '../data/page.ts';
 import type { UserFile } from './user-file.ts';
 
 /** Where user files are recorded. Every call is scoped to one owner. */
 export interface UserFileRepository {
-  /** All of the owner's files, in no particular order. */
-  listByOwner(userId: number): Promise<UserFile[]>;
+  /** The owner's files newest first (ids break ties): all of them, or one page. */
+  listByOwner(userId: number, options?: ListOptions): Promise<Page<UserFile>>;
   /** The owner's file with this id, or undefined. */
   get(userId: number, fileId: number): Promise<UserFile | undefined>;
   /** Those of these files that the owner has, in no particular order; one read. */

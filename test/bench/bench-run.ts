@@ -24,6 +24,7 @@ import type { BenchPart } from './bench.ts';
 import { benchColdStarts, coldStartReport, coldStartsMet } from './cold-start.ts';
 import { benchCpu } from './cpu-bench.ts';
 import { type Figure, missed } from './figures.ts';
+import { benchBigAccounts } from './big-account-bench.ts';
 import { benchListing } from './listing-bench.ts';
 import { benchRoutes } from './route-bench.ts';
 import { benchTokens } from './token-bench.ts';
@@ -133,6 +134,15 @@ export async function runBench(parts: ReadonlySet<BenchPart>): Promise<number> {
           });
           console.log(listing.report);
           figures.push(...listing.figures);
+          if (process.env.BENCH_BIG_ACCOUNTS !== '0') {
+            const big = await benchBigAccounts({
+              url,
+              bearerFor: (userId) => identity.issueToken({ userId, expiresIn: 3600 }),
+              dynamodbEndpoint: dynamodb.endpoint,
+            });
+            console.log(big.report);
+            figures.push(...big.figures);
+          }
         }
         if (runs('uploads')) {
           const uploads = await benchUploads({

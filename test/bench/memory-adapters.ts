@@ -5,6 +5,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DealFile } from '#shared/deal-files/deal-file.ts';
+import { type ListOptions, type ListPosition, type Page, positionOf } from '#shared/data/page.ts';
 import type { DealRef, Role } from '#shared/groups/group.ts';
 import type { RealtimeKeySet } from '#shared/realtime/realtime-key-set.ts';
 import type { SubmissionNotification } from '#shared/notifications/submission-notification.ts';
@@ -38,6 +39,23 @@ export interface MemoryState {
   readonly keys: RealtimeKeySet;
 }
 
+/** Newest first, ids breaking ties, as the FilesByCreation index orders them. */
+const newestFirst = (a: ListPosition, b: ListPosition): number =>
+  a.createdAt === b.createdAt ? b.id - a.id : a.createdAt < b.createdAt ? 1 : -1;
+
+function pageOf<T extends ListPosition>(files: T[], { page }: ListOptions = {}): Page<T> {
+  const sorted = files.toSorted(newestFirst);
+  if (page === undefined) return { items: sorted };
+  const { after } = page;
+  const start = after === undefined ? 0 : sorted.findIndex((file) => newestFirst(file, after) > 0);
+  const from = start === -1 ? sorted.length : start;
+  const items = sorted.slice(from, from + page.limit);
+  const last = items.at(-1);
+  return from + page.limit < sorted.length && last !== undefined
+    ? { items, next: positionOf(last) }
+    : { items };
+}
+
 export function memoryAdapters(state: MemoryState): ServiceAdapters {
   let nextId = 1_000_000;
   const notifications = new Map<string, SubmissionNotification>();
@@ -47,8 +65,13 @@ export function memoryAdapters(state: MemoryState): ServiceAdapters {
     );
   return {
     userFiles: onlyThese('userFiles', {
-      listByOwner: (userId) =>
-        Promise.resolve(state.userFiles.filter((file) => file.userId === userId)),
+      listByOwner: (userId, options) =>
+        Promise.resolve(
+          pageOf(
+            state.userFiles.filter((file) => file.userId === userId),
+            options,
+          ),
+        ),
       get: (userId, fileId) =>
         Promise.resolve(state.userFiles.find((f) => f.userId === userId && f.id === fileId)),
       getMany: (userId, fileIds) => {

@@ -431,6 +431,30 @@ describe('GET /api/v1/group/{group_id}/deal/{deal_id}/file (extension)', () => {
     );
   });
 
+  it('pages newest first through the Link headers, to members only', async () => {
+    const { users, files } = await world(606);
+    const [oldest, middle, newest] = [60611, 60612, 60613].map((id) => dealFile(606, 1, id));
+    const more = [oldest, middle, newest].filter((file) => file !== undefined);
+    await seedDeals(stage(), { groups: [], deals: [], files: more });
+    const first = await stage().request(`${listUrl(606, 1)}?limit=2`, { as: users.viewer });
+    expect(first.status).toBe(200);
+    // Created a second apart, in id order: the newest are the last seeded.
+    expect(await first.json()).toEqual([newest, middle].map((file) => file && dealFileBody(file)));
+    const next = /^<([^>]+)>; rel="next"$/.exec(first.headers.get('link') ?? '')?.[1] ?? '';
+    expect(next).toMatch(/^\/api\/v1\/group\/606\/deal\/1\/file\?limit=2&cursor=/);
+    const second = await stage().request(next, { as: users.viewer });
+    expect(await second.json()).toEqual(
+      [oldest, files.theFile].map((file) => file && dealFileBody(file)),
+    );
+    expect(second.headers.get('link')).toBeNull();
+    await expectRefused(
+      stage(),
+      () => stage().request(next, { as: users.nonMember }),
+      404,
+      NOT_FOUND,
+    );
+  });
+
   it('bad ids → 422 int_parsing', async () => {
     await expectRefused(stage(), () => stage().request(listUrl('g', 1), { as: 1 }), 422, {
       detail: [

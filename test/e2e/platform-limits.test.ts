@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { PARTITION_KEY, SORT_KEY, userFileSortKey, userPartition } from '#shared/data/keys.ts';
+import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
+import { LIST_TOO_LARGE_DETAIL } from '#shared/http/list-too-large.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import {
   API_GATEWAY_MAX_BODY_BYTES,
@@ -123,31 +124,34 @@ describe('The local stage refuses what the platform refuses, as the platform doe
     await expectPlatformRefusal(84, () => stage().upload(84, form), 413, TOO_LARGE);
   });
 
-  it('answers a listing whose result is over Lambda’s response limit with a 500', async () => {
+  it('never answers a listing over Lambda’s response limit with the platform’s 500', async () => {
     // Each name's quotes are escaped twice, in the body and in the result around it: 1,000
-    // characters are 4,000 bytes of result, so 2,000 files are some 8.6 MB of it.
+    // characters are 4,000 bytes of result, so 2,000 files are some 8.6 MB of it. The
+    // function measures its answer first, and refuses it in words a client can act on.
     const name = '"'.repeat(1000);
     await stage().put(
-      Array.from({ length: 2000 }, (_, i) => ({
-        [PARTITION_KEY]: userPartition(85),
-        [SORT_KEY]: userFileSortKey(i + 1),
-        entity: 'UserFile',
-        user_id: 85,
-        id: i + 1,
-        name,
-        type: 'other',
-        created_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
-        updated_at: null,
-        is_archived: false,
-        filesize: 1,
-        location: `users/85/files/${i + 1}`,
-      })),
+      Array.from({ length: 2000 }, (_, i) =>
+        toUserFileItem({
+          id: i + 1,
+          userId: 85,
+          name,
+          type: 'other',
+          createdAt: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+          updatedAt: null,
+          isArchived: false,
+          filesize: 1,
+          location: `users/85/files/${i + 1}`,
+        }),
+      ),
     );
-    const response = await stage().request(LIST, { as: 85 });
-    expect(response.status).toBe(500);
-    expect(response.headers.get('content-type')).toBe('application/json');
-    expect(response.headers.get('apigw-requestid')).toMatch(/^[A-Za-z0-9+/]{14}=$/);
-    expect(await response.json()).toEqual(INTERNAL);
+    const before = await stage().stored();
+    const response = await stage().request(LIST, {
+      as: 85,
+      headers: { 'accept-encoding': 'identity' },
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ detail: LIST_TOO_LARGE_DETAIL });
+    expect(await stage().stored()).toEqual(before);
   });
 });
 

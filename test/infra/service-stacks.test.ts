@@ -299,7 +299,7 @@ describe('the functions', () => {
 describe('least privilege: each function may make exactly the calls its code makes', () => {
   const bucket = (prefix: string) => `bucket/${prefix}*`;
   const expected: Record<string, string[]> = {
-    ListUserFiles: ['dynamodb:Query @ table [USER#*]'],
+    ListUserFiles: ['dynamodb:Query @ table/index/FilesByCreation [USER#*]'],
     UploadUserFile: [
       'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [IDEMPOTENCY#upload-user-file#USER#*]',
       'dynamodb:GetItem dynamodb:PutItem @ table [USER#*]',
@@ -332,7 +332,10 @@ describe('least privilege: each function may make exactly the calls its code mak
       'sqs:SendMessage @ queue',
     ],
     GetNotification: ['dynamodb:GetItem @ table [USER#*]'],
-    ListDealFiles: ['dynamodb:BatchGetItem dynamodb:Query @ table [GROUP#*]'],
+    ListDealFiles: [
+      'dynamodb:BatchGetItem @ table [GROUP#*]',
+      'dynamodb:Query @ table/index/FilesByCreation [GROUP#*]',
+    ],
     UpdateDealFile: [
       'dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:UpdateItem @ table [GROUP#*]',
     ],

@@ -19,6 +19,8 @@ export async function undocumented(method: string, response: Response): Promise<
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
+  // fetch has undone the content coding already: the body below is the decoded one.
+  delete headers['content-encoding'];
   const observed: ObservedResponse = {
     method,
     path: new URL(response.url).pathname,

@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
@@ -152,7 +153,12 @@ export function openApiContract(document: OpenApiDocument) {
       if (mediaType !== 'application/json') return problems;
       let body: unknown;
       try {
-        body = JSON.parse(new TextDecoder().decode(observed.body));
+        // HTTP's content coding, which a client undoes before it reads the body.
+        const bytes =
+          observed.headers['content-encoding'] === 'gzip'
+            ? gunzipSync(observed.body)
+            : observed.body;
+        body = JSON.parse(new TextDecoder().decode(bytes));
       } catch {
         return [...problems, `${where}: the body is not JSON`];
       }

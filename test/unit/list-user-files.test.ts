@@ -1,4 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { createHandler } from '#functions/list-user-files/handler.ts';
+import { LIST_TOO_LARGE_DETAIL } from '#shared/http/list-too-large.ts';
+import { MAX_FILES_IN_ONE_ANSWER } from '#shared/schemas/list-page.ts';
+import type { UserFileRepository } from '#shared/user-files/user-file-repository.ts';
+import { apiEvent, bodyOf, lambdaContext } from '#test/support/api-events.ts';
 import { listUserFiles } from '#shared/user-files/list-user-files.ts';
 import type { UserFile } from '#shared/user-files/user-file.ts';
 import { toUserFileBody } from '#shared/schemas/user-file-response.ts';
@@ -15,30 +20,33 @@ const file = (id: number, createdAt: string): UserFile => ({
   location: null,
 });
 
-describe('listUserFiles', () => {
-  it('returns newest first, ids breaking ties', async () => {
-    const stored = [
-      file(1, '2026-01-01T00:00:00.000Z'),
-      file(3, '2026-01-02T00:00:00.000Z'),
-      file(2, '2026-01-02T00:00:00.000Z'),
-      file(9, '2025-12-31T23:59:59.999Z'),
-    ];
-    const listed = await listUserFiles({ listByOwner: () => Promise.resolve([...stored]) }, 1);
-    expect(listed.map((f) => f.id)).toEqual([3, 2, 1, 9]);
-  });
+/** A repository that only lists; any other call is a test's mistake. */
+const onlyListing = (listByOwner: UserFileRepository['listByOwner']): UserFileRepository => ({
+  listByOwner,
+  get: () => Promise.reject(new Error('not listed')),
+  getMany: () => Promise.reject(new Error('not listed')),
+  create: () => Promise.reject(new Error('not listed')),
+  update: () => Promise.reject(new Error('not listed')),
+  delete: () => Promise.reject(new Error('not listed')),
+});
 
-  it('asks the repository for the caller only', async () => {
-    const asked: number[] = [];
-    await listUserFiles(
+describe('listUserFiles', () => {
+  it('asks the repository for the caller only, with the page and the signal', async () => {
+    const asked: unknown[] = [];
+    const signal = new AbortController().signal;
+    const page = { limit: 5 };
+    const listed = await listUserFiles(
       {
-        listByOwner: (userId) => {
-          asked.push(userId);
-          return Promise.resolve([]);
+        listByOwner: (userId, options) => {
+          asked.push([userId, options]);
+          return Promise.resolve({ items: [file(1, '2026-01-01T00:00:00.000Z')] });
         },
       },
       42,
+      { page, signal },
     );
-    expect(asked).toEqual([42]);
+    expect(asked).toEqual([[42, { page, signal }]]);
+    expect(listed.items.map((f) => f.id)).toEqual([1]);
   });
 
   it('shapes a file as the contract UserFile, with no field of ours', () => {
@@ -53,5 +61,31 @@ describe('listUserFiles', () => {
       filesize: 10,
       location: null,
     });
+  });
+});
+
+describe('GET /api/v1/user/me/file unpaged, past the most one answer reads', () => {
+  it('reads at most MAX_FILES_IN_ONE_ANSWER files, and refuses the list when more remain', async () => {
+    const asked: unknown[] = [];
+    const handler = createHandler(
+      {
+        userFiles: onlyListing((_userId, options) => {
+          asked.push(options?.page);
+          const last = file(1, '2026-01-01T00:00:00.000Z');
+          return Promise.resolve({ items: [last], next: { createdAt: last.createdAt, id: 1 } });
+        }),
+      },
+      { USER_ID_CLAIM: 'sub' },
+    );
+    const result = await handler(
+      {
+        ...apiEvent({ claims: { sub: '7' }, routeKey: 'GET /api/v1/user/me/file' }),
+        rawPath: '/api/v1/user/me/file',
+      },
+      lambdaContext,
+    );
+    expect(asked).toEqual([{ limit: MAX_FILES_IN_ONE_ANSWER }]);
+    expect(result.statusCode).toBe(400);
+    expect(bodyOf(result)).toEqual({ detail: LIST_TOO_LARGE_DETAIL });
   });
 });

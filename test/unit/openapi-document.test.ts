@@ -164,6 +164,7 @@ describe('the OpenAPI document', () => {
     });
     expect(validating.map((o) => o.key).sort()).toEqual(
       [
+        'GET /api/v1/user/me/file',
         'POST /api/v1/user/me/file',
         'POST /api/v1/user/me/file/upload',
         'POST /api/v1/user/me/file/upload/{file_id}/complete',

@@ -3,6 +3,8 @@ import { FILE_TYPES } from '../../data/file-type.ts';
 import {
   dealFileSortKey,
   dealPartition,
+  FILE_CREATED_ATTRIBUTE,
+  fileCreatedKey,
   PARTITION_KEY,
   SORT_KEY,
   userFileSortKey,
@@ -28,9 +30,13 @@ const storedFile = {
   location: z.string().nullable(),
 };
 
+/** The FilesByCreation index's sort key: written with every file, never read back. */
+const indexed = { [FILE_CREATED_ATTRIBUTE]: z.string() };
+
 export const USER_FILE_ITEM = z.object({
   [PARTITION_KEY]: z.string(),
   [SORT_KEY]: z.string(),
+  ...indexed,
   entity: z.literal('UserFile'),
   user_id: z.number().int().positive(),
   ...storedFile,
@@ -40,6 +46,7 @@ export type UserFileItem = z.infer<typeof USER_FILE_ITEM>;
 export const DEAL_FILE_ITEM = z.object({
   [PARTITION_KEY]: z.string(),
   [SORT_KEY]: z.string(),
+  ...indexed,
   entity: z.literal('DealFile'),
   group_id: z.number().int().positive(),
   deal_id: z.number().int().positive(),
@@ -48,6 +55,7 @@ export const DEAL_FILE_ITEM = z.object({
 export type DealFileItem = z.infer<typeof DEAL_FILE_ITEM>;
 
 const fileAttributes = (file: UserFile | DealFile) => ({
+  [FILE_CREATED_ATTRIBUTE]: fileCreatedKey(file.createdAt, file.id),
   id: file.id,
   name: file.name,
   type: file.type,

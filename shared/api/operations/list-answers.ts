@@ -1,0 +1,35 @@
+import * as z from 'zod';
+import { LIST_TOO_LARGE_DETAIL } from '../../http/list-too-large.ts';
+import { MAX_FILES_IN_ONE_ANSWER, MAX_PAGE_SIZE } from '../../schemas/list-page.ts';
+import { detailAnswer, type ResponseDoc } from '../operation.ts';
+
+/** What a list answer may carry beyond its body: the next page, and its compression. */
+export const LIST_HEADERS = z.object({
+  link: z
+    .string()
+    .optional()
+    .describe('With `limit` or `cursor`, while more files follow: the next page (RFC 8288)')
+    .meta({
+      examples: [
+        '</api/v1/user/me/file?limit=100&cursor=MjAyNi0wNi0wMVQwOTozMDowMC4wMDBaIzQy>; rel="next"',
+      ],
+    }),
+  'content-encoding': z
+    .literal('gzip')
+    .optional()
+    .describe('When the request accepts gzip (`Accept-Encoding: gzip`)'),
+});
+
+/** How a list route pages and compresses, for its description. */
+export const LIST_PAGING =
+  ' Newest first; ids break ties. Without `limit` or `cursor` the answer is every file in one ' +
+  `array; with either, one page (at most \`limit\`, 1 to ${String(MAX_PAGE_SIZE)}, default ` +
+  `${String(MAX_PAGE_SIZE)}), and a \`Link: <…>; rel="next"\` header while more follow. The ` +
+  'answer is gzipped when the request accepts it.';
+
+/** A list that will not fit one answer even compressed. */
+export const LIST_TOO_LARGE: ResponseDoc = detailAnswer(
+  `The list is too large for one answer (over ${MAX_FILES_IN_ONE_ANSWER.toLocaleString('en')} ` +
+    'files, or Lambda’s 6 MB even gzipped): ask for pages',
+  LIST_TOO_LARGE_DETAIL,
+);
