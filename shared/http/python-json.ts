@@ -251,17 +251,29 @@ function nestsDeeperThan(text: string, limit: number): boolean {
   return false;
 }
 
+/**
+ * A valid JSON text with Python's numbers. Most bodies hold none that Python types or prints
+ * otherwise, and `JSON.parse` alone reads them; the others go through a reviver that keeps
+ * such a number's source (ten times the cost, and only the lexeme: Python's text of it is
+ * made only when an error echoes it).
+ */
+function parseWithPythonNumbers(text: string): unknown {
+  return mayHoldPythonNumbers(text)
+    ? JSON.parse(text, (_key, value, { source }) =>
+        typeof value === 'number' && source !== undefined ? pythonNumber(source, value) : value,
+      )
+    : (JSON.parse(text) as unknown);
+}
+
 export function parsePythonJson(text: string): PythonJsonResult {
   let parsed: unknown;
   try {
     // The fast path: valid JSON means the same value in both languages, but for numbers
-    // Python types or prints otherwise (see python-number.ts), read from their source.
-    parsed = mayHoldPythonNumbers(text)
-      ? JSON.parse(text, (_key, value, { source }) =>
-          typeof value === 'number' && source !== undefined ? pythonNumber(source, value) : value,
-        )
-      : (JSON.parse(text) as unknown);
-  } catch {
+    // Python types or prints otherwise (see python-number.ts).
+    parsed = parseWithPythonNumbers(text);
+  } catch (error) {
+    // An int of more than 4,300 digits is valid JSON that Python will not read.
+    if (error instanceof RangeError) throw error;
     parsed = NOT_JSON;
   }
   if (parsed !== NOT_JSON) {

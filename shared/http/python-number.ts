@@ -45,29 +45,60 @@ export function pythonFloatRepr(x: number): string {
 const MAX_INT_DIGITS = 4300;
 
 /**
- * A JSON number lexeme as Python holds it: a JS number when it prints the same, else raw.
- * Throws where `json.loads` does: an int of more than 4,300 digits (FastAPI's 400).
+ * Whether Python prints this number otherwise than JavaScript does. Cheap on purpose: it runs
+ * for every number a body holds, and only an error that echoes one needs Python's text.
+ * A fraction Python and JavaScript print alike: both give the shortest round-trip digits, in
+ * fixed notation from 1e-4 up (a fractional double is below 2**52, far under 1e16).
+ */
+function printsOtherwise(lexeme: string, value: number): boolean {
+  if (!/[.eE]/.test(lexeme)) return !Number.isSafeInteger(value);
+  return Number.isFinite(value) && (Number.isInteger(value) || Math.abs(value) < 1e-4);
+}
+
+/**
+ * A JSON number lexeme as Python holds it: a JS number when it prints the same, else the
+ * lexeme itself as raw JSON (its Python text is made only for an error that echoes it, see
+ * `pythonEcho`). Throws where `json.loads` does: an int of more than 4,300 digits (FastAPI's 400).
  */
 export function pythonNumber(lexeme: string, value: number): unknown {
-  if (!/[.eE]/.test(lexeme)) {
-    if (lexeme.replace('-', '').length > MAX_INT_DIGITS) {
-      throw new RangeError(`An int of more than ${String(MAX_INT_DIGITS)} digits`);
-    }
-    return Number.isSafeInteger(value) ? value : JSON.rawJSON(BigInt(lexeme).toString());
+  if (!printsOtherwise(lexeme, value)) return value;
+  if (!/[.eE]/.test(lexeme) && lexeme.replace('-', '').length > MAX_INT_DIGITS) {
+    throw new RangeError(`An int of more than ${String(MAX_INT_DIGITS)} digits`);
   }
-  const repr = pythonFloatRepr(value);
-  // Infinity has no JSON form; Python's own 422 for it fails to serialise (a 500). Ours
-  // echoes null, as JSON.stringify writes it.
-  if (!Number.isFinite(value)) return value;
-  // A whole float stays a float: Pydantic reads 1e20 as no int, where 1e20 as a number is one.
-  return !Number.isInteger(value) && repr === JSON.stringify(value) ? value : JSON.rawJSON(repr);
+  return JSON.rawJSON(lexeme);
+}
+
+/** Python's text of a number kept raw: `1E+2` is `100.0`, `1e15` `1000000000000000.0`. */
+export function pythonText(raw: RawJSON): string {
+  const lexeme = raw.rawJSON;
+  return /[.eE]/.test(lexeme) ? pythonFloatRepr(Number(lexeme)) : BigInt(lexeme).toString();
+}
+
+/** A value as a 422 echoes it: every raw number in it in Python's text. */
+export function pythonEcho(value: unknown): unknown {
+  if (JSON.isRawJSON(value)) return JSON.rawJSON(pythonText(value));
+  if (Array.isArray(value)) return value.map(pythonEcho);
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    Object.getPrototypeOf(value) === Object.prototype
+  ) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, pythonEcho(item)]));
+  }
+  return value;
 }
 
 /** Whether a parsed value is a number kept in its Python form. */
 export const isRawNumber = (value: unknown): value is RawJSON => JSON.isRawJSON(value);
 
-/** Whether the text holds a number whose Python form may differ from JavaScript's. */
-export const mayHoldPythonNumbers = (text: string): boolean => /\d[.eE]|\d{16}/.test(text);
+/**
+ * Whether the text may hold a number Python prints otherwise (see `printsOtherwise`): an
+ * exponent, a zero fraction, a tiny fraction, or 15 digits and more (a big int, or a fraction
+ * finer than a double, which may round to a whole number). Strings may match too: it only
+ * decides whether the exact pass runs.
+ */
+const PYTHON_NUMBER_HINT = /\d[eE]|\.0+(?!\d)|0\.0000|[\d.]{16}/;
+export const mayHoldPythonNumbers = (text: string): boolean => PYTHON_NUMBER_HINT.test(text);
 
 /** Python's largest int a float converts to in Pydantic (i64); beyond, `int_parsing_size`. */
 const I64_LIMIT = 2 ** 63;

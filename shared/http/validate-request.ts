@@ -1,10 +1,11 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { z } from 'zod';
-import type { ApiEvent } from './api-event.ts';
-import { NotFoundError, RequestValidationError } from './http-errors.ts';
+import { type ApiEvent, bodyBytes } from './api-event.ts';
+import { NotFoundError, PayloadTooLargeError, RequestValidationError } from './http-errors.ts';
+import { bodyTooLargeMessage, jsonBodyLimit } from './json-body-limit.ts';
 import { readJsonBody } from './json-body.ts';
 import { FilePart, type FormValue } from './file-part.ts';
-import { isRawNumber } from './python-number.ts';
+import { isRawNumber, pythonEcho } from './python-number.ts';
 import {
   missingField,
   notAnObject,
@@ -81,6 +82,8 @@ export function validateRequest<const S extends RequestSchemas>(
   if ((schemas.form === undefined) !== (readForm === undefined)) {
     throw new Error('A form schema and a form reader go together');
   }
+  // Once per container: the largest body a valid request of this route can have.
+  const bodyLimit = schemas.body === undefined ? undefined : jsonBodyLimit(schemas.body);
   return {
     name: 'validateRequest',
     before: (request) => {
@@ -89,6 +92,10 @@ export function validateRequest<const S extends RequestSchemas>(
       // them, whatever the path's other segments are.
       if (Object.values(event.pathParameters ?? {}).some((value) => value?.includes('/'))) {
         throw new NotFoundError();
+      }
+      // Refused before it is decoded: no body costs more to read than a valid one could.
+      if (bodyLimit !== undefined && bodyBytes(event).length > bodyLimit) {
+        throw new PayloadTooLargeError(bodyTooLargeMessage(bodyLimit));
       }
       const body = schemas.body === undefined ? undefined : readJsonBody(event);
       const form = readForm?.(event);
@@ -111,7 +118,12 @@ export function validateRequest<const S extends RequestSchemas>(
       if (schemas.form !== undefined && form !== undefined) {
         input.form = checkForm(schemas.form, form, errors);
       }
-      if (errors.length > 0) throw new RequestValidationError(errors);
+      // Python's text of an echoed number is made here, for the echo alone.
+      if (errors.length > 0) {
+        throw new RequestValidationError(
+          errors.map((error) => ({ ...error, input: pythonEcho(error.input) })),
+        );
+      }
       event.input = input as ValidatedInput<S>;
     },
   };

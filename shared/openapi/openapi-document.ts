@@ -10,6 +10,7 @@ import {
 import { API_OPERATIONS } from '../api/api-operations.ts';
 import { API_TAGS, type ApiOperation, type ResponseDoc } from '../api/operation.ts';
 import { API_ROUTES, type ApiRoute, routeKey, type RouteKey } from '../api/routes.ts';
+import { bodyTooLargeMessage, jsonBodyLimit } from '../http/json-body-limit.ts';
 import {
   ErrorFromEitherSchema,
   GatewayMessageSchema,
@@ -185,6 +186,22 @@ function toResponseObject(answer: ResponseDoc): ZodOpenApiResponseObject {
   };
 }
 
+/** A JSON route's 413: ours for a body larger than any valid request, or API Gateway's. */
+function jsonBodyTooLarge(body: z.ZodType): ZodOpenApiResponseObject {
+  const limit = jsonBodyLimit(body);
+  return {
+    description:
+      `The body is over ${String(limit)} bytes, more than any valid request of this route ` +
+      '(refused before it is read), or over API Gateway’s 10 MB (`{"message": …}`)',
+    content: {
+      'application/json': {
+        schema: ErrorFromEitherSchema,
+        example: { detail: bodyTooLargeMessage(limit) },
+      },
+    },
+  };
+}
+
 function responsesOf(route: ApiRoute, operation: ApiOperation): ZodOpenApiResponsesObject {
   const { request } = operation;
   const hasBody = request.body !== undefined || request.form !== undefined;
@@ -198,7 +215,11 @@ function responsesOf(route: ApiRoute, operation: ApiOperation): ZodOpenApiRespon
   const shared = new Map<number, ZodOpenApiResponseObject>([
     ...(request.body === undefined ? [] : [[400, COMMON_ANSWERS.unreadableJson] as const]),
     ...(route.auth === 'jwt' ? [[401, COMMON_ANSWERS.unauthorized] as const] : []),
-    ...(hasBody ? [[413, COMMON_ANSWERS.payloadTooLarge] as const] : []),
+    ...(request.body !== undefined
+      ? [[413, jsonBodyTooLarge(request.body)] as const]
+      : hasBody
+        ? [[413, COMMON_ANSWERS.payloadTooLarge] as const]
+        : []),
     ...(validates ? [[422, COMMON_ANSWERS.validationError] as const] : []),
     [429, COMMON_ANSWERS.tooManyRequests],
     [500, COMMON_ANSWERS.internalError],

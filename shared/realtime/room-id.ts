@@ -8,6 +8,9 @@ import type { DealRef } from '../groups/group.ts';
 export const ROOM_ID_PATTERN =
   '^[a-z][a-z0-9-]{0,31}:v1:group:[1-9][0-9]{0,15}:deal:[1-9][0-9]{0,15}$';
 
+/** The longest room id the pattern allows: 32 + 10 + 16 + 6 + 16 characters. */
+export const ROOM_ID_MAX_LENGTH = 80;
+
 /** The same pattern, capturing environment, group and deal. */
 const ROOM_ID = /^([a-z][a-z0-9-]{0,31}):v1:group:([1-9][0-9]{0,15}):deal:([1-9][0-9]{0,15})$/;
 

@@ -17,6 +17,8 @@ export const DirectUploadRequestSchema = z
     content_type: z
       .string()
       .regex(new RegExp(MEDIA_TYPE_PATTERN))
+      // The pattern bounds the length (127 + 1 + 127); said for the document and the body limit.
+      .meta({ maxLength: 255 })
       .nullable()
       .optional()
       .describe('Media type stored with the object; application/octet-stream when absent'),

@@ -40,7 +40,10 @@ const isInt = (value: unknown): value is number | bigint =>
  * bigint, which names nothing here (see `pyId`); its errors echo the client's digits.
  */
 export const pyInt = () =>
-  z.preprocess(laxInt, z.custom<number | bigint>(isInt, { params: PYDANTIC_INT }));
+  z
+    .preprocess(laxInt, z.custom<number | bigint>(isInt, { params: PYDANTIC_INT }))
+    // The check is opaque to the OpenAPI document; say the type there.
+    .meta({ type: 'integer' });
 
 /**
  * An id the client names: a Pydantic `int` of any size. We allocate ids (and the operator

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ROOM_ID_PATTERN } from '../realtime/room-id.ts';
+import { ROOM_ID_MAX_LENGTH, ROOM_ID_PATTERN } from '../realtime/room-id.ts';
 
 /** At most this many rooms in one token request: 50 rooms keep a token well under 8 KB. */
 export const MAX_ROOMS_PER_TOKEN = 50;
@@ -7,6 +7,8 @@ export const MAX_ROOMS_PER_TOKEN = 50;
 export const RoomIdSchema = z
   .string()
   .regex(new RegExp(ROOM_ID_PATTERN))
+  // The pattern bounds the length; said for the document and the body limit.
+  .meta({ maxLength: ROOM_ID_MAX_LENGTH })
   .describe('`<environment>:v1:group:<group_id>:deal:<deal_id>`');
 
 /** POST /api/v1/auth/get-realtime-token: the contract's RealtimeTokenRequest. */

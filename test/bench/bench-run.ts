@@ -5,6 +5,7 @@
  * - `cold-start`: every function's bundle, imported cold, against its SDK clients alone;
  * - `cpu`: CPU time per request of each route's handler, in this process, on ports answered
  *   from memory, against that route's floor (`cpu-bench.ts`);
+ * - `decoding`: CPU per MB of a JSON body by the numbers it holds, against integers;
  * then, on one local stage in a process of its own, on DynamoDB Local and s3rver:
  * - `tokens`: a 50-room realtime token against its BatchGetItem sent directly;
  * - `listing`: 10,000 files listed against the raw paginated Query of the same items;
@@ -23,6 +24,7 @@ import { LOCAL_TABLE } from '#infra/local/local-stage.ts';
 import type { BenchPart } from './bench.ts';
 import { benchColdStarts, coldStartReport, coldStartsMet } from './cold-start.ts';
 import { benchCpu } from './cpu-bench.ts';
+import { benchDecoding } from './decode-bench.ts';
 import { type Figure, missed } from './figures.ts';
 import { benchBigAccounts } from './big-account-bench.ts';
 import { benchListing } from './listing-bench.ts';
@@ -93,6 +95,11 @@ export async function runBench(parts: ReadonlySet<BenchPart>): Promise<number> {
       const cpu = await benchCpu();
       console.log(cpu.report);
       figures.push(...cpu.figures);
+    }
+    if (runs('decoding')) {
+      const decoding = benchDecoding();
+      console.log(decoding.report);
+      figures.push(...decoding.figures);
     }
     if (runs('tokens') || runs('listing') || runs('uploads') || runs('load')) {
       const dynamodb = await startDynamoDbLocal();

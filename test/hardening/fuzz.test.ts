@@ -9,6 +9,7 @@ import { API_OPERATIONS } from '#shared/api/api-operations.ts';
 import { API_ROUTES, type ApiRoute, routeKey, type RouteKey } from '#shared/api/routes.ts';
 import { userFileObjectKey } from '#shared/data/keys.ts';
 import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
+import { jsonBodyLimit } from '#shared/http/json-body-limit.ts';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { dealFile, seedDeals } from '#test/support/deal-fixtures.ts';
 import { multipartBody } from '#test/support/multipart.ts';
@@ -66,8 +67,22 @@ const VALID: Partial<Record<RouteKey, Record<string, unknown>>> = {
   'POST /api/v1/auth/get-realtime-token': { room_ids: ['local:v1:group:51:deal:1'] },
 };
 
-const bodyFor = (valid: Record<string, unknown>) =>
+/** A valid body padded with a field of numbers to `bytes`, give or take a few. */
+const padded = (valid: Record<string, unknown>, bytes: number, lexeme: string) => {
+  const head = JSON.stringify({ ...valid, pad: [] }).slice(0, -2);
+  const count = Math.max(0, Math.floor((bytes - head.length - 2) / (lexeme.length + 1)));
+  return Buffer.from(`${head}${Array(count).fill(lexeme).join(',')}]}`);
+};
+
+const bodyFor = (valid: Record<string, unknown>, limit: number) =>
   fc.oneof(
+    // Around the route's body limit and far past it, of the numbers that cost most to read.
+    fc
+      .tuple(
+        fc.integer({ min: limit - 64, max: 4 * 1024 * 1024 }),
+        fc.constantFrom('1.5', '1.0', '1e15', '123456789012345678901234567890', '-0.00001'),
+      )
+      .map(([bytes, lexeme]) => padded(valid, bytes, lexeme)),
     // A valid body with fields swapped for junk, or extra ones added.
     fc
       .record(
@@ -164,6 +179,11 @@ const pathOf = (route: ApiRoute) =>
       route.path.includes('/group/') ? String(SEEDED_DEAL_FILE) : String(SEEDED_FILE),
     );
 
+const limitOf = (route: ApiRoute): number => {
+  const schema = API_OPERATIONS[routeKey(route) as RouteKey].request.body;
+  return schema === undefined ? 0 : jsonBodyLimit(schema);
+};
+
 const jsonRoutes = API_ROUTES.filter(
   (route) => API_OPERATIONS[routeKey(route) as RouteKey].request.body !== undefined,
 );
@@ -178,7 +198,7 @@ describe('fuzzing the JSON endpoints', () => {
     async (key, route) => {
       const valid = VALID[key as RouteKey] ?? {};
       await fc.assert(
-        fc.asyncProperty(bodyFor(valid), contentType, async (body, type) => {
+        fc.asyncProperty(bodyFor(valid, limitOf(route)), contentType, async (body, type) => {
           const before = await stored();
           const response = await stage().request(pathOf(route), {
             method: route.method,

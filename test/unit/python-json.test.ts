@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_JSON_NESTING, parsePythonJson } from '#shared/http/python-json.ts';
+import { isRawNumber, pythonEcho } from '#shared/http/python-number.ts';
 
 /** Each case is what CPython 3.13's `json.loads` raises: message and character offset. */
 describe('parsePythonJson fails where and how CPython does', () => {
@@ -59,14 +60,34 @@ describe('parsePythonJson fails where and how CPython does', () => {
     ['1.7976931348623157e308', '1.7976931348623157e+308'],
     ['9007199254740993', '9007199254740993'],
     ['-123456789012345678901234567890', '-123456789012345678901234567890'],
-  ])('keeps %s as Python holds it: %s', (lexeme, python) => {
+  ])('keeps %s as Python holds it, and echoes it as Python prints it: %s', (lexeme, python) => {
     for (const text of [`[${lexeme}]`, `[${lexeme}, NaN]`]) {
       const result = parsePythonJson(text);
       expect(result.ok).toBe(true);
-      expect(JSON.stringify(result.ok ? result.value : undefined)).toMatch(
+      expect(JSON.stringify(pythonEcho(result.ok ? result.value : undefined))).toMatch(
         new RegExp(`^\\[${python.replace(/[.+]/g, '\\$&')}[,\\]]`),
       );
     }
+  });
+
+  it.each(['1.5', '0.0001', '-2.75', '123456.789', '15'])(
+    'reads %s as a plain number: Python prints it as JavaScript does',
+    (lexeme) => {
+      const result = parsePythonJson(`{"a":[${lexeme}]}`);
+      const value = result.ok ? (result.value as { a: unknown[] }).a[0] : undefined;
+      expect(isRawNumber(value)).toBe(false);
+      expect(value).toBe(Number(lexeme));
+    },
+  );
+
+  it('keeps the lexeme of a number Python prints otherwise, and makes its text only to echo it', () => {
+    const result = parsePythonJson('{"a":1E+2,"b":"1.0","__proto__":{"c":1.0}}');
+    expect(result.ok).toBe(true);
+    const value = (result.ok ? result.value : {}) as Record<string, unknown>;
+    expect(isRawNumber(value.a) && value.a.rawJSON).toBe('1E+2');
+    expect(value.b).toBe('1.0');
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(JSON.stringify(pythonEcho(value))).toBe('{"a":100.0,"b":"1.0","__proto__":{"c":1.0}}');
   });
 
   it('reads an int of 4,300 digits, and throws for one more, as json.loads does', () => {

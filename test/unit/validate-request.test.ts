@@ -16,9 +16,12 @@ const schemas = {
   path: z.object({ group_id: pyInt(), deal_id: pyBoundedInt({ gt: 0, le: 2 ** 40 }) }),
   body: z.object({
     file_ids: z.array(pyInt()).min(1).max(6),
-    fund_name: z.string().nullable().optional(),
+    fund_name: z.string().max(200).nullable().optional(),
     type: FileTypeSchema.nullable().optional(),
-    room_ids: z.array(z.string().regex(ROOM_ID)).max(2).optional(),
+    room_ids: z
+      .array(z.string().regex(ROOM_ID).meta({ maxLength: 80 }))
+      .max(2)
+      .optional(),
   }),
 };
 
