@@ -1,7 +1,9 @@
-/** Polls until `check` holds, or fails after `timeoutMs`. */
+import { patient } from './patience.ts';
+
+/** Polls until `check` holds, or fails after `timeoutMs` (10 s, scaled by TEST_PATIENCE). */
 export async function eventually<T>(
   check: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 10_000,
+  timeoutMs = patient(10_000),
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
