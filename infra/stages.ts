@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ENVIRONMENT } from '#shared/config/environment.ts';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER } from './local/identity-provider.ts';
 
 /**
@@ -65,6 +66,12 @@ const StageSettingsSchema = z.strictObject({
   /** The HTTP API's steady-state requests a second, and burst, for the whole stage. */
   apiRateLimit: wholeNumber(1, 100_000),
   apiBurstLimit: wholeNumber(1, 5_000),
+  /**
+   * Each sender's notify allowance: calls at once after a quiet spell, then calls a minute
+   * (NOTIFY_BURST, NOTIFY_RATE_PER_MINUTE; the defaults are the variables' own, justified there).
+   */
+  notifyBurst: wholeNumber(1, 1000),
+  notifyRatePerMinute: z.coerce.number().positive().max(6000),
   /** Whether the stage has CloudWatch alarms, and where they go. */
   alarms: flag,
   alarmEmail: z.email().optional(),
@@ -89,6 +96,8 @@ const shared = () => ({
   realtimeAudience: 'realtime',
   realtimeTokenSeconds: 3600,
   uploadOrigins: ['*'],
+  notifyBurst: ENVIRONMENT.NOTIFY_BURST.parse(undefined),
+  notifyRatePerMinute: ENVIRONMENT.NOTIFY_RATE_PER_MINUTE.parse(undefined),
 });
 
 export const STAGE_DEFAULTS: Readonly<Record<StageName, Defaults>> = {

@@ -44,18 +44,26 @@ function countDelivery(result: DeliveryResult): void {
  * that must come back are reported as batch item failures, so SQS keeps only those.
  */
 export const createHandler = (
-  adapters: Pick<ServiceAdapters, 'notifications' | 'chat' | 'notificationQueue' | 'deadLetters'>,
-  settings: Pick<ServiceSettings, 'CHAT_RETRY_BASE_SECONDS' | 'CHAT_TIMEOUT_SECONDS'>,
+  adapters: Pick<
+    ServiceAdapters,
+    'notifications' | 'chat' | 'notificationQueue' | 'deadLetters' | 'rateLimits'
+  >,
+  settings: Pick<
+    ServiceSettings,
+    'CHAT_RETRY_BASE_SECONDS' | 'CHAT_TIMEOUT_SECONDS' | 'CHAT_POSTS_PER_SECOND'
+  >,
 ) => {
   const rules = deliveryRules({
     retryBaseSeconds: settings.CHAT_RETRY_BASE_SECONDS,
     timeoutSeconds: settings.CHAT_TIMEOUT_SECONDS,
+    postsPerSecond: settings.CHAT_POSTS_PER_SECOND,
   });
   const ports = {
     notifications: adapters.notifications,
     chat: adapters.chat,
     queue: adapters.notificationQueue,
     deadLetters: adapters.deadLetters,
+    channel: adapters.rateLimits,
   };
   const deliver = async (record: SQSRecord): Promise<void> => {
     const result = await deliverNotification(ports, rules, {
@@ -76,7 +84,7 @@ export const createHandler = (
       processPartialResponse(event, deliver, new BatchProcessor(EventType.SQS), {
         context,
         throwOnFullBatchFailure: false,
-        // One post at a time: a webhook takes about one message a second.
+        // One post at a time: the channel takes about one message a second.
         processInParallel: false,
       }),
     );
@@ -89,6 +97,7 @@ export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.DeliverNotification, (en
       chat: deployed.chat(env),
       notificationQueue: deployed.notificationQueue(env),
       deadLetters: deployed.deadLetters(env),
+      rateLimits: deployed.rateLimits(env),
     },
     env,
   ),

@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import { IDEMPOTENT_OPERATIONS } from '#shared/data/keys.ts';
+import { RateLimited } from '#shared/domain/outcome.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
@@ -16,6 +17,7 @@ import {
   notifySubmission,
   type SubmissionAnnouncement,
 } from '#shared/notifications/notify-submission.ts';
+import { notifyRule } from '#shared/notifications/token-buckets.ts';
 import { notifySubmissionRequest } from '#shared/schemas/notify-submission.ts';
 import { recordMetric } from '#shared/observability/metrics.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
@@ -24,26 +26,41 @@ import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-ad
 
 /**
  * POST /api/v1/user/me/file/notify: announces a finished submission. The one chat message
- * goes out from the queue's worker; the 202 says it is queued and where to follow it.
+ * goes out from the queue's worker; the 202 says it is queued and where to follow it. Each
+ * sender has an allowance (NOTIFY_BURST, NOTIFY_RATE_PER_MINUTE); a call beyond it is a 429
+ * with Retry-After. A replay of an Idempotency-Key sends nothing, so it spends nothing: the
+ * allowance is taken inside the keyed work, which a replay does not run.
  */
 export const createHandler = (
   adapters: Pick<
     ServiceAdapters,
-    'userFiles' | 'notifications' | 'notificationQueue' | 'idempotency'
+    'userFiles' | 'notifications' | 'notificationQueue' | 'idempotency' | 'rateLimits'
   >,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
+  settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | 'NOTIFY_BURST' | 'NOTIFY_RATE_PER_MINUTE'>,
 ) => {
   const ports = {
     files: adapters.userFiles,
     notifications: adapters.notifications,
     queue: adapters.notificationQueue,
+    allowance: {
+      buckets: adapters.rateLimits,
+      rule: notifyRule({
+        burst: settings.NOTIFY_BURST,
+        perMinute: settings.NOTIFY_RATE_PER_MINUTE,
+      }),
+    },
   };
   const notify = idempotentPerKey(
     IDEMPOTENT_OPERATIONS.notifySubmission,
     async (announcement: SubmissionAnnouncement) => {
-      const queued = await notifySubmission(ports, announcement);
-      recordMetric('NotificationsQueued');
-      return toAcceptedBody(queued);
+      try {
+        const queued = await notifySubmission(ports, announcement);
+        recordMetric('NotificationsQueued');
+        return toAcceptedBody(queued);
+      } catch (error) {
+        if (error instanceof RateLimited) recordMetric('NotificationsThrottled');
+        throw error;
+      }
     },
     adapters.idempotency,
   );
@@ -72,6 +89,7 @@ export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.NotifySubmission, (env) 
       notifications: deployed.notifications(env),
       notificationQueue: deployed.notificationQueue(env),
       idempotency: deployed.idempotency(env),
+      rateLimits: deployed.rateLimits(env),
     },
     env,
   ),

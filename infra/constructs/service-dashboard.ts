@@ -164,6 +164,7 @@ export class ServiceDashboard extends Construct {
     this.dashboard.addWidgets(
       graph('Notifications', [
         business('NotificationsQueued'),
+        business('NotificationsThrottled'),
         business('NotificationsSent'),
         business('NotificationsFailed'),
         business('NotificationsDeadLettered'),

@@ -22,6 +22,8 @@ export interface InProcessQueueOptions {
 export interface HeldMessage {
   readonly messageId: string;
   readonly body: string;
+  /** Its MessageGroupId: the tenant a fair queue shares delivery between. */
+  readonly group?: string;
   readonly sentAt: number;
   receiveCount: number;
   firstReceivedAt?: number;
@@ -34,6 +36,12 @@ export interface HeldMessage {
  * ChangeMessageVisibility, a redrive policy into a dead-letter queue, and a consumer invoked
  * as Lambda's event source mapping invokes a function, with SQS-shaped events and partial
  * batch responses. One batch runs at a time. Messages live in memory: a restart drops them.
+ *
+ * Like a standard queue whose messages carry a MessageGroupId (SQS fair queues), it hands
+ * out the visible message of the group served longest ago first, oldest first within a
+ * group, so one group's backlog does not hold up a quiet group's message. (SQS reorders only
+ * once it sees a group take more than its share; here every pick is fair, which is what SQS
+ * converges to under a backlog.) A message without a group is a group of its own.
  */
 export class InProcessQueue implements MessageQueue {
   readonly name: string;
@@ -43,6 +51,9 @@ export class InProcessQueue implements MessageQueue {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  /** When each group was last handed a message, by receive number. */
+  private readonly served = new Map<string, number>();
+  private receives = 0;
 
   constructor(options: InProcessQueueOptions) {
     this.name = options.name;
@@ -53,10 +64,11 @@ export class InProcessQueue implements MessageQueue {
     return `arn:aws:sqs:${LOCAL_REGION}:000000000000:${this.name}`;
   }
 
-  send(body: string): Promise<void> {
+  send(body: string, group?: string): Promise<void> {
     const message: HeldMessage = {
       messageId: randomUUID(),
       body,
+      ...(group === undefined ? {} : { group }),
       sentAt: Date.now(),
       receiveCount: 0,
       visibleAt: Date.now(),
@@ -115,15 +127,24 @@ export class InProcessQueue implements MessageQueue {
     if (consumer === undefined) return;
     const now = Date.now();
     const batch: HeldMessage[] = [];
+    const visible: HeldMessage[] = [];
     for (const message of this.messages()) {
       if (message.visibleAt > now) continue;
       const redrive = this.options.redrive;
       if (redrive !== undefined && message.receiveCount >= redrive.maxReceiveCount) {
         this.held.delete(message.messageId);
-        await redrive.deadLetters.send(message.body);
+        await redrive.deadLetters.send(message.body, message.group);
         continue;
       }
+      visible.push(message);
+    }
+    for (;;) {
       if (batch.length >= (this.options.batchSize ?? 10)) break;
+      const message = this.fairest(visible);
+      if (message === undefined) break;
+      visible.splice(visible.indexOf(message), 1);
+      this.receives += 1;
+      if (message.group !== undefined) this.served.set(message.group, this.receives);
       message.receiveCount += 1;
       message.firstReceivedAt ??= now;
       message.receiptHandle = randomUUID();
@@ -151,13 +172,31 @@ export class InProcessQueue implements MessageQueue {
   private record(message: HeldMessage): SQSRecord {
     return sqsRecordOf(message, this.arn);
   }
+
+  /**
+   * The oldest message of the group served longest ago. A group never served, and a message
+   * without a group (a tenant of its own), come first.
+   */
+  private fairest(candidates: readonly HeldMessage[]): HeldMessage | undefined {
+    let best: HeldMessage | undefined;
+    let bestServed = Infinity;
+    for (const message of candidates) {
+      const served = message.group === undefined ? 0 : (this.served.get(message.group) ?? 0);
+      // Candidates come oldest first, so the first of a group is its oldest.
+      if (served < bestServed) {
+        best = message;
+        bestServed = served;
+      }
+    }
+    return best;
+  }
 }
 
 /** A message as Lambda's event source mapping hands it to a function, in an SQS event. */
 export function sqsRecordOf(
   message: Pick<
     HeldMessage,
-    'messageId' | 'body' | 'sentAt' | 'receiveCount' | 'firstReceivedAt'
+    'messageId' | 'body' | 'group' | 'sentAt' | 'receiveCount' | 'firstReceivedAt'
   > & {
     readonly receiptHandle?: string;
   },
@@ -172,6 +211,7 @@ export function sqsRecordOf(
       SentTimestamp: String(message.sentAt),
       SenderId: 'local',
       ApproximateFirstReceiveTimestamp: String(message.firstReceivedAt ?? message.sentAt),
+      ...(message.group === undefined ? {} : { MessageGroupId: message.group }),
     },
     messageAttributes: {},
     md5OfBody: createHash('md5').update(message.body).digest('hex'),

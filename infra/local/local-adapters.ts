@@ -8,6 +8,7 @@ import { DynamoDealFileRepository } from '#shared/adapters/dynamo-deal-file-repo
 import { DynamoDealRoles } from '#shared/adapters/dynamo-deal-roles.ts';
 import { DynamoDirectUploadRepository } from '#shared/adapters/dynamo-direct-upload-repository.ts';
 import { DynamoNotificationRepository } from '#shared/adapters/dynamo-notification-repository.ts';
+import { DynamoTokenBuckets } from '#shared/adapters/dynamo-token-buckets.ts';
 import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
 import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
 import { SlackWebhookChannel } from '#shared/adapters/slack-webhook-channel.ts';
@@ -74,6 +75,7 @@ export function localAdapters(options: LocalAdapterOptions): ServiceAdapters {
     notificationQueue: options.notificationQueue,
     deadLetters: options.deadLetters,
     realtimeKeys: new FileKeyStore(options.realtimeKeysFile),
+    rateLimits: new DynamoTokenBuckets(documents, table),
     chat:
       webhook === undefined
         ? new ChatLogChannel(options.chatLogFile)

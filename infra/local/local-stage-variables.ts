@@ -52,4 +52,19 @@ export const LOCAL_STAGE_VARIABLES: readonly LocalStageVariable[] = [
     default: '10',
     meaning: 'How long a post to the webhook waits for an answer',
   },
+  {
+    name: 'CHAT_POSTS_PER_SECOND',
+    default: '1',
+    meaning: "The channel's pace: posts a second, over every worker (Slack takes 1)",
+  },
+  {
+    name: 'NOTIFY_BURST',
+    default: '5',
+    meaning: 'Notify calls a user may make at once; more get 429 with Retry-After',
+  },
+  {
+    name: 'NOTIFY_RATE_PER_MINUTE',
+    default: '1',
+    meaning: 'Notify calls a minute a user gets back after the burst',
+  },
 ];

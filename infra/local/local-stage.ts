@@ -22,6 +22,7 @@ import { forwardObjectCreated } from './s3-event-notifications.ts';
 import {
   DELIVERY_ATTEMPTS,
   REDRIVE_SLACK,
+  WORKER_BATCH_SIZE,
   WORKER_TIMEOUT_SECONDS,
 } from '#shared/notifications/delivery-rules.ts';
 import { ENVIRONMENT } from '#shared/config/environment.ts';
@@ -74,6 +75,11 @@ export interface NotificationOptions {
   readonly retryBaseSeconds?: number;
   /** How long a post waits for an answer (CHAT_TIMEOUT_SECONDS); 10 s unless set. */
   readonly timeoutSeconds?: number;
+  /** The channel's pace (CHAT_POSTS_PER_SECOND); 1 unless set. */
+  readonly postsPerSecond?: number;
+  /** Each sender's notify allowance (NOTIFY_BURST, NOTIFY_RATE_PER_MINUTE); 5, then 1 a minute. */
+  readonly notifyBurst?: number;
+  readonly notifyRatePerMinute?: number;
 }
 
 /** The notification queue and its dead-letter queue. */
@@ -266,6 +272,7 @@ function startNotificationQueues(port: number) {
     name: `notifications-${port}`,
     visibilityTimeoutMs: 30_000,
     redrive: { maxReceiveCount: DELIVERY_ATTEMPTS + REDRIVE_SLACK, deadLetters },
+    batchSize: WORKER_BATCH_SIZE,
   });
   return {
     queue,
@@ -295,7 +302,10 @@ export const LOCAL_OVERRIDES = z.object({
   // Locally the first retry comes after a second, not 30, so a failed post shows at once.
   CHAT_RETRY_BASE_SECONDS: ENVIRONMENT.CHAT_RETRY_BASE_SECONDS.unwrap().default(1),
   CHAT_TIMEOUT_SECONDS: ENVIRONMENT.CHAT_TIMEOUT_SECONDS,
+  CHAT_POSTS_PER_SECOND: ENVIRONMENT.CHAT_POSTS_PER_SECOND,
   CHAT_WEBHOOK_URL: z.url().optional(),
+  NOTIFY_BURST: ENVIRONMENT.NOTIFY_BURST,
+  NOTIFY_RATE_PER_MINUTE: ENVIRONMENT.NOTIFY_RATE_PER_MINUTE,
 });
 
 /**
@@ -303,7 +313,8 @@ export const LOCAL_OVERRIDES = z.object({
  * and S3 adapters on the emulators, and local stand-ins for SQS, Secrets Manager and the
  * chat channel. Settings a developer may change come from the stage's own environment
  * (USER_ID_CLAIM, REALTIME_AUDIENCE, REALTIME_TOKEN_SECONDS, CHAT_RETRY_BASE_SECONDS,
- * CHAT_TIMEOUT_SECONDS, CHAT_WEBHOOK_URL), or from the options the tests pass.
+ * CHAT_TIMEOUT_SECONDS, CHAT_POSTS_PER_SECOND, CHAT_WEBHOOK_URL, NOTIFY_BURST,
+ * NOTIFY_RATE_PER_MINUTE), or from the options the tests pass.
  */
 function localWiring(stage: {
   readonly url: string;
@@ -326,6 +337,9 @@ function localWiring(stage: {
     REALTIME_TOKEN_SECONDS: env.REALTIME_TOKEN_SECONDS,
     CHAT_RETRY_BASE_SECONDS: stage.notifications.retryBaseSeconds ?? env.CHAT_RETRY_BASE_SECONDS,
     CHAT_TIMEOUT_SECONDS: stage.notifications.timeoutSeconds ?? env.CHAT_TIMEOUT_SECONDS,
+    CHAT_POSTS_PER_SECOND: stage.notifications.postsPerSecond ?? env.CHAT_POSTS_PER_SECOND,
+    NOTIFY_BURST: stage.notifications.notifyBurst ?? env.NOTIFY_BURST,
+    NOTIFY_RATE_PER_MINUTE: stage.notifications.notifyRatePerMinute ?? env.NOTIFY_RATE_PER_MINUTE,
   };
   const chatWebhookUrl = stage.notifications.chatWebhookUrl ?? env.CHAT_WEBHOOK_URL;
   const clients = localClients(stage.endpoints);

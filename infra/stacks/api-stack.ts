@@ -113,6 +113,9 @@ export class ApiStack extends Stack {
       // The schema's own defaults: a deployed stage retries and waits as documented there.
       CHAT_RETRY_BASE_SECONDS: String(ENVIRONMENT.CHAT_RETRY_BASE_SECONDS.parse(undefined)),
       CHAT_TIMEOUT_SECONDS: String(ENVIRONMENT.CHAT_TIMEOUT_SECONDS.parse(undefined)),
+      CHAT_POSTS_PER_SECOND: String(ENVIRONMENT.CHAT_POSTS_PER_SECOND.parse(undefined)),
+      NOTIFY_BURST: String(stage.notifyBurst),
+      NOTIFY_RATE_PER_MINUTE: String(stage.notifyRatePerMinute),
     };
     const functions = new ServiceFunctions({
       root: props.root,

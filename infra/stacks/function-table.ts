@@ -9,7 +9,7 @@ import { WORKER_TIMEOUT_SECONDS } from '#shared/notifications/delivery-rules.ts'
 import type { ItemAction, ObjectAction } from '../constructs/grants.ts';
 
 /** Where a grant on the table reaches: partitions by their key pattern. */
-export type Partition = 'users' | 'groups' | 'fileIds' | keyof typeof IDEMPOTENT_OPERATIONS;
+export type Partition = keyof typeof PARTITION_PATTERNS | keyof typeof IDEMPOTENT_OPERATIONS;
 
 /** The partition key patterns each name stands for (IAM `dynamodb:LeadingKeys`). */
 export const PARTITION_KEYS: Readonly<Record<Partition, string>> = {
@@ -129,13 +129,14 @@ export const FUNCTION_TABLE = {
       { objects: ['s3:DeleteObjectVersion'], under: 'uploads/' },
     ],
   },
-  // One batch read of the files; the record (and its removal if queueing fails).
+  // One batch read of the files; the sender's allowance (UpdateItem, conditional); the
+  // record (and its removal if queueing fails).
   NotifySubmission: {
     memorySize: 512,
     timeout: 10,
     grants: [
       // GetItem: a record write whose answer was lost is read back before it is queued.
-      { items: ['BatchGetItem', 'PutItem', 'GetItem', 'DeleteItem'], in: 'users' },
+      { items: ['BatchGetItem', 'PutItem', 'GetItem', 'DeleteItem', 'UpdateItem'], in: 'users' },
       idempotencyRecords('notifySubmission'),
       { send: 'notificationQueue' },
     ],
@@ -202,6 +203,8 @@ export const FUNCTION_TABLE = {
     timeout: WORKER_TIMEOUT_SECONDS,
     grants: [
       { items: ['GetItem', 'UpdateItem'], in: 'users' },
+      // The channel's pace: a conditional UpdateItem per post.
+      { items: ['UpdateItem'], in: 'chatChannel' },
       { secret: 'chatWebhook', access: 'read' },
       { send: 'notificationDeadLetters' },
     ],

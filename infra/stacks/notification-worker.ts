@@ -2,6 +2,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { EVENT_FUNCTIONS } from '#shared/api/routes.ts';
+import { WORKER_BATCH_SIZE, WORKER_CONCURRENCY } from '#shared/notifications/delivery-rules.ts';
 import type { ServiceFunctions } from './service-functions.ts';
 
 export interface NotificationWorkerProps {
@@ -12,7 +13,9 @@ export interface NotificationWorkerProps {
 
 /**
  * The worker posts each queued submission notification to the chat webhook whose URL the
- * secret holds, and retries through the queue (reporting batch item failures).
+ * secret holds, at the channel's pace, and retries through the queue (reporting batch item
+ * failures). The queue is a standard one whose messages carry their sender as
+ * MessageGroupId, which makes it an SQS fair queue (docs/adr/0005-fair-notification-queue.md).
  */
 export class NotificationWorker extends Construct {
   constructor(scope: Construct, id: string, props: NotificationWorkerProps) {
@@ -21,10 +24,11 @@ export class NotificationWorker extends Construct {
     // The event source grants receive, delete and ChangeMessageVisibility on the queue.
     worker.addEventSource(
       new SqsEventSource(props.queue, {
-        batchSize: 10,
+        // Few messages in flight, so the fair queue, not the batch, decides who goes next.
+        batchSize: WORKER_BATCH_SIZE,
         reportBatchItemFailures: true,
-        // Slack takes about one message a second a webhook; the worker posts one at a time.
-        maxConcurrency: 2,
+        // The channel takes about one message a second, paced in the worker; two keep it busy.
+        maxConcurrency: WORKER_CONCURRENCY,
       }),
     );
   }

@@ -35,6 +35,19 @@ export const ENVIRONMENT = {
   CHAT_RETRY_BASE_SECONDS: positiveSeconds.default(30),
   /** How long a post waits for the webhook's answer. */
   CHAT_TIMEOUT_SECONDS: positiveSeconds.default(10),
+  /**
+   * The channel's pace: posts a second over every worker. Slack's incoming webhooks take
+   * one message a second (api.slack.com/docs/rate-limits, "Posting messages").
+   */
+  CHAT_POSTS_PER_SECOND: z.coerce.number().positive().max(100).default(1),
+  /**
+   * A sender's notify allowance: a burst of calls, then a steady rate. 5 covers a client's
+   * retries without an Idempotency-Key and a few submissions in a row; 1 a minute lets no one
+   * sender hold more than a sixtieth of a channel that takes one message a second, so a
+   * flood is five messages (five seconds of channel), not twenty-five.
+   */
+  NOTIFY_BURST: z.coerce.number().int().min(1).max(1000).default(5),
+  NOTIFY_RATE_PER_MINUTE: z.coerce.number().positive().max(6000).default(1),
 } as const;
 
 export type EnvironmentName = keyof typeof ENVIRONMENT;

@@ -17,7 +17,13 @@ export const FUNCTION_ENVIRONMENT = {
   DownloadUserFile: [...CALLER, 'TABLE_NAME', 'BUCKET_NAME'],
   UpdateUserFile: [...CALLER, 'TABLE_NAME'],
   DeleteUserFile: [...CALLER, 'TABLE_NAME', 'BUCKET_NAME'],
-  NotifySubmission: [...CALLER, 'TABLE_NAME', 'NOTIFY_QUEUE_URL'],
+  NotifySubmission: [
+    ...CALLER,
+    'TABLE_NAME',
+    'NOTIFY_QUEUE_URL',
+    'NOTIFY_BURST',
+    'NOTIFY_RATE_PER_MINUTE',
+  ],
   GetNotification: [...CALLER, 'TABLE_NAME'],
   ListDealFiles: [...CALLER, 'TABLE_NAME'],
   UpdateDealFile: [...CALLER, 'TABLE_NAME'],
@@ -43,6 +49,7 @@ export const FUNCTION_ENVIRONMENT = {
     'CHAT_WEBHOOK_SECRET_ARN',
     'CHAT_RETRY_BASE_SECONDS',
     'CHAT_TIMEOUT_SECONDS',
+    'CHAT_POSTS_PER_SECOND',
   ],
   InitRealtimeKeys: ['REALTIME_KEYS_SECRET_ARN'],
 } as const satisfies Readonly<Record<FunctionId, readonly EnvironmentName[]>>;

@@ -5,7 +5,10 @@
 export const PARTITION_KEY = 'PK';
 export const SORT_KEY = 'SK';
 
-/** The TTL attribute (epoch seconds) of items that expire: pending uploads, idempotency. */
+/**
+ * The TTL attribute (epoch seconds) of items that expire: pending uploads, idempotency,
+ * notifications, rate-limit buckets.
+ */
 export const EXPIRY_ATTRIBUTE = 'expiration';
 
 export const userPartition = (userId: number): string => `USER#${userId}`;
@@ -18,6 +21,16 @@ export const directUploadSortKey = (fileId: number): string => `${DIRECT_UPLOAD_
 export const NOTIFICATION_PREFIX = 'NOTIFICATION#';
 export const notificationSortKey = (notificationId: string): string =>
   `${NOTIFICATION_PREFIX}${notificationId}`;
+/**
+ * A sender's notify allowance (a token bucket), beside their notifications: erasing the user
+ * takes it too, and the notify function's grant on `USER#*` already reaches it.
+ */
+export const notifyBucketKey = (userId: number) =>
+  ({ [PARTITION_KEY]: userPartition(userId), [SORT_KEY]: 'LIMIT#notify' }) as const;
+/** The chat channel's own pace, shared by every worker: one item, in a partition of its own. */
+export const CHAT_CHANNEL_PARTITION = 'CHANNEL#chat';
+export const chatChannelBucketKey = () =>
+  ({ [PARTITION_KEY]: CHAT_CHANNEL_PARTITION, [SORT_KEY]: 'LIMIT#post' }) as const;
 
 /**
  * A group's own partition holds the group, its members and its deals, so one query shows an
@@ -103,12 +116,14 @@ export const idempotencyPartitions = (operation: IdempotentOperation): string =>
 
 /**
  * The partitions a function may reach, as IAM `dynamodb:LeadingKeys` patterns: users' items,
- * groups' items (a group's own partition and its deals' file partitions), the file-id counter.
+ * groups' items (a group's own partition and its deals' file partitions), the file-id counter,
+ * the chat channel's pace.
  */
 export const PARTITION_PATTERNS = {
   users: 'USER#*',
   groups: 'GROUP#*',
   fileIds: counterKey(FILE_ID_SEQUENCE)[PARTITION_KEY],
+  chatChannel: CHAT_CHANNEL_PARTITION,
 } as const;
 
 function safeIds(

@@ -5,7 +5,8 @@
  * else a use case throws is our fault.
  */
 export abstract class DomainOutcome extends Error {
-  abstract readonly kind: 'not-found' | 'access-denied' | 'conflict' | 'rule-broken';
+  abstract readonly kind:
+    'not-found' | 'access-denied' | 'conflict' | 'rule-broken' | 'rate-limited';
 
   constructor(reason: string) {
     super(reason);
@@ -49,7 +50,21 @@ export class RuleBroken extends DomainOutcome {
   }
 }
 
+/**
+ * The caller has used up its allowance for now; the same request may succeed once
+ * `retryAfterMs` has passed. Nothing was done for it.
+ */
+export class RateLimited extends DomainOutcome {
+  readonly kind = 'rate-limited';
+  readonly retryAfterMs: number;
+
+  constructor(reason: string, retryAfterMs: number) {
+    super(reason);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
 /** Every outcome there is: a switch over `kind` covers them all. */
-export type Outcome = NotFound | AccessDenied | Conflict | RuleBroken;
+export type Outcome = NotFound | AccessDenied | Conflict | RuleBroken | RateLimited;
 
 export const isOutcome = (error: unknown): error is Outcome => error instanceof DomainOutcome;

@@ -6,6 +6,7 @@ const STATUS: Readonly<Record<Exclude<Outcome['kind'], 'rule-broken'>, number>> 
   'not-found': 404,
   'access-denied': 403,
   conflict: 409,
+  'rate-limited': 429,
 };
 
 /** A broken rule's status: HTTP's own meaning where it has one. */
@@ -15,8 +16,20 @@ const RULE_STATUS: Readonly<Record<Rule, number>> = {
   'file-size-limit': 413,
 };
 
+/**
+ * `Retry-After` in whole seconds (RFC 9110 allows no fraction), rounded up so a client that
+ * waits exactly that long finds its allowance back; never 0, which would invite a retry at once.
+ */
+export const retryAfterSeconds = (ms: number): string => String(Math.max(1, Math.ceil(ms / 1000)));
+
 /** The one place domain outcomes become HTTP: the status and body the contract's clients parse. */
 export function outcomeAsHttpError(outcome: Outcome): HttpError {
+  if (outcome.kind === 'rate-limited') {
+    return new HttpError(STATUS[outcome.kind], outcome.message, {
+      headers: { 'retry-after': retryAfterSeconds(outcome.retryAfterMs) },
+      cause: outcome,
+    });
+  }
   const status = outcome.kind === 'rule-broken' ? RULE_STATUS[outcome.rule] : STATUS[outcome.kind];
   return new HttpError(status, outcome.message, { cause: outcome });
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import * as z from 'zod';
 import { logger } from '../logger.ts';
 import type { MessageQueue } from '../queue/message-queue.ts';
@@ -6,7 +7,12 @@ import { submissionMessage } from './chat-message.ts';
 import { type DeliveryRules, retryDelayMs } from './delivery-rules.ts';
 import { ON_RECEIVE } from './delivery-transitions.ts';
 import type { NotificationRepository, TryVerdict } from './notification-repository.ts';
-import type { NotificationRef, SubmissionNotification } from './submission-notification.ts';
+import {
+  type NotificationRef,
+  notificationMessageGroup,
+  type SubmissionNotification,
+} from './submission-notification.ts';
+import type { BucketName, TokenBuckets } from './token-buckets.ts';
 
 export interface DeliveryPorts {
   readonly notifications: NotificationRepository;
@@ -15,9 +21,15 @@ export interface DeliveryPorts {
   readonly queue: Pick<MessageQueue, 'changeVisibility'>;
   /** Where a message that will not be delivered is set aside, for an operator to redrive. */
   readonly deadLetters: Pick<MessageQueue, 'send'>;
+  /** The chat channel's pace, shared by every worker: a post spends one of its tokens. */
+  readonly channel: Pick<TokenBuckets, 'take' | 'holdUntil'>;
   readonly now?: () => Date;
   readonly random?: () => number;
+  /** Waits in place for the channel's next slot. */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
+
+const CHANNEL: BucketName = { kind: 'chat-channel' };
 
 /** One received queue message, as the SQS event gives it. */
 export interface ReceivedMessage {
@@ -54,10 +66,33 @@ const refOf = (body: string): NotificationRef | undefined => {
 };
 
 /**
+ * Waits, in place, for the channel's next slot and takes it. Undefined once taken; or how
+ * long until one comes when that is longer than a worker may wait (the channel's own
+ * Retry-After holds it), and the message is put off instead.
+ */
+async function paceChannel(
+  ports: DeliveryPorts,
+  rules: DeliveryRules,
+  now: () => Date,
+): Promise<number | undefined> {
+  const sleep = ports.sleep ?? ((ms: number) => sleepFor(ms));
+  let waited = 0;
+  for (;;) {
+    const admission = await ports.channel.take(CHANNEL, rules.channel, now());
+    if (admission.admitted) return undefined;
+    if (waited + admission.retryAfterMs > rules.paceWaitMaxMs) return admission.retryAfterMs;
+    await sleep(admission.retryAfterMs);
+    waited += admission.retryAfterMs;
+  }
+}
+
+/**
  * Delivers one notification's message, at most once, along DELIVERY_TRANSITIONS: the record
- * is the guard. A try claims it first (a new version), so a duplicate or a redelivered
- * message finds it claimed or settled and posts nothing. A retry puts the message off (its
- * Retry-After, or backoff); giving up sets it aside in the dead-letter queue.
+ * is the guard. Posts keep to the channel's pace (one slot each, shared by every worker). A
+ * try claims the record first (a new version), so a duplicate or a redelivered message finds
+ * it claimed or settled and posts nothing. A retry puts the message off (its Retry-After, or
+ * backoff), and a Retry-After from the channel holds every worker's posts that long; giving
+ * up sets the message aside in the dead-letter queue.
  */
 export async function deliverNotification(
   ports: DeliveryPorts,
@@ -73,6 +108,7 @@ export async function deliverNotification(
     await ports.deadLetters.send(received.body);
     return { outcome: 'failed' };
   }
+  const group = notificationMessageGroup(ref.userId);
   const comeBackIn = async (
     outcome: 'retrying' | 'busy',
     delayMs: number,
@@ -111,21 +147,39 @@ export async function deliverNotification(
       break;
   }
 
+  const slotIn = await paceChannel(ports, rules, now);
+  if (slotIn !== undefined) return comeBackIn('busy', slotIn);
+  const claimAt = now();
   const claimed = await ports.notifications.claim(
     ref,
     found.version,
-    at,
-    new Date(at.getTime() + rules.leaseMs),
+    claimAt,
+    new Date(claimAt.getTime() + rules.leaseMs),
   );
   if (claimed === undefined) return comeBackIn('busy', BUSY_RECHECK_MS);
   const posted = await ports.chat.post(submissionMessage(claimed));
-  return settle(ports, rules, received, claimed, posted, comeBackIn, now);
+  if (posted.kind === 'retry' && posted.retryAfterMs !== undefined) {
+    await holdChannel(ports, rules, new Date(now().getTime() + posted.retryAfterMs));
+  }
+  return settle(ports, rules, { ...received, group }, claimed, posted, comeBackIn, now);
+}
+
+/**
+ * The channel asked for a pause (its Retry-After): no worker posts before it ends. Pacing is
+ * a courtesy to the channel, so a store that fails here does not fail the try.
+ */
+async function holdChannel(ports: DeliveryPorts, rules: DeliveryRules, until: Date) {
+  try {
+    await ports.channel.holdUntil(CHANNEL, rules.channel, until);
+  } catch (error) {
+    logger.warn('Could not hold the chat channel for its Retry-After', { error });
+  }
 }
 
 async function settle(
   ports: DeliveryPorts,
   rules: DeliveryRules,
-  received: ReceivedMessage,
+  received: ReceivedMessage & { readonly group: string },
   claimed: SubmissionNotification,
   posted: PostOutcome,
   comeBackIn: (outcome: 'retrying', delayMs: number) => Promise<DeliveryResult>,
@@ -165,7 +219,7 @@ async function settle(
   if (!(await record({ status: 'failed', error: posted.reason }))) {
     return { outcome: 'already-settled' };
   }
-  await ports.deadLetters.send(received.body);
+  await ports.deadLetters.send(received.body, received.group);
   logger.error('Submission notification failed; its message is in the dead-letter queue', {
     ...context,
     reason: posted.reason,

@@ -1,4 +1,5 @@
 import { MAX_VISIBILITY_MS } from '../queue/message-queue.ts';
+import type { BucketRule } from './token-buckets.ts';
 
 /** How a notification's message is tried, on AWS and on the local stage alike. */
 export interface DeliveryRules {
@@ -14,10 +15,29 @@ export interface DeliveryRules {
    * ran out has surely died (Lambda stopped it), and none is judged dead while still posting.
    */
   readonly leaseMs: number;
+  /** The channel's pace, shared by every worker: a post spends one token. */
+  readonly channel: BucketRule;
+  /**
+   * The longest a worker waits in place for the channel's next slot; a longer wait (the
+   * channel's own Retry-After) puts the message off instead. It leaves the post its timeout
+   * within the worker's.
+   */
+  readonly paceWaitMaxMs: number;
 }
 
 /** The worker function's timeout; the stack sets it from this. */
 export const WORKER_TIMEOUT_SECONDS = 30;
+
+/**
+ * Messages a worker takes at once (the event source's batch size, and the local queue's).
+ * One: a paced worker holds each message about a second, and a message held is out of the
+ * fair queue's reach, so large batches would put one sender's backlog in flight ahead of
+ * everyone else again. Two workers at most (the event source's maxConcurrency) keep the
+ * channel busy.
+ */
+export const WORKER_BATCH_SIZE = 1;
+/** The event source's maximum concurrency: the lowest Lambda allows. */
+export const WORKER_CONCURRENCY = 2;
 
 /** The longest a message is put off: SQS counts 12 hours of invisibility from its receipt. */
 const MAX_PUT_OFF_MS = MAX_VISIBILITY_MS - 15 * 60 * 1000;
@@ -30,18 +50,24 @@ export const REDRIVE_SLACK = 2;
 /**
  * The rules, from the first retry's wait (CHAT_RETRY_BASE_SECONDS, 30 on a deployed stage:
  * waits of 15–30 s, 30–60 s, 1–2 min and 2–4 min between the five tries; the local stage
- * shortens it) and the post timeout (CHAT_TIMEOUT_SECONDS, 10).
+ * shortens it), the post timeout (CHAT_TIMEOUT_SECONDS, 10) and the channel's pace
+ * (CHAT_POSTS_PER_SECOND, 1: Slack's incoming webhooks take one message a second).
  */
 export function deliveryRules(settings: {
   readonly retryBaseSeconds: number;
   readonly timeoutSeconds: number;
+  readonly postsPerSecond: number;
 }): DeliveryRules {
+  const postTimeoutMs = settings.timeoutSeconds * 1000;
   return {
     attempts: DELIVERY_ATTEMPTS,
     baseDelayMs: settings.retryBaseSeconds * 1000,
     maxDelayMs: 15 * 60 * 1000,
-    postTimeoutMs: settings.timeoutSeconds * 1000,
+    postTimeoutMs,
     leaseMs: WORKER_TIMEOUT_SECONDS * 1000 + 5000,
+    // Slack allows short bursts but promises nothing for them: one post per interval.
+    channel: { perSecond: settings.postsPerSecond, burst: 1 },
+    paceWaitMaxMs: Math.max(0, WORKER_TIMEOUT_SECONDS * 1000 - postTimeoutMs - 5000),
   };
 }
 

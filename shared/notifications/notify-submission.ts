@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { NotFound } from '../domain/outcome.ts';
+import { NotFound, RateLimited } from '../domain/outcome.ts';
 import { settleRead } from '../data/settle-read.ts';
 import { logger } from '../logger.ts';
 import type { MessageQueue } from '../queue/message-queue.ts';
@@ -8,16 +8,24 @@ import type { NotificationRepository } from './notification-repository.ts';
 import {
   newSubmissionNotification,
   notificationMessageBody,
+  notificationMessageGroup,
   type SubmissionNotification,
 } from './submission-notification.ts';
+import type { BucketRule, TokenBuckets } from './token-buckets.ts';
 
 export interface NotifyPorts {
   readonly files: Pick<UserFileRepository, 'getMany'>;
   readonly notifications: NotificationRepository;
   readonly queue: Pick<MessageQueue, 'send'>;
+  /** Each sender's allowance: a token bucket per user, spent by every call that would send. */
+  readonly allowance: { readonly buckets: Pick<TokenBuckets, 'take'>; readonly rule: BucketRule };
   readonly now?: () => Date;
   readonly newId?: () => string;
 }
+
+/** The `detail` of a refused call; when to come back is in its Retry-After. */
+export const TOO_MANY_NOTIFICATIONS =
+  'Too many notifications; retry after the seconds in Retry-After';
 
 export interface SubmissionAnnouncement {
   readonly userId: number;
@@ -61,7 +69,9 @@ async function recordOnce(ports: NotifyPorts, notification: SubmissionNotificati
 /**
  * Records the submission and queues its one chat message. Every id must be one of the
  * caller's files (one batch read), or nothing is recorded or sent: a 404 that names the ids,
- * which says nothing of anyone else's files. The record comes first, so the worker always
+ * which says nothing of anyone else's files. Then the call spends a token of the sender's
+ * allowance, or is refused (RateLimited) with nothing recorded or queued; a call refused for
+ * its ids spends nothing, since it would send nothing. The record comes first, so the worker always
  * finds it; if queueing then fails, the record goes again and the caller gets a 5xx, unless
  * a worker already took the record: then the send failed only in its answer, and it stands.
  */
@@ -77,6 +87,14 @@ export async function notifySubmission(
   const missing = named.filter((id) => typeof id === 'bigint' || !found.has(id));
   if (missing.length > 0) throw notFound(missing);
 
+  const at = (ports.now ?? (() => new Date()))();
+  const admission = await ports.allowance.buckets.take(
+    { kind: 'notify', userId: announcement.userId },
+    ports.allowance.rule,
+    at,
+  );
+  if (!admission.admitted) throw new RateLimited(TOO_MANY_NOTIFICATIONS, admission.retryAfterMs);
+
   const notification = newSubmissionNotification({
     userId: announcement.userId,
     notificationId: (ports.newId ?? randomUUID)(),
@@ -87,11 +105,14 @@ export async function notifySubmission(
     }),
     fundName: announcement.fundName,
     message: announcement.message,
-    at: (ports.now ?? (() => new Date()))(),
+    at,
   });
   await recordOnce(ports, notification);
   try {
-    await ports.queue.send(notificationMessageBody(notification));
+    await ports.queue.send(
+      notificationMessageBody(notification),
+      notificationMessageGroup(notification.userId),
+    );
   } catch (error) {
     const context = { notificationId: notification.notificationId, userId: notification.userId };
     let discarded: boolean;

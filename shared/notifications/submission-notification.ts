@@ -72,3 +72,9 @@ export const newSubmissionNotification = (
 /** The queue message: just the reference; the record holds the rest. */
 export const notificationMessageBody = (ref: NotificationRef): string =>
   JSON.stringify({ user_id: ref.userId, notification_id: ref.notificationId });
+
+/**
+ * The queue message's group: its sender. On SQS's fair queues a group is a tenant, and a
+ * sender with a backlog does not hold up the others' messages.
+ */
+export const notificationMessageGroup = (userId: number): string => `user-${userId}`;

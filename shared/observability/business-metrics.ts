@@ -22,6 +22,10 @@ export const BUSINESS_METRICS = {
   RealtimeTokensIssued: { unit: 'Count', meaning: 'A realtime-collaboration token signed' },
   RoomsPerToken: { unit: 'Count', meaning: 'The rooms one issued token opens (0 or more)' },
   NotificationsQueued: { unit: 'Count', meaning: 'A submission notification accepted and queued' },
+  NotificationsThrottled: {
+    unit: 'Count',
+    meaning: "A notify call refused (429) for its sender's allowance; nothing recorded or queued",
+  },
   NotificationsSent: { unit: 'Count', meaning: 'A notification posted to the chat channel' },
   NotificationsFailed: {
     unit: 'Count',

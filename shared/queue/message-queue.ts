@@ -1,6 +1,11 @@
 /** A queue of text messages, as SQS keeps them; the worker side can put one off. */
 export interface MessageQueue {
-  send(body: string): Promise<void>;
+  /**
+   * Queues a message. `group` names its tenant (SQS's MessageGroupId): on a standard queue
+   * that makes it a fair queue, which hands quiet groups' messages out before a noisy one's
+   * backlog. Without one, a message is a group of its own.
+   */
+  send(body: string, group?: string): Promise<void>;
   /**
    * Makes a received message visible again `delayMs` from now instead of after the queue's
    * visibility timeout (SQS ChangeMessageVisibility).

@@ -8,6 +8,7 @@ import { DynamoDealFileRepository } from '../adapters/dynamo-deal-file-repositor
 import { DynamoDealRoles } from '../adapters/dynamo-deal-roles.ts';
 import { DynamoDirectUploadRepository } from '../adapters/dynamo-direct-upload-repository.ts';
 import { DynamoNotificationRepository } from '../adapters/dynamo-notification-repository.ts';
+import { DynamoTokenBuckets } from '../adapters/dynamo-token-buckets.ts';
 import { DynamoUserFileRepository } from '../adapters/dynamo-user-file-repository.ts';
 import { S3BlobStore } from '../adapters/s3-blob-store.ts';
 import { SecretsManagerKeyStore } from '../adapters/secrets-manager-key-store.ts';
@@ -70,3 +71,5 @@ export const deadLetters = (env: Needs<'NOTIFY_DLQ_URL'>) =>
 export const realtimeKeys = (env: Needs<'REALTIME_KEYS_SECRET_ARN'>) =>
   new SecretsManagerKeyStore(env.REALTIME_KEYS_SECRET_ARN, { client: secretsManagerClient() });
 export const chat = webhookFromSecret;
+export const rateLimits = (env: Needs<'TABLE_NAME'>) =>
+  new DynamoTokenBuckets(documentClient(), env.TABLE_NAME);

@@ -7,6 +7,7 @@ import type { IdempotencyStore } from '../http/idempotency-key.ts';
 import type { IdAllocator } from '../ids/id-allocator.ts';
 import type { ChatChannel } from '../notifications/chat-channel.ts';
 import type { NotificationRepository } from '../notifications/notification-repository.ts';
+import type { TokenBuckets } from '../notifications/token-buckets.ts';
 import type { MessageQueue } from '../queue/message-queue.ts';
 import type { RealtimeKeyStore } from '../realtime/realtime-key-store.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
@@ -29,6 +30,8 @@ export interface ServiceAdapters {
   readonly deadLetters: MessageQueue;
   readonly realtimeKeys: RealtimeKeyStore;
   readonly chat: ChatChannel;
+  /** Senders' notify allowances and the chat channel's pace. */
+  readonly rateLimits: TokenBuckets;
 }
 
 /** The settings handlers take besides their adapters: values, never clients. */
@@ -41,4 +44,7 @@ export type ServiceSettings = Pick<
   | 'REALTIME_TOKEN_SECONDS'
   | 'CHAT_RETRY_BASE_SECONDS'
   | 'CHAT_TIMEOUT_SECONDS'
+  | 'CHAT_POSTS_PER_SECOND'
+  | 'NOTIFY_BURST'
+  | 'NOTIFY_RATE_PER_MINUTE'
 >;

@@ -18,6 +18,7 @@ import { chatLogFile, type LocalStage, startLocalStage } from '#infra/local/loca
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { stageRecordOf, writeStageRecord } from '#infra/local/stage-lock.ts';
 import { notifySubmission } from '#shared/notifications/notify-submission.ts';
+import { notifyRule } from '#shared/notifications/token-buckets.ts';
 import {
   type CloudFormationStandIn,
   startCloudFormationStandIn,
@@ -169,12 +170,19 @@ describe('npm run event | npm run invoke, on the running local stage', () => {
     const fileId = await uploadFile(8, 'deck.pdf');
     // Recorded as the notify route records it, but its message kept here, not queued.
     const messages: string[] = [];
-    const { adapters } = stage.wiring;
+    const { adapters, settings } = stage.wiring;
     const notification = await notifySubmission(
       {
         files: adapters.userFiles,
         notifications: adapters.notifications,
         queue: { send: (body) => Promise.resolve(void messages.push(body)) },
+        allowance: {
+          buckets: adapters.rateLimits,
+          rule: notifyRule({
+            burst: settings.NOTIFY_BURST,
+            perMinute: settings.NOTIFY_RATE_PER_MINUTE,
+          }),
+        },
       },
       { userId: 8, fileIds: [fileId], fundName: 'Fund IX', message: 'Signed.' },
     );

@@ -9,9 +9,15 @@ import { useWebhookReceiver } from '#test/support/webhook-receiver.ts';
 import { NOT_FOUND, UNAUTHORIZED } from '#test/support/fastapi-bodies.ts';
 
 const receiver = useWebhookReceiver();
-// Retries 50 ms apart at first, and posts that wait half a second for an answer.
+// Retries 50 ms apart at first, posts that wait half a second for an answer, and a channel
+// fast enough not to slow them (its pace and the notify allowance: notify-flood.test.ts).
 const stage = useTestStage(() => ({
-  notifications: { chatWebhookUrl: receiver().url, retryBaseSeconds: 0.05, timeoutSeconds: 0.5 },
+  notifications: {
+    chatWebhookUrl: receiver().url,
+    retryBaseSeconds: 0.05,
+    timeoutSeconds: 0.5,
+    postsPerSecond: 20,
+  },
 }));
 beforeEach(() => {
   receiver().reset();

@@ -33,6 +33,8 @@ beforeAll(() => {
     jwtIssuer: ISSUER,
     jwtAudience: 'api,web',
     alarmEmail: 'oncall@example.com',
+    notifyBurst: '3',
+    notifyRatePerMinute: '0.5',
   });
   stages.local = synthStage({ stage: 'local' });
 });
@@ -326,8 +328,9 @@ describe('least privilege: each function may make exactly the calls its code mak
       's3:ListBucketVersions @ bucket {users/* uploads/*}',
       `s3:DeleteObjectVersion @ ${bucket('uploads/')} + ${bucket('users/')}`,
     ],
+    // UpdateItem: the sender's allowance, a conditional write in their own partition.
     NotifySubmission: [
-      'dynamodb:BatchGetItem dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem @ table [USER#*]',
+      'dynamodb:BatchGetItem dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [USER#*]',
       'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [IDEMPOTENCY#notify-submission#USER#*]',
       'sqs:SendMessage @ queue',
     ],
@@ -361,6 +364,8 @@ describe('least privilege: each function may make exactly the calls its code mak
     ],
     DeliverNotification: [
       'dynamodb:GetItem dynamodb:UpdateItem @ table [USER#*]',
+      // The channel's pace: one item, in its own partition.
+      'dynamodb:UpdateItem @ table [CHANNEL#chat]',
       // The SQS event source's grant (receive, delete, put off).
       'sqs:ChangeMessageVisibility sqs:DeleteMessage sqs:GetQueueAttributes sqs:GetQueueUrl sqs:ReceiveMessage @ queue',
       'secretsmanager:GetSecretValue @ webhook secret',
@@ -559,9 +564,10 @@ describe('the data stack', () => {
         },
       },
     });
+    // One message a worker, two workers: few in flight, so the fair queue picks who is next.
     api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: only(api, 'AWS::Lambda::Function', 'DeliverNotificationFunction')[0] },
-      BatchSize: 10,
+      BatchSize: 1,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: 2 },
     });
@@ -641,6 +647,29 @@ describe('the data stack', () => {
     for (const id of ['GetRealtimeToken', 'RealtimeJwks']) {
       const fn = functionOf(stage('development').api, id);
       expect(fn.DependsOn?.some((d) => d.startsWith('RealtimeKeys'))).toBe(true);
+    }
+  });
+
+  it("sets the notify allowance from the stage's settings, and the channel's pace from its default", () => {
+    const variables = (name: StageName, id: string) =>
+      (
+        functionOf(stage(name).api, id).Properties.Environment as {
+          Variables: Record<string, unknown>;
+        }
+      ).Variables;
+    for (const name of ['production', 'local'] as const) {
+      expect(variables(name, 'NotifySubmission')).toMatchObject({
+        NOTIFY_BURST: '5',
+        NOTIFY_RATE_PER_MINUTE: '1',
+      });
+    }
+    // Set with -c on the development synth above.
+    expect(variables('development', 'NotifySubmission')).toMatchObject({
+      NOTIFY_BURST: '3',
+      NOTIFY_RATE_PER_MINUTE: '0.5',
+    });
+    for (const name of ['production', 'development', 'local'] as const) {
+      expect(variables(name, 'DeliverNotification')).toMatchObject({ CHAT_POSTS_PER_SECOND: '1' });
     }
   });
 
@@ -972,6 +1001,8 @@ describe('stage config', () => {
     expect(refuse({ apiRateLimit: '500', apiBurstLimit: '100' })).toThrow(
       'Stage development: apiBurstLimit (100) must be at least apiRateLimit (500)',
     );
+    expect(refuse({ notifyBurst: '0' })).toThrow(/notifyBurst .* \(got "0"\)/);
+    expect(refuse({ notifyRatePerMinute: '-1' })).toThrow(/notifyRatePerMinute .* \(got "-1"\)/);
     expect(
       refuse({
         alarmEmail: 'oncall@example.com',

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, beforeEach, afterAll, describe, expect, it } from 'vitest';
 import { ensureTable } from '#infra/local/emulators.ts';
+import { chatChannelBucketKey } from '#shared/data/keys.ts';
 import { deliverNotification } from '#shared/notifications/deliver-notification.ts';
 import type { DeliveryRules } from '#shared/notifications/delivery-rules.ts';
 import { DynamoNotificationRepository } from '#shared/adapters/dynamo-notification-repository.ts';
+import { DynamoTokenBuckets } from '#shared/adapters/dynamo-token-buckets.ts';
 import { notifySubmission } from '#shared/notifications/notify-submission.ts';
 import {
   SlackWebhookChannel,
@@ -28,13 +30,19 @@ const { dynamodb, dynamodbEndpoint } = emulatorClients();
 const name = `notify-${randomUUID().slice(0, 8)}`;
 const notifications = new DynamoNotificationRepository(dynamodb, name);
 const files = new DynamoUserFileRepository(dynamodb, name);
+const buckets = new DynamoTokenBuckets(dynamodb, name);
 const rules: DeliveryRules = {
   attempts: 5,
   baseDelayMs: 50,
   maxDelayMs: 1000,
   postTimeoutMs: 500,
   leaseMs: 15_000,
+  // A channel too fast to matter here: its pace has tests of its own, on a table of their own.
+  channel: { perSecond: 1000, burst: 1 },
+  paceWaitMaxMs: 5000,
 };
+/** An allowance no test here runs out of; the limit's own tests are in token-buckets.test.ts. */
+const allowance = { buckets, rule: { perSecond: 1000, burst: 1000 } };
 
 let receiver: WebhookReceiver;
 beforeAll(async () => {
@@ -44,8 +52,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await receiver.close();
 });
-beforeEach(() => {
+beforeEach(async () => {
   receiver.reset();
+  // Each test starts with an idle channel: a Retry-After one test provoked holds it for real.
+  await dynamodb.send(new DeleteCommand({ TableName: name, Key: chatChannelBucketKey() }));
 });
 
 /** What the worker asked of the queues: the calls themselves are the behaviour under test. */
@@ -88,7 +98,12 @@ async function queuedNotification(userId: number) {
   ]);
   const sent: string[] = [];
   const notification = await notifySubmission(
-    { files, notifications, queue: { send: (body) => Promise.resolve(void sent.push(body)) } },
+    {
+      files,
+      notifications,
+      queue: { send: (body) => Promise.resolve(void sent.push(body)) },
+      allowance,
+    },
     { userId, fileIds: [1], fundName: 'F', message: null },
   );
   return { notification, body: sent[0] ?? '' };
@@ -100,14 +115,20 @@ const received = (body: string, receiveCount = 1) => ({
   receiveCount,
 });
 
+/**
+ * Every item but the token buckets: a call that reached the allowance spent a token whatever
+ * became of it (a client retrying into a failing queue is still held to its rate).
+ */
 const stored = async () =>
-  (await dynamodb.send(new ScanCommand({ TableName: name, ConsistentRead: true }))).Items ?? [];
+  (
+    (await dynamodb.send(new ScanCommand({ TableName: name, ConsistentRead: true }))).Items ?? []
+  ).filter((item) => item.entity !== 'TokenBucket');
 
 describe('deliverNotification: never two messages for one notify call', () => {
   it('two deliveries of one message at once: one posts, the other is put off', async () => {
     const { notification, body } = await queuedNotification(1);
     const q = queues();
-    const ports = { notifications, chat: chat(), ...q };
+    const ports = { notifications, chat: chat(), ...q, channel: buckets };
     const results = await Promise.all([
       deliverNotification(ports, rules, received(body)),
       deliverNotification(ports, rules, received(body)),
@@ -134,7 +155,7 @@ describe('deliverNotification: never two messages for one notify call', () => {
           : (Reflect.get(target, property, receiver) as unknown),
     });
     const result = await deliverNotification(
-      { notifications: flaky, chat: chat(), ...queues() },
+      { notifications: flaky, chat: chat(), ...queues(), channel: buckets },
       rules,
       received(body),
     );
@@ -149,7 +170,7 @@ describe('deliverNotification: never two messages for one notify call', () => {
     await notifications.claim(notification, 0, now, new Date(now.getTime() + 10_000));
     const q = queues();
     const result = await deliverNotification(
-      { notifications, chat: chat(), ...q, now: () => now },
+      { notifications, chat: chat(), ...q, channel: buckets, now: () => now },
       rules,
       received(body, 2),
     );
@@ -163,7 +184,7 @@ describe('deliverNotification: never two messages for one notify call', () => {
     const died = new Date(Date.now() - 60_000);
     await notifications.claim(notification, 0, died, new Date(died.getTime() + 15_000));
     const q = queues();
-    const ports = { notifications, chat: chat(), ...q };
+    const ports = { notifications, chat: chat(), ...q, channel: buckets };
     expect(await deliverNotification(ports, rules, received(body, 2))).toEqual({
       outcome: 'unconfirmed',
     });
@@ -180,7 +201,7 @@ describe('deliverNotification: never two messages for one notify call', () => {
 
   it('a message that names no notification is set aside; one whose record is gone is dropped', async () => {
     const q = queues();
-    const ports = { notifications, chat: chat(), ...q };
+    const ports = { notifications, chat: chat(), ...q, channel: buckets };
     expect(await deliverNotification(ports, rules, received('{"user_id":"x"}'))).toEqual({
       outcome: 'failed',
     });
@@ -196,7 +217,7 @@ describe('deliverNotification: never two messages for one notify call', () => {
     const { notification, body } = await queuedNotification(5);
     receiver.answer({ status: 429, headers: { 'retry-after': '60' } });
     const q = queues();
-    const ports = { notifications, chat: chat(), ...q };
+    const ports = { notifications, chat: chat(), ...q, channel: buckets };
     const first = await deliverNotification(ports, rules, received(body, 1));
     expect(first).toEqual({ outcome: 'retrying', comeBack: true, delayMs: 60_000 });
     const duplicate = await deliverNotification(ports, rules, received(body, 1));
@@ -222,7 +243,7 @@ describe('deliverNotification: never two messages for one notify call', () => {
     };
     expect(
       await deliverNotification(
-        { notifications, chat: judgedDead, ...q },
+        { notifications, chat: judgedDead, ...q, channel: buckets },
         rules,
         received(body, 5),
       ),
@@ -237,7 +258,7 @@ describe('deliverNotification: never two messages for one notify call', () => {
     receiver.answer({ status: 500 });
     const q = queues();
     const result = await deliverNotification(
-      { notifications, chat: chat(), ...q },
+      { notifications, chat: chat(), ...q, channel: buckets },
       rules,
       received(body, 5),
     );
@@ -257,7 +278,11 @@ describe('deliverNotification: never two messages for one notify call', () => {
     );
     const q = queues();
     expect(
-      await deliverNotification({ notifications, chat: unconfigured, ...q }, rules, received(body)),
+      await deliverNotification(
+        { notifications, chat: unconfigured, ...q, channel: buckets },
+        rules,
+        received(body),
+      ),
     ).toEqual({ outcome: 'failed' });
     expect(q.setAside).toEqual([body]);
   });
@@ -281,7 +306,12 @@ describe('notifySubmission: nothing half-written', () => {
     const before = await stored();
     await expect(
       notifySubmission(
-        { files, notifications, queue: failing({ send: () => Promise.resolve() }, 'send') },
+        {
+          files,
+          notifications,
+          queue: failing({ send: () => Promise.resolve() }, 'send'),
+          allowance,
+        },
         { userId: 20, fileIds: [1], fundName: null, message: null },
       ),
     ).rejects.toThrow('injected: send failed');
@@ -302,7 +332,7 @@ describe('notifySubmission: nothing half-written', () => {
       },
     };
     const notification = await notifySubmission(
-      { files, notifications, queue: lostAnswer },
+      { files, notifications, queue: lostAnswer, allowance },
       { userId: 20, fileIds: [1], fundName: null, message: null },
     );
     expect(await notifications.get(notification)).toMatchObject({ status: 'sending' });
@@ -316,6 +346,7 @@ describe('notifySubmission: nothing half-written', () => {
         files,
         notifications: answerLost(notifications, 'create'),
         queue: { send: (body) => Promise.resolve(void sent.push(body)) },
+        allowance,
       },
       { userId: 20, fileIds: [1], fundName: null, message: null },
     );
@@ -331,6 +362,7 @@ describe('notifySubmission: nothing half-written', () => {
           files,
           notifications: failing(notifications, 'create'),
           queue: { send: (body) => Promise.resolve(void sent.push(body)) },
+          allowance,
         },
         { userId: 20, fileIds: [1], fundName: null, message: null },
       ),
@@ -384,7 +416,7 @@ describe('DELIVERY_TRANSITIONS: the table the worker follows', () => {
     const { notification, body } = await recordIn(from, userId + Math.floor(Math.random() * 1e6));
     const q = queues();
     await deliverNotification(
-      { notifications, chat: post(answer), ...q },
+      { notifications, chat: post(answer), ...q, channel: buckets },
       rules,
       received(body, receive),
     );
@@ -412,5 +444,124 @@ describe('DELIVERY_TRANSITIONS: the table the worker follows', () => {
       failed: ['claim'],
       unconfirmed: [],
     });
+  });
+});
+
+describe("the channel's pace: one post a slot, over every worker", () => {
+  // A table of its own: its one channel bucket runs on this describe's clock.
+  const paced = `paced-${randomUUID().slice(0, 8)}`;
+  const pacedNotifications = new DynamoNotificationRepository(dynamodb, paced);
+  const pacedFiles = new DynamoUserFileRepository(dynamodb, paced);
+  const pacedBuckets = new DynamoTokenBuckets(dynamodb, paced);
+  const slow: DeliveryRules = {
+    ...rules,
+    channel: { perSecond: 1, burst: 1 },
+    paceWaitMaxMs: 5000,
+  };
+  beforeAll(async () => {
+    await ensureTable(dynamodbEndpoint, paced);
+  });
+
+  /** A clock that moves only when the worker waits; the waits it was asked for. */
+  function clock() {
+    let ms = Date.now();
+    const slept: number[] = [];
+    return {
+      slept,
+      now: () => new Date(ms),
+      sleep: (wait: number) => {
+        slept.push(wait);
+        ms += wait;
+        return Promise.resolve();
+      },
+      pass: (wait: number) => {
+        ms += wait;
+      },
+    };
+  }
+
+  async function queuedOn(userId: number) {
+    await putItems(dynamodb, paced, [
+      toUserFileItem({
+        userId,
+        id: 1,
+        name: 'a.pdf',
+        type: 'deck',
+        filesize: 5,
+        createdAt: '2026-11-01T00:00:00.000Z',
+        updatedAt: null,
+        isArchived: false,
+        location: null,
+      }),
+    ]);
+    const sent: string[] = [];
+    const notification = await notifySubmission(
+      {
+        files: pacedFiles,
+        notifications: pacedNotifications,
+        queue: { send: (body) => Promise.resolve(void sent.push(body)) },
+        allowance: { buckets: pacedBuckets, rule: allowance.rule },
+      },
+      { userId, fileIds: [1], fundName: null, message: null },
+    );
+    return { notification, body: sent[0] ?? '' };
+  }
+
+  it('two workers at once: the second waits in place for the next second, then posts', async () => {
+    const time = clock();
+    const [a, b] = [await queuedOn(31), await queuedOn(32)];
+    const ports = () => ({
+      notifications: pacedNotifications,
+      chat: chat(),
+      ...queues(),
+      channel: pacedBuckets,
+      now: time.now,
+      sleep: time.sleep,
+    });
+    const results = await Promise.all([
+      deliverNotification(ports(), slow, received(a.body)),
+      deliverNotification(ports(), slow, received(b.body)),
+    ]);
+    expect(results).toEqual([{ outcome: 'sent' }, { outcome: 'sent' }]);
+    expect(time.slept).toEqual([1000]);
+    expect(receiver.posts).toHaveLength(2);
+  });
+
+  it("the channel's own Retry-After holds every worker; a wait longer than a worker may wait puts the message off", async () => {
+    const time = clock();
+    time.pass(60_000);
+    const [a, b] = [await queuedOn(33), await queuedOn(34)];
+    receiver.answer({ status: 429, headers: { 'retry-after': '30' }, body: 'rate_limited' });
+    const q = queues();
+    const ports = {
+      notifications: pacedNotifications,
+      chat: chat(),
+      ...q,
+      channel: pacedBuckets,
+      now: time.now,
+      sleep: time.sleep,
+    };
+    expect(await deliverNotification(ports, slow, received(a.body))).toEqual({
+      outcome: 'retrying',
+      comeBack: true,
+      delayMs: 30_000,
+    });
+    // Another notification, a second later: the channel is held for 29 s more, past the
+    // 5 s a worker waits in place, so its message comes back then, and nothing is posted.
+    time.pass(1000);
+    expect(await deliverNotification(ports, slow, received(b.body))).toEqual({
+      outcome: 'busy',
+      comeBack: true,
+      delayMs: 29_000,
+    });
+    expect(receiver.posts).toHaveLength(1);
+    expect((await pacedNotifications.get(b.notification))?.status).toBe('queued');
+    // Once the hold is over, it goes out.
+    time.pass(29_000);
+    expect(await deliverNotification(ports, slow, received(b.body, 2))).toEqual({
+      outcome: 'sent',
+    });
+    expect(time.slept).toEqual([]);
+    expect(receiver.posts.map((p) => p.answeredWith)).toEqual([429, 200]);
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BUSINESS_METRICS } from '#shared/observability/business-metrics.ts';
 import type { DirectUploadTicket } from '#test/support/fastapi-bodies.ts';
 import { multipartBody } from '#test/support/multipart.ts';
+import { patient } from '#test/support/patience.ts';
 import { postToSignedForm } from '#test/support/signed-form.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 import { useWebhookReceiver } from '#test/support/webhook-receiver.ts';
@@ -40,7 +41,10 @@ afterAll(() => {
 });
 
 const receiver = useWebhookReceiver();
-const stage = useTestStage(() => ({ notifications: { chatWebhookUrl: receiver().url } }));
+// One notify call a user, so a second one is throttled.
+const stage = useTestStage(() => ({
+  notifications: { chatWebhookUrl: receiver().url, notifyBurst: 1, notifyRatePerMinute: 1 },
+}));
 beforeEach(() => {
   lines = [];
 });
@@ -135,6 +139,23 @@ describe('the metrics the handlers emit, as CloudWatch EMF lines', () => {
     await expect.poll(() => points().NotificationsSent, { timeout: 10_000 }).toEqual([1]);
     expect(receiver().posts).toHaveLength(1);
     expect(businessOnly()).toEqual({ NotificationsQueued: [1], NotificationsSent: [1] });
+  });
+
+  it('a notify call over the allowance counts as throttled and as a 4xx, never as queued', async () => {
+    const file = (await (await upload(7, Buffer.from('pdf'))).json()) as { id: number };
+    const notify = () =>
+      stage().request('/api/v1/user/me/file/notify', {
+        method: 'POST',
+        as: 7,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ file_ids: [file.id] }),
+      });
+    expect((await notify()).status).toBe(202);
+    await expect.poll(() => points().NotificationsSent, { timeout: patient(10_000) }).toEqual([1]);
+    lines = [];
+    expect((await notify()).status).toBe(429);
+    expect(businessOnly()).toEqual({ NotificationsThrottled: [1], Refusals: [1] });
+    expect(lines.find((line) => 'Refusals' in line)?.statusClass).toBe('4xx');
   });
 
   it('an idempotent replay counts as a replay, not as a second upload', async () => {

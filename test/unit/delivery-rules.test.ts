@@ -28,6 +28,8 @@ describe('retryDelayMs', () => {
     maxDelayMs: 900_000,
     postTimeoutMs: 10_000,
     leaseMs: 15_000,
+    channel: { perSecond: 1, burst: 1 },
+    paceWaitMaxMs: 15_000,
   };
 
   it('waits at least what a Retry-After asks, up to 15 minutes short of SQS’s 12 hours', () => {
@@ -52,12 +54,16 @@ describe('retryDelayMs', () => {
 });
 
 describe('deliveryRules', () => {
-  it('on the deployed defaults: 30 s backoff, 10 s posts, the record held past the worker’s timeout', () => {
-    const env = readEnvironment(['CHAT_RETRY_BASE_SECONDS', 'CHAT_TIMEOUT_SECONDS'], {});
+  it('on the deployed defaults: 30 s backoff, 10 s posts, the record held past the worker’s timeout, one post a second', () => {
+    const env = readEnvironment(
+      ['CHAT_RETRY_BASE_SECONDS', 'CHAT_TIMEOUT_SECONDS', 'CHAT_POSTS_PER_SECOND'],
+      {},
+    );
     expect(
       deliveryRules({
         retryBaseSeconds: env.CHAT_RETRY_BASE_SECONDS,
         timeoutSeconds: env.CHAT_TIMEOUT_SECONDS,
+        postsPerSecond: env.CHAT_POSTS_PER_SECOND,
       }),
     ).toEqual({
       attempts: 5,
@@ -65,6 +71,9 @@ describe('deliveryRules', () => {
       maxDelayMs: 900_000,
       postTimeoutMs: 10_000,
       leaseMs: 35_000,
+      channel: { perSecond: 1, burst: 1 },
+      // The worker's 30 s, less the post's 10 s and 5 s to record the outcome.
+      paceWaitMaxMs: 15_000,
     });
   });
 });

@@ -21,6 +21,7 @@ describe('deployed adapters', () => {
         'idempotency',
         'notificationQueue',
         'notifications',
+        'rateLimits',
         'realtimeKeys',
         'userFiles',
       ].sort(),

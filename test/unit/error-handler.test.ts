@@ -6,6 +6,7 @@ import {
   Conflict,
   NotFound,
   type Outcome,
+  RateLimited,
   RuleBroken,
 } from '#shared/domain/outcome.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
@@ -74,11 +75,30 @@ describe('one error middleware maps typed errors to FastAPI bodies', () => {
     [new RuleBroken('file-not-empty', 'Empty'), 400, { detail: 'Empty' }],
     [new RuleBroken('file-size-limit', 'Too large'), 413, { detail: 'Too large' }],
     [new RuleBroken('file-named', 'a name is required'), 400, { detail: 'a name is required' }],
+    [new RateLimited('Slow down', 5000), 429, { detail: 'Slow down' }],
   ])('domain outcome %s -> %i', async (outcome, status, body) => {
     const response = await responseFor(outcome);
     expect(response.status).toBe(status);
     expect(response.body).toEqual(body);
   });
+
+  it.each([
+    [5000, '5'],
+    [5001, '6'],
+    [1, '1'],
+    [0, '1'],
+    [59_999.5, '60'],
+  ])(
+    'a rate-limited outcome %s ms from its next token says Retry-After: %s',
+    async (ms, header) => {
+      const response = await responseFor(new RateLimited('Slow down', ms));
+      expect(response).toEqual({
+        status: 429,
+        headers: { 'content-type': 'application/json', 'retry-after': header },
+        body: { detail: 'Slow down' },
+      });
+    },
+  );
 
   it('405 names the allowed methods', async () => {
     const response = await responseFor(new MethodNotAllowedError(['GET', 'POST']));

@@ -90,6 +90,59 @@ describe('InProcessQueue: SQS and its Lambda event source, in process', () => {
     expect(queue.messages().map((m) => m.body)).toEqual(['x', 'y']);
   });
 
+  it("is fair across message groups: a quiet group's message goes before a noisy group's backlog", async () => {
+    const queue = make({ name: 'q6', visibilityTimeoutMs: 60_000, batchSize: 1 });
+    const order: string[] = [];
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    queue.consume(async (event) => {
+      const record = event.Records[0];
+      if (record !== undefined)
+        order.push(`${record.attributes.MessageGroupId ?? '-'}:${record.body}`);
+      // The first message stays in hand until all the others are queued.
+      if (order.length === 1) await held;
+      return { batchItemFailures: [] };
+    });
+    for (const n of [1, 2, 3, 4]) await queue.send(`noisy ${String(n)}`, 'user-1');
+    await eventually(() => order.length === 1 || undefined);
+    await queue.send('quiet', 'user-2');
+    await queue.send('alone');
+    await queue.send('noisy 5', 'user-1');
+    release();
+    await eventually(() => queue.messages().length === 0 || undefined);
+    expect(order).toEqual([
+      'user-1:noisy 1',
+      // Groups that have not been served go first, oldest first; a message without a group
+      // is a group of its own. Then the groups take turns.
+      'user-2:quiet',
+      '-:alone',
+      'user-1:noisy 2',
+      'user-1:noisy 3',
+      'user-1:noisy 4',
+      'user-1:noisy 5',
+    ]);
+  });
+
+  it('hands the group to the consumer and sends it on to the dead-letter queue', async () => {
+    const deadLetters = make({ name: 'dlq2', visibilityTimeoutMs: 60_000 });
+    const queue = make({
+      name: 'q7',
+      visibilityTimeoutMs: 20,
+      redrive: { maxReceiveCount: 1, deadLetters },
+    });
+    const groups: (string | undefined)[] = [];
+    queue.consume((event) => {
+      groups.push(...event.Records.map((r) => r.attributes.MessageGroupId));
+      return Promise.reject(new Error('the worker crashed'));
+    });
+    await queue.send('poison', 'user-9');
+    await eventually(() => deadLetters.messages().length === 1 || undefined);
+    expect(groups).toEqual(['user-9']);
+    expect(deadLetters.messages()[0]).toMatchObject({ body: 'poison', group: 'user-9' });
+  });
+
   it('refuses a receipt handle it did not hand out, as SQS does', async () => {
     const queue = make({ name: 'q4', visibilityTimeoutMs: 60_000 });
     await expect(queue.changeVisibility('nope', 0)).rejects.toThrow(/ReceiptHandleIsInvalid/);

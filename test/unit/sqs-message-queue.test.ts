@@ -25,6 +25,17 @@ describe('SqsMessageQueue', () => {
     ]);
   });
 
+  it("sends a message's group as its MessageGroupId: the standard queue is then a fair queue", async () => {
+    const { client, requests } = recordingClient();
+    await new SqsMessageQueue(client, url).send('{"a":1}', 'user-42');
+    expect(requests).toEqual([
+      {
+        name: 'SendMessageCommand',
+        input: { QueueUrl: url, MessageBody: '{"a":1}', MessageGroupId: 'user-42' },
+      },
+    ]);
+  });
+
   it('puts a message off by whole seconds, rounded up, at most 12 hours', async () => {
     const { client, requests } = recordingClient();
     const queue = new SqsMessageQueue(client, url);

@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { TOO_MANY_NOTIFICATIONS } from '../../notifications/notify-submission.ts';
+import { ErrorFromEitherSchema } from '../../schemas/error-bodies.ts';
 import {
   NotificationAcceptedSchema,
   notifySubmissionRequest,
@@ -11,7 +13,10 @@ export const notifySubmissionOperation = defineOperation({
   description:
     'Call once after all uploads are complete: one consolidated chat message covering the ' +
     'files goes out from a queue. The 202 says it is queued and where to follow it. With an ' +
-    '`Idempotency-Key`, a retry within 24 hours gets the first 202 and no second message.',
+    '`Idempotency-Key`, a retry within 24 hours gets the first 202 and no second message. ' +
+    'Each user has an allowance, a few calls at once and then a steady rate (stage ' +
+    'settings; by default 5, then 1 a minute); a call beyond it gets a 429 with ' +
+    '`Retry-After`, and nothing is recorded or sent.',
   tag: 'Submission notifications',
   origin: 'contract',
   request: notifySubmissionRequest,
@@ -34,6 +39,22 @@ export const notifySubmissionOperation = defineOperation({
     409: detailAnswer(
       'A request with this Idempotency-Key is still running',
       'A request with this Idempotency-Key is still being processed; retry shortly',
+    ),
+    429: jsonAnswer(
+      'Over your notify allowance: nothing was recorded or sent; send again after `Retry-After` ' +
+        'seconds (a replay of an Idempotency-Key is never refused: it sends nothing). Or over ' +
+        'the stage’s request rate, answered by API Gateway as `{"message":"Too Many Requests"}` ' +
+        'without the header',
+      ErrorFromEitherSchema,
+      { detail: TOO_MANY_NOTIFICATIONS },
+      z.object({
+        'retry-after': z
+          .string()
+          .regex(/^[1-9]\d*$/)
+          .optional()
+          .describe('Whole seconds until the next call is allowed (always sent with `detail`)')
+          .meta({ examples: ['42'] }),
+      }),
     ),
   },
 });
