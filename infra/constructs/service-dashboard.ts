@@ -173,6 +173,7 @@ export class ServiceDashboard extends Construct {
         business('Refusals', { dimensions: { statusClass: '4xx' }, label: 'Refusals 4xx' }),
         business('Refusals', { dimensions: { statusClass: '5xx' }, label: 'Refusals 5xx' }),
         business('IdempotentReplays'),
+        business('AnswersTooLarge'),
       ]),
       graph(
         'Cold starts',

@@ -139,6 +139,7 @@ export class ApiStack extends Stack {
       createDefaultStage: false,
     });
     issuer = stage.baseUrl ?? this.api.apiEndpoint;
+    alarms?.watchApi(this.api);
     this.api.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,

@@ -1,5 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import { logger } from '../logger.ts';
+import { recordMetric } from '../observability/metrics.ts';
 import type { HttpError } from './http-errors.ts';
 import type { ApiResult } from './responses.ts';
 
@@ -41,6 +42,7 @@ export function answerWithinLambdaLimit(
       if (chars * MAX_BYTES_PER_CHARACTER + ROOM_FOR_HEADERS <= LAMBDA_MAX_RESPONSE_BYTES) return;
       const bytes = resultBytes(response);
       if (bytes <= LAMBDA_MAX_RESPONSE_BYTES) return;
+      recordMetric('AnswersTooLarge');
       logger.warn("An answer over Lambda's limit was refused", {
         bytes,
         limit: LAMBDA_MAX_RESPONSE_BYTES,

@@ -39,6 +39,10 @@ export const BUSINESS_METRICS = {
     unit: 'Count',
     meaning: "A request with a used Idempotency-Key, answered with the first request's response",
   },
+  AnswersTooLarge: {
+    unit: 'Count',
+    meaning: "An answer over Lambda's 6 MB, refused by the function before Lambda could",
+  },
   Refusals: {
     unit: 'Count',
     meaning: 'A response of status 400 or more from a function, by `statusClass` (4xx or 5xx)',

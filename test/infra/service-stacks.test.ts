@@ -701,13 +701,14 @@ describe('alarms', () => {
     EVENT_FUNCTIONS.deliverNotification.functionId,
   ];
 
-  it('alarms on every function’s errors and throttles and on any dead letter, to the stage’s topic', () => {
+  it('alarms on every function’s errors and throttles, the API’s 5xx and any dead letter, to the stage’s topic', () => {
     const { api } = stage('development');
     const alarms = Object.entries(api.findResources('AWS::CloudWatch::Alarm'));
     const ids = alarms.map(([id]) => id.replace(/^Alarms/, '').replace(/[0-9A-F]{8}$/, ''));
     expect(ids.sort()).toEqual(
       [
         ...watched.flatMap((id) => [`${id}Errors`, `${id}Throttles`]),
+        'Api5xx',
         'NotificationDeadLettersDepth',
         'UploadEventFailuresDepth',
       ].sort(),
@@ -742,6 +743,12 @@ describe('alarms', () => {
     api.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'email',
       Endpoint: 'oncall@example.com',
+    });
+    // What the client saw, whatever the function logged (a result Lambda refused, a timeout).
+    api.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: '5xx',
+      Namespace: 'AWS/ApiGateway',
+      Statistic: 'Sum',
     });
     api.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'ApproximateNumberOfMessagesVisible',
