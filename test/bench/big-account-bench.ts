@@ -3,42 +3,17 @@
  * files of 60-character names in one gzipped answer, and 200,000 walked in pages of 1,000
  * through the `Link` headers, each page's size against Lambda's 6 MB.
  */
-import { request as httpRequest } from 'node:http';
 import { LOCAL_TABLE } from '#infra/local/local-stage.ts';
 import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
 import { userFileObjectKey } from '#shared/data/keys.ts';
 import { LAMBDA_MAX_RESPONSE_BYTES } from '#shared/http/answer-size.ts';
 import { putItems } from '#test/support/put-items.ts';
 import { floorClient } from './floor-client.ts';
+import { get as getRaw, type RawAnswer } from './listing-bench.ts';
 import type { Figure } from './figures.ts';
 
-interface Answer {
-  readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly body: Buffer;
-}
-
-function get(url: string, bearer: string, encoding: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(
-      url,
-      { headers: { authorization: `Bearer ${bearer}`, 'accept-encoding': encoding } },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            body: Buffer.concat(chunks),
-          });
-        });
-      },
-    );
-    request.on('error', reject);
-    request.end();
-  });
-}
+const get = (url: string, bearer: string, encoding: string): Promise<RawAnswer> =>
+  getRaw(url, { authorization: `Bearer ${bearer}`, 'accept-encoding': encoding });
 
 async function seed(endpoint: string, userId: number, count: number): Promise<void> {
   const client = floorClient(endpoint);
@@ -82,7 +57,7 @@ export async function benchBigAccounts(options: {
   await seed(options.dynamodbEndpoint, 3, 30_000);
   const gzipBearer = await options.bearerFor(3);
   const gzipTimes: number[] = [];
-  let zipped: Answer | undefined;
+  let zipped: RawAnswer | undefined;
   for (let round = 0; round < 3; round++) {
     const started = performance.now();
     zipped = await get(list, gzipBearer, 'gzip');

@@ -18,19 +18,30 @@ export const LISTING_RATIO_TARGET = 1.2;
 const FILES = 10_000;
 const ROUNDS = Number(process.env.BENCH_LISTING_ROUNDS ?? 15);
 
-function get(agent: Agent, url: string, bearer: string): Promise<{ status: number; body: Buffer }> {
+/** A GET's status, headers and raw body: no content coding undone. */
+export interface RawAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: Buffer;
+}
+
+export function get(
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  agent?: Agent,
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(
-      url,
-      { agent, headers: { authorization: `Bearer ${bearer}` } },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) });
+    const request = httpRequest(url, { agent, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.concat(chunks),
         });
-      },
-    );
+      });
+    });
     request.on('error', reject);
     request.end();
   });
@@ -64,7 +75,11 @@ export async function benchListing(options: {
   );
   const listUrl = `${options.url}/api/v1/user/me/file`;
   const throughStage = async () => {
-    const { status, body } = await get(agent, listUrl, options.bearer);
+    const { status, body } = await get(
+      listUrl,
+      { authorization: `Bearer ${options.bearer}` },
+      agent,
+    );
     if (status !== 200) throw new Error(`list answered ${status}: ${body.toString()}`);
     return body;
   };

@@ -82,8 +82,9 @@ function queues() {
 
 const chat = () => new SlackWebhookChannel(() => Promise.resolve(receiver.url), { timeoutMs: 500 });
 
-async function queuedNotification(userId: number) {
-  await putItems(dynamodb, name, [
+/** A queued notification of one file of the user's, in `table` (this file's own by default). */
+async function queuedNotification(userId: number, table = name) {
+  await putItems(dynamodb, table, [
     toUserFileItem({
       userId,
       id: 1,
@@ -99,10 +100,11 @@ async function queuedNotification(userId: number) {
   const sent: string[] = [];
   const notification = await notifySubmission(
     {
-      files,
-      notifications,
+      files: table === name ? files : new DynamoUserFileRepository(dynamodb, table),
+      notifications:
+        table === name ? notifications : new DynamoNotificationRepository(dynamodb, table),
       queue: { send: (body) => Promise.resolve(void sent.push(body)) },
-      allowance,
+      allowance: { buckets: new DynamoTokenBuckets(dynamodb, table), rule: allowance.rule },
     },
     { userId, fileIds: [1], fundName: 'F', message: null },
   );
@@ -451,7 +453,6 @@ describe("the channel's pace: one post a slot, over every worker", () => {
   // A table of its own: its one channel bucket runs on this describe's clock.
   const paced = `paced-${randomUUID().slice(0, 8)}`;
   const pacedNotifications = new DynamoNotificationRepository(dynamodb, paced);
-  const pacedFiles = new DynamoUserFileRepository(dynamodb, paced);
   const pacedBuckets = new DynamoTokenBuckets(dynamodb, paced);
   const slow: DeliveryRules = {
     ...rules,
@@ -480,32 +481,7 @@ describe("the channel's pace: one post a slot, over every worker", () => {
     };
   }
 
-  async function queuedOn(userId: number) {
-    await putItems(dynamodb, paced, [
-      toUserFileItem({
-        userId,
-        id: 1,
-        name: 'a.pdf',
-        type: 'deck',
-        filesize: 5,
-        createdAt: '2026-11-01T00:00:00.000Z',
-        updatedAt: null,
-        isArchived: false,
-        location: null,
-      }),
-    ]);
-    const sent: string[] = [];
-    const notification = await notifySubmission(
-      {
-        files: pacedFiles,
-        notifications: pacedNotifications,
-        queue: { send: (body) => Promise.resolve(void sent.push(body)) },
-        allowance: { buckets: pacedBuckets, rule: allowance.rule },
-      },
-      { userId, fileIds: [1], fundName: null, message: null },
-    );
-    return { notification, body: sent[0] ?? '' };
-  }
+  const queuedOn = (userId: number) => queuedNotification(userId, paced);
 
   it('two workers at once: the second waits in place for the next second, then posts', async () => {
     const time = clock();
