@@ -4,8 +4,9 @@ import * as z from 'zod';
  * The largest body a JSON route reads, derived from its schema's own limits, so that no body
  * costs more to decode than a valid request could. Pydantic ignores unknown fields and any
  * amount of white space, so FastAPI read bodies of any size; we refuse one larger than twice
- * the longest compact encoding of a valid request, plus 1 KiB, with a 413 before decoding
- * (docs/fastapi-parity.md). Twice leaves room for pretty-printing and a few extra fields.
+ * the longest compact encoding of a valid request, plus 1 KiB, and never less than 16 KiB,
+ * with a 413 before decoding (docs/fastapi-parity.md). Twice leaves room for pretty-printing
+ * and a few extra fields.
  */
 
 /** Python's `json.dumps` escapes every non-ASCII code point; one beyond the BMP is `\uXXXX\uXXXX`. */
@@ -17,6 +18,12 @@ const MAX_NUMBER_BYTES = 32;
 const MAX_BOOL_BYTES = 7;
 const MARGIN_FACTOR = 2;
 const MARGIN_BYTES = 1024;
+/**
+ * No route takes less: a client may send back a whole resource it was given (a DealFile, with
+ * its name escaped as Python escapes it, pretty-printed) where one field is read, and FastAPI
+ * read it.
+ */
+const MIN_LIMIT_BYTES = 16 * 1024;
 
 type JsonSchema = Readonly<Record<string, unknown>>;
 
@@ -84,7 +91,10 @@ export function largestJsonBytes(schema: z.ZodType): number {
 
 /** The largest body a route with this schema reads; one byte more is a 413. */
 export const jsonBodyLimit = (schema: z.ZodType): number =>
-  Math.ceil((MARGIN_FACTOR * largestJsonBytes(schema) + MARGIN_BYTES) / 1024) * 1024;
+  Math.max(
+    MIN_LIMIT_BYTES,
+    Math.ceil((MARGIN_FACTOR * largestJsonBytes(schema) + MARGIN_BYTES) / 1024) * 1024,
+  );
 
 /** The 413's `detail`: the limit in bytes, as the upload route states its own. */
 export const bodyTooLargeMessage = (limit: number): string =>

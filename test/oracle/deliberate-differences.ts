@@ -11,13 +11,6 @@ export interface DeliberateDifference {
 
 export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
   {
-    id: '*/json/deep-5000',
-    reason:
-      'A JSON body larger than any valid request of its route is a 413 before it is read ' +
-      '(the deal file PUT takes 2 KiB, the PATCH 8 KiB): FastAPI reads any size, and answers ' +
-      'this one 400 only after decoding it',
-  },
-  {
     id: 'notify/json/*-in-file-ids',
     reason:
       'NaN or Infinity where an int belongs: FastAPI fails to serialise its own 422 (a 500); ' +
