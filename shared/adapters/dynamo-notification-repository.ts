@@ -45,6 +45,7 @@ export const toNotificationItem = (n: SubmissionNotification) => ({
   updated_at: n.updatedAt,
   sent_at: n.sentAt,
   attempts: n.attempts,
+  round_attempts: n.roundAttempts,
   last_error: n.lastError,
   not_before: n.notBefore,
   lease_until: n.leaseUntil,
@@ -94,6 +95,7 @@ export class DynamoNotificationRepository implements NotificationRepository {
     version: number,
     at: Date,
     leaseUntil: Date,
+    newRound: boolean,
   ): Promise<SubmissionNotification | undefined> {
     try {
       const { Attributes } = await this.client.send(
@@ -102,7 +104,9 @@ export class DynamoNotificationRepository implements NotificationRepository {
           Key: keyOf(ref),
           UpdateExpression:
             'SET #status = :sending, lease_until = :lease, updated_at = :at, ' +
-            'attempts = attempts + :one, #version = :next',
+            'attempts = attempts + :one, ' +
+            (newRound ? 'round_attempts = :one, ' : 'round_attempts = round_attempts + :one, ') +
+            '#version = :next',
           ConditionExpression: '#version = :version',
           ExpressionAttributeNames: NAMES,
           ExpressionAttributeValues: {

@@ -155,6 +155,8 @@ export async function deliverNotification(
     found.version,
     claimAt,
     new Date(claimAt.getTime() + rules.leaseMs),
+    // A failed record back from the dead-letter queue: an operator's redrive, a new round.
+    found.status === 'failed',
   );
   if (claimed === undefined) return comeBackIn('busy', BUSY_RECHECK_MS);
   const posted = await ports.chat.post(submissionMessage(claimed));
@@ -192,7 +194,7 @@ async function settle(
     logger.info('Submission notification sent', { ...context, attempts: claimed.attempts });
     return { outcome: 'sent' };
   }
-  const lastTry = posted.kind === 'rejected' || received.receiveCount >= rules.attempts;
+  const lastTry = posted.kind === 'rejected' || claimed.roundAttempts >= rules.attempts;
   const record = async (verdict: TryVerdict): Promise<boolean> => {
     if (await ports.notifications.settle(claimed, claimed.version, at, verdict)) return true;
     // Only a try judged dead loses its claim, and the lease outlives the worker. Should it
@@ -204,7 +206,7 @@ async function settle(
     return false;
   };
   if (!lastTry) {
-    const delayMs = retryDelayMs(rules, received.receiveCount, posted.retryAfterMs, ports.random);
+    const delayMs = retryDelayMs(rules, claimed.roundAttempts, posted.retryAfterMs, ports.random);
     const notBefore = new Date(at.getTime() + delayMs);
     if (!(await record({ status: 'queued', error: posted.reason, notBefore }))) {
       return { outcome: 'already-settled' };

@@ -42,10 +42,14 @@ export const WORKER_CONCURRENCY = 2;
 /** The longest a message is put off: SQS counts 12 hours of invisibility from its receipt. */
 const MAX_PUT_OFF_MS = MAX_VISIBILITY_MS - 15 * 60 * 1000;
 
-/** Tries per round: the stack sets the queue's maxReceiveCount from it. */
+/** Tries per round, counted on the record: the stack sets the queue's maxReceiveCount from it. */
 export const DELIVERY_ATTEMPTS = 5;
-/** Receives the queue allows beyond the tries before SQS itself sets a message aside. */
-export const REDRIVE_SLACK = 2;
+/**
+ * Receives the queue allows beyond the tries before SQS itself sets a message aside: a
+ * message is received without a try while it waits for a lease or for the channel (a
+ * webhook's Retry-After longer than a worker waits in place puts every waiting message off).
+ */
+export const REDRIVE_SLACK = 10;
 
 /**
  * The rules, from the first retry's wait (CHAT_RETRY_BASE_SECONDS, 30 on a deployed stage:

@@ -17,14 +17,16 @@ export interface NotificationRepository {
    */
   discard(ref: NotificationRef, version: number): Promise<boolean>;
   /**
-   * Takes it for one try (`sending`, leased until `leaseUntil`, one more attempt), if it is
-   * still at `version`. The claimed record, or undefined when someone changed it first.
+   * Takes it for one try (`sending`, leased until `leaseUntil`, one more attempt, the first of
+   * a round when `newRound`), if it is still at `version`. The claimed record, or undefined
+   * when someone changed it first.
    */
   claim(
     ref: NotificationRef,
     version: number,
     at: Date,
     leaseUntil: Date,
+    newRound: boolean,
   ): Promise<SubmissionNotification | undefined>;
   /**
    * Records how a claimed try ended. `sent` is recorded whatever happened meanwhile: the

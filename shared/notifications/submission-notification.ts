@@ -38,6 +38,11 @@ export interface SubmissionNotification extends NotificationRef {
   readonly sentAt: string | null;
   /** Tries so far, over every round (a redrive from the dead-letter queue starts a round). */
   readonly attempts: number;
+  /**
+   * Tries of this round. The queue's receives are no count of tries: a message is also
+   * received, and put off, while it waits for the channel or a lease.
+   */
+  readonly roundAttempts: number;
   /** Why the last try did not deliver; for operators, never shown to the sender. */
   readonly lastError: string | null;
   /** Not to be tried again before this (a webhook's Retry-After). */
@@ -63,6 +68,7 @@ export const newSubmissionNotification = (
   updatedAt: content.at.toISOString(),
   sentAt: null,
   attempts: 0,
+  roundAttempts: 0,
   lastError: null,
   notBefore: null,
   leaseUntil: null,

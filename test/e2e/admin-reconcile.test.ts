@@ -46,6 +46,7 @@ const notification = (
   updatedAt: HOUR_AGO,
   sentAt: null,
   attempts: 1,
+  roundAttempts: 1,
   lastError: null,
   notBefore: null,
   leaseUntil,

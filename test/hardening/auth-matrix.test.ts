@@ -253,6 +253,7 @@ beforeAll(async () => {
       updatedAt: hourAgo,
       sentAt: hourAgo,
       attempts: 1,
+      roundAttempts: 1,
       lastError: null,
       notBefore: null,
       leaseUntil: null,

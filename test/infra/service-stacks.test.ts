@@ -535,7 +535,7 @@ describe('the data stack', () => {
     });
   });
 
-  it('wires the dead-letter queues: notifications after 7 receives, finalizer events after 2 retries', () => {
+  it('wires the dead-letter queues: notifications after 15 receives, finalizer events after 2 retries', () => {
     const { data, api } = stage('production');
     const [deadLetters] = only(data, 'AWS::SQS::Queue', 'NotificationDeadLetters');
     data.hasResourceProperties('AWS::SQS::Queue', {
@@ -543,7 +543,7 @@ describe('the data stack', () => {
       SqsManagedSseEnabled: true,
       RedrivePolicy: {
         deadLetterTargetArn: { 'Fn::GetAtt': [deadLetters, 'Arn'] },
-        maxReceiveCount: 7,
+        maxReceiveCount: 15,
       },
     });
     for (const queue of ['NotificationDeadLetters', 'UploadEventFailures']) {
