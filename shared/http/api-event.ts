@@ -29,6 +29,14 @@ export function contentTypeOf(event: Pick<ApiEvent, 'headers'>): string | undefi
   return joined;
 }
 
+/** The raw body's length in bytes, without decoding it: a body to refuse is never copied. */
+export function bodyByteLength(event: Pick<ApiEvent, 'body' | 'isBase64Encoded'>): number {
+  const body = event.body ?? '';
+  if (!event.isBase64Encoded) return Buffer.byteLength(body);
+  const padding = body.endsWith('==') ? 2 : body.endsWith('=') ? 1 : 0;
+  return Math.floor((body.length * 3) / 4) - padding;
+}
+
 /**
  * The media type of a Content-Type header, lower-cased, without parameters, read as Python's
  * `email.message` reads it (FastAPI's way): anything but one `type/subtype` is `text/plain`.

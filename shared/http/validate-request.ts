@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { z } from 'zod';
-import { type ApiEvent, bodyBytes } from './api-event.ts';
+import { type ApiEvent, bodyByteLength } from './api-event.ts';
 import { NotFoundError, PayloadTooLargeError, RequestValidationError } from './http-errors.ts';
 import { bodyTooLargeMessage, jsonBodyLimit } from './json-body-limit.ts';
 import { readJsonBody } from './json-body.ts';
@@ -51,6 +51,16 @@ function check(
 }
 
 /**
+ * The query as FastAPI reads a scalar parameter: the last of repeated values. API Gateway
+ * joins them with commas in `queryStringParameters`, so the raw query string is read instead.
+ */
+function queryOf(event: Pick<ApiEvent, 'rawQueryString' | 'queryStringParameters'>) {
+  return event.rawQueryString === ''
+    ? (event.queryStringParameters ?? {})
+    : Object.fromEntries(new URLSearchParams(event.rawQueryString));
+}
+
+/**
  * FastAPI's form rules: an empty field counts as absent, and so every missing part is
  * reported with `input: null`, whatever else the form held.
  */
@@ -94,7 +104,7 @@ export function validateRequest<const S extends RequestSchemas>(
         throw new NotFoundError();
       }
       // Refused before it is decoded: no body costs more to read than a valid one could.
-      if (bodyLimit !== undefined && bodyBytes(event).length > bodyLimit) {
+      if (bodyLimit !== undefined && bodyByteLength(event) > bodyLimit) {
         throw new PayloadTooLargeError(bodyTooLargeMessage(bodyLimit));
       }
       const body = schemas.body === undefined ? undefined : readJsonBody(event);
@@ -105,7 +115,7 @@ export function validateRequest<const S extends RequestSchemas>(
         input.path = check(schemas.path, 'path', event.pathParameters ?? {}, errors);
       }
       if (schemas.query !== undefined) {
-        input.query = check(schemas.query, 'query', event.queryStringParameters ?? {}, errors);
+        input.query = check(schemas.query, 'query', queryOf(event), errors);
       }
       if (schemas.header !== undefined) {
         input.header = check(schemas.header, 'header', event.headers, errors);

@@ -156,6 +156,13 @@ describe('GET /api/v1/user/me/file in pages (our extension)', () => {
     expect(await zipped.json()).toEqual(await plain.json());
   });
 
+  it('reads the last of repeated values, as FastAPI does, where API Gateway joins them', async () => {
+    await stage().put([file(805, 1), file(805, 2), file(805, 3)].map(toUserFileItem));
+    const response = await stage().request(`${LIST}?limit=5000&limit=2`, { as: 805 });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { id: number }[]).map((f) => f.id)).toEqual([3, 2]);
+  });
+
   it.each([
     [
       'limit=0',
