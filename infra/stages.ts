@@ -70,8 +70,8 @@ const StageSettingsSchema = z.strictObject({
    * Each sender's notify allowance: calls at once after a quiet spell, then calls a minute
    * (NOTIFY_BURST, NOTIFY_RATE_PER_MINUTE; the defaults are the variables' own, justified there).
    */
-  notifyBurst: wholeNumber(1, 1000),
-  notifyRatePerMinute: z.coerce.number().positive().max(6000),
+  notifyBurst: ENVIRONMENT.NOTIFY_BURST.unwrap(),
+  notifyRatePerMinute: ENVIRONMENT.NOTIFY_RATE_PER_MINUTE.unwrap(),
   /** Whether the stage has CloudWatch alarms, and where they go. */
   alarms: flag,
   alarmEmail: z.email().optional(),

@@ -55,6 +55,7 @@ export class DynamoDealFileRepository implements DealFileRepository {
       this.client,
       this.tableName,
       dealPartition(deal.groupId, deal.dealId),
+      dealFileSortKey,
       options,
     );
     const files = items.map(fromDealFileItem);

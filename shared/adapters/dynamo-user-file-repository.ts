@@ -29,6 +29,7 @@ export class DynamoUserFileRepository implements UserFileRepository {
       this.client,
       this.tableName,
       userPartition(userId),
+      userFileSortKey,
       options,
     );
     const files = items.map(fromUserFileItem);

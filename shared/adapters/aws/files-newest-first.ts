@@ -2,7 +2,6 @@ import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb
 import {
   FILE_CREATED_ATTRIBUTE,
   FILES_BY_CREATION_INDEX,
-  FILE_PREFIX,
   fileCreatedKey,
   PARTITION_KEY,
   SORT_KEY,
@@ -25,6 +24,7 @@ export async function filesNewestFirst(
   client: DynamoDBDocumentClient,
   tableName: string,
   partition: string,
+  sortKeyOf: (fileId: number) => string,
   { page, signal }: ListOptions,
 ): Promise<FileItems> {
   const items: Record<string, unknown>[] = [];
@@ -34,7 +34,7 @@ export async function filesNewestFirst(
       ? undefined
       : {
           [PARTITION_KEY]: partition,
-          [SORT_KEY]: `${FILE_PREFIX}${String(page.after.id)}`,
+          [SORT_KEY]: sortKeyOf(page.after.id),
           [FILE_CREATED_ATTRIBUTE]: fileCreatedKey(page.after.createdAt, page.after.id),
         };
   do {

@@ -1,4 +1,5 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as z from 'zod';
 import { EXPIRY_ATTRIBUTE, PARTITION_KEY, SORT_KEY } from '../../data/keys.ts';
 
@@ -15,20 +16,14 @@ export const TOKEN_BUCKET_ITEM = z.object({
 });
 
 /**
- * A bucket as a failed condition hands it back (DynamoDB's own attribute values: the
- * document client does not translate an error's item): its `fullAt`, or undefined when there
- * is no item (never used, or expired and gone).
+ * A bucket's `fullAt` as a failed condition hands the item back (DynamoDB's own attribute
+ * values: the document client does not translate an error's item), or undefined when there is
+ * no item (never used, or expired and gone).
  */
-const RAW_BUCKET = z
-  .object({
-    entity: z.object({ S: z.literal('TokenBucket') }),
-    [FULL_AT_ATTRIBUTE]: z.object({ N: z.string().regex(/^-?\d+(\.\d+)?(E[+-]?\d+)?$/i) }),
-  })
-  .optional();
-
 export function fullAtOfRawItem(
   item: Record<string, AttributeValue> | undefined,
 ): number | undefined {
-  const stored = RAW_BUCKET.parse(item);
-  return stored === undefined ? undefined : Number(stored[FULL_AT_ATTRIBUTE].N);
+  return item === undefined
+    ? undefined
+    : TOKEN_BUCKET_ITEM.parse(unmarshall(item))[FULL_AT_ATTRIBUTE];
 }
