@@ -33,8 +33,11 @@ export const ENVIRONMENT = {
   CHAT_WEBHOOK_SECRET_ARN: z.string().startsWith('arn:'),
   /** The first retry's wait after a failed post; it doubles after each. */
   CHAT_RETRY_BASE_SECONDS: positiveSeconds.default(30),
-  /** How long a post waits for the webhook's answer. */
-  CHAT_TIMEOUT_SECONDS: positiveSeconds.default(10),
+  /**
+   * How long a post waits for the webhook's answer; at most 20, so that a worker (30 s) still
+   * has time to wait in place for the channel's pace.
+   */
+  CHAT_TIMEOUT_SECONDS: positiveSeconds.max(20).default(10),
   /**
    * The channel's pace: posts a second over every worker. Slack's incoming webhooks take
    * one message a second (api.slack.com/docs/rate-limits, "Posting messages").
