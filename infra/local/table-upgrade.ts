@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
@@ -30,9 +33,10 @@ function withIndexKey(item: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * Rebuilds a local table with the definition's indexes: every item is read, the table made
- * again, and the items written back, file items with their index key. Local data only: a
- * deployed table is created with its index (docs/adr/0006-files-by-creation-index.md).
+ * Rebuilds a local table with the definition's indexes: every item is read (and kept in a file
+ * until the rebuild is done, so a failure part-way loses nothing), the table made again, and
+ * the items written back, file items with their index key. Local data only: a deployed table
+ * is created with its index (docs/adr/0006-files-by-creation-index.md).
  */
 export async function rebuildWithIndexes(
   client: DynamoDBClient,
@@ -47,6 +51,13 @@ export async function rebuildWithIndexes(
   )) {
     items.push(...(page.Items ?? []));
   }
+  const backupDir = await mkdtemp(join(tmpdir(), `${tableName}-before-index-`));
+  const backup = join(backupDir, 'items.json');
+  await writeFile(backup, JSON.stringify(items));
+  console.warn(
+    `[dynamodb] rebuilding table ${tableName} with its FilesByCreation index; ` +
+      `its ${String(items.length)} items are kept in ${backup} until it is done`,
+  );
   const waiter = { client, maxWaitTime: MAX_WAIT_SECONDS };
   await client.send(new DeleteTableCommand({ TableName: tableName }));
   await waitUntilTableNotExists(waiter, { TableName: tableName });
@@ -57,4 +68,5 @@ export async function rebuildWithIndexes(
     tableName,
     items.map((item) => ({ PutRequest: { Item: withIndexKey(item) } })),
   );
+  await rm(backupDir, { recursive: true, force: true });
 }
