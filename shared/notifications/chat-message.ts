@@ -183,19 +183,3 @@ export function submissionMessage(notification: SubmissionNotification): ChatMes
   const forFund = fund === '' ? '' : ` for ${escapeMrkdwn(cut(fund, NAME_SHOWN))}`;
   return { text: `${sender} submitted ${files(count)}${forFund}`, blocks };
 }
-
-/** The message as lines of text, for the local stage's console. */
-export function messageAsText(message: ChatMessage): string {
-  const lines: string[] = [];
-  for (const block of message.blocks) {
-    if (block.type === 'header') lines.push(`== ${block.text.text} ==`);
-    else if (block.type === 'divider') lines.push('--');
-    else if (block.type === 'context') lines.push(...block.elements.map((e) => e.text));
-    else {
-      if (block.text !== undefined) lines.push(block.text.text);
-      if (block.fields !== undefined)
-        lines.push(block.fields.map((f) => f.text.replace('\n', ': ')).join(' | '));
-    }
-  }
-  return lines.join('\n');
-}

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { messageAsText } from '#infra/local/chat-log-channel.ts';
 import {
   type Block,
   escapeMrkdwn,
   FILES_LISTED,
   humanSize,
-  messageAsText,
   SLACK_LIMITS,
   submissionMessage,
 } from '#shared/notifications/chat-message.ts';
