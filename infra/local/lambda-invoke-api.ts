@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { FUNCTION_ENTRIES } from '#shared/api/routes.ts';
 import { FUNCTION_TABLE } from '../stacks/function-table.ts';
-import { LOCAL_REGION } from './emulators.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './emulators.ts';
 import { createHandlerLoader, type LocalWiring } from './handler-loader.ts';
 import { newInvocationLog, logTail } from './invocation-logs.ts';
 import { InvocationTimedOut, localLambdaContext, withinTimeout } from './lambda-context.ts';
+import { checkSigV4 } from './sigv4-check.ts';
 
 /** A function the Invoke API can run: its handler module, timeout and memory. */
 export interface InvokableFunction {
@@ -49,11 +50,19 @@ function apiError(response: ServerResponse, status: number, type: string, messag
   response.end(body);
 }
 
-async function readBody(request: IncomingMessage): Promise<string> {
+async function readBody(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of request as AsyncIterable<Buffer>) chunks.push(chunk);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
+
+/**
+ * A request a web page made: browsers send `Origin` (and `Sec-Fetch-*`) on every cross-origin
+ * POST, and no SDK or CLI does. The stage's credentials are no secret, so a page could sign a
+ * request itself; only its origin gives it away.
+ */
+const fromBrowser = (request: IncomingMessage): boolean =>
+  request.headers.origin !== undefined || request.headers['sec-fetch-site'] !== undefined;
 
 /** What the Node.js runtime reports for an error a handler threw. */
 const thrownPayload = (error: unknown) =>
@@ -121,6 +130,25 @@ export function createLambdaInvokeApi(options: {
   };
 
   const serve = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    if (fromBrowser(request)) {
+      request.resume();
+      apiError(
+        response,
+        403,
+        'AccessDeniedException',
+        'The local Invoke API takes no request from a web page',
+      );
+      return;
+    }
+    const body = await readBody(request);
+    const refused = await checkSigV4(
+      { method: request.method ?? '', url: request.url ?? '/', headers: request.headers, body },
+      { credentials: LOCAL_CREDENTIALS, region: LOCAL_REGION, service: 'lambda' },
+    );
+    if (refused !== undefined) {
+      apiError(response, refused.status, refused.type, refused.message);
+      return;
+    }
     const path = (request.url ?? '/').split('?')[0] ?? '/';
     const invocation = INVOCATIONS.exec(path);
     if (request.method !== 'POST' || invocation === null) {
@@ -130,7 +158,6 @@ export function createLambdaInvokeApi(options: {
     const name = functionNameOf(decodeURIComponent(invocation[1] ?? ''));
     const fn = functions.get(name);
     if (fn === undefined) {
-      request.resume();
       apiError(
         response,
         404,
@@ -139,7 +166,7 @@ export function createLambdaInvokeApi(options: {
       );
       return;
     }
-    const text = await readBody(request);
+    const text = body.toString('utf8');
     let event: unknown = {};
     if (text.trim() !== '') {
       try {
@@ -168,16 +195,16 @@ export function createLambdaInvokeApi(options: {
       return;
     }
     const { requestId, payload, failed, log } = await run(name, fn, event);
-    const body = JSON.stringify(payload);
+    const answer = JSON.stringify(payload);
     response.writeHead(200, {
       'content-type': 'application/json',
       'x-amzn-requestid': requestId,
       'x-amz-executed-version': '$LATEST',
       ...(failed ? { 'x-amz-function-error': 'Unhandled' } : {}),
       ...(request.headers['x-amz-log-type'] === 'Tail' ? { 'x-amz-log-result': logTail(log) } : {}),
-      'content-length': Buffer.byteLength(body),
+      'content-length': Buffer.byteLength(answer),
     });
-    response.end(body);
+    response.end(answer);
   };
 
   return (request, response) => {

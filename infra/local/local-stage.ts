@@ -208,8 +208,9 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
         });
       });
     };
-    const lambdaPort = await listen(lambdaServer, 0, host);
-    const lambdaEndpoint = `http://${host === '127.0.0.1' ? 'localhost' : host}:${String(lambdaPort)}`;
+    // Loopback whatever HOST says, as `sam local start-lambda` binds: it runs any function.
+    const lambdaPort = await listen(lambdaServer, 0, '127.0.0.1');
+    const lambdaEndpoint = `http://localhost:${String(lambdaPort)}`;
     const finalizer =
       s3rver === undefined
         ? undefined

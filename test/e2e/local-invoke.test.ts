@@ -11,12 +11,14 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
 import { createLambdaInvokeApi } from '#infra/local/lambda-invoke-api.ts';
 import { chatLogFile, type LocalStage, startLocalStage } from '#infra/local/local-stage.ts';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { stageRecordOf, writeStageRecord } from '#infra/local/stage-lock.ts';
+import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
 import { notifySubmission } from '#shared/notifications/notify-submission.ts';
 import { notifyRule } from '#shared/notifications/token-buckets.ts';
 import {
@@ -26,6 +28,7 @@ import {
 import type { DirectUploadTicket } from '#test/support/fastapi-bodies.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 import { postToSignedForm } from '#test/support/signed-form.ts';
+import { emulatorClients } from '#test/support/test-stage.ts';
 
 let stage: LocalStage;
 let dataDir: string;
@@ -442,5 +445,136 @@ describe('npm run invoke --stage development: the deployed function, by its stac
         'invoke: stack FileService-development-api has no ListUserFilesFunctionName output: deploy this version of the service first\n',
     });
     expect(received).toHaveLength(sent);
+  });
+});
+
+describe('the local Invoke API runs a function only for a signed request from no web page', () => {
+  const owner = 7011;
+  const fileId = 4;
+  const { dynamodb, s3 } = emulatorClients();
+  const key = { PK: `USER#${String(owner)}`, SK: `FILE#${String(fileId)}` };
+  /** The event of another user's DELETE, claims and all: what an attacker would send. */
+  const deleteEvent = JSON.stringify({
+    version: '2.0',
+    routeKey: 'DELETE /api/v1/user/me/file/{file_id}',
+    rawPath: `/api/v1/user/me/file/${String(fileId)}`,
+    pathParameters: { file_id: String(fileId) },
+    requestContext: { authorizer: { jwt: { claims: { sub: String(owner) } } } },
+  });
+  const invocations = () =>
+    `${stage.lambdaEndpoint}/2015-03-31/functions/DeleteUserFile/invocations`;
+  const stillThere = async () =>
+    (await dynamodb.send(new GetCommand({ TableName: stage.tableName, Key: key }))).Item;
+
+  beforeAll(async () => {
+    await dynamodb.send(
+      new PutCommand({
+        TableName: stage.tableName,
+        Item: toUserFileItem({
+          id: fileId,
+          userId: owner,
+          name: 'mine.pdf',
+          type: 'deck',
+          createdAt: '2026-11-24T06:00:00.000Z',
+          updatedAt: null,
+          isArchived: false,
+          filesize: 5,
+          location: null,
+        }),
+      }),
+    );
+  });
+  afterAll(() => {
+    dynamodb.destroy();
+    s3.destroy();
+  });
+
+  /** Lambda's error body, as the SDK reads it. */
+  const refusedWith = async (response: Response, status: number, type: string, message: string) => {
+    expect(response.status).toBe(status);
+    expect(response.headers.get('x-amzn-errortype')).toBe(type);
+    expect(await response.json()).toEqual({ Type: 'User', Message: message });
+    expect(await stillThere()).toBeDefined();
+  };
+
+  it('a web page’s simple POST (text/plain, Origin, no signature) → 403, the file stays', async () => {
+    const response = await fetch(invocations(), {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', origin: 'https://evil.example' },
+      body: deleteEvent,
+    });
+    await refusedWith(
+      response,
+      403,
+      'AccessDeniedException',
+      'The local Invoke API takes no request from a web page',
+    );
+  });
+
+  it('no signature → 403 MissingAuthenticationTokenException, the file stays', async () => {
+    const response = await fetch(invocations(), { method: 'POST', body: deleteEvent });
+    await refusedWith(
+      response,
+      403,
+      'MissingAuthenticationTokenException',
+      'Missing Authentication Token',
+    );
+  });
+
+  it('signed with another secret → 403 InvalidSignatureException, the file stays', async () => {
+    const forger = new LambdaClient({
+      endpoint: stage.lambdaEndpoint,
+      region: LOCAL_REGION,
+      credentials: { accessKeyId: LOCAL_CREDENTIALS.accessKeyId, secretAccessKey: 'guessed' },
+      maxAttempts: 1,
+    });
+    const refusal = await forger
+      .send(
+        new InvokeCommand({ FunctionName: 'DeleteUserFile', Payload: Buffer.from(deleteEvent) }),
+      )
+      .then(
+        () => undefined,
+        (error: unknown) =>
+          error as { name: string; message: string; $metadata: { httpStatusCode?: number } },
+      );
+    forger.destroy();
+    expect(refusal?.name).toBe('InvalidSignatureException');
+    expect(refusal?.message).toBe(
+      'The request signature we calculated does not match the signature you provided.',
+    );
+    expect(refusal?.$metadata.httpStatusCode).toBe(403);
+    expect(await stillThere()).toBeDefined();
+  });
+
+  it('a signed request that names a web page’s origin → 403 all the same', async () => {
+    const client = new LambdaClient({
+      endpoint: stage.lambdaEndpoint,
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+      maxAttempts: 1,
+    });
+    client.middlewareStack.add(
+      (next) => (args) => {
+        (args.request as { headers: Record<string, string> }).headers.origin =
+          'https://evil.example';
+        return next(args);
+      },
+      { step: 'build', name: 'fromAWebPage' },
+    );
+    const refusal = await client
+      .send(
+        new InvokeCommand({ FunctionName: 'DeleteUserFile', Payload: Buffer.from(deleteEvent) }),
+      )
+      .then(
+        () => undefined,
+        (error: unknown) => error as { name: string },
+      );
+    client.destroy();
+    expect(refusal?.name).toBe('AccessDeniedException');
+    expect(await stillThere()).toBeDefined();
+  });
+
+  it('listens on loopback alone, whatever HOST says', () => {
+    expect(new URL(stage.lambdaEndpoint).hostname).toBe('localhost');
   });
 });
