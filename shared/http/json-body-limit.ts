@@ -79,7 +79,7 @@ function largest(schema: JsonSchema, defs: Readonly<Record<string, JsonSchema>>)
 }
 
 /** The longest compact JSON text a valid value of the schema can have, in bytes. */
-export function largestJsonBytes(schema: z.ZodType): number {
+function largestJsonBytes(schema: z.ZodType): number {
   const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
   try {
     return largest(json, (json.$defs ?? {}) as Record<string, JsonSchema>);

@@ -69,7 +69,7 @@ export function pythonNumber(lexeme: string, value: number): unknown {
 }
 
 /** Python's text of a number kept raw: `1E+2` is `100.0`, `1e15` `1000000000000000.0`. */
-export function pythonText(raw: RawJSON): string {
+function pythonText(raw: RawJSON): string {
   const lexeme = raw.rawJSON;
   return /[.eE]/.test(lexeme) ? pythonFloatRepr(Number(lexeme)) : BigInt(lexeme).toString();
 }

@@ -1,7 +1,7 @@
 import type { Reporter, TestModule } from 'vitest/node';
 
 /** The run's counts: a test of a file that failed as a whole counts as failed, not skipped. */
-export function countTests(testModules: readonly TestModule[]) {
+function countTests(testModules: readonly TestModule[]) {
   let passed = 0;
   let failed = 0;
   let skipped = 0;
