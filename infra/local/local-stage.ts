@@ -3,13 +3,12 @@ import { join } from 'node:path';
 import { API_ROUTES, EVENT_FUNCTIONS } from '#shared/api/routes.ts';
 import {
   ensureBucket,
-  ensureTable,
   type RunningEmulator,
   type RunningS3rver,
   startBoth,
-  startDynamoDbLocal,
   startS3rver,
 } from './emulators.ts';
+import { ensureTable, startDynamoDbLocal } from './dynamodb-local.ts';
 import { createGateway, type RequestLogLine, type SentResponse } from './gateway.ts';
 import { createHandlerLoader, type LocalWiring } from './handler-loader.ts';
 import { localAdapters, localClients } from './local-adapters.ts';

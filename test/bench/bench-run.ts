@@ -17,7 +17,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { startDynamoDbLocal } from '#infra/local/emulators.ts';
+import { startDynamoDbLocal } from '#infra/local/dynamodb-local.ts';
 import { loadIdentityProvider } from '#infra/local/identity-provider.ts';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { LOCAL_TABLE } from '#infra/local/local-stage.ts';

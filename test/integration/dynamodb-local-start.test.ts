@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDynamoDbLocal } from '#infra/local/emulators.ts';
+import { startDynamoDbLocal } from '#infra/local/dynamodb-local.ts';
 
 const squatter = createServer((_request, response) => {
   response.statusCode = 404;

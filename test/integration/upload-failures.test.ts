@@ -1,12 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  ensureBucket,
-  ensureTable,
-  LOCAL_CREDENTIALS,
-  LOCAL_REGION,
-} from '#infra/local/emulators.ts';
+import { ensureBucket, LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
+import { ensureTable } from '#infra/local/dynamodb-local.ts';
 import { localLambdaContext } from '#infra/local/lambda-context.ts';
 import { idempotentPerKey } from '#shared/http/idempotency-key.ts';
 import { IDEMPOTENT_OPERATIONS } from '#shared/data/keys.ts';

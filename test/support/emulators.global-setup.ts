@@ -2,12 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import {
-  type RunningEmulator,
-  startBoth,
-  startDynamoDbLocal,
-  startS3rver,
-} from '#infra/local/emulators.ts';
+import { type RunningEmulator, startBoth, startS3rver } from '#infra/local/emulators.ts';
+import { startDynamoDbLocal } from '#infra/local/dynamodb-local.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
