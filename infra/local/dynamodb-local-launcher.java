@@ -1,0 +1,120 @@
+import java.lang.reflect.Field;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Set;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.AbstractNetworkConnector;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.util.Callback;
+import software.amazon.dynamodb.services.local.main.ServerRunner;
+import software.amazon.dynamodb.services.local.server.DynamoDBProxyServer;
+
+/**
+ * Starts DynamoDB Local as its own ServerRunner does, but listening on one address.
+ *
+ * <p>DynamoDB Local has no option for the address: its DynamoDBProxyServer builds a Jetty
+ * Server from a port alone, which listens on every interface. Jetty binds when it starts, so
+ * the connector's host is set between building the server and starting it. Run as a
+ * single-file source program (JEP 330; a JDK 17+, as DynamoDB Local 3 needs Java 17):
+ * {@code java -cp DynamoDBLocal.jar dynamodb-local-launcher.java <host> <DynamoDB Local options>}.
+ *
+ * <p>On loopback it also answers only requests addressed to a loopback name: DynamoDB Local
+ * accepts any signature, so a web page that rebinds its own name to 127.0.0.1 (DNS rebinding)
+ * would otherwise be same-origin with it and read every record.
+ */
+final class DynamoDbLocalLauncher {
+  public static void main(String[] args) throws Exception {
+    if (args.length < 1 || args[0].isBlank()) {
+      fail("usage: dynamodb-local-launcher.java <host> [DynamoDB Local options]");
+    }
+    String host = args[0];
+    DynamoDBProxyServer proxy =
+        ServerRunner.createServerFromCommandLineArgs(Arrays.copyOfRange(args, 1, args.length));
+    Server jetty = jettyServerOf(proxy);
+    Connector[] connectors = jetty.getConnectors();
+    // Anything but the one network connector ServerRunner builds today would leave a listener
+    // on every interface, so an unexpected shape stops the start instead.
+    if (connectors.length != 1 || !(connectors[0] instanceof AbstractNetworkConnector connector)) {
+      fail("DynamoDB Local's server is not built as expected: " + Arrays.toString(connectors));
+      return;
+    }
+    connector.setHost(host);
+    if (LOOPBACK_NAMES.contains(host)) {
+      Handler dynamoDb = jetty.getHandler();
+      if (dynamoDb == null) fail("DynamoDB Local's server has no handler to guard");
+      jetty.setHandler(new LoopbackNamesOnly(dynamoDb));
+    }
+    try {
+      proxy.start();
+    } catch (Exception error) {
+      // A taken port ends here ("Address already in use"): the caller reads it to choose again.
+      error.printStackTrace();
+      System.exit(1);
+    }
+    if (!jetty.isStarted()) {
+      // DynamoDB Local stops its server on some failures without ending the JVM.
+      fail("DynamoDB Local did not start on " + host + ":" + connector.getPort());
+    }
+  }
+
+  private static final Set<String> LOOPBACK_NAMES = Set.of("127.0.0.1", "localhost", "::1");
+
+  /** Refuses a request whose Host is not a loopback name: 403, in DynamoDB's own JSON. */
+  private static final class LoopbackNamesOnly extends Handler.Wrapper {
+    LoopbackNamesOnly(Handler dynamoDb) {
+      super(dynamoDb);
+    }
+
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) throws Exception {
+      String name = hostNameOf(request.getHeaders().get(HttpHeader.HOST));
+      if (name != null && LOOPBACK_NAMES.contains(name)) {
+        return super.handle(request, response, callback);
+      }
+      response.setStatus(403);
+      response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/x-amz-json-1.0");
+      Content.Sink.write(
+          response,
+          true,
+          "{\"__type\":\"com.amazonaws.dynamodb.v20120810#AccessDeniedException\","
+              + "\"Message\":\"DynamoDB Local answers only requests addressed to localhost,"
+              + " 127.0.0.1 or [::1]\"}",
+          callback);
+      return true;
+    }
+
+    /** The name in a Host header, without its port or an IPv6 address's brackets. */
+    private static String hostNameOf(String header) {
+      if (header == null) return null;
+      String host = header.trim().toLowerCase(Locale.ROOT);
+      if (host.startsWith("[")) {
+        int end = host.indexOf(']');
+        return end < 0 ? null : host.substring(1, end);
+      }
+      int colon = host.indexOf(':');
+      return colon < 0 ? host : host.substring(0, colon);
+    }
+  }
+
+  /** The proxy keeps its Jetty server private, and offers no other way to reach it. */
+  private static Server jettyServerOf(DynamoDBProxyServer proxy) throws IllegalAccessException {
+    for (Field field : DynamoDBProxyServer.class.getDeclaredFields()) {
+      if (field.getType() == Server.class) {
+        field.setAccessible(true);
+        return (Server) field.get(proxy);
+      }
+    }
+    fail("DynamoDB Local's server holds no Jetty Server this launcher can find");
+    throw new AssertionError();
+  }
+
+  private static void fail(String message) {
+    System.err.println(message);
+    System.exit(1);
+  }
+}
