@@ -5,12 +5,13 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { s3ClientOptions } from '#infra/local/emulators.ts';
 import { OperatorRefusal } from './operator-refusal.ts';
 import { readStackOutputs } from './stack-outputs.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/emulators.ts';
+import { LOCAL_REGION } from '../local/emulators.ts';
+import { readStageCredentials } from '../local/stage-credentials.ts';
 import { FileKeyStore } from '#infra/local/file-key-store.ts';
 import type { RealtimeKeyStore } from '#shared/realtime/realtime-key-store.ts';
 import { SecretsManagerKeyStore } from '#shared/adapters/secrets-manager-key-store.ts';
 import { realtimeKeysFile } from '../local/local-stage.ts';
-import { DEFAULT_DATA_DIR } from '../local/paths.ts';
+import { stageHome } from '../local/stage-home.ts';
 import { runningStage } from '../local/stage-lock.ts';
 import { chooseDataFolder } from '../local/data-folder.ts';
 import { DATA_OUTPUTS, dataStackName, type StageName } from '../stages.ts';
@@ -41,7 +42,7 @@ async function localTarget(
   notice: (text: string) => void,
 ): Promise<StageTarget> {
   // Two running stages and no LOCAL_DATA_DIR: AmbiguousDataFolder, a usage error.
-  const choice = await chooseDataFolder(env, DEFAULT_DATA_DIR);
+  const choice = await chooseDataFolder(env, stageHome(env));
   if (choice.notice !== undefined) notice(choice.notice);
   const { dataDir } = choice;
   const record = await runningStage(dataDir);
@@ -56,7 +57,12 @@ async function localTarget(
       `the local stage on ${dataDir} was started by an older version: restart \`npm start\``,
     );
   }
-  const local = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+  // The stage's own: its object store takes no others (DynamoDB Local takes any).
+  const credentials = await readStageCredentials(dataDir);
+  if (credentials === undefined) {
+    throw new OperatorRefusal(`the local stage on ${dataDir} has no credentials.json: restart it`);
+  }
+  const local = { region: LOCAL_REGION, credentials };
   const dynamodb = new DynamoDBClient({ ...local, endpoint: record.dynamodbEndpoint });
   const s3 = new S3Client({ ...local, ...s3ClientOptions(record.s3Endpoint) });
   return {

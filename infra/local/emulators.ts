@@ -2,7 +2,12 @@ import type { EventEmitter } from 'node:events';
 import { mkdir } from 'node:fs/promises';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
+import { serveBehindFront } from './object-store-server.ts';
+import type { Credentials } from './sigv4-check.ts';
+import { newCredentials } from './stage-credentials.ts';
 import { makeObjectWritesAtomic } from './s3rver-atomic-objects.ts';
+import { honourCopyConditions } from './s3rver-conditional-copy.ts';
+import { answerListObjectsV2 } from './s3rver-list-objects-v2.ts';
 import { answerObjectVersions } from './s3rver-object-versions.ts';
 
 /**
@@ -20,7 +25,10 @@ export function s3ClientOptions(endpoint: string | undefined) {
       } as const);
 }
 
-/** s3rver accepts only its own key; DynamoDB Local accepts any. */
+/**
+ * What clients of DynamoDB Local sign with: it accepts any signature. The object store and the
+ * Invoke API check the stage's own, secret credentials instead (stage-credentials.ts).
+ */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 export const LOCAL_REGION = 'us-east-1';
 
@@ -51,37 +59,49 @@ export async function startBoth<A extends RunningEmulator, B extends RunningEmul
 export interface RunningS3rver extends RunningEmulator {
   /** Emits `event` with an S3 event notification for each object created or deleted. */
   readonly notifications: EventEmitter;
+  /** The only credentials it takes a signature by. */
+  readonly credentials: Credentials;
 }
 
-/** Starts s3rver in this process, on a free port, keeping objects under `directory`. */
+/**
+ * Starts s3rver in this process, keeping objects under `directory`, behind S3's
+ * authentication (object-store-front.ts): it answers only requests signed with `credentials`
+ * (new random ones unless given), on `host` (loopback unless given) and `port` (a free one
+ * unless given).
+ */
 export async function startS3rver(options: {
   directory: string;
   port?: number;
+  host?: string;
+  credentials?: Credentials;
 }): Promise<RunningS3rver> {
+  const credentials = options.credentials ?? newCredentials();
   await mkdir(options.directory, { recursive: true });
   const server = new S3rver({
-    address: '127.0.0.1',
-    port: options.port ?? 0,
     silent: true,
     directory: options.directory,
   });
   answerObjectVersions(server);
-  makeObjectWritesAtomic(server);
-  const address = await server.run();
-  return {
-    endpoint: `http://127.0.0.1:${address.port}`,
-    notifications: server,
-    stop: async () => {
-      await server.close();
-    },
-  };
+  answerListObjectsV2(server);
+  makeObjectWritesAtomic(server, { checkCopySource: honourCopyConditions(server) });
+  const served = await serveBehindFront(server, {
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 0,
+    credentials,
+    region: LOCAL_REGION,
+  });
+  return { endpoint: served.endpoint, notifications: server, credentials, stop: served.stop };
 }
 
-export async function ensureBucket(endpoint: string, bucket: string): Promise<void> {
+export async function ensureBucket(
+  endpoint: string,
+  bucket: string,
+  credentials: Credentials,
+): Promise<void> {
   const client = new S3Client({
     ...s3ClientOptions(endpoint),
     region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
+    credentials,
   });
   try {
     await client.send(new HeadBucketCommand({ Bucket: bucket })).catch(async () => {

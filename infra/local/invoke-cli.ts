@@ -11,9 +11,10 @@ import { OperatorRefusal } from '../admin/operator-refusal.ts';
 import { readStackOutputs } from '../admin/stack-outputs.ts';
 import { apiStackName, functionNameOutput, STAGE_NAMES, type StageName } from '../stages.ts';
 import { AmbiguousDataFolder, chooseDataFolder } from './data-folder.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from './emulators.ts';
+import { LOCAL_REGION } from './emulators.ts';
+import { readStageCredentials } from './stage-credentials.ts';
 import { parseCommandLine } from './command-line.ts';
-import { DEFAULT_DATA_DIR } from './paths.ts';
+import { stageHome } from './stage-home.ts';
 import { runningStage } from './stage-lock.ts';
 
 const FUNCTION_IDS = [...FUNCTION_ENTRIES.keys()];
@@ -111,7 +112,7 @@ async function target(): Promise<{ client: LambdaClient; functionName: string }>
   }
   let dataDir: string;
   try {
-    dataDir = (await chooseDataFolder(process.env, DEFAULT_DATA_DIR)).dataDir;
+    dataDir = (await chooseDataFolder(process.env, stageHome(process.env))).dataDir;
   } catch (error) {
     if (error instanceof AmbiguousDataFolder) usageError(error.message);
     throw error;
@@ -127,11 +128,15 @@ async function target(): Promise<{ client: LambdaClient; functionName: string }>
       `the local stage on ${dataDir} was started by an older version: restart \`npm start\``,
     );
   }
+  const credentials = await readStageCredentials(dataDir);
+  if (credentials === undefined) {
+    throw new OperatorRefusal(`the local stage on ${dataDir} has no credentials.json: restart it`);
+  }
   const client = new LambdaClient({
     ...once,
     endpoint: record.lambdaEndpoint,
     region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
+    credentials,
   });
   return { client, functionName: functionId ?? '' };
 }

@@ -16,24 +16,40 @@ import { FILE_ID_SEQUENCE } from '#shared/data/keys.ts';
 import type { MessageQueue } from '#shared/queue/message-queue.ts';
 import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
 import { ChatLogChannel } from './chat-log-channel.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, s3ClientOptions } from './emulators.ts';
+import { LOCAL_REGION, s3ClientOptions } from './emulators.ts';
+import type { Credentials } from './sigv4-check.ts';
 import { FileKeyStore } from './file-key-store.ts';
+import { PublicLinkBlobStore } from './public-link-blob-store.ts';
 
 /** SDK clients on the emulators; the handlers' own, so tests can watch what they send. */
 export interface LocalClients {
   readonly dynamodb: DynamoDBClient;
   readonly s3: S3Client;
+  /**
+   * The client upload forms and download links are signed with when other machines reach
+   * the object store by another endpoint than the handlers do (the stage's public host).
+   */
+  readonly s3Links?: S3Client;
 }
 
 /** Clients on DynamoDB Local and s3rver, at the endpoints the handlers reach them by. */
-export function localClients(endpoints: {
-  readonly dynamodb: string;
-  readonly s3: string;
-}): LocalClients {
-  const local = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+export function localClients(
+  endpoints: {
+    readonly dynamodb: string;
+    readonly s3: string;
+    /** Where browsers reach the object store, when not at `s3`. */
+    readonly s3Links?: string;
+  },
+  /** The stage's own (stage-credentials.ts); DynamoDB Local takes them as any others. */
+  credentials: Credentials,
+): LocalClients {
+  const local = { region: LOCAL_REGION, credentials };
+  const s3 = (endpoint: string) =>
+    new S3Client({ ...local, ...s3ClientOptions(endpoint), logger: sdkLogger });
   return {
     dynamodb: new DynamoDBClient({ ...local, endpoint: endpoints.dynamodb }),
-    s3: new S3Client({ ...local, ...s3ClientOptions(endpoints.s3), logger: sdkLogger }),
+    s3: s3(endpoints.s3),
+    ...(endpoints.s3Links === undefined ? {} : { s3Links: s3(endpoints.s3Links) }),
   };
 }
 
@@ -59,7 +75,7 @@ export interface LocalAdapterOptions {
  * webhook is given). Every handler the stage runs is built on this one set.
  */
 export function localAdapters(options: LocalAdapterOptions): ServiceAdapters {
-  const { dynamodb, s3 } = options.clients;
+  const { dynamodb, s3, s3Links } = options.clients;
   const documents = DynamoDBDocumentClient.from(dynamodb, DOCUMENT_TRANSLATION);
   const table = options.tableName;
   const webhook = options.chatWebhookUrl;
@@ -70,7 +86,10 @@ export function localAdapters(options: LocalAdapterOptions): ServiceAdapters {
     directUploads: new DynamoDirectUploadRepository(documents, table),
     notifications: new DynamoNotificationRepository(documents, table),
     fileIds: new DynamoBlockIdAllocator(documents, table, { sequence: FILE_ID_SEQUENCE }),
-    blobs: new S3BlobStore(s3, options.bucket),
+    blobs:
+      s3Links === undefined
+        ? new S3BlobStore(s3, options.bucket)
+        : new PublicLinkBlobStore(s3, s3Links, options.bucket),
     idempotency: { client: dynamodb, tableName: table },
     notificationQueue: options.notificationQueue,
     deadLetters: options.deadLetters,

@@ -1,6 +1,12 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { SignatureV4 } from '@smithy/signature-v4';
+import {
+  ALGORITHM_IDENTIFIER,
+  getCanonicalHeaders,
+  getSigningKey,
+  type SignatureV4,
+  SignatureV4Base,
+} from '@smithy/signature-v4';
 
 /** What an AWS API answers a request it will not authenticate: status, error type, message. */
 export interface SigV4Refusal {
@@ -16,6 +22,11 @@ export interface ReceivedRequest {
   readonly url: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: Buffer;
+}
+
+export interface Credentials {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
 }
 
 /** SHA-256 and HMAC-SHA256 as the SDK's signer takes them (its Checksum interface). */
@@ -44,10 +55,148 @@ export class Sha256 {
   }
 }
 
+/** The parts of a request its Signature Version 4 covers, as the server received them. */
+export interface SignedParts {
+  readonly method: string;
+  /** The path as sent, which is the canonical URI the client signed (S3 escapes it once). */
+  readonly path: string;
+  /** The query, decoded; `X-Amz-Signature` is never part of the canonical query. */
+  readonly query: Readonly<Record<string, string | string[]>>;
+  /** The signed headers only, names in lower case, values as received. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The canonical request's last line: a hex SHA-256, or `UNSIGNED-PAYLOAD` and the like. */
+  readonly payloadHash: string;
+}
+
+export interface SigningScope {
+  /** `20261124T063248Z` */
+  readonly longDate: string;
+  readonly region: string;
+  readonly service: string;
+}
+
+export interface ComputedSignature {
+  readonly signature: string;
+  readonly canonicalRequest: string;
+  readonly stringToSign: string;
+}
+
+type SmithyRequest = Parameters<SignatureV4['presign']>[0];
+
+/**
+ * The SDK's own canonical request and string to sign (its SignatureV4Base), over exactly the
+ * parts the client said it signed: a server checks what was sent, not what it would send.
+ */
+class ReceivedRequestSigner extends SignatureV4Base {
+  private readonly secret: Credentials;
+
+  constructor(secret: Credentials) {
+    super({
+      credentials: secret,
+      region: 'unused',
+      service: 'unused',
+      sha256: Sha256,
+      uriEscapePath: false,
+    });
+    this.secret = secret;
+  }
+
+  async compute(parts: SignedParts, scope: SigningScope): Promise<ComputedSignature> {
+    const request: SmithyRequest = {
+      method: parts.method,
+      protocol: 'http:',
+      hostname: parts.headers.host ?? '',
+      path: parts.path,
+      query: { ...parts.query },
+      headers: { ...parts.headers },
+    };
+    const canonicalHeaders = getCanonicalHeaders(
+      request,
+      undefined,
+      new Set(Object.keys(parts.headers)),
+    );
+    const canonicalRequest = this.createCanonicalRequest(
+      request,
+      canonicalHeaders,
+      parts.payloadHash,
+    );
+    const shortDate = scope.longDate.slice(0, 8);
+    const credentialScope = `${shortDate}/${scope.region}/${scope.service}/aws4_request`;
+    const stringToSign = await this.createStringToSign(
+      scope.longDate,
+      credentialScope,
+      canonicalRequest,
+      ALGORITHM_IDENTIFIER,
+    );
+    const key = await getSigningKey(Sha256, this.secret, shortDate, scope.region, scope.service);
+    const signature = createHmac('sha256', key).update(stringToSign).digest('hex');
+    return { signature, canonicalRequest, stringToSign };
+  }
+}
+
+/** The signature the holder of `credentials` would have sent for these parts. */
+export function computeSignature(
+  parts: SignedParts,
+  credentials: Credentials,
+  scope: SigningScope,
+): Promise<ComputedSignature> {
+  return new ReceivedRequestSigner(credentials).compute(parts, scope);
+}
+
+/** Two hex signatures equal, compared in constant time. */
+export const sameSignature = (ours: string, theirs: string): boolean =>
+  ours.length === theirs.length && timingSafeEqual(Buffer.from(ours), Buffer.from(theirs));
+
+/**
+ * A raw query string's parameters, decoded as SigV4 reads them: `+` is a plus, not a space,
+ * and a name given twice keeps both values.
+ */
+export function queryParameters(rawQuery: string): Record<string, string | string[]> {
+  const decode = (text: string) => {
+    try {
+      return decodeURIComponent(text);
+    } catch {
+      return text;
+    }
+  };
+  const query: Record<string, string | string[]> = {};
+  for (const pair of rawQuery.split('&')) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    const name = decode(equals < 0 ? pair : pair.slice(0, equals));
+    const value = equals < 0 ? '' : decode(pair.slice(equals + 1));
+    const seen = query[name];
+    query[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+  }
+  return query;
+}
+
+/** A request's signed headers, by name, as one value each (repeats joined by commas). */
+export function signedHeaderValues(
+  headers: IncomingHttpHeaders,
+  names: readonly string[],
+): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const name of names) {
+    const value = headers[name];
+    if (value !== undefined) values[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return values;
+}
+
+/** `20261124T063248Z` as a date, or undefined. */
+export function amzDate(value: string | undefined): Date | undefined {
+  const match = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value ?? '');
+  if (match === null) return undefined;
+  const [, y, mo, d, h, mi, s] = match;
+  const date = new Date(`${y ?? ''}-${mo ?? ''}-${d ?? ''}T${h ?? ''}:${mi ?? ''}:${s ?? ''}Z`);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
 const AUTHORIZATION =
   /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/;
 /** AWS refuses a request signed more than 15 minutes from its own clock. */
-const MAX_SKEW_MS = 15 * 60 * 1000;
+export const MAX_SKEW_MS = 15 * 60 * 1000;
 
 const refusal = (status: number, type: string, message: string): SigV4Refusal => ({
   status,
@@ -55,26 +204,19 @@ const refusal = (status: number, type: string, message: string): SigV4Refusal =>
   message,
 });
 
-/** `20261124T063248Z` as a date, or undefined. */
-function amzDate(value: string | undefined): Date | undefined {
-  const match = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value ?? '');
-  if (match === null) return undefined;
-  const [, y, mo, d, h, mi, s] = match;
-  return new Date(`${y ?? ''}-${mo ?? ''}-${d ?? ''}T${h ?? ''}:${mi ?? ''}:${s ?? ''}Z`);
-}
-
 /**
  * Checks a request's Signature Version 4 `Authorization` header as AWS does
  * (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_sigv-troubleshooting.html):
- * the SDK's own signer signs the same request again, with the stage's credentials, and the two
- * signatures must be equal. The answers are AWS's: no signature is
+ * the SDK's own signing code signs the same request again, with the stage's credentials, and
+ * the two signatures must be equal. The answers are the JSON APIs' (Lambda's): no signature is
  * `MissingAuthenticationTokenException`, another access key `UnrecognizedClientException`, a
- * different signature or a date over 15 minutes off `InvalidSignatureException`.
+ * different signature or a date over 15 minutes off `InvalidSignatureException`. S3 answers
+ * otherwise: see s3-request-auth.ts.
  */
 export async function checkSigV4(
   request: ReceivedRequest,
   expected: {
-    readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
+    readonly credentials: Credentials;
     readonly region: string;
     readonly service: string;
     readonly now?: Date;
@@ -97,62 +239,44 @@ export async function checkSigV4(
     );
   }
   const headerDate = request.headers['x-amz-date'];
-  const signedAt = amzDate(Array.isArray(headerDate) ? headerDate[0] : headerDate);
+  const longDate = Array.isArray(headerDate) ? headerDate[0] : headerDate;
+  const signedAt = amzDate(longDate);
   const now = expected.now ?? new Date();
-  if (signedAt === undefined || Math.abs(now.getTime() - signedAt.getTime()) > MAX_SKEW_MS) {
+  if (
+    longDate === undefined ||
+    signedAt === undefined ||
+    Math.abs(now.getTime() - signedAt.getTime()) > MAX_SKEW_MS
+  ) {
     return refusal(
       403,
       'InvalidSignatureException',
       'Signature expired: the request is dated more than 15 minutes from now',
     );
   }
-  if (
-    region !== expected.region ||
-    service !== expected.service ||
-    day !== headerDate?.slice(0, 8)
-  ) {
+  if (region !== expected.region || service !== expected.service || day !== longDate.slice(0, 8)) {
     return refusal(
       403,
       'InvalidSignatureException',
       `Credential should be scoped to a valid region and service: ${expected.region}/${expected.service}`,
     );
   }
-  const names = signedHeaders.split(';');
-  const headers: Record<string, string> = {};
-  for (const name of names) {
-    const value = request.headers[name];
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
-  }
+  const headers = signedHeaderValues(request.headers, signedHeaders.split(';'));
   // The body's hash, as received: a header that claims another is a signature that fails.
-  if (headers['x-amz-content-sha256'] !== undefined) {
-    headers['x-amz-content-sha256'] = createHash('sha256').update(request.body).digest('hex');
-  }
+  const bodyHash = createHash('sha256').update(request.body).digest('hex');
+  if (headers['x-amz-content-sha256'] !== undefined) headers['x-amz-content-sha256'] = bodyHash;
   const [path = '/', rawQuery = ''] = request.url.split('?', 2);
-  const query: Record<string, string> = {};
-  for (const [key, value] of new URLSearchParams(rawQuery)) query[key] = value;
-  const signer = new SignatureV4({
-    credentials: expected.credentials,
-    region: expected.region,
-    service: expected.service,
-    sha256: Sha256,
-    // The path as sent is already the canonical URI the client signed.
-    uriEscapePath: false,
-  });
-  const signed = await signer.sign(
+  const ours = await computeSignature(
     {
       method: request.method,
-      protocol: 'http:',
-      hostname: headers.host ?? '',
       path,
-      query,
+      query: queryParameters(rawQuery),
       headers,
-      body: request.body,
+      payloadHash: bodyHash,
     },
-    { signingDate: signedAt, signableHeaders: new Set(names) },
+    expected.credentials,
+    { longDate, region: expected.region, service: expected.service },
   );
-  const ours = /Signature=([0-9a-f]{64})$/.exec(signed.headers.authorization ?? '')?.[1] ?? '';
-  return ours.length === signature.length &&
-    timingSafeEqual(Buffer.from(ours), Buffer.from(signature))
+  return sameSignature(ours.signature, signature)
     ? undefined
     : refusal(
         403,

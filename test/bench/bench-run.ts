@@ -17,6 +17,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { LOCAL_CREDENTIALS } from '#infra/local/emulators.ts';
 import { startDynamoDbLocal } from '#infra/local/dynamodb-local.ts';
 import { loadIdentityProvider } from '#infra/local/identity-provider.ts';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
@@ -39,12 +40,17 @@ const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 const children: ChildProcess[] = [];
 
 /** Runs a script of this folder in a process of its own; resolves with its first line. */
-async function startProcess(script: string, args: readonly string[], nodeFlags: string[] = []) {
+async function startProcess(
+  script: string,
+  args: readonly string[],
+  nodeFlags: string[] = [],
+  env: Record<string, string> = {},
+) {
   const child = spawn(
     process.execPath,
     [...nodeFlags, join(REPOSITORY_ROOT, 'test/bench', script), ...args],
     {
-      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' },
+      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
@@ -106,11 +112,16 @@ export async function runBench(parts: ReadonlySet<BenchPart>): Promise<number> {
       try {
         const s3Process = await startProcess('s3rver-process.ts', [join(workDir, 's3')]);
         const s3Endpoint = s3Process.announced.endpoint ?? '';
+        const s3Credentials = {
+          accessKeyId: LOCAL_CREDENTIALS.accessKeyId,
+          secretAccessKey: s3Process.announced.secretAccessKey ?? '',
+        };
         const stageDir = join(workDir, 'stage');
         const stageProcess = await startProcess(
           'stage-process.ts',
           [stageDir, dynamodb.endpoint, s3Endpoint],
           PROFILE_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`],
+          { BENCH_S3_SECRET: s3Credentials.secretAccessKey },
         );
         const url = stageProcess.announced.url ?? '';
         const identity = await loadIdentityProvider(stageDir);
@@ -156,6 +167,7 @@ export async function runBench(parts: ReadonlySet<BenchPart>): Promise<number> {
             url,
             bearer: token,
             s3Endpoint,
+            s3Credentials,
             stagePid: stageProcess.pid,
           });
           console.log(uploads.report);

@@ -7,15 +7,29 @@
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 process.env.POWERTOOLS_METRICS_NAMESPACE ??= 'FileService/local';
 const { startLocalStage } = await import('#infra/local/local-stage.ts');
+const { LOCAL_CREDENTIALS } = await import('#infra/local/emulators.ts');
 
 const [dataDir, dynamodbEndpoint, s3Endpoint] = process.argv.slice(2);
-if (dataDir === undefined || dynamodbEndpoint === undefined || s3Endpoint === undefined) {
-  throw new Error('usage: stage-process.ts <dataDir> <dynamodbEndpoint> <s3Endpoint>');
+// The object store's secret, from the bench: in the environment, not on a command line.
+const secretAccessKey = process.env.BENCH_S3_SECRET;
+if (
+  dataDir === undefined ||
+  dynamodbEndpoint === undefined ||
+  s3Endpoint === undefined ||
+  secretAccessKey === undefined
+) {
+  throw new Error(
+    'usage: BENCH_S3_SECRET=<secret> stage-process.ts <dataDir> <dynamodbEndpoint> <s3Endpoint>',
+  );
 }
 const stage = await startLocalStage({
   dataDir,
   port: 0,
-  emulators: { dynamodbEndpoint, s3Endpoint },
+  emulators: {
+    dynamodbEndpoint,
+    s3Endpoint,
+    s3Credentials: { accessKeyId: LOCAL_CREDENTIALS.accessKeyId, secretAccessKey },
+  },
 });
 process.on('SIGTERM', () => {
   void stage.close().then(() => process.exit(0));

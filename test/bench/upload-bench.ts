@@ -5,15 +5,11 @@
  * no target: the route's own cost is held to a budget in process (`cpu-bench.ts`); here the
  * local stage reads the body whole and base64-encodes it into the event, as Lambda does.
  */
+import type { Credentials } from '#infra/local/sigv4-check.ts';
 import { request as httpRequest } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import {
-  ensureBucket,
-  LOCAL_CREDENTIALS,
-  LOCAL_REGION,
-  s3ClientOptions,
-} from '#infra/local/emulators.ts';
+import { ensureBucket, LOCAL_REGION, s3ClientOptions } from '#infra/local/emulators.ts';
 import { LOCAL_BUCKET } from '#infra/local/local-stage.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 import { type Figure, figureLine, FIGURE_HEADER, median, spreadOf, timed } from './figures.ts';
@@ -51,14 +47,15 @@ export async function benchUploads(options: {
   url: string;
   bearer: string;
   s3Endpoint: string;
+  s3Credentials: Credentials;
   stagePid: number;
 }): Promise<{ report: string; figures: Figure[] }> {
   const client = new S3Client({
     ...s3ClientOptions(options.s3Endpoint),
     region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
+    credentials: options.s3Credentials,
   });
-  await ensureBucket(options.s3Endpoint, LOCAL_BUCKET);
+  await ensureBucket(options.s3Endpoint, LOCAL_BUCKET, options.s3Credentials);
   const content = randomBytes(UPLOAD_BYTES);
   const form = uploadForm(content, { name: 'bench.bin', type: 'raw_data' });
   // node:http on both sides, as the SDK's PutObject uses it: fetch adds its own copying.

@@ -28,21 +28,23 @@ import {
 import type { DirectUploadTicket } from '#test/support/fastapi-bodies.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 import { postToSignedForm } from '#test/support/signed-form.ts';
+import { patient } from '#test/support/patience.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';
+import { stageCredentials } from '#infra/local/stage-credentials.ts';
 
 let stage: LocalStage;
 let dataDir: string;
 let scratch: string;
 
 beforeAll(async () => {
-  const { dynamodbEndpoint, s3Endpoint } = inject('emulators');
+  const { dynamodbEndpoint, s3Endpoint, s3Credentials } = inject('emulators');
   dataDir = await mkdtemp(join(tmpdir(), 'local-invoke-'));
   scratch = await mkdtemp(join(tmpdir(), 'local-invoke-none-'));
   const suffix = Math.random().toString(36).slice(2, 10);
   stage = await startLocalStage({
     dataDir,
     port: 0,
-    emulators: { dynamodbEndpoint, s3Endpoint },
+    emulators: { dynamodbEndpoint, s3Endpoint, s3Credentials },
     tableName: `invoke-${suffix}`,
     bucket: `invoke-${suffix}`,
   });
@@ -268,8 +270,10 @@ describe("the stage's Invoke API, as Lambda answers", () => {
       createLambdaInvokeApi({
         root: REPOSITORY_ROOT,
         wiring: stage.wiring,
+        credentials: LOCAL_CREDENTIALS,
         functions: new Map([
-          ['Fixture', { ...fixture, timeoutSeconds: 1 }],
+          // Hasty's limit is meant to pass; Fixture's only when the machine is stuck.
+          ['Fixture', { ...fixture, timeoutSeconds: patient(10_000) / 1000 }],
           ['Hasty', { ...fixture, timeoutSeconds: 0.2 }],
         ]),
       }),
@@ -521,11 +525,12 @@ describe('the local Invoke API runs a function only for a signed request from no
     );
   });
 
-  it('signed with another secret → 403 InvalidSignatureException, the file stays', async () => {
+  it('signed with s3rver’s well-known secret → 403 InvalidSignatureException, the file stays', async () => {
+    // The stage's secret is its own (credentials.json), never the S3RVER any page knows.
     const forger = new LambdaClient({
       endpoint: stage.lambdaEndpoint,
       region: LOCAL_REGION,
-      credentials: { accessKeyId: LOCAL_CREDENTIALS.accessKeyId, secretAccessKey: 'guessed' },
+      credentials: LOCAL_CREDENTIALS,
       maxAttempts: 1,
     });
     const refusal = await forger
@@ -550,7 +555,7 @@ describe('the local Invoke API runs a function only for a signed request from no
     const client = new LambdaClient({
       endpoint: stage.lambdaEndpoint,
       region: LOCAL_REGION,
-      credentials: LOCAL_CREDENTIALS,
+      credentials: await stageCredentials(dataDir),
       maxAttempts: 1,
     });
     client.middlewareStack.add(

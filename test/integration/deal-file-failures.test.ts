@@ -33,7 +33,7 @@ import { failing, storedIn } from '#test/support/faults.ts';
 import { putItems } from '#test/support/put-items.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';
 
-const { dynamodb, s3, dynamodbEndpoint, s3Endpoint } = emulatorClients();
+const { dynamodb, s3, dynamodbEndpoint, s3Endpoint, s3Credentials } = emulatorClients();
 const name = `deal-faults-${randomUUID().slice(0, 8)}`;
 const stored = () => storedIn(dynamodb, s3, name);
 
@@ -85,7 +85,10 @@ async function countCalls(client: DynamoDBDocumentClient, work: () => Promise<un
 }
 
 beforeAll(async () => {
-  await Promise.all([ensureTable(dynamodbEndpoint, name), ensureBucket(s3Endpoint, name)]);
+  await Promise.all([
+    ensureTable(dynamodbEndpoint, name),
+    ensureBucket(s3Endpoint, name, s3Credentials),
+  ]);
 });
 
 describe('deal-file access', () => {

@@ -4,6 +4,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { patient } from '#test/support/patience.ts';
 import {
   CopyObjectCommand,
   GetObjectCommand,
@@ -12,9 +13,9 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import {
   ensureBucket,
-  LOCAL_CREDENTIALS,
   LOCAL_REGION,
   type RunningS3rver,
   s3ClientOptions,
@@ -29,11 +30,11 @@ let s3: S3Client;
 beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), 's3rver-atomic-'));
   server = await startS3rver({ directory });
-  await ensureBucket(server.endpoint, BUCKET);
+  await ensureBucket(server.endpoint, BUCKET, server.credentials);
   s3 = new S3Client({
     ...s3ClientOptions(server.endpoint),
     region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
+    credentials: server.credentials,
   });
 });
 
@@ -74,7 +75,12 @@ describe('objects on the local stage, as on S3', () => {
 
     const half = Buffer.alloc(256 * 1024, 1);
     const next = Buffer.concat([half, Buffer.alloc(256 * 1024, 2)]);
-    const url = new URL(`/${BUCKET}/${key}`, server.endpoint);
+    // The local object store takes signed requests only: a presigned PUT streams as sent.
+    const url = new URL(
+      await getSignedUrl(s3, new PutObjectCommand({ Bucket: BUCKET, Key: key }), {
+        expiresIn: 60,
+      }),
+    );
     const put = request(url, { method: 'PUT', headers: { 'content-length': next.length } });
     const answered = new Promise<number>((resolve, reject) => {
       put.on('response', (response) => {
@@ -86,7 +92,9 @@ describe('objects on the local stage, as on S3', () => {
       put.on('error', reject);
     });
     put.write(half);
-    await expect.poll(bytesOnDisk, { timeout: 5_000, interval: 20 }).toBeGreaterThan(before);
+    await expect
+      .poll(bytesOnDisk, { timeout: patient(10_000), interval: 20 })
+      .toBeGreaterThan(before);
 
     expect(await seen(key)).toEqual({
       size: old.length,

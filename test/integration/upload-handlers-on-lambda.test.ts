@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import type { S3Event } from 'aws-lambda';
+import type { Context, S3Event } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBucket } from '#infra/local/emulators.ts';
 import { ensureTable } from '#infra/local/dynamodb-local.ts';
@@ -15,16 +15,22 @@ import { deployedEntryEnvironment } from '#test/support/deployed-entry-environme
 import { uploadForm } from '#test/support/multipart.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';
 
-const { s3, dynamodbEndpoint, s3Endpoint } = emulatorClients();
+const { s3, dynamodbEndpoint, s3Endpoint, s3Credentials } = emulatorClients();
 const name = `lambda-${randomUUID().slice(0, 8)}`;
 
-type Handler = (event: unknown, context: typeof lambdaContext) => Promise<ApiResult>;
+type Handler = (event: unknown, context: Context) => Promise<ApiResult>;
 let upload: Handler;
-let finalize: (event: S3Event, context: typeof lambdaContext) => Promise<void>;
+let finalize: (event: S3Event, context: Context) => Promise<void>;
 
 beforeAll(async () => {
-  await Promise.all([ensureTable(dynamodbEndpoint, name), ensureBucket(s3Endpoint, name)]);
-  Object.assign(process.env, deployedEntryEnvironment({ dynamodbEndpoint, s3Endpoint, name }));
+  await Promise.all([
+    ensureTable(dynamodbEndpoint, name),
+    ensureBucket(s3Endpoint, name, s3Credentials),
+  ]);
+  Object.assign(
+    process.env,
+    deployedEntryEnvironment({ dynamodbEndpoint, s3Endpoint, s3Credentials, name }),
+  );
   ({ handler: upload } = (await import('#functions/upload-user-file/handler.ts')) as {
     handler: Handler;
   });
@@ -43,7 +49,7 @@ describe('POST /api/v1/user/me/file on Lambda (the body whole in the event)', ()
   it('stores the file and answers 201', async () => {
     const result = await upload(
       uploadEvent(uploadForm('lambda bytes', { name: 'l.txt' })),
-      lambdaContext,
+      lambdaContext(),
     );
     expect(result.statusCode).toBe(201);
     const body = bodyOf(result) as { id: number; filesize: number; user_id: number };
@@ -53,7 +59,7 @@ describe('POST /api/v1/user/me/file on Lambda (the body whole in the event)', ()
 
   it('answers 422 and stores nothing for a bad form', async () => {
     const before = await objects();
-    const result = await upload(uploadEvent(uploadForm('x', { type: 'nope' })), lambdaContext);
+    const result = await upload(uploadEvent(uploadForm('x', { type: 'nope' })), lambdaContext());
     expect(result.statusCode).toBe(422);
     expect((bodyOf(result) as { detail: { type: string }[] }).detail.map((e) => e.type)).toEqual([
       'enum',
@@ -63,9 +69,9 @@ describe('POST /api/v1/user/me/file on Lambda (the body whole in the event)', ()
 
   it('replays an Idempotency-Key with the first response', async () => {
     const form = uploadForm('idempotent', { name: 'i.txt' });
-    const first = await upload(uploadEvent(form, { 'idempotency-key': 'abc' }), lambdaContext);
+    const first = await upload(uploadEvent(form, { 'idempotency-key': 'abc' }), lambdaContext());
     const before = await objects();
-    const second = await upload(uploadEvent(form, { 'idempotency-key': 'abc' }), lambdaContext);
+    const second = await upload(uploadEvent(form, { 'idempotency-key': 'abc' }), lambdaContext());
     expect([first.statusCode, second.statusCode]).toEqual([201, 201]);
     expect(bodyOf(second)).toEqual(bodyOf(first));
     expect(await objects()).toEqual(before);
@@ -84,9 +90,9 @@ describe('the finalizer', () => {
     }) as unknown as S3Event;
 
   it('leaves objects alone that are no direct upload: other keys, multipart uploads', async () => {
-    await expect(finalize(event('users/9/files/424242'), lambdaContext)).resolves.toBeUndefined();
-    await expect(finalize(event('somewhere/else.txt'), lambdaContext)).resolves.toBeUndefined();
-    await expect(finalize(event('users/9/files/1%2B2'), lambdaContext)).resolves.toBeUndefined();
-    await expect(finalize(event('users/9/files/%zz'), lambdaContext)).resolves.toBeUndefined();
+    await expect(finalize(event('users/9/files/424242'), lambdaContext())).resolves.toBeUndefined();
+    await expect(finalize(event('somewhere/else.txt'), lambdaContext())).resolves.toBeUndefined();
+    await expect(finalize(event('users/9/files/1%2B2'), lambdaContext())).resolves.toBeUndefined();
+    await expect(finalize(event('users/9/files/%zz'), lambdaContext())).resolves.toBeUndefined();
   });
 });

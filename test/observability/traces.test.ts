@@ -3,6 +3,7 @@
  * trace header, as Lambda sets them), the deployed entries on the emulators, and a UDP socket
  * standing in for the X-Ray daemon, which receives every closed subsegment.
  */
+import type { Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
@@ -11,6 +12,7 @@ import { ensureTable } from '#infra/local/dynamodb-local.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { apiEvent, lambdaContext } from '#test/support/api-events.ts';
 import { deployedEntryEnvironment } from '#test/support/deployed-entry-environment.ts';
+import { patient } from '#test/support/patience.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 
 interface Subsegment {
@@ -26,10 +28,10 @@ interface Subsegment {
   readonly id: string;
 }
 
-type Handler = (event: unknown, context: typeof lambdaContext) => Promise<ApiResult>;
+type Handler = (event: unknown, context: Context) => Promise<ApiResult>;
 
 // Not through test-stage.ts: it loads the handlers, whose tracer must see Lambda's variables.
-const { dynamodbEndpoint, s3Endpoint } = inject('emulators');
+const { dynamodbEndpoint, s3Endpoint, s3Credentials } = inject('emulators');
 const name = `traces-${randomUUID().slice(0, 8)}`;
 let daemon: Socket;
 let received: Subsegment[] = [];
@@ -45,14 +47,17 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => daemon.bind(0, '127.0.0.1', resolve));
   const { port } = daemon.address();
-  await Promise.all([ensureTable(dynamodbEndpoint, name), ensureBucket(s3Endpoint, name)]);
+  await Promise.all([
+    ensureTable(dynamodbEndpoint, name),
+    ensureBucket(s3Endpoint, name, s3Credentials),
+  ]);
   Object.assign(process.env, {
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
     LAMBDA_TASK_ROOT: '/var/task',
     _HANDLER: 'index.handler',
     _X_AMZN_TRACE_ID: 'Root=1-6741a5f0-0123456789abcdef01234567;Parent=53995c3f42cd8ad8;Sampled=1',
     AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${String(port)}`,
-    ...deployedEntryEnvironment({ dynamodbEndpoint, s3Endpoint, name }),
+    ...deployedEntryEnvironment({ dynamodbEndpoint, s3Endpoint, s3Credentials, name }),
   });
   ({ handler: upload } = (await import('#functions/upload-user-file/handler.ts')) as {
     handler: Handler;
@@ -72,7 +77,9 @@ beforeEach(() => {
 
 /** The handler subsegment of the invocation, once the daemon has it. */
 async function handlerSegment(): Promise<Subsegment> {
-  await expect.poll(() => received.some((s) => s.name === '## handler')).toBe(true);
+  await expect
+    .poll(() => received.some((s) => s.name === '## handler'), { timeout: patient(10_000) })
+    .toBe(true);
   const found = received.find((s) => s.name === '## handler');
   if (found === undefined) throw new Error('no handler subsegment');
   return found;
@@ -87,7 +94,7 @@ describe('traces', () => {
       claims: { sub: '424242' },
       routeKey: ROUTE,
     });
-    const result = await upload(event, lambdaContext);
+    const result = await upload(event, lambdaContext());
     expect(result.statusCode).toBe(201);
     const segment = await handlerSegment();
     expect(segment.annotations).toEqual({
@@ -113,7 +120,7 @@ describe('traces', () => {
 
   it('mark a refusal an error, not a fault', async () => {
     const event = apiEvent({ ...uploadForm('x', { type: 'nope' }), routeKey: ROUTE });
-    expect((await upload(event, lambdaContext)).statusCode).toBe(422);
+    expect((await upload(event, lambdaContext())).statusCode).toBe(422);
     const segment = await handlerSegment();
     expect(segment.annotations).toMatchObject({ status: 422, outcome: 'refused' });
     expect([segment.error, segment.fault ?? false]).toEqual([true, false]);
@@ -122,7 +129,7 @@ describe('traces', () => {
   it('mark our own failure a fault, with its error', async () => {
     process.env.TABLE_NAME = `${name}-missing`;
     const event = apiEvent({ routeKey: 'GET /api/v1/user/me/file' });
-    expect((await list(event, lambdaContext)).statusCode).toBe(500);
+    expect((await list(event, lambdaContext())).statusCode).toBe(500);
     const segment = await handlerSegment();
     expect(segment.annotations).toMatchObject({ status: 500, outcome: 'failed' });
     expect(segment.fault).toBe(true);

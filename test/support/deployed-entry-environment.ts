@@ -1,4 +1,5 @@
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
+import { LOCAL_REGION } from '#infra/local/emulators.ts';
+import type { Credentials } from '#infra/local/sigv4-check.ts';
 
 /**
  * The variables that run a function's deployed Lambda entry, unchanged, on the emulators: its
@@ -8,6 +9,8 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
 export function deployedEntryEnvironment(target: {
   readonly dynamodbEndpoint: string;
   readonly s3Endpoint: string;
+  /** The object store's (DynamoDB Local takes them as any others). */
+  readonly s3Credentials: Credentials;
   /** The table's and the bucket's name. */
   readonly name: string;
 }): Record<string, string> {
@@ -19,7 +22,7 @@ export function deployedEntryEnvironment(target: {
     AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
     AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
     AWS_REGION: LOCAL_REGION,
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_ACCESS_KEY_ID: target.s3Credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: target.s3Credentials.secretAccessKey,
   };
 }

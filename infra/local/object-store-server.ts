@@ -1,0 +1,75 @@
+import { createServer, type RequestListener } from 'node:http';
+import { isIPv6 } from 'node:net';
+import type S3rver from 's3rver';
+import { createObjectStoreFront } from './object-store-front.ts';
+import type { Credentials } from './sigv4-check.ts';
+
+/** What of s3rver's Koa application the front uses (the package ships no types). */
+interface KoaApplication {
+  /** The request handler Koa builds from the middleware installed so far. */
+  callback(): RequestListener;
+  readonly logger: { readonly exceptions: { unhandle(): void }; close(): void };
+}
+
+export interface ServedObjectStore {
+  /** Where this machine reaches it: loopback when it listens on every interface. */
+  readonly endpoint: string;
+  readonly port: number;
+  readonly stop: () => Promise<void>;
+}
+
+const WILDCARDS = new Set(['0.0.0.0', '::', '']);
+
+/** `http://host:port`, an IPv6 address in brackets. */
+export const endpointOf = (host: string, port: number): string =>
+  `http://${isIPv6(host) ? `[${host}]` : host}:${String(port)}`;
+
+/**
+ * Serves s3rver behind the authenticating front, on `host`: s3rver itself listens on
+ * nothing (its `run()` is never called), so the front's port is the only way to it. Call
+ * once every middleware is installed: Koa composes them here.
+ */
+export async function serveBehindFront(
+  s3rver: S3rver,
+  options: {
+    readonly host: string;
+    readonly port: number;
+    readonly credentials: Credentials;
+    readonly region: string;
+  },
+): Promise<ServedObjectStore> {
+  const koa = s3rver as unknown as KoaApplication;
+  const front = createObjectStoreFront({
+    credentials: options.credentials,
+    region: options.region,
+    store: koa.callback(),
+  });
+  const server = createServer(front.listener);
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  const reachAt = WILDCARDS.has(options.host) ? '127.0.0.1' : options.host;
+  return {
+    endpoint: endpointOf(reachAt, port),
+    port,
+    stop: async () => {
+      server.closeAllConnections();
+      front.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
+      // What s3rver does when its own server closes.
+      koa.logger.exceptions.unhandle();
+      koa.logger.close();
+    },
+  };
+}
