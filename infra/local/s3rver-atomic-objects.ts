@@ -6,6 +6,8 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type S3rver from 's3rver';
 import type { FilesystemStore, StoredObject } from 's3rver';
+import type { CopySource } from './s3rver-conditional-copy.ts';
+import { s3Error } from './s3rver-errors.ts';
 
 /**
  * S3 shows an object whole or not at all: a read during a PUT sees the old object. s3rver
@@ -15,9 +17,14 @@ import type { FilesystemStore, StoredObject } from 's3rver';
  *
  * Here new bytes stream into a file of their own, and land by rename: a read stream already
  * open keeps the bytes it opened. The landing (rename, checksum, metadata) and each read of
- * a key take turns, so a read sees one object's size, checksum and bytes together.
+ * a key take turns, so a read sees one object's size, checksum and bytes together. A copy
+ * checks its source (`checkCopySource`: CopyObject's conditions) in the turn it copies in,
+ * so it copies the very object it checked.
  */
-export function makeObjectWritesAtomic(server: S3rver): void {
+export function makeObjectWritesAtomic(
+  server: S3rver,
+  options: { readonly checkCopySource?: (source: CopySource) => void } = {},
+): void {
   const store = server.store;
   const raw = {
     getMetadata: store.getMetadata.bind(store),
@@ -73,6 +80,15 @@ export function makeObjectWritesAtomic(server: S3rver): void {
 
   store.copyObject = (sourceBucket, sourceKey, targetBucket, targetKey, replacementMetadata) =>
     turns.take([id(sourceBucket, sourceKey), id(targetBucket, targetKey)], async () => {
+      const found = await raw.getMetadata(sourceBucket, sourceKey).catch((error: unknown) => {
+        // Gone since s3rver looked: S3's answer for a missing source, not a 500.
+        if ((error as { code?: unknown }).code !== 'ENOENT') throw error;
+        throw s3Error('NoSuchKey', 'The specified key does not exist.', { Key: sourceKey });
+      });
+      options.checkCopySource?.({
+        etag: String(found.etag),
+        lastModified: String(found['last-modified']),
+      });
       const source = store.getResourcePath(sourceBucket, sourceKey, 'object');
       const target = store.getResourcePath(targetBucket, targetKey, 'object');
       if (source !== target) {

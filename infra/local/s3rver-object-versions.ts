@@ -1,4 +1,6 @@
 import type S3rver from 's3rver';
+import type { FilesystemStore } from 's3rver';
+import { keysUnder, objectsOf, pageOf } from './s3rver-key-listing.ts';
 
 /**
  * ListObjectVersions for s3rver, which answers it 405. The local bucket is unversioned, so
@@ -8,16 +10,7 @@ import type S3rver from 's3rver';
  */
 
 /** s3rver's own store, as its controllers use it (`ctx.store`). */
-interface S3rverStore {
-  listObjects(
-    bucket: string,
-    options: { prefix?: string; startAfter?: string; maxKeys?: number },
-  ): Promise<{
-    objects: { key: string; size: number; lastModifiedDate: Date; metadata: { etag?: string } }[];
-    isTruncated: boolean;
-  }>;
-  getBucket(bucket: string): Promise<unknown>;
-}
+type S3rverStore = FilesystemStore & { getBucket(bucket: string): Promise<unknown> };
 
 interface KoaContext {
   method: string;
@@ -41,19 +34,21 @@ const listVersions: Middleware = async (context, next) => {
     await next();
     return;
   }
-  if ((await context.store.getBucket(bucket)) === undefined) {
+  if (!(await context.store.getBucket(bucket))) {
     await next(); // s3rver answers NoSuchBucket
     return;
   }
   const prefix = single(context.query.prefix) ?? '';
   const keyMarker = single(context.query['key-marker']) ?? '';
   const maxKeys = Math.min(Number(single(context.query['max-keys']) ?? 1000) || 1000, 1000);
-  const { objects, isTruncated } = await context.store.listObjects(bucket, {
+  // In key order, as S3 pages them (s3rver's own listing walks folders in name order).
+  const { listed, isTruncated } = pageOf(await keysUnder(context.store, bucket, prefix), {
     prefix,
-    startAfter: keyMarker,
     maxKeys,
+    ...(keyMarker === '' ? {} : { after: { key: keyMarker } }),
   });
-  const last = objects.at(-1)?.key;
+  const objects = await objectsOf(context.store, bucket, listed);
+  const last = listed.at(-1);
   context.status = 200;
   // s3rver's XML middleware encodes a plain object as its XML.
   context.body = {
@@ -65,15 +60,15 @@ const listVersions: Middleware = async (context, next) => {
       VersionIdMarker: '',
       MaxKeys: maxKeys,
       IsTruncated: isTruncated,
-      ...(isTruncated && last !== undefined
-        ? { NextKeyMarker: last, NextVersionIdMarker: 'null' }
+      ...(isTruncated && last !== undefined && 'key' in last
+        ? { NextKeyMarker: last.key, NextVersionIdMarker: 'null' }
         : {}),
       Version: objects.map((object) => ({
         Key: object.key,
         VersionId: 'null',
         IsLatest: true,
-        LastModified: object.lastModifiedDate.toISOString(),
-        ETag: object.metadata.etag ?? '',
+        LastModified: object.lastModified,
+        ETag: object.etag,
         Size: object.size,
         StorageClass: 'STANDARD',
       })),

@@ -49,9 +49,9 @@ export interface FunctionSpec {
 
 /**
  * The complete route and the finalizer run the same completion, whichever comes first: they
- * read the form's bytes and copy them to the file's key (GetObject there, PutObject here, and
- * a HeadObject of what landed), delete them once recorded or refused, and delete a copy no
- * record names.
+ * read the form's bytes and copy them to the file's key (GetObject there, PutObject here, and,
+ * in the finalizer, a HeadObject of the recorded copy when form bytes remain), delete them once
+ * recorded or refused, and delete a copy no record names.
  */
 const COMPLETION: readonly FunctionGrant[] = [
   { items: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], in: 'users' },

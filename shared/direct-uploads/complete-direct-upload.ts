@@ -56,12 +56,79 @@ function ruleBroken(size: number): DirectUploadRejection | undefined {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Deletes bytes no record will ever name; a failure leaves them to the bucket's lifecycle. */
-async function discard(ports: CompletionPorts, key: string, why: string): Promise<void> {
+async function deleteUnrecorded(
+  ports: CompletionPorts,
+  key: string,
+  why: string,
+  size: number,
+): Promise<void> {
   try {
     await ports.blobs.delete(key);
-    logger.info('Direct upload bytes discarded', { key, why });
+    logger.info('Direct upload bytes discarded', { key, why, size });
   } catch (error) {
     logger.error('Could not discard direct upload bytes', { key, why, error });
+  }
+}
+
+/**
+ * Discards what a form's key holds. Only bytes that were there are a discard worth an INFO
+ * line: a completer that lost a race to another finds the key already emptied.
+ */
+async function discard(ports: CompletionPorts, key: string, why: string): Promise<void> {
+  let there: StoredBlob | undefined;
+  try {
+    there = await ports.blobs.head(key);
+  } catch (error) {
+    logger.error('Could not discard direct upload bytes', { key, why, error });
+    return;
+  }
+  if (there === undefined) {
+    logger.debug('No direct upload bytes left to discard', { key, why });
+    return;
+  }
+  await deleteUnrecorded(ports, key, why, there.size);
+}
+
+/**
+ * Removes the form's copy of bytes that are recorded (they live on under the file's key): the
+ * end of every completion, nothing a person needs to hear of.
+ */
+async function removeRecordedSource(ports: CompletionPorts, key: string): Promise<void> {
+  try {
+    await ports.blobs.delete(key);
+    logger.debug('Direct upload source removed after recording', { key });
+  } catch (error) {
+    logger.error('Could not remove the source of a recorded upload', { key, error });
+  }
+}
+
+/**
+ * Once the file is recorded, what is left under the form's key: nothing (the usual case), the
+ * recorded bytes themselves (their completer has yet to remove them), or bytes the form sent
+ * since, which no record will name: only those are discarded as such.
+ */
+async function sweepAfterRecording(
+  ports: CompletionPorts,
+  userId: number,
+  fileId: number,
+): Promise<void> {
+  const staged = directUploadObjectKey(userId, fileId);
+  let left: StoredBlob | undefined;
+  let recorded: StoredBlob | undefined;
+  try {
+    left = await ports.blobs.head(staged);
+    if (left === undefined) return;
+    recorded = await ports.blobs.head(userFileObjectKey(userId, fileId));
+  } catch (error) {
+    logger.error('Could not discard direct upload bytes', { key: staged, error });
+    return;
+  }
+  // A copy keeps its source's ETag (the bucket's SSE-S3 makes it the content's MD5); were it
+  // not so, recorded bytes would only be reported discarded, the side that hides nothing.
+  if (recorded !== undefined && recorded.etag === left.etag) {
+    await removeRecordedSource(ports, staged);
+  } else {
+    await deleteUnrecorded(ports, staged, 'sent after the file was recorded', left.size);
   }
 }
 
@@ -74,8 +141,8 @@ async function discard(ports: CompletionPorts, key: string, why: string): Promis
  * completion copies the bytes to the file's key, the one key no form can reach: once
  * recorded, a file's bytes never change. One completer at a time holds a claim on the
  * upload; it copies only the bytes whose ETag it read (and sized), so the record always
- * describes the object. S3 holds uploads to the signed size range; this re-checks the
- * stored size, since s3rver does not, and bytes that break it are deleted and never recorded.
+ * describes the object: the copy's own condition (`CopySourceIfMatch`) refuses bytes that
+ * changed since, with nothing written.
  */
 export async function completeDirectUpload(
   ports: CompletionPorts,
@@ -127,8 +194,12 @@ async function completeClaimed(
       logger.warn('Could not release a completion claim', { key: staged, error });
     });
   try {
+    // The ETag the copy is held to, and the size the record states.
     const blob = await ports.blobs.head(staged);
     if (blob === undefined) throw new Conflict('The file has not been uploaded yet');
+    // Defence in depth: the signed form's `content-length-range` holds S3 to the size rule,
+    // but the key takes any write the bucket's policy allows (another signer, an operator, a
+    // form signed without the range); the rule is ours, so a record never breaks it.
     const broken = ruleBroken(blob.size);
     if (broken !== undefined) {
       // Refuse first, then delete: a crash in between leaves bytes the reconcile command
@@ -158,7 +229,7 @@ async function completeClaimed(
       if (settled !== undefined) return settled;
       throw new CompletionInProgress();
     }
-    await discard(ports, staged, 'the file is recorded');
+    await removeRecordedSource(ports, staged);
     return file;
   } catch (error) {
     await release();
@@ -166,27 +237,22 @@ async function completeClaimed(
   }
 }
 
-/** Copies the bytes whose ETag and size were read, and no others (a form may write again). */
+/**
+ * Copies the bytes whose ETag (and so size) was read, and no others: a form may write again
+ * meanwhile, and S3 then refuses the copy (412) and writes nothing.
+ */
 async function copyExactly(
   ports: CompletionPorts,
   staged: string,
   key: string,
   read: StoredBlob,
 ): Promise<void> {
-  const changed = () =>
-    new Conflict('The file changed while it was being completed; complete it again');
   try {
-    const copied = await ports.blobs.copy(staged, key, { ifMatch: read.etag });
-    // S3 refuses the copy itself when the source changed. s3rver ignores the condition and
-    // copies bytes and checksum one after the other, so what landed is checked too (the
-    // bucket's SSE-S3 makes an ETag its content's MD5).
-    const landed = await ports.blobs.head(key);
-    if (copied.etag !== read.etag || landed?.etag !== read.etag || landed.size !== read.size) {
-      await ports.blobs.delete(key);
-      throw changed();
-    }
+    await ports.blobs.copy(staged, key, { ifMatch: read.etag });
   } catch (error) {
-    if (error instanceof BlobChangedError || error instanceof BlobNotFoundError) throw changed();
+    if (error instanceof BlobChangedError || error instanceof BlobNotFoundError) {
+      throw new Conflict('The file changed while it was being completed; complete it again');
+    }
     throw error;
   }
 }
@@ -239,13 +305,21 @@ export async function judgeUploadedBytes(
 ): Promise<UserFile | 'discarded'> {
   const staged = directUploadObjectKey(userId, fileId);
   const upload = await ports.uploads.find(userId, fileId);
-  if (upload === undefined || upload.status === 'rejected') {
-    const why = upload === undefined ? 'no upload waits for them' : 'the upload was refused';
-    await discard(ports, staged, why);
+  if (upload?.status === 'rejected') {
+    await discard(ports, staged, 'the upload was refused');
+    return 'discarded';
+  }
+  if (upload === undefined) {
+    // Recorded (the complete call may have been first), or never started, cancelled, expired.
+    if ((await ports.files.get(userId, fileId)) === undefined) {
+      await discard(ports, staged, 'no upload waits for them');
+    } else {
+      await sweepAfterRecording(ports, userId, fileId);
+    }
     return 'discarded';
   }
   const file = await completeDirectUpload(ports, userId, fileId);
   // Bytes sent while another completer held the upload came too late for its record.
-  await discard(ports, staged, 'the file is recorded');
+  await sweepAfterRecording(ports, userId, fileId);
   return file;
 }

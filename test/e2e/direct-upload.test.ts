@@ -1,8 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import { expectRefused as refused } from '#test/support/expect-refused.ts';
 import { postToSignedForm as postToS3 } from '#test/support/signed-form.ts';
+import { eventually } from '#test/support/eventually.ts';
+import { patient } from '#test/support/patience.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 import {
   type DirectUploadTicket,
@@ -35,17 +38,13 @@ async function ticketFor(as: number, name = 'model.xlsx', filesize = 10): Promis
 }
 
 /** The finalizer runs on S3's event, asynchronously: wait until the file is listed. */
-async function listedFile(as: number, id: number): Promise<UserFileBody | undefined> {
-  for (let attempt = 0; attempt < 100; attempt++) {
+const listedFile = (as: number, id: number): Promise<UserFileBody> =>
+  eventually(async () => {
     const listed = (await (
       await stage().request('/api/v1/user/me/file', { as })
     ).json()) as UserFileBody[];
-    const found = listed.find((f) => f.id === id);
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return undefined;
-}
+    return listed.find((f) => f.id === id);
+  });
 
 const expectRefused = (send: () => Promise<Response>, status: number, body: unknown) =>
   refused(stage(), send, status, body);
@@ -60,7 +59,7 @@ describe('POST /api/v1/user/me/file/upload signs a direct-to-S3 upload', () => {
     expect(ticket.url).toBe(`${stage().s3Endpoint}/${stage().bucket}`);
     const expires = Date.parse(ticket.expires_at);
     expect(expires - before).toBeGreaterThanOrEqual(15 * 60 * 1000 - 1000);
-    expect(expires - before).toBeLessThanOrEqual(15 * 60 * 1000 + 5000);
+    expect(expires - before).toBeLessThanOrEqual(15 * 60 * 1000 + patient(5000));
     expect(ticket.fields).toMatchObject({
       key: ticket.key,
       'Content-Type': 'application/octet-stream',
@@ -136,18 +135,31 @@ describe('POST /api/v1/user/me/file/upload signs a direct-to-S3 upload', () => {
     expect(files).toHaveLength(1);
   });
 
-  it('deletes an object over the limit (s3rver enforces no policy); complete answers 413', async () => {
+  it('refuses a file over the limit at S3 (the policy), storing nothing', async () => {
+    const ticket = await ticketFor(50);
+    const before = await stage().stored();
+    expect(await postToS3(ticket, Buffer.alloc(MAX_UPLOAD_BYTES + 1, 1))).toBe(400);
+    expect(await stage().stored()).toEqual(before);
+    const response = await stage().request(complete(ticket.id), { method: 'POST', as: 50 });
+    expect(response.status).toBe(409);
+  });
+
+  it('deletes an object over the limit that lands anyway (a signed PUT); complete answers 413', async () => {
     const ticket = await ticketFor(43);
     const before = (await stage().stored()).objects;
-    expect(await postToS3(ticket, Buffer.alloc(MAX_UPLOAD_BYTES + 1, 1))).toBe(204);
-    let response: Response | undefined;
-    for (let attempt = 0; attempt < 100; attempt++) {
-      response = await stage().request(complete(ticket.id), { method: 'POST', as: 43 });
-      if (response.status === 413) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(response?.status).toBe(413);
-    expect(await response?.json()).toEqual({
+    // The form cannot bring it (S3 holds the policy): only a holder of the bucket's keys can.
+    await stage().s3.send(
+      new PutObjectCommand({
+        Bucket: stage().bucket,
+        Key: ticket.key,
+        Body: Buffer.alloc(MAX_UPLOAD_BYTES + 1, 1),
+      }),
+    );
+    const response = await eventually(async () => {
+      const answer = await stage().request(complete(ticket.id), { method: 'POST', as: 43 });
+      return answer.status === 413 ? answer : undefined;
+    });
+    expect(await response.json()).toEqual({
       detail: 'File too large: the limit is 52428800 bytes (50 MiB)',
     });
     expect((await stage().stored()).objects).toEqual(before);
@@ -272,7 +284,7 @@ describe('A signed form cannot change a recorded file', () => {
     // The same form, again, with other bytes: S3 takes them (the policy allows it), the
     // finalizer judges them and deletes them.
     expect(await postToS3(ticket, Buffer.alloc(64 * 1024, 7))).toBe(204);
-    await expect.poll(formObjects, { timeout: 10_000, interval: 50 }).toEqual([]);
+    await expect.poll(formObjects, { timeout: patient(10_000), interval: 50 }).toEqual([]);
 
     expect(await stage().stored()).toEqual(recorded);
     expect((await downloaded(60, ticket.id)).toString()).toBe('first');
@@ -284,8 +296,12 @@ describe('A signed form cannot change a recorded file', () => {
   it('deletes bytes a refused upload is sent later; complete keeps its answer', async () => {
     const ticket = await ticketFor(61, 'empty.bin', 1);
     const before = await stage().stored();
-    // s3rver holds no policy, so an empty body lands; completion refuses and deletes it.
-    expect(await postToS3(ticket, Buffer.alloc(0))).toBe(204);
+    // The form's policy refuses an empty file (EntityTooSmall); one put there anyway lands,
+    // and completion refuses and deletes it.
+    expect(await postToS3(ticket, Buffer.alloc(0))).toBe(400);
+    await stage().s3.send(
+      new PutObjectCommand({ Bucket: stage().bucket, Key: ticket.key, Body: Buffer.alloc(0) }),
+    );
     const refusedBody = { detail: 'The uploaded file is empty' };
     await expect
       .poll(
@@ -293,12 +309,12 @@ describe('A signed form cannot change a recorded file', () => {
           const response = await stage().request(complete(ticket.id), { method: 'POST', as: 61 });
           return { status: response.status, body: await response.json() };
         },
-        { timeout: 10_000, interval: 50 },
+        { timeout: patient(10_000), interval: 50 },
       )
       .toEqual({ status: 400, body: refusedBody });
 
     expect(await postToS3(ticket, Buffer.from('later'))).toBe(204);
-    await expect.poll(formObjects, { timeout: 10_000, interval: 50 }).toEqual([]);
+    await expect.poll(formObjects, { timeout: patient(10_000), interval: 50 }).toEqual([]);
     const response = await stage().request(complete(ticket.id), { method: 'POST', as: 61 });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual(refusedBody);
@@ -325,14 +341,13 @@ describe('A signed form cannot change a recorded file', () => {
     await expect
       .poll(
         async () => (await stage().request(complete(ticket.id), { method: 'POST', as: 62 })).status,
-        { timeout: 10_000, interval: 50 },
+        { timeout: patient(10_000), interval: 50 },
       )
       .toBe(201);
     const file = await listedFile(62, ticket.id);
-    expect(file).toBeDefined();
-    await expect.poll(formObjects, { timeout: 10_000, interval: 50 }).toEqual([]);
+    await expect.poll(formObjects, { timeout: patient(10_000), interval: 50 }).toEqual([]);
     const bytes = await downloaded(62, ticket.id);
-    expect(bytes.byteLength).toBe(file?.filesize);
+    expect(bytes.byteLength).toBe(file.filesize);
     expect(sends.some((sent) => sent.equals(bytes))).toBe(true);
     expect((await stage().reconcile()).clean).toBe(true);
   });

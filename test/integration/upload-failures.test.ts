@@ -16,7 +16,7 @@ import { uploadUserFile } from '#shared/user-files/upload-user-file.ts';
 import { answerLost, failing, storedIn } from '#test/support/faults.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';
 
-const { dynamodb, s3, dynamodbEndpoint, s3Endpoint } = emulatorClients();
+const { dynamodb, s3, dynamodbEndpoint, s3Endpoint, s3Credentials } = emulatorClients();
 const dynamoClient = new DynamoDBClient({
   endpoint: dynamodbEndpoint,
   region: LOCAL_REGION,
@@ -40,7 +40,10 @@ const newFile = (userId: number) => ({
 });
 
 beforeAll(async () => {
-  await Promise.all([ensureTable(dynamodbEndpoint, name), ensureBucket(s3Endpoint, name)]);
+  await Promise.all([
+    ensureTable(dynamodbEndpoint, name),
+    ensureBucket(s3Endpoint, name, s3Credentials),
+  ]);
 });
 
 describe('ids from the block-reserved counter', () => {
@@ -163,6 +166,34 @@ describe('a direct upload becomes a record exactly once, or not at all', () => {
     // A retry (Lambda retries the S3 event) completes it.
     const file = await completeDirectUpload({ uploads, files, blobs }, 4, ticket.id);
     expect(file).toMatchObject({ id: ticket.id, userId: 4, filesize: 5, name: 'n.pdf' });
+  });
+
+  it('refuses bytes that changed between its read and its copy, by the copy itself', async () => {
+    const ticket = await startDirectUpload(
+      { ids, uploads, signer: blobs },
+      { userId: 6, name: 'c.pdf', type: 'deck', filesize: 5, contentType: 'application/pdf' },
+    );
+    await blobs.put(ticket.key, Buffer.from('first'), { contentType: 'application/pdf' });
+    const before = await stored();
+    // The form writes again after the completer read the object, before its copy.
+    const writtenBetween: typeof blobs = new Proxy(blobs, {
+      get: (target, property, receiver) =>
+        property === 'copy'
+          ? async (...args: Parameters<typeof blobs.copy>) => {
+              await blobs.put(ticket.key, Buffer.from('changed!!'), {
+                contentType: 'application/pdf',
+              });
+              return blobs.copy(...args);
+            }
+          : (Reflect.get(target, property, receiver) as unknown),
+    });
+    await expect(
+      completeDirectUpload({ uploads, files, blobs: writtenBetween }, 6, ticket.id),
+    ).rejects.toThrow('The file changed while it was being completed; complete it again');
+    // Nothing copied, nothing recorded, the upload pending again.
+    expect(await stored()).toEqual(before);
+    const file = await completeDirectUpload({ uploads, files, blobs }, 6, ticket.id);
+    expect(file).toMatchObject({ id: ticket.id, filesize: 9 });
   });
 
   it('keeps the object when refusing it fails, so a retry can refuse it', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { BUSINESS_METRICS } from '#shared/observability/business-metrics.ts';
 import type { DirectUploadTicket } from '#test/support/fastapi-bodies.ts';
 import { multipartBody } from '#test/support/multipart.ts';
@@ -136,7 +137,7 @@ describe('the metrics the handlers emit, as CloudWatch EMF lines', () => {
       body: JSON.stringify({ file_ids: [file.id] }),
     });
     expect(response.status).toBe(202);
-    await expect.poll(() => points().NotificationsSent, { timeout: 10_000 }).toEqual([1]);
+    await expect.poll(() => points().NotificationsSent, { timeout: patient(20_000) }).toEqual([1]);
     expect(receiver().posts).toHaveLength(1);
     expect(businessOnly()).toEqual({ NotificationsQueued: [1], NotificationsSent: [1] });
   });
@@ -151,7 +152,7 @@ describe('the metrics the handlers emit, as CloudWatch EMF lines', () => {
         body: JSON.stringify({ file_ids: [file.id] }),
       });
     expect((await notify()).status).toBe(202);
-    await expect.poll(() => points().NotificationsSent, { timeout: patient(10_000) }).toEqual([1]);
+    await expect.poll(() => points().NotificationsSent, { timeout: patient(20_000) }).toEqual([1]);
     lines = [];
     expect((await notify()).status).toBe(429);
     expect(businessOnly()).toEqual({ NotificationsThrottled: [1], Refusals: [1] });
@@ -171,7 +172,13 @@ describe('the metrics the handlers emit, as CloudWatch EMF lines', () => {
 
   it('a direct upload counts once, whichever completer records it; a refused one once', async () => {
     /** Starts an upload and sends these bytes through its form; the S3 event follows. */
-    const sent = async (as: number, content: Buffer): Promise<string> => {
+    const sent = async (
+      as: number,
+      content: Buffer,
+      put: (ticket: DirectUploadTicket) => Promise<unknown> = async (ticket) => {
+        expect(await postToSignedForm(ticket, content, 'model.xlsx')).toBe(204);
+      },
+    ): Promise<string> => {
       const started = await stage().request('/api/v1/user/me/file/upload', {
         method: 'POST',
         as,
@@ -179,22 +186,29 @@ describe('the metrics the handlers emit, as CloudWatch EMF lines', () => {
         body: JSON.stringify({ name: 'model.xlsx', type: 'financials', filesize: 10 }),
       });
       const ticket = (await started.json()) as DirectUploadTicket;
-      expect(await postToSignedForm(ticket, content, 'model.xlsx')).toBe(204);
+      await put(ticket);
       return `/api/v1/user/me/file/upload/${String(ticket.id)}/complete`;
     };
     // The S3 event's finalizer and the complete call race; one of them records it, and a
     // call that meets the other's claim is a 409 until it is done.
     const completed = (path: string) =>
-      expect.poll(async () => (await stage().request(path, { method: 'POST', as: 6 })).status);
+      expect.poll(async () => (await stage().request(path, { method: 'POST', as: 6 })).status, {
+        timeout: patient(20_000),
+      });
     await completed(await sent(6, Buffer.alloc(2048, 2))).toBe(201);
-    // s3rver holds no policy, so an empty body lands and completion refuses it.
-    await completed(await sent(6, Buffer.alloc(0))).toBe(400);
+    // The form's policy refuses an empty file; one put there with the bucket's keys lands,
+    // and completion refuses it.
+    const putEmpty = (ticket: DirectUploadTicket) =>
+      stage().s3.send(
+        new PutObjectCommand({ Bucket: stage().bucket, Key: ticket.key, Body: Buffer.alloc(0) }),
+      );
+    await completed(await sent(6, Buffer.alloc(0), putEmpty)).toBe(400);
     // Refusals aside: a 409 met on the way would add one (refusals have a test of their own).
     const withoutRefusals = () => {
       const { Refusals: _refusals, ...rest } = businessOnly();
       return rest;
     };
-    await expect.poll(withoutRefusals, { timeout: 10_000 }).toEqual({
+    await expect.poll(withoutRefusals, { timeout: patient(20_000) }).toEqual({
       DirectUploadsCompleted: [1],
       DirectUploadBytes: [2048],
       DirectUploadsRejected: [1],

@@ -1,0 +1,89 @@
+/**
+ * What the console says of a direct upload's bytes: a successful upload, whoever completes
+ * it and in whatever order, tells of no discard at INFO; bytes no record will ever name (a
+ * form used again after the file was recorded, or after it was refused) are told of.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ensureBucket } from '#infra/local/emulators.ts';
+import { ensureTable } from '#infra/local/dynamodb-local.ts';
+import { DynamoBlockIdAllocator } from '#shared/adapters/dynamo-block-id-allocator.ts';
+import { DynamoDirectUploadRepository } from '#shared/adapters/dynamo-direct-upload-repository.ts';
+import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
+import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
+import {
+  completeDirectUpload,
+  judgeUploadedBytes,
+} from '#shared/direct-uploads/complete-direct-upload.ts';
+import { startDirectUpload } from '#shared/direct-uploads/start-direct-upload.ts';
+import { logger } from '#shared/logger.ts';
+import { storedIn } from '#test/support/faults.ts';
+import { emulatorClients } from '#test/support/test-stage.ts';
+
+const { dynamodb, s3, dynamodbEndpoint, s3Endpoint, s3Credentials } = emulatorClients();
+const name = `discards-${randomUUID().slice(0, 8)}`;
+const ids = new DynamoBlockIdAllocator(dynamodb, name, { sequence: 'file', blockSize: 10 });
+const blobs = new S3BlobStore(s3, name);
+const ports = {
+  uploads: new DynamoDirectUploadRepository(dynamodb, name),
+  files: new DynamoUserFileRepository(dynamodb, name),
+  blobs,
+};
+
+beforeAll(async () => {
+  await Promise.all([
+    ensureTable(dynamodbEndpoint, name),
+    ensureBucket(s3Endpoint, name, s3Credentials),
+  ]);
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** The INFO lines the completion code writes, by message (the logger itself is silent here). */
+function infoLines() {
+  const info = vi.spyOn(logger, 'info');
+  return () => info.mock.calls.map(([message]) => message);
+}
+
+/** A direct upload whose form has sent `bytes`. */
+async function uploaded(userId: number, bytes: string) {
+  const ticket = await startDirectUpload(
+    { ids, uploads: ports.uploads, signer: blobs },
+    { userId, name: 'd.pdf', type: 'deck', filesize: bytes.length, contentType: 'application/pdf' },
+  );
+  await blobs.put(ticket.key, Buffer.from(bytes), { contentType: 'application/pdf' });
+  return ticket;
+}
+
+const objectKeys = async () => (await storedIn(dynamodb, s3, name)).objects;
+
+describe('a direct upload on the console', () => {
+  it('tells of no discard when it succeeds; it tells of bytes a form sends after', async () => {
+    const info = infoLines();
+    // The S3 event's finalizer alone, then a second delivery of the same event.
+    const alone = await uploaded(71, 'alone');
+    expect(await judgeUploadedBytes(ports, 71, alone.id)).toMatchObject({ filesize: 5 });
+    expect(await judgeUploadedBytes(ports, 71, alone.id)).toBe('discarded');
+    // The client's complete call racing the finalizer, twice over.
+    const raced = await uploaded(72, 'raced');
+    await Promise.all([
+      completeDirectUpload(ports, 72, raced.id),
+      judgeUploadedBytes(ports, 72, raced.id),
+      completeDirectUpload(ports, 72, raced.id),
+      judgeUploadedBytes(ports, 72, raced.id),
+    ]);
+    expect(info()).toEqual([]);
+    expect(await objectKeys()).toEqual([
+      `users/71/files/${alone.id}`,
+      `users/72/files/${raced.id}`,
+    ]);
+
+    // The form used again once the file is recorded: those bytes go, and the console says so.
+    await blobs.put(raced.key, Buffer.from('again'), { contentType: 'application/pdf' });
+    expect(await judgeUploadedBytes(ports, 72, raced.id)).toBe('discarded');
+    expect(info()).toEqual(['Direct upload bytes discarded']);
+    expect(await objectKeys()).not.toContain(raced.key);
+  });
+});
