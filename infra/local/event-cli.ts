@@ -8,10 +8,10 @@ import { parseUserId } from '#shared/http/user-id.ts';
 import { AmbiguousDataFolder, chooseDataFolder } from './data-folder.ts';
 import { loadIdentityProvider } from './identity-provider.ts';
 import { toEventClaims } from './jwt-authorizer.ts';
-import { LOCAL_BUCKET } from './local-stage.ts';
+import { LOCAL_BUCKET } from './local-bucket.ts';
 import { parseCommandLine } from './command-line.ts';
-import { DEFAULT_DATA_DIR } from './paths.ts';
 import { httpEvent, s3PutEvent, sqsEvent } from './sample-events.ts';
+import { stageHome } from './stage-home.ts';
 import { runningStage } from './stage-lock.ts';
 
 const USAGE = `usage: npm run --silent event -- <kind> [options]
@@ -61,7 +61,7 @@ const only = (allowed: readonly (keyof typeof values)[]) => {
 
 async function dataFolder(): Promise<string> {
   try {
-    return (await chooseDataFolder(process.env, DEFAULT_DATA_DIR)).dataDir;
+    return (await chooseDataFolder(process.env, stageHome(process.env))).dataDir;
   } catch (error) {
     if (error instanceof AmbiguousDataFolder) fail(error.message);
     throw error;

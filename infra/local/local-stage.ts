@@ -15,14 +15,19 @@ import { localAdapters, localClients } from './local-adapters.ts';
 import { loadIdentityProvider, type LocalIdentityProvider } from './identity-provider.ts';
 import { createJwtAuthorizer } from './jwt-authorizer.ts';
 import { InProcessQueue } from './in-process-queue.ts';
-import { localLambdaContext } from './lambda-context.ts';
+import { invokeAsLambda } from './lambda-context.ts';
+import { stackFunction } from './stack-functions.ts';
 import { createLambdaInvokeApi } from './lambda-invoke-api.ts';
+import type { Credentials } from './sigv4-check.ts';
+import { stageCredentials } from './stage-credentials.ts';
 import { forwardObjectCreated } from './s3-event-notifications.ts';
+import { LOCAL_BUCKET, moveLegacyBucket } from './local-bucket.ts';
+import { endpointOf } from './object-store-server.ts';
+import { isWildcard, publicHostOf } from './public-host.ts';
 import {
   DELIVERY_ATTEMPTS,
   REDRIVE_SLACK,
   WORKER_BATCH_SIZE,
-  WORKER_TIMEOUT_SECONDS,
 } from '#shared/notifications/delivery-rules.ts';
 import { ENVIRONMENT } from '#shared/config/environment.ts';
 import * as z from 'zod';
@@ -31,7 +36,7 @@ import type { SQSBatchResponse } from 'aws-lambda';
 import { REPOSITORY_ROOT } from './paths.ts';
 
 export const LOCAL_TABLE = 'file-service';
-export const LOCAL_BUCKET = 'file-service';
+export { LOCAL_BUCKET } from './local-bucket.ts';
 
 /** Where the local stage's chat messages go when no CHAT_WEBHOOK_URL is set. */
 export const chatLogFile = (dataDir: string): string => join(dataDir, 'chat.jsonl');
@@ -43,12 +48,24 @@ export const realtimeKeysFile = (dataDir: string): string =>
 export interface LocalStageOptions {
   readonly dataDir: string;
   readonly port: number;
+  /** The address the stage listens on (HOST): the gateway and its object store. */
   readonly host?: string;
+  /**
+   * The host name or address other machines reach this one by, for the upload forms and
+   * download links the stage signs; by default the one `publicHostOf(host)` finds (none on
+   * loopback, where links stay on 127.0.0.1).
+   */
+  readonly publicHost?: string;
   /**
    * Use emulators that already run (the test setup's) instead of starting them. Without an
    * s3Endpoint the stage runs its own s3rver: only then do S3 events reach the finalizer.
+   * With one, the credentials it takes (the stage's own are made in its data folder).
    */
-  readonly emulators?: { readonly dynamodbEndpoint: string; readonly s3Endpoint?: string };
+  readonly emulators?: {
+    readonly dynamodbEndpoint: string;
+    readonly s3Endpoint?: string;
+    readonly s3Credentials?: Credentials;
+  };
   readonly tableName?: string;
   readonly bucket?: string;
   readonly onRequest?: (line: RequestLogLine) => void;
@@ -95,7 +112,12 @@ export interface LocalStage {
   readonly tableName: string;
   readonly bucket: string;
   readonly dynamodbEndpoint: string;
+  /** What the object store takes a signature by (the Invoke API: stage-credentials.ts). */
+  readonly s3Credentials: Credentials;
+  /** Where this machine reaches the object store (the handlers and CLIs do). */
   readonly s3Endpoint: string;
+  /** Where other machines reach it, in the links and forms the stage signs, when not there. */
+  readonly s3PublicEndpoint?: string;
   /** The DynamoDB Local process, when this stage started it. */
   readonly dynamodbPid?: number;
   readonly identityProvider: LocalIdentityProvider;
@@ -147,7 +169,22 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     let dynamodbEndpoint: string;
     let dynamodbPid: number | undefined;
     let s3rver: RunningS3rver | undefined;
-    const ownS3rver = () => startS3rver({ directory: join(options.dataDir, 's3') });
+    const given = options.emulators;
+    if (given?.s3Endpoint !== undefined && given.s3Credentials === undefined) {
+      throw new Error('The object store at emulators.s3Endpoint needs its s3Credentials');
+    }
+    // The stage's own, in its data folder, where the CLIs find them; the Invoke API and its
+    // own object store take them. An object store of the caller's takes its own.
+    const ownCredentials = await stageCredentials(options.dataDir);
+    const credentials = given?.s3Credentials ?? ownCredentials;
+    const ownS3rver = async () => {
+      const directory = join(options.dataDir, 's3');
+      if (bucket === LOCAL_BUCKET && (await moveLegacyBucket(directory))) {
+        console.log(`[object store] the bucket of this data folder is now named ${bucket}`);
+      }
+      // Authenticated, so it may listen where the stage does: another machine uploads to it.
+      return startS3rver({ directory, host, credentials });
+    };
     if (options.emulators === undefined) {
       const [dynamodb, s3] = await startBoth(
         startDynamoDbLocal({ directory: join(options.dataDir, 'dynamodb') }),
@@ -168,10 +205,18 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     const [identityProvider] = await Promise.all([
       loadIdentityProvider(options.dataDir),
       ensureTable(dynamodbEndpoint, tableName),
-      ensureBucket(s3Endpoint, bucket),
+      ensureBucket(s3Endpoint, bucket, credentials),
     ]);
 
-    const url = `http://${host === '127.0.0.1' ? 'localhost' : host}:${port}`;
+    const publicHost = options.publicHost ?? publicHostOf(host);
+    const urlHost =
+      host === '127.0.0.1' ? 'localhost' : isWildcard(host) ? (publicHost ?? 'localhost') : host;
+    const url = endpointOf(urlHost, port);
+    // Links and forms for other machines name the public host; the handlers stay on loopback.
+    const s3PublicEndpoint =
+      s3rver === undefined || publicHost === undefined
+        ? undefined
+        : endpointOf(publicHost, Number(new URL(s3rver.endpoint).port));
     const notifications = startNotificationQueues(port);
     stopQueues = notifications.stop;
     const real = { dynamodb: dynamodbEndpoint, s3: s3Endpoint };
@@ -180,7 +225,9 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       url,
       tableName,
       bucket,
-      endpoints: reached,
+      endpoints:
+        s3PublicEndpoint === undefined ? reached : { ...reached, s3Links: s3PublicEndpoint },
+      credentials,
       queues: notifications,
       dataDir: options.dataDir,
       notifications: options.notifications ?? {},
@@ -198,7 +245,9 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest }),
       ...(options.onResponse === undefined ? {} : { onResponse: options.onResponse }),
     });
-    const lambdaServer = createServer(createLambdaInvokeApi({ root: REPOSITORY_ROOT, wiring }));
+    const lambdaServer = createServer(
+      createLambdaInvokeApi({ root: REPOSITORY_ROOT, wiring, credentials: ownCredentials }),
+    );
     closeLambdaApi = async () => {
       lambdaServer.closeAllConnections();
       await new Promise<void>((done) => {
@@ -225,7 +274,9 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       tableName,
       bucket,
       dynamodbEndpoint,
+      s3Credentials: credentials,
       s3Endpoint,
+      ...(s3PublicEndpoint === undefined ? {} : { s3PublicEndpoint }),
       ...(dynamodbPid === undefined ? {} : { dynamodbPid }),
       identityProvider,
       wiring,
@@ -280,12 +331,12 @@ function startNotificationQueues(port: number) {
     consume: (wiring: LocalWiring) => {
       const load = createHandlerLoader(REPOSITORY_ROOT, wiring);
       const { functionId, entry } = EVENT_FUNCTIONS.deliverNotification;
+      // The stack's timeout (WORKER_TIMEOUT_SECONDS) and memory: stopped there, as on Lambda.
+      const sizing = stackFunction(functionId);
       queue.consume(async (event) => {
         const handler = await load(entry);
-        return (await handler(
-          event,
-          localLambdaContext(functionId, WORKER_TIMEOUT_SECONDS * 1000),
-        )) as SQSBatchResponse | undefined;
+        return (await invokeAsLambda(functionId, sizing, (context) => handler(event, context))) as
+          SQSBatchResponse | undefined;
       });
     },
     stop: async () => {
@@ -320,7 +371,8 @@ function localWiring(stage: {
   readonly url: string;
   readonly tableName: string;
   readonly bucket: string;
-  readonly endpoints: { readonly dynamodb: string; readonly s3: string };
+  readonly endpoints: { readonly dynamodb: string; readonly s3: string; readonly s3Links?: string };
+  readonly credentials: Credentials;
   readonly queues: { readonly queue: InProcessQueue; readonly deadLetters: InProcessQueue };
   readonly dataDir: string;
   readonly notifications: NotificationOptions;
@@ -342,7 +394,7 @@ function localWiring(stage: {
     NOTIFY_RATE_PER_MINUTE: stage.notifications.notifyRatePerMinute ?? env.NOTIFY_RATE_PER_MINUTE,
   };
   const chatWebhookUrl = stage.notifications.chatWebhookUrl ?? env.CHAT_WEBHOOK_URL;
-  const clients = localClients(stage.endpoints);
+  const clients = localClients(stage.endpoints, stage.credentials);
   const adapters = localAdapters({
     clients,
     tableName: stage.tableName,

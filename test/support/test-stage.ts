@@ -20,10 +20,11 @@ import {
   startLocalStage,
 } from '#infra/local/local-stage.ts';
 import { stageRecordOf, writeStageRecord } from '#infra/local/stage-lock.ts';
+import { bucketNameAsLongAsDeployed } from '#infra/local/local-bucket.ts';
 
 /** Clients on the run's emulators, for seeding and for checking what was stored. */
 export function emulatorClients() {
-  const { dynamodbEndpoint, s3Endpoint } = inject('emulators');
+  const { dynamodbEndpoint, s3Endpoint, s3Credentials } = inject('emulators');
   const dynamodb = DynamoDBDocumentClient.from(
     new DynamoDBClient({
       endpoint: dynamodbEndpoint,
@@ -34,9 +35,9 @@ export function emulatorClients() {
   const s3 = new S3Client({
     ...s3ClientOptions(s3Endpoint),
     region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
+    credentials: s3Credentials,
   });
-  return { dynamodb, s3, dynamodbEndpoint, s3Endpoint };
+  return { dynamodb, s3, dynamodbEndpoint, s3Endpoint, s3Credentials };
 }
 
 export interface TestStage extends LocalStage {
@@ -99,7 +100,10 @@ export const UNLIMITED_NOTIFY = { notifyBurst: 1000, notifyRatePerMinute: 6000 }
  * is held against the OpenAPI document.
  */
 export async function startTestStage(
-  options: Pick<LocalStageOptions, 'notifications' | 'handlerEndpoints'> = {},
+  options: Pick<
+    LocalStageOptions,
+    'notifications' | 'handlerEndpoints' | 'host' | 'publicHost'
+  > = {},
 ): Promise<TestStage> {
   const clients = emulatorClients();
   const dataDir = await mkdtemp(join(tmpdir(), 'file-service-stage-'));
@@ -112,7 +116,8 @@ export async function startTestStage(
     port: 0,
     emulators: { dynamodbEndpoint: clients.dynamodbEndpoint },
     tableName: `test-${suffix}`,
-    bucket: `test-${suffix}`,
+    // As long as a deployed bucket's name can be: answers carry it.
+    bucket: bucketNameAsLongAsDeployed(`test-${suffix}`),
     onRequest: (line) => {
       finished.push(line);
     },
@@ -123,13 +128,15 @@ export async function startTestStage(
     ...(options.handlerEndpoints === undefined
       ? {}
       : { handlerEndpoints: options.handlerEndpoints }),
+    ...(options.host === undefined ? {} : { host: options.host }),
+    ...(options.publicHost === undefined ? {} : { publicHost: options.publicHost }),
   });
   // The operator CLI finds a stage by this record, as it finds `npm start`.
   await writeStageRecord(dataDir, stageRecordOf(stage));
   const s3 = new S3Client({
     ...s3ClientOptions(stage.s3Endpoint),
     region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
+    credentials: stage.s3Credentials,
   });
   const token: TestStage['token'] = (userId, options = {}) =>
     stage.identityProvider.issueToken({ userId, ...options });

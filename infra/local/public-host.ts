@@ -1,0 +1,29 @@
+import { type NetworkInterfaceInfo, networkInterfaces } from 'node:os';
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
+const WILDCARD = new Set(['0.0.0.0', '::', '']);
+
+/** Whether the stage binds every interface (HOST=0.0.0.0 or ::). */
+export const isWildcard = (host: string): boolean => WILDCARD.has(host);
+
+/**
+ * The host another machine reaches this stage by, for the links and forms it signs; none when
+ * the stage listens on loopback only (its links stay on loopback). A stage bound to one
+ * address or name is reached by it. A stage bound to every interface is reached by this
+ * machine's first IPv4 address on a network (an interface that is not internal): a second
+ * machine on the same network can reach that one, while a host name may not resolve there.
+ * Where that guess is wrong (several networks, a VPN), the stage's `publicHost` option says
+ * which.
+ */
+export function publicHostOf(
+  host: string,
+  interfaces: NodeJS.Dict<NetworkInterfaceInfo[]> = networkInterfaces(),
+): string | undefined {
+  if (LOOPBACK.test(host)) return undefined;
+  if (!isWildcard(host)) return host;
+  for (const addresses of Object.values(interfaces)) {
+    const address = addresses?.find((a) => a.family === 'IPv4' && !a.internal);
+    if (address !== undefined) return address.address;
+  }
+  return undefined;
+}
