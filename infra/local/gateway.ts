@@ -1,4 +1,4 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { RequestListener, ServerResponse } from 'node:http';
 import { createRouteMatcher } from '#shared/api/route-matcher.ts';
 import { type ApiRoute, FALLBACK_ROUTE } from '#shared/api/routes.ts';
 import { HttpError } from '#shared/http/http-errors.ts';
@@ -6,15 +6,24 @@ import type { ApiResult } from '#shared/http/responses.ts';
 import { newRequestId, splitTarget, toApiGatewayEvent } from './api-gateway-event.ts';
 import { createHandlerLoader, type LocalWiring } from './handler-loader.ts';
 import type { EventClaims } from './jwt-authorizer.ts';
-import { InvocationTimedOut, localLambdaContext, withinTimeout } from './lambda-context.ts';
 import {
+  InvocationTimedOut,
+  localLambdaContext,
+  timedOutMessage,
+  withinTimeout,
+} from './lambda-context.ts';
+import {
+  API_GATEWAY_INTEGRATION_TIMEOUT_MS,
   eventBytes,
+  FUNCTION_TIMED_OUT,
+  INTEGRATION_TIMED_OUT,
   type PlatformRefusal,
   refuseEvent,
-  refuseRequestBody,
   refuseResult,
   resultBytes,
 } from './platform-limits.ts';
+import { type DrainLimits, OVERSIZE_DRAIN, readRequestBody } from './request-body.ts';
+import { type LocalFunction, STACK_FUNCTIONS } from './stack-functions.ts';
 
 export interface GatewayOptions {
   readonly routes: readonly ApiRoute[];
@@ -23,8 +32,12 @@ export interface GatewayOptions {
   /** The local stage's adapters and settings, which each handler module is built on. */
   readonly wiring: LocalWiring;
   readonly authorize: (authorization: string | undefined) => Promise<EventClaims>;
-  /** API Gateway's integration timeout is 30 s. */
-  readonly timeoutMs?: number;
+  /** Each function's timeout and memory, by function id; the stack's (FUNCTION_TABLE) by default. */
+  readonly functions?: ReadonlyMap<string, LocalFunction>;
+  /** API Gateway's integration timeout: 30 s. */
+  readonly integrationTimeoutMs?: number;
+  /** How much of an over-size body is read before the 413 (request-body.ts). */
+  readonly drain?: DrainLimits;
   readonly onRequest?: (line: RequestLogLine) => void;
   /** Sees every response as it goes out, body and all (the tests' contract check). */
   readonly onResponse?: (response: SentResponse) => void;
@@ -50,60 +63,8 @@ export interface RequestLogLine {
   readonly functionId: string;
 }
 
-/** Over API Gateway's payload limit: answered as API Gateway answers it. */
-class BodyTooLarge extends Error {
-  readonly refusal: PlatformRefusal;
-  constructor(refusal: PlatformRefusal) {
-    super(refusal.body.message);
-    this.refusal = refusal;
-  }
-}
-
-/** The client went away before its body was complete: nothing to answer, nothing to run. */
-class ClientAborted extends Error {}
-
-/**
- * The whole body, refused past API Gateway's payload limit: on a declared length before a
- * byte is read, otherwise as soon as the bytes read pass it. A declared length is read
- * straight into one buffer of that size, so the body is held once, not twice.
- */
-async function readBody(request: IncomingMessage): Promise<Buffer> {
-  try {
-    return await readWholeBody(request);
-  } catch (error) {
-    if (error instanceof BodyTooLarge) throw error;
-    throw new ClientAborted('The client aborted the request', { cause: error });
-  }
-}
-
-async function readWholeBody(request: IncomingMessage): Promise<Buffer> {
-  const refuse = (bytes: number) => {
-    const refusal = refuseRequestBody(bytes);
-    if (refusal !== undefined) throw new BodyTooLarge(refusal);
-  };
-  const declared = Number(request.headers['content-length'] ?? Number.NaN);
-  if (Number.isSafeInteger(declared)) refuse(declared);
-  if (Number.isSafeInteger(declared) && declared >= 0) {
-    // Node's parser ends the body at the declared length, so it fits exactly.
-    const body = Buffer.allocUnsafe(declared);
-    let size = 0;
-    for await (const chunk of request as AsyncIterable<Buffer>) {
-      chunk.copy(body, size);
-      size += chunk.length;
-    }
-    if (!request.complete) throw new Error('The body ended early');
-    return body.subarray(0, size);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    refuse(size);
-    chunks.push(chunk);
-  }
-  if (!request.complete) throw new Error('The body ended early');
-  return Buffer.concat(chunks, size);
-}
+/** API Gateway stopped waiting for the function: its integration timeout passed. */
+class IntegrationTimedOut extends Error {}
 
 function send(
   response: ServerResponse,
@@ -147,12 +108,65 @@ function writeResult(
  */
 export function createGateway(options: GatewayOptions): RequestListener {
   const match = createRouteMatcher(options.routes);
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const functions = options.functions ?? STACK_FUNCTIONS;
+  const integrationTimeoutMs = options.integrationTimeoutMs ?? API_GATEWAY_INTEGRATION_TIMEOUT_MS;
+  const drain = options.drain ?? OVERSIZE_DRAIN;
   const load = createHandlerLoader(options.root, options.wiring);
 
-  const invoke = async (functionId: string, entry: string, event: unknown): Promise<unknown> => {
-    const handler = await load(entry);
-    return withinTimeout(handler(event, localLambdaContext(functionId, timeoutMs)), timeoutMs);
+  /**
+   * One call of a route's function, as API Gateway makes it: the function is stopped at its
+   * own timeout (InvocationTimedOut), and API Gateway stops waiting at its integration timeout
+   * (IntegrationTimedOut), which runs from before the module loads, as a cold start counts
+   * against it. Whichever comes first answers. Nothing here can stop the handler itself, so
+   * what it does after is said on the console, and its answer is never sent.
+   */
+  const invoke = async (
+    functionId: string,
+    entry: string,
+    event: unknown,
+    requestId: string,
+  ): Promise<unknown> => {
+    const fn = functions.get(functionId);
+    // A function the table does not size runs as long as API Gateway waits.
+    const timeoutMs = fn === undefined ? integrationTimeoutMs : fn.timeoutSeconds * 1000;
+    const say = (what: string) => {
+      console.error(`[${functionId}] ${what} (request ${requestId})`);
+    };
+    const late = (after: string) => (outcome: PromiseSettledResult<unknown>) => {
+      if (outcome.status === 'fulfilled') say(`answered after ${after}; the answer is dropped`);
+      else if (outcome.reason instanceof InvocationTimedOut) say(timedOutMessage(timeoutMs / 1000));
+      else say(`failed after ${after}: ${String(outcome.reason)}`);
+    };
+    let timer: NodeJS.Timeout | undefined;
+    const integration = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(new IntegrationTimedOut());
+      }, integrationTimeoutMs);
+    });
+    const running = (async () => {
+      const handler = await load(entry);
+      const context = localLambdaContext(functionId, timeoutMs, fn?.memoryMb);
+      return withinTimeout(handler(event, context), timeoutMs, late('its timeout'));
+    })();
+    try {
+      return await Promise.race([running, integration]);
+    } catch (error) {
+      if (error instanceof IntegrationTimedOut) {
+        const report = late("API Gateway's timeout");
+        void running.then(
+          (value: unknown) => {
+            report({ status: 'fulfilled', value });
+          },
+          (reason: unknown) => {
+            report({ status: 'rejected', reason });
+          },
+        );
+      }
+      if (error instanceof InvocationTimedOut) say(timedOutMessage(timeoutMs / 1000));
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
   };
 
   return (request, response) => {
@@ -217,23 +231,28 @@ export function createGateway(options: GatewayOptions): RequestListener {
         }
       }
       let event;
-      try {
-        // The raw bytes live only until they are encoded into the event.
-        event = toApiGatewayEvent({
-          ...eventBase(route, found, claims),
-          body: await readBody(request),
-        });
-      } catch (error) {
+      {
+        const read = await readRequestBody(request, drain);
         // nginx's 499: logged, never sent, as the connection is gone.
-        if (error instanceof ClientAborted) return 499;
-        if (!(error instanceof BodyTooLarge)) throw error;
-        return platformRefusal(error.refusal);
+        if (read.kind === 'aborted') return 499;
+        if (read.kind === 'too-large') {
+          if (!read.drained) {
+            // The client may see a broken pipe rather than the 413: this says why.
+            console.warn(
+              `[gateway] ${method} ${path}: a body too large or too slow to read to its end; 413, connection closed`,
+            );
+          }
+          return platformRefusal(read.refusal);
+        }
+        // The raw bytes live only until they are encoded into the event.
+        event = toApiGatewayEvent({ ...eventBase(route, found, claims), body: read.body });
       }
       // Lambda refuses an event over its request limit: the function never runs.
       const tooLarge = refuseEvent(eventBytes(event));
       if (tooLarge !== undefined) return platformRefusal(tooLarge);
       try {
-        const result = await invoke(functionId, route?.entry ?? FALLBACK_ROUTE.entry, event);
+        const entry = route?.entry ?? FALLBACK_ROUTE.entry;
+        const result = await invoke(functionId, entry, event, requestId);
         // The function ran, but Lambda hands back an error instead of a result over its limit.
         const unsent = refuseResult(resultBytes(result));
         if (unsent !== undefined) {
@@ -242,7 +261,8 @@ export function createGateway(options: GatewayOptions): RequestListener {
         }
         return writeResult(reply, response, result, requestId);
       } catch (error) {
-        if (error instanceof InvocationTimedOut) return gatewayError(503, 'Service Unavailable');
+        if (error instanceof InvocationTimedOut) return platformRefusal(FUNCTION_TIMED_OUT);
+        if (error instanceof IntegrationTimedOut) return platformRefusal(INTEGRATION_TIMED_OUT);
         // A function that throws is a 500 from API Gateway, with nothing of the error.
         console.error(`[${functionId}] invocation failed:`, error);
         return gatewayError(500, 'Internal Server Error');

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import { attributeLogs } from './invocation-logs.ts';
 import type { LocalClients } from './local-adapters.ts';
 
 export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
@@ -26,7 +27,9 @@ interface HandlerModule {
 /**
  * Imports handler modules from the repository on first use, as a Lambda container does on
  * its first invocation, and builds each on the local stage's adapters; a module whose
- * import failed is imported again next time.
+ * import failed is imported again next time. Every call runs as its context's function, so
+ * what it logs is that function's (invocation-logs.ts), whoever invokes it: the gateway, the
+ * Invoke API, the finalizer's S3 events or the queue's worker.
  */
 export function createHandlerLoader(
   root: string,
@@ -37,8 +40,12 @@ export function createHandlerLoader(
     let loaded = modules.get(entry);
     if (loaded === undefined) {
       loaded = import(pathToFileURL(join(root, entry)).href).then(
-        (module: HandlerModule) =>
-          module.createHandler?.(wiring.adapters, wiring.settings) ?? module.handler,
+        (module: HandlerModule): LambdaHandler => {
+          const handler =
+            module.createHandler?.(wiring.adapters, wiring.settings) ?? module.handler;
+          return (event, context) =>
+            attributeLogs(context.functionName, async () => handler(event, context));
+        },
         (error: unknown) => {
           modules.delete(entry);
           throw error;

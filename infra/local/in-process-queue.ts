@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { MessageQueue } from '#shared/queue/message-queue.ts';
 import { LOCAL_REGION } from './emulators.ts';
+import { outsideInvocations } from './invocation-logs.ts';
 
 /** What a queue's consumer is: a Lambda handler of SQS events with partial batch responses. */
 export type QueueConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
@@ -111,14 +112,17 @@ export class InProcessQueue implements MessageQueue {
     clearTimeout(this.timer);
     const next = Math.min(...[...this.held.values()].map((m) => m.visibleAt));
     if (!Number.isFinite(next)) return;
-    this.timer = setTimeout(
-      () => {
-        this.running = this.deliverBatch().finally(() => {
-          this.running = undefined;
-          this.wake();
-        });
-      },
-      Math.max(0, next - Date.now()),
+    // A sender's invocation only sets the delivery going: the worker's lines are its own.
+    this.timer = outsideInvocations(() =>
+      setTimeout(
+        () => {
+          this.running = this.deliverBatch().finally(() => {
+            this.running = undefined;
+            this.wake();
+          });
+        },
+        Math.max(0, next - Date.now()),
+      ),
     );
   }
 

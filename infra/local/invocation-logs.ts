@@ -3,12 +3,23 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /** Lambda hands back at most the last 4 KB of an invocation's log (`LogType: Tail`). */
 export const LOG_TAIL_BYTES = 4096;
 
-const capturing = new AsyncLocalStorage<string[]>();
+/** Who is writing: the function an invocation runs, and its log when one is being kept. */
+interface Writer {
+  readonly functionName?: string;
+  readonly lines?: string[];
+}
+
+const writing = new AsyncLocalStorage<Writer>();
 let teed = false;
+let prefixing = false;
+
+/** `[Name] ` before every line of `text` that has anything on it. */
+const prefixLines = (text: string, prefix: string): string => text.replace(/^(?=.)/gm, prefix);
 
 /**
- * The stage's stdout and stderr, teed: what code running under `captureLogs` writes still
- * reaches the terminal, and is kept for that invocation too. Handlers log through Powertools'
+ * The stage's stdout and stderr, teed: what code running in an invocation writes still
+ * reaches the terminal (each line under its function's name, once `npm start` asks for it),
+ * and is kept in that invocation's log too, as written. Handlers log through Powertools'
  * logger and `console`, which both write to these streams; an invocation's async work keeps
  * its store, so concurrent requests never see each other's lines.
  */
@@ -18,13 +29,40 @@ function teeStandardStreams(): void {
   for (const stream of [process.stdout, process.stderr]) {
     const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
     stream.write = (chunk: unknown, ...rest: unknown[]) => {
-      const lines = capturing.getStore();
-      if (lines !== undefined) {
-        lines.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString());
-      }
-      return write(chunk, ...rest);
+      const writer = writing.getStore();
+      if (writer === undefined) return write(chunk, ...rest);
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString();
+      writer.lines?.push(text);
+      if (!prefixing || writer.functionName === undefined) return write(chunk, ...rest);
+      // The text is a string now: an encoding given for the chunk no longer applies.
+      const callbacks = rest.filter((arg) => typeof arg === 'function');
+      return write(prefixLines(text, `[${writer.functionName}] `), ...callbacks);
     };
   }
+}
+
+/**
+ * From now on, every line an invocation writes to the terminal starts with its function's
+ * name (`[ListUserFiles] {"level":"WARN",…}`), so a console shared by every function, the
+ * finalizer and the queue's worker says who wrote what. `npm start` turns it on; the log an
+ * invocation keeps (`LogType: Tail`) holds the lines as written, as CloudWatch would.
+ */
+export function prefixConsoleWithFunctionNames(): void {
+  prefixing = true;
+  teeStandardStreams();
+}
+
+/** Runs one invocation of `functionName`: what it writes is that function's. */
+export function attributeLogs<T>(functionName: string, work: () => Promise<T>): Promise<T> {
+  return writing.run({ ...writing.getStore(), functionName }, work);
+}
+
+/**
+ * Runs `work` as nobody's: for timers and deliveries an invocation only set going (a queued
+ * message's delivery), whose lines belong to whoever runs next, not to the sender.
+ */
+export function outsideInvocations<T>(work: () => T): T {
+  return writing.exit(work);
 }
 
 /** An invocation's log: what it wrote to stdout or stderr, and the lines Lambda adds. */
@@ -41,7 +79,7 @@ export function newInvocationLog(): InvocationLog {
   const lines: string[] = [];
   return {
     note: (line) => lines.push(`${line}\n`),
-    capture: (work) => capturing.run(lines, work),
+    capture: (work) => writing.run({ ...writing.getStore(), lines }, work),
     text: () => lines.join(''),
   };
 }

@@ -1,31 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { FUNCTION_ENTRIES } from '#shared/api/routes.ts';
-import { FUNCTION_TABLE } from '../stacks/function-table.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from './emulators.ts';
+import { LOCAL_REGION } from './emulators.ts';
+import type { Credentials } from './sigv4-check.ts';
 import { createHandlerLoader, type LocalWiring } from './handler-loader.ts';
 import { newInvocationLog, logTail } from './invocation-logs.ts';
-import { InvocationTimedOut, localLambdaContext, withinTimeout } from './lambda-context.ts';
+import {
+  InvocationTimedOut,
+  localLambdaContext,
+  timedOutMessage,
+  withinTimeout,
+} from './lambda-context.ts';
 import { checkSigV4 } from './sigv4-check.ts';
-
-/** A function the Invoke API can run: its handler module, timeout and memory. */
-export interface InvokableFunction {
-  readonly entry: string;
-  readonly timeoutSeconds: number;
-  readonly memoryMb: number;
-}
-
-/** Every function of the stack, as FUNCTION_TABLE sizes it. */
-export const STACK_FUNCTIONS: ReadonlyMap<string, InvokableFunction> = new Map(
-  [...FUNCTION_ENTRIES].map(([functionId, entry]) => [
-    functionId,
-    {
-      entry,
-      timeoutSeconds: FUNCTION_TABLE[functionId].timeout,
-      memoryMb: FUNCTION_TABLE[functionId].memorySize,
-    },
-  ]),
-);
+import { type LocalFunction, STACK_FUNCTIONS } from './stack-functions.ts';
 
 const ACCOUNT = '000000000000';
 const INVOCATIONS = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;
@@ -82,12 +68,14 @@ const thrownPayload = (error: unknown) =>
 export function createLambdaInvokeApi(options: {
   readonly root: string;
   readonly wiring: LocalWiring;
-  readonly functions?: ReadonlyMap<string, InvokableFunction>;
+  /** The stage's own: a request signed with any others is refused. */
+  readonly credentials: Credentials;
+  readonly functions?: ReadonlyMap<string, LocalFunction>;
 }): RequestListener {
   const functions = options.functions ?? STACK_FUNCTIONS;
   const load = createHandlerLoader(options.root, options.wiring);
 
-  const run = async (name: string, fn: InvokableFunction, event: unknown) => {
+  const run = async (name: string, fn: LocalFunction, event: unknown) => {
     const requestId = randomUUID();
     const timeoutMs = fn.timeoutSeconds * 1000;
     const log = newInvocationLog();
@@ -100,7 +88,12 @@ export function createLambdaInvokeApi(options: {
           ...localLambdaContext(name, timeoutMs, fn.memoryMb),
           awsRequestId: requestId,
         };
-        return { result: await withinTimeout(handler(event, context), timeoutMs) };
+        const late = (outcome: PromiseSettledResult<unknown>) => {
+          console.error(
+            `[${name}] ${outcome.status === 'fulfilled' ? 'answered' : 'failed'} after its timeout; nothing of it is returned (request ${requestId})`,
+          );
+        };
+        return { result: await withinTimeout(handler(event, context), timeoutMs, late) };
       } catch (error) {
         return { error };
       }
@@ -112,7 +105,7 @@ export function createLambdaInvokeApi(options: {
       payload = outcome.result ?? null;
       failed = false;
     } else if (outcome.error instanceof InvocationTimedOut) {
-      const message = `${new Date().toISOString()} ${requestId} Task timed out after ${fn.timeoutSeconds.toFixed(2)} seconds`;
+      const message = `${new Date().toISOString()} ${requestId} ${timedOutMessage(fn.timeoutSeconds)}`;
       log.note(message);
       payload = { errorType: 'Sandbox.Timedout', errorMessage: message };
     } else {
@@ -143,7 +136,7 @@ export function createLambdaInvokeApi(options: {
     const body = await readBody(request);
     const refused = await checkSigV4(
       { method: request.method ?? '', url: request.url ?? '/', headers: request.headers, body },
-      { credentials: LOCAL_CREDENTIALS, region: LOCAL_REGION, service: 'lambda' },
+      { credentials: options.credentials, region: LOCAL_REGION, service: 'lambda' },
     );
     if (refused !== undefined) {
       apiError(response, refused.status, refused.type, refused.message);

@@ -13,7 +13,14 @@ export const LOCAL_STAGE_VARIABLES: readonly LocalStageVariable[] = [
   {
     name: 'HOST',
     default: '127.0.0.1',
-    meaning: 'The address to bind; 0.0.0.0 exposes the stage on the network',
+    meaning:
+      'The address the gateway and object store bind; 0.0.0.0 exposes them on the network (DynamoDB Local and the Invoke API stay on loopback)',
+  },
+  {
+    name: 'PUBLIC_HOST',
+    default: 'the first network IPv4 address',
+    meaning:
+      'With HOST=0.0.0.0: the name other machines reach this one by, in the stage URL, upload forms and download links',
   },
   {
     name: 'LOCAL_DATA_DIR',
@@ -21,9 +28,15 @@ export const LOCAL_STAGE_VARIABLES: readonly LocalStageVariable[] = [
     meaning: 'Tables, objects and keys; they survive restarts. One stage per folder',
   },
   {
+    name: 'LOCAL_STAGE_HOME',
+    default: '.data/',
+    meaning: 'Stands for .data/: the default folder, and where the CLIs find running stages',
+  },
+  {
     name: 'POWERTOOLS_LOG_LEVEL',
-    default: 'INFO',
-    meaning: 'Handler log level: DEBUG, INFO, WARN, ERROR, SILENT',
+    default: 'WARN',
+    meaning:
+      'Handler log level: DEBUG, INFO, WARN, ERROR, SILENT (LOG_LEVEL also works); every request still gets its line',
   },
   {
     name: 'POWERTOOLS_METRICS_DISABLED',

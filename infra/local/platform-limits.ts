@@ -45,8 +45,9 @@ export interface PlatformRefusal {
 
 /**
  * A body over 10 MiB: 413 {"message":"Request Entity Too Large"}, and the function never
- * runs. The local gateway stops reading at the limit (or before, on a declared length) and
- * closes the connection, as the rest of the body is not wanted.
+ * runs. The local gateway keeps none of the body past the limit (none at all on a declared
+ * length), reads the rest and drops it, within bounds (request-body.ts), so that every client
+ * reads the answer, then closes the connection.
  */
 export function refuseRequestBody(bytes: number): PlatformRefusal | undefined {
   return bytes > API_GATEWAY_MAX_BODY_BYTES
@@ -87,3 +88,44 @@ export function refuseResult(resultBytes: number): PlatformRefusal | undefined {
 
 /** The event's size as Lambda's Invoke receives it: its JSON, in UTF-8 bytes. */
 export const eventBytes = (event: unknown): number => Buffer.byteLength(JSON.stringify(event));
+
+/**
+ * API Gateway HTTP API: "Maximum integration timeout: 30 seconds", not adjustable ("Quotas
+ * for configuring and running an HTTP API in API Gateway",
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-quotas.html). 29 s is
+ * a REST API's default, not an HTTP API's
+ * (https://github.com/awsdocs/amazon-api-gateway-developer-guide/pull/74). It runs from the
+ * call to Lambda, so a cold start counts against it, where it does not count against the
+ * function's own timeout.
+ */
+export const API_GATEWAY_INTEGRATION_TIMEOUT_MS = 30_000;
+
+/**
+ * The function ran past its own timeout (FUNCTION_TABLE's): Lambda stops it and reports
+ * `Sandbox.Timedout` as a function error, which an HTTP API answers as any failed Lambda
+ * integration: 500 {"message":"Internal Server Error"} ("Troubleshooting issues with HTTP API
+ * Lambda integrations",
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-troubleshooting-lambda.html;
+ * "Lambda timeouts get converted to 500 Internal Errors in API Gateway", with an HTTP API,
+ * https://github.com/denoland/deno_registry2/issues/87).
+ */
+export const FUNCTION_TIMED_OUT: PlatformRefusal = {
+  status: 500,
+  body: { message: 'Internal Server Error' },
+  headers: {},
+};
+
+/**
+ * No answer within the integration timeout, whatever the function's own: API Gateway stops
+ * waiting and answers 503 {"message":"Service Unavailable"} (an HTTP API's answer at its
+ * timeout: https://github.com/cortexlabs/cortex/issues/1225; a function still running when it
+ * comes "get[s] a 503 with a successful lambda execution":
+ * https://github.com/serverless/serverless/issues/11222). Only a function whose timeout is
+ * 30 s or more, or a cold start that eats into the 30 s, meets it: every route's function
+ * here stops sooner (function-table.ts).
+ */
+export const INTEGRATION_TIMED_OUT: PlatformRefusal = {
+  status: 503,
+  body: { message: 'Service Unavailable' },
+  headers: {},
+};

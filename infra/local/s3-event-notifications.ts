@@ -2,7 +2,8 @@ import type { EventEmitter } from 'node:events';
 import type { S3Event } from 'aws-lambda';
 import { encodeEventKey } from '#shared/adapters/aws/s3-event-key.ts';
 import { createHandlerLoader, type LocalWiring } from './handler-loader.ts';
-import { localLambdaContext } from './lambda-context.ts';
+import { invokeAsLambda } from './lambda-context.ts';
+import { stackFunction } from './stack-functions.ts';
 
 export interface ObjectCreatedTarget {
   readonly functionId: string;
@@ -13,7 +14,6 @@ export interface ObjectCreatedTarget {
 
 /** Lambda retries a failed asynchronous invocation twice; these are the waits, shortened. */
 const RETRY_DELAYS_MS = [200, 1000];
-const TIMEOUT_MS = 30_000;
 
 const sleep = (ms: number) =>
   new Promise<void>((resolve) => {
@@ -22,7 +22,8 @@ const sleep = (ms: number) =>
 
 /**
  * Delivers s3rver's ObjectCreated notifications to a handler module as S3 delivers them to
- * a Lambda function on AWS: asynchronously, one event per object, retried on failure.
+ * a Lambda function on AWS: asynchronously, one event per object, with the function's own
+ * timeout and memory (FUNCTION_TABLE), retried when it fails or runs out of time.
  * `drain()` waits for deliveries under way, so the stage can stop cleanly.
  */
 export function forwardObjectCreated(
@@ -31,17 +32,23 @@ export function forwardObjectCreated(
 ): { drain(): Promise<void> } {
   const load = createHandlerLoader(target.root, target.wiring);
   const inFlight = new Set<Promise<void>>();
+  const { functionId } = target;
+  const sizing = stackFunction(functionId);
+  const say = (what: string, ...details: unknown[]) => {
+    console.error(`[${functionId}] ${what}`, ...details);
+  };
 
   const deliver = async (event: S3Event): Promise<void> => {
     const handler = await load(target.entry);
     for (let attempt = 0; ; attempt++) {
       try {
-        await handler(event, localLambdaContext(target.functionId, TIMEOUT_MS));
+        // A time-out is a failure like any other: retried.
+        await invokeAsLambda(functionId, sizing, (context) => handler(event, context));
         return;
       } catch (error) {
         const delay = RETRY_DELAYS_MS[attempt];
         if (delay === undefined) {
-          console.error(`[${target.functionId}] gave up on an S3 event:`, error);
+          say('gave up on an S3 event:', error);
           return;
         }
         await sleep(delay);
@@ -59,7 +66,7 @@ export function forwardObjectCreated(
     }
     record.s3.object.key = encodeEventKey(key);
     const delivery = deliver(event).catch((error: unknown) => {
-      console.error(`[${target.functionId}] could not be loaded:`, error);
+      say('could not be loaded:', error);
     });
     inFlight.add(delivery);
     void delivery.finally(() => inFlight.delete(delivery));

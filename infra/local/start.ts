@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { LocalStage } from './local-stage.ts';
 import { LOCAL_STAGE_VARIABLES } from './local-stage-variables.ts';
-import { DEFAULT_DATA_DIR } from './paths.ts';
+import { stageHome } from './stage-home.ts';
 
 const USAGE = `usage: npm start [-- --help]
 
@@ -30,19 +30,31 @@ if (args.length > 0) {
 }
 
 const started = performance.now();
-// Before the handlers load: their metrics are read from these when first imported.
+// Before anything loads: the handlers' logger and metrics read these when first imported.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 process.env.POWERTOOLS_METRICS_NAMESPACE ??= 'FileService/local';
+// The console is for people: a line per request (below), and only what a function warns of,
+// unless POWERTOOLS_LOG_LEVEL or LOG_LEVEL (which Powertools also reads) asks for more.
+const blank = (value: string | undefined) => (value ?? '').trim() === '';
+if (blank(process.env.POWERTOOLS_LOG_LEVEL) && blank(process.env.LOG_LEVEL)) {
+  process.env.POWERTOOLS_LOG_LEVEL = 'WARN';
+}
 // Loaded once the arguments are known good: the stage, its emulators and the AWS SDK.
 const { registerRunningStage } = await import('./data-folder.ts');
 const { startLocalStage } = await import('./local-stage.ts');
 const { reapOrphans, removeStageRecord, runningStage, stageRecordOf, writeStageRecord } =
   await import('./stage-lock.ts');
+const { prefixConsoleWithFunctionNames } = await import('./invocation-logs.ts');
+// Every function, the finalizer and the queue's worker share this console: each line a
+// function writes starts with its name.
+prefixConsoleWithFunctionNames();
 
-const dataDir = resolve(process.env.LOCAL_DATA_DIR ?? DEFAULT_DATA_DIR);
+// .data/, unless LOCAL_STAGE_HOME moves it: where this stage registers, and its default folder.
+const home = stageHome(process.env);
+const dataDir = resolve(process.env.LOCAL_DATA_DIR ?? home);
 const port = Number(process.env.PORT ?? 8000);
 const host = process.env.HOST ?? '127.0.0.1';
-process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
+const publicHost = blank(process.env.PUBLIC_HOST) ? undefined : process.env.PUBLIC_HOST;
 
 /** A start refused for a reason the developer can act on; its message is the whole story. */
 class StartRefused extends Error {}
@@ -85,6 +97,7 @@ try {
     dataDir,
     port,
     host,
+    ...(publicHost === undefined ? {} : { publicHost }),
     // The port is bound by now, so a second `npm start` hears about the port first.
     onListening: async () => {
       await mkdir(dataDir, { recursive: true });
@@ -96,6 +109,7 @@ try {
       }
       reapOrphans(dataDir);
     },
+    // One line per request, whatever the log level: what came in, what went out, who answered.
     onRequest: (line) => {
       console.log(
         `${line.method} ${line.path} ${line.status} ${line.ms}ms ${line.functionId} ${line.requestId}`,
@@ -106,7 +120,7 @@ try {
   await writeStageRecord(dataDir, stageRecordOf(stage));
   recorded = true;
   // CLIs started without this LOCAL_DATA_DIR find the stage by this registration.
-  unregister = await registerRunningStage(DEFAULT_DATA_DIR, {
+  unregister = await registerRunningStage(home, {
     pid: process.pid,
     url: stage.url,
     dataDir,
@@ -117,7 +131,7 @@ try {
 File service, local stage: up on ${stage.url} in ${seconds} s
   data      ${dataDir}
   DynamoDB  ${stage.dynamodbEndpoint} (table ${stage.tableName})
-  S3        ${stage.s3Endpoint} (bucket ${stage.bucket})
+  S3        ${stage.s3Endpoint} (bucket ${stage.bucket})${stage.s3PublicEndpoint === undefined ? '' : `, links name ${stage.s3PublicEndpoint}`}
   Lambda    ${stage.lambdaEndpoint} (Invoke API: npm run --silent invoke -- --help)
 
 Demo token for user 1, valid for 1 hour (another: npm run --silent token -- --user 42):

@@ -118,7 +118,8 @@ const COMMON_ANSWERS = {
   },
   internalError: {
     id: 'InternalServerError',
-    description: 'Our fault; nothing of it is shown (the logs have it under the request id)',
+    description:
+      'Our fault, or the function ran past its timeout; nothing of it is shown (the logs have it under the request id)',
     content: {
       'application/json': {
         schema: ErrorFromEitherSchema,
@@ -128,7 +129,8 @@ const COMMON_ANSWERS = {
   },
   unavailable: {
     id: 'ServiceUnavailable',
-    description: 'A dependency throttled us (`Retry-After: 1`), or the function timed out',
+    description:
+      "A dependency throttled us (`Retry-After: 1`), or no answer came within API Gateway's 30 s",
     headers: z.object({
       'retry-after': z
         .string()

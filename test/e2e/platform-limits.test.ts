@@ -1,4 +1,6 @@
+import { execFile, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
 import { LIST_TOO_LARGE_DETAIL } from '#shared/http/list-too-large.ts';
@@ -12,9 +14,35 @@ import {
   refuseResult,
   resultBytes,
 } from '#infra/local/platform-limits.ts';
+import { OVERSIZE_DRAIN } from '#infra/local/request-body.ts';
 import { expectRefused as refused } from '#test/support/expect-refused.ts';
 import { uploadForm } from '#test/support/multipart.ts';
+import { patient } from '#test/support/patience.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
+
+const run = promisify(execFile);
+/** Python 3 is on the machines this runs on; without it, its client's test cannot run. */
+const python = spawnSync('python3', ['--version']).status === 0;
+
+/**
+ * Python's standard library client, as a script a developer would write: it sends the whole
+ * body, then reads the answer, and prints what it read (or the error it got instead).
+ */
+const URLLIB_UPLOAD = `
+import json, sys, urllib.error, urllib.request
+url, token, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
+request = urllib.request.Request(url, data=b"x" * size, method="POST", headers={
+    "Authorization": "Bearer " + token,
+    "Content-Type": "multipart/form-data; boundary=x",
+})
+try:
+    with urllib.request.urlopen(request) as answer:
+        print(json.dumps({"status": answer.status, "body": answer.read().decode()}))
+except urllib.error.HTTPError as refused:
+    print(json.dumps({"status": refused.code, "body": refused.read().decode()}))
+except Exception as failed:
+    print(json.dumps({"error": repr(failed)}))
+`;
 
 const stage = useTestStage();
 
@@ -123,6 +151,39 @@ describe('The local stage refuses what the platform refuses, as the platform doe
     const form = uploadForm(randomBytes(MAX_UPLOAD_BYTES), { name: 'fifty.bin' });
     await expectPlatformRefusal(84, () => stage().upload(84, form), 413, TOO_LARGE);
   });
+
+  it('lets fetch read the 413 of a 50 MB body sent whole: the gateway reads it first', async () => {
+    const body = Buffer.alloc(50_000_000, 8);
+    expect(body.length).toBeLessThanOrEqual(OVERSIZE_DRAIN.maxBytes);
+    await expectPlatformRefusal(
+      87,
+      () =>
+        stage().request(LIST, {
+          method: 'POST',
+          as: 87,
+          headers: { 'content-type': 'application/octet-stream' },
+          body,
+        }),
+      413,
+      TOO_LARGE,
+    );
+    expect(stage().finishedRequests().at(-2)).toMatchObject({ method: 'POST', status: 413 });
+  });
+
+  it.skipIf(!python)(
+    'lets Python’s urllib read the 413 of a 50 MB body, where it saw a broken pipe',
+    async () => {
+      const before = await stage().stored();
+      const { stdout } = await run(
+        'python3',
+        ['-c', URLLIB_UPLOAD, `${stage().url}${LIST}`, await stage().token(88), '50000000'],
+        { timeout: patient(30_000) },
+      );
+      expect(JSON.parse(stdout)).toEqual({ status: 413, body: JSON.stringify(TOO_LARGE) });
+      expect(await stage().stored()).toEqual(before);
+    },
+    patient(60_000),
+  );
 
   it('never answers a listing over Lambda’s response limit with the platform’s 500', async () => {
     // Each name's quotes are escaped twice, in the body and in the result around it: 1,000
