@@ -3,6 +3,7 @@
  * route's `bundledFiles` copied beside the bundle by the same commands the CDK bundling runs.
  * Proves the bundle finds Swagger UI where Lambda will have it, and nowhere else.
  */
+import type { Context } from 'aws-lambda';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,7 +20,7 @@ import { LAMBDA_BUILD_OPTIONS } from '#test/support/lambda-build-options.ts';
 const root = process.cwd();
 const route = API_ROUTES.find((r) => r.path === '/docs/{asset}');
 let dir = '';
-let handler: (event: unknown, context: typeof lambdaContext) => Promise<ApiResult>;
+let handler: (event: unknown, context: Context) => Promise<ApiResult>;
 
 beforeAll(async () => {
   if (route === undefined) throw new Error('No /docs/{asset} route');
@@ -47,7 +48,7 @@ const assetEvent = (asset: string) =>
 
 describe('the deployed docs bundle', () => {
   it('serves Swagger UI from the files copied beside it', async () => {
-    const result = await handler(assetEvent('swagger-ui-bundle.js'), lambdaContext);
+    const result = await handler(assetEvent('swagger-ui-bundle.js'), lambdaContext());
     expect(result.statusCode).toBe(200);
     expect(result.isBase64Encoded).toBe(true);
     const expected = await readFile(
@@ -63,7 +64,7 @@ describe('the deployed docs bundle', () => {
 
   it('keeps its answers within what API Gateway passes back (6 MB)', async () => {
     for (const asset of ['swagger-ui-bundle.js', 'swagger-ui.css', 'favicon-32x32.png']) {
-      const result = await handler(assetEvent(asset), lambdaContext);
+      const result = await handler(assetEvent(asset), lambdaContext());
       expect(result.statusCode).toBe(200);
       expect(JSON.stringify(result).length).toBeLessThan(6 * 1024 * 1024);
     }

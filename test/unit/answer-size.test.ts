@@ -18,7 +18,7 @@ describe("answers measured against Lambda's 6 MB before Lambda does", () => {
     const overhead = resultBytes(jsonResponse(200, ''));
     const result = await answering(LAMBDA_MAX_RESPONSE_BYTES - overhead)(
       apiEvent({}),
-      lambdaContext,
+      lambdaContext(),
     );
     expect(result.statusCode).toBe(200);
     expect(resultBytes(result)).toBe(LAMBDA_MAX_RESPONSE_BYTES);
@@ -29,13 +29,13 @@ describe("answers measured against Lambda's 6 MB before Lambda does", () => {
     const handler = answering(LAMBDA_MAX_RESPONSE_BYTES - overhead + 1, {
       answerTooLarge: listTooLarge,
     });
-    const result = await handler(apiEvent({}), lambdaContext);
+    const result = await handler(apiEvent({}), lambdaContext());
     expect(result.statusCode).toBe(400);
     expect(bodyOf(result)).toEqual({ detail: LIST_TOO_LARGE_DETAIL });
   });
 
   it("answers any other route's oversized answer as our fault: a bare 500", async () => {
-    const result = await answering(LAMBDA_MAX_RESPONSE_BYTES)(apiEvent({}), lambdaContext);
+    const result = await answering(LAMBDA_MAX_RESPONSE_BYTES)(apiEvent({}), lambdaContext());
     expect(result.statusCode).toBe(500);
     expect(bodyOf(result)).toEqual({ detail: 'Internal Server Error' });
   });
@@ -47,7 +47,7 @@ describe("answers measured against Lambda's 6 MB before Lambda does", () => {
     const handler = middy<ApiEvent, ApiResult>()
       .use(httpApi({ answerTooLarge: listTooLarge }))
       .handler<ApiEvent, ApiResult>(() => Promise.resolve(jsonResponse(200, '"'.repeat(quotes))));
-    const result = await handler(apiEvent({}), lambdaContext);
+    const result = await handler(apiEvent({}), lambdaContext());
     expect(result.statusCode).toBe(400);
   });
 });

@@ -15,21 +15,21 @@ const whoAmI = (claimName = 'sub') =>
 
 describe('the caller is the positive integer in the configured claim', () => {
   it('reads the user id from the sub claim by default', async () => {
-    const result = await whoAmI()(apiEvent({ claims: { sub: '42' } }), lambdaContext);
+    const result = await whoAmI()(apiEvent({ claims: { sub: '42' } }), lambdaContext());
     expect(result.statusCode).toBe(200);
     expect(bodyOf(result)).toEqual({ userId: 42 });
   });
 
   it('reads another claim when configured', async () => {
     const event = apiEvent({ claims: { sub: 'auth0|abc', 'custom:user_id': '7' } });
-    const result = await whoAmI('custom:user_id')(event, lambdaContext);
+    const result = await whoAmI('custom:user_id')(event, lambdaContext());
     expect(bodyOf(result)).toEqual({ userId: 7 });
   });
 
   it.each([[''], ['0'], ['-1'], ['1.5'], ['01'], [' 1'], ['abc'], ['9007199254740992'], ['1e3']])(
     'refuses %j with the authorizer 401',
     async (sub) => {
-      const result = await whoAmI()(apiEvent({ claims: { sub } }), lambdaContext);
+      const result = await whoAmI()(apiEvent({ claims: { sub } }), lambdaContext());
       expect(result.statusCode).toBe(401);
       expect(bodyOf(result)).toEqual({ message: 'Unauthorized' });
       expect(result.headers?.['www-authenticate']).toMatch(/^Bearer .*error="invalid_token"/);
@@ -37,7 +37,7 @@ describe('the caller is the positive integer in the configured claim', () => {
   );
 
   it('refuses a missing claim', async () => {
-    const result = await whoAmI()(apiEvent({ claims: {} }), lambdaContext);
+    const result = await whoAmI()(apiEvent({ claims: {} }), lambdaContext());
     expect(result.statusCode).toBe(401);
   });
 

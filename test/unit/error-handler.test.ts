@@ -33,7 +33,7 @@ const failingWith = (error: unknown) =>
     });
 
 async function responseFor(error: unknown) {
-  const result = await failingWith(error)(apiEvent({}), lambdaContext);
+  const result = await failingWith(error)(apiEvent({}), lambdaContext());
   return { status: result.statusCode, headers: result.headers, body: bodyOf(result) };
 }
 

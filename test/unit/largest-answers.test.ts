@@ -137,12 +137,12 @@ const LARGEST: Record<string, () => ApiResult | 'empty' | Promise<ApiResult>> = 
   'DELETE /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}': () => 'empty',
   'POST /api/v1/auth/get-realtime-token': worstToken,
   'GET /api/v1/auth/realtime-jwks.json': worstJwks,
-  'GET /openapi.json': () => openApiDocument(get('/openapi.json'), lambdaContext),
-  'GET /docs': () => apiDocs(get('/docs'), lambdaContext),
+  'GET /openapi.json': () => openApiDocument(get('/openapi.json'), lambdaContext()),
+  'GET /docs': () => apiDocs(get('/docs'), lambdaContext()),
   'GET /docs/{asset}': async () => {
     // The largest asset, uncompressed (a client that does not accept gzip).
     const answers = await Promise.all(
-      DOCS_ASSET_NAMES.map((asset) => apiDocs(get(`/docs/${asset}`, { asset }), lambdaContext)),
+      DOCS_ASSET_NAMES.map((asset) => apiDocs(get(`/docs/${asset}`, { asset }), lambdaContext())),
     );
     return answers.reduce((a, b) => (resultBytes(a) >= resultBytes(b) ? a : b));
   },

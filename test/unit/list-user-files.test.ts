@@ -82,7 +82,7 @@ describe('GET /api/v1/user/me/file unpaged, past the most one answer reads', () 
         ...apiEvent({ claims: { sub: '7' }, routeKey: 'GET /api/v1/user/me/file' }),
         rawPath: '/api/v1/user/me/file',
       },
-      lambdaContext,
+      lambdaContext(),
     );
     expect(asked).toEqual([{ limit: MAX_FILES_IN_ONE_ANSWER }]);
     expect(result.statusCode).toBe(400);

@@ -33,7 +33,7 @@ const handler = middy<ApiEvent, ApiResult>()
 async function call(options: Parameters<typeof apiEvent>[0]) {
   const result = await handler(
     apiEvent({ pathParameters: { group_id: '1', deal_id: '2' }, ...options }),
-    lambdaContext,
+    lambdaContext(),
   );
   return { status: result.statusCode, body: bodyOf(result) };
 }
@@ -516,7 +516,7 @@ describe('FastAPI request reading around the table', () => {
           body,
           contentType: 'application/json',
         }),
-        lambdaContext,
+        lambdaContext(),
       )
     ).body;
 
@@ -577,7 +577,7 @@ describe('FastAPI request reading around the table', () => {
         pathParameters: { group_id: '1', deal_id: '99999999999999999999' },
         ...json({ file_ids: [1] }),
       }),
-      lambdaContext,
+      lambdaContext(),
     );
     expect(statusCode).toBe(422);
     expect(body).toBe(
