@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { parseUserId } from '#shared/http/user-id.ts';
 import { AmbiguousDataFolder, chooseDataFolder } from './data-folder.ts';
 import { loadIdentityProvider } from './identity-provider.ts';
-import { DEFAULT_DATA_DIR } from './paths.ts';
+import { stageHome } from './stage-home.ts';
 
 const USAGE = `usage: npm run --silent token -- --user <positive integer> [--expires-in <seconds>]
 
@@ -54,7 +54,7 @@ if (!/^-?[0-9]+$/.test(expiresIn)) fail(`--expires-in must be whole seconds, got
 
 let dataDir: string;
 try {
-  const choice = await chooseDataFolder(process.env, DEFAULT_DATA_DIR);
+  const choice = await chooseDataFolder(process.env, stageHome(process.env));
   if (choice.notice !== undefined) console.error(`token: ${choice.notice}`);
   dataDir = choice.dataDir;
 } catch (error) {

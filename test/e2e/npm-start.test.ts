@@ -1,20 +1,22 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { freePort } from '#infra/local/free-port.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
 import { LOCAL_TABLE } from '#infra/local/local-stage.ts';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
-import { readStageRecord } from '#infra/local/stage-lock.ts';
+import { registerRunningStage } from '#infra/local/data-folder.ts';
+import { readStageRecord, stageRecordPath } from '#infra/local/stage-lock.ts';
 import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
 import { undocumented } from '#test/support/contract-check.ts';
+import { patient } from '#test/support/patience.ts';
 
 const run = promisify(execFile);
 
@@ -25,11 +27,19 @@ interface Started {
   readonly exited: Promise<number | NodeJS.Signals | null>;
 }
 
-/** `npm start` as a developer runs it: its own process group, as a terminal gives it. */
+/** How long one `npm start` may take to come up: seconds when idle, far more on a busy machine. */
+const STARTS_WITHIN = patient(120_000);
+
+/**
+ * `npm start` as a developer runs it: its own process group, as a terminal gives it. It and
+ * every CLI here share this file's LOCAL_STAGE_HOME, in place of the checkout's `.data/`: they
+ * register and look for running stages there alone, so a developer's `npm start` in this
+ * checkout, or another test run's, is never found, and never finds this one.
+ */
 function npmStart(env: Record<string, string>): Started {
   const child = spawn('npm', ['start'], {
     cwd: REPOSITORY_ROOT,
-    env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'INFO', ...env },
+    env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'INFO', LOCAL_STAGE_HOME: home, ...env },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -44,10 +54,15 @@ function npmStart(env: Record<string, string>): Started {
       resolve(code ?? signal);
     });
   });
-  return { child, output: () => output, exited };
+  const started = { child, output: () => output, exited };
+  starts.push(started);
+  return started;
 }
 
-async function waitFor(started: Started, text: string, ms = 30_000): Promise<void> {
+/** Every start of this file: one a failed test left running is stopped after it. */
+const starts: Started[] = [];
+
+async function waitFor(started: Started, text: string, ms = STARTS_WITHIN): Promise<void> {
   const deadline = Date.now() + ms;
   while (!started.output().includes(text)) {
     if (started.child.exitCode !== null) throw new Error(`npm start exited:\n${started.output()}`);
@@ -88,17 +103,53 @@ function processesUsing(dataDir: string): number[] {
     .map(Number);
 }
 
+let root: string;
+/** This file's LOCAL_STAGE_HOME: where its stages register, and its default data folder. */
+let home: string;
 let dataDir: string;
 let port: number;
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'file-service-npm-start-'));
+  root = await mkdtemp(join(tmpdir(), 'file-service-npm-start-'));
+  home = join(root, 'home');
+  dataDir = join(root, 'data');
   port = await freePort();
 });
+afterEach(async () => {
+  for (const { child, exited } of starts.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) continue;
+    // Ctrl-C, which stops its DynamoDB Local too; if that does not end it, kill -9.
+    const group = -child.pid;
+    process.kill(group, 'SIGINT');
+    const timer = setTimeout(() => {
+      process.kill(group, 'SIGKILL');
+    }, patient(30_000));
+    await exited;
+    clearTimeout(timer);
+  }
+});
 afterAll(async () => {
-  await rm(dataDir, { recursive: true, force: true });
+  await rm(root, { recursive: true, force: true });
 });
 
-describe('npm start', () => {
+/**
+ * Another stage, running and registered under another LOCAL_STAGE_HOME, as another test run's
+ * (or a developer's) would be: its record names this live process. Returns its undoing.
+ */
+async function stageElsewhere(): Promise<() => Promise<void>> {
+  const elsewhere = join(root, 'elsewhere');
+  const otherData = join(elsewhere, 'data');
+  await mkdir(otherData, { recursive: true });
+  const url = 'http://localhost:1';
+  await writeFile(stageRecordPath(otherData), JSON.stringify({ pid: process.pid, url }));
+  return registerRunningStage(join(elsewhere, 'home'), {
+    pid: process.pid,
+    url,
+    dataDir: otherData,
+  });
+}
+
+// Up to three starts in one test.
+describe('npm start', { timeout: 3 * STARTS_WITHIN }, () => {
   it('serves the local stage, keeps data across restarts, and stops clean on Ctrl-C', async () => {
     const env = { PORT: String(port), LOCAL_DATA_DIR: dataDir };
     const first = npmStart(env);
@@ -111,14 +162,15 @@ describe('npm start', () => {
     expect(banner).toContain(`${url}/api/v1/user/me/file`);
 
     // The token CLI prints only a token, while the stage runs. LOCAL_DATA_DIR was set for
-    // `npm start` alone: the CLI finds the stage by its registration, and says so. (Another
-    // `npm start` from this checkout, running meanwhile, would be found instead.)
+    // `npm start` alone: the CLI finds the stage by its registration under their shared
+    // LOCAL_STAGE_HOME, and says so; a stage registered under another home is not seen.
     const { LOCAL_DATA_DIR: _unset, ...withoutDataDir } = process.env;
+    const unregisterElsewhere = await stageElsewhere();
     const { stdout, stderr } = await run(
       process.execPath,
       [join(REPOSITORY_ROOT, 'infra/local/token-cli.ts'), '--user', '1'],
-      { cwd: REPOSITORY_ROOT, env: withoutDataDir },
-    );
+      { cwd: REPOSITORY_ROOT, env: { ...withoutDataDir, LOCAL_STAGE_HOME: home } },
+    ).finally(unregisterElsewhere);
     expect(stdout).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+\n$/);
     expect(stderr.replace(/^npm warn .*\n/gm, '')).toBe(
       `token: using the running local stage at ${url} (data folder ${dataDir})\n`,
@@ -178,12 +230,13 @@ describe('npm start', () => {
 
     // Structured logs carry API Gateway's request id, as the response does.
     const requestId = listed.headers.get('apigw-requestid') ?? '';
-    await waitFor(first, `"correlation_id":"${requestId}"`, 5000);
+    await waitFor(first, `"correlation_id":"${requestId}"`, patient(20_000));
     const logLine = first
       .output()
       .split('\n')
       .find((line) => line.includes(`"correlation_id":"${requestId}"`));
-    expect(JSON.parse(logLine ?? '{}')).toMatchObject({
+    // The JSON from its first brace: the console may put the function's name before it.
+    expect(JSON.parse(logLine?.slice(logLine.indexOf('{')) ?? '{}')).toMatchObject({
       level: 'INFO',
       service: 'file-service',
       function_name: 'ListUserFiles',

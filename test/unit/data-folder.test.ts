@@ -1,13 +1,17 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runAdmin } from '#infra/admin/run-admin.ts';
 import {
   AmbiguousDataFolder,
   chooseDataFolder,
   registerRunningStage,
 } from '#infra/local/data-folder.ts';
+import { DEFAULT_DATA_DIR, REPOSITORY_ROOT } from '#infra/local/paths.ts';
+import { stageHome } from '#infra/local/stage-home.ts';
 import { stageRecordPath } from '#infra/local/stage-lock.ts';
 
 /** The pid of a process that has exited: a stage that died without cleaning up. */
@@ -80,5 +84,52 @@ describe('which data folder a CLI works on', () => {
     const unregister = await running(join(root, 'elsewhere'));
     await unregister();
     expect(await chooseDataFolder({}, defaultDir)).toEqual({ dataDir: defaultDir });
+  });
+});
+
+describe('LOCAL_STAGE_HOME: the CLIs look for stages under it alone', () => {
+  it('stands for .data/ when set, and is .data/ when not', () => {
+    expect(stageHome({})).toBe(DEFAULT_DATA_DIR);
+    expect(stageHome({ LOCAL_STAGE_HOME: ' ' })).toBe(DEFAULT_DATA_DIR);
+    expect(stageHome({ LOCAL_STAGE_HOME: join(root, 'home') })).toBe(join(root, 'home'));
+  });
+
+  /** A live stage on `dataDir`, registered under `home` as `npm start` registers it. */
+  async function runningUnder(home: string, dataDir: string, url: string) {
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(stageRecordPath(dataDir), JSON.stringify({ pid: process.pid, url }));
+    await registerRunningStage(home, { pid: process.pid, url, dataDir });
+  }
+
+  it('the token CLI finds the stage registered under its home, not one under another', async () => {
+    const mine = join(root, 'mine');
+    await runningUnder(join(root, 'home'), mine, 'http://localhost:8101');
+    await runningUnder(join(root, 'other-home'), join(root, 'theirs'), 'http://localhost:8102');
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [join(REPOSITORY_ROOT, 'infra/local/token-cli.ts'), '--user', '3'],
+      { env: { PATH: process.env.PATH ?? '', LOCAL_STAGE_HOME: join(root, 'home') } },
+    );
+    expect(stdout).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+\n$/);
+    expect(stderr).toBe(
+      `token: using the running local stage at http://localhost:8101 (data folder ${mine})\n`,
+    );
+  });
+
+  it('the operator CLI, with a stage registered under another home only, finds none', async () => {
+    const home = join(root, 'home');
+    await runningUnder(join(root, 'other-home'), join(root, 'theirs'), 'http://localhost:8102');
+    const err: string[] = [];
+    const code = await runAdmin(['deal-file', 'list', '--group', '1', '--deal', '1'], {
+      env: { LOCAL_STAGE_HOME: home },
+      out: () => undefined,
+      err: (text) => err.push(text),
+    });
+    expect({ code, err }).toEqual({
+      code: 1,
+      err: [
+        `admin: deal-file list: no local stage is running on ${home}: start one with \`npm start\` (or name a deployed stage with --stage development|production); nothing was changed`,
+      ],
+    });
   });
 });
