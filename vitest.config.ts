@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { patient } from './test/support/patience.ts';
 
 const emulators = './test/support/emulators.global-setup.ts';
 
@@ -8,10 +9,19 @@ const emulators = './test/support/emulators.global-setup.ts';
  * cores). What must not leak is kept per file by the tests themselves: each e2e and
  * integration file gets its own table, bucket and local stage, and no test mocks a module.
  */
+/*
+ * Every time limit goes through `patient` (TEST_PATIENCE, test/support/patience.ts), set so
+ * the suite passes with both cores of a two-core machine busy; a test still ends as soon as
+ * it is done.
+ */
 export default defineConfig({
   test: {
     // Two files at once even on two cores, where Vitest's default is one (docs/testing.md).
     maxWorkers: 2,
+    // Vitest's defaults (5 s, 10 s, 10 s) for the unit suite; each project below sets its own.
+    testTimeout: patient(30_000),
+    hookTimeout: patient(60_000),
+    teardownTimeout: patient(60_000),
     reporters: ['default', './test/support/summary-reporter.ts'],
     env: {
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'SILENT',
@@ -31,7 +41,7 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           isolate: false,
           globalSetup: [emulators],
-          testTimeout: 30_000,
+          testTimeout: patient(60_000),
         },
       },
       {
@@ -41,8 +51,8 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           isolate: false,
           globalSetup: [emulators],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          testTimeout: patient(120_000),
+          hookTimeout: patient(120_000),
         },
       },
       {
@@ -57,8 +67,8 @@ export default defineConfig({
             POWERTOOLS_METRICS_DISABLED: 'false',
             AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
           },
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          testTimeout: patient(120_000),
+          hookTimeout: patient(120_000),
         },
       },
       {
@@ -68,8 +78,8 @@ export default defineConfig({
           name: 'parity',
           include: ['test/oracle/**/*.test.ts'],
           globalSetup: [emulators],
-          testTimeout: 120_000,
-          hookTimeout: 60_000,
+          testTimeout: patient(240_000),
+          hookTimeout: patient(120_000),
         },
       },
       {
@@ -81,8 +91,8 @@ export default defineConfig({
           // One file at a time: the load's zero errors and the faults' timing hold on two
           // cores only without the fuzzer beside them.
           fileParallelism: false,
-          testTimeout: 120_000,
-          hookTimeout: 120_000,
+          testTimeout: patient(240_000),
+          hookTimeout: patient(240_000),
         },
       },
       {
@@ -90,8 +100,8 @@ export default defineConfig({
         test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          testTimeout: patient(120_000),
+          hookTimeout: patient(120_000),
         },
       },
     ],

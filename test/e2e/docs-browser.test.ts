@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_ROUTES } from '#shared/api/routes.ts';
 import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
 import { launchChromium } from '#test/support/chromium.ts';
+import { patient } from '#test/support/patience.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 
 const stage = useTestStage();
@@ -36,6 +37,8 @@ describe('/docs in a browser', () => {
     ]);
     const origin = new URL(stage().url).origin;
     const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });
+    // Every wait for the page (navigation, a locator, a response), not Playwright's 30 s.
+    page.setDefaultTimeout(patient(30_000));
     const elsewhere: string[] = [];
     const problems: string[] = [];
     page.on('request', (request) => {
@@ -87,9 +90,11 @@ describe('/docs in a browser', () => {
       },
     ]);
     const status = list.locator('.live-responses-table .response .response-col_status');
-    await expect.poll(() => status.textContent()).toBe('200');
+    await expect.poll(() => status.textContent(), { timeout: patient(10_000) }).toBe('200');
     await expect
-      .poll(() => list.locator('.live-responses-table .microlight').first().textContent())
+      .poll(() => list.locator('.live-responses-table .microlight').first().textContent(), {
+        timeout: patient(10_000),
+      })
       .toContain('Tried from the docs.pdf');
 
     await mkdir('.test-artifacts', { recursive: true });

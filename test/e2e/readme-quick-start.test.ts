@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
+import { patient } from '#test/support/patience.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 
 const stage = useTestStage();
@@ -41,7 +42,8 @@ function bash(script: string, env: Record<string, string>) {
   });
 }
 
-describe('the README quick start', () => {
+// The walk-through runs a dozen npm and curl processes one after another.
+describe('the README quick start', { timeout: patient(240_000) }, () => {
   it('runs top to bottom on a fresh stage, every step succeeding', async () => {
     const result = await bash(await quickStartScript(), {
       BASE: stage().url,
@@ -67,5 +69,5 @@ describe('the README quick start', () => {
     expect(files.map((file) => file.name).sort()).toEqual(['deck.pdf', 'model.xlsx']);
     const dealFiles = items.filter((item) => item.PK === 'GROUP#7#DEAL#3');
     expect(dealFiles).toMatchObject([{ name: 'deck.pdf', type: 'financials' }]);
-  }, 60_000);
+  });
 });

@@ -6,6 +6,7 @@ import { realtimeKeysFile } from '#infra/local/local-stage.ts';
 import { toDealItem, toGroupItem, toMemberItem } from '#shared/adapters/dynamo-group-repository.ts';
 import { FileKeyStore } from '#infra/local/file-key-store.ts';
 import { signRealtimeToken } from '#shared/realtime/sign-realtime-token.ts';
+import { patient } from '#test/support/patience.ts';
 import { startRealtimeServer } from '#test/support/realtime-server.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 
@@ -75,7 +76,7 @@ async function connect(document: string, token: string) {
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + patient(10_000);
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));

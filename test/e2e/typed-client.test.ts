@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
+import { patient } from '#test/support/patience.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 
 const run = promisify(execFile);
@@ -64,7 +65,7 @@ beforeAll(async () => {
   ]);
   await writeFile(join(dir, 'client.ts'), CLIENT);
   client = (await import(join(dir, 'client.ts'))) as Client;
-}, 60_000);
+}, patient(120_000));
 
 describe('a client generated from /openapi.json', () => {
   it('typechecks, and refuses a body the contract does not take', () => {

@@ -17,6 +17,7 @@ import {
 } from '#test/support/fault-proxy.ts';
 import { dealFile, seedDeals } from '#test/support/deal-fixtures.ts';
 import { uploadForm } from '#test/support/multipart.ts';
+import { patient } from '#test/support/patience.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
 
@@ -33,7 +34,12 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
 });
 const stage = useTestStage(() => ({
-  notifications: { chatWebhookUrl: receiver.url, retryBaseSeconds: 0.2, timeoutSeconds: 1 },
+  notifications: {
+    chatWebhookUrl: receiver.url,
+    retryBaseSeconds: 0.2,
+    // No test here needs a post to time out: a limit the receiver never misses.
+    timeoutSeconds: patient(5_000) / 1000,
+  },
   handlerEndpoints: async (real) => {
     dynamodb = await startFaultProxy(real.dynamodb);
     s3 = await startFaultProxy(real.s3);
@@ -273,7 +279,7 @@ describe('faults at the adapters leave nothing half-written', () => {
           last = await stage().reconcile();
           return (last as { clean: boolean }).clean;
         },
-        { timeout: 80_000, interval: 1_000 },
+        { timeout: patient(80_000), interval: 1_000 },
       )
       .toBe(true)
       .catch((error: unknown) => {
@@ -295,7 +301,9 @@ describe('faults at the adapters leave nothing half-written', () => {
       expect(response.status).toBe(202);
       ids.push(((await response.json()) as { notification_id: string }).notification_id);
     }
-    await expect.poll(() => receiver.posts.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(5);
+    await expect
+      .poll(() => receiver.posts.length, { timeout: patient(10_000) })
+      .toBeGreaterThanOrEqual(5);
     receiver.answerAlways({ status: 200, body: 'ok' });
     for (const id of ids) {
       await expect
@@ -306,7 +314,7 @@ describe('faults at the adapters leave nothing half-written', () => {
                 await stage().request(`/api/v1/user/me/file/notify/${id}`, { as: USER })
               ).json()) as { status: string }
             ).status,
-          { timeout: 30_000, interval: 250 },
+          { timeout: patient(30_000), interval: 250 },
         )
         .toBe('sent');
     }

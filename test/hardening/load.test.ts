@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runMixedLoad } from '#test/support/mixed-load.ts';
+import { patient } from '#test/support/patience.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 
 const stage = useTestStage();
@@ -12,10 +13,13 @@ const CONNECTIONS = 50;
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 30);
 const FIRST_USER = 7000;
 
+const SETTLES_WITHIN = patient(30_000);
+
 /** What the stage holds once writes still in flight when the load stopped have landed. */
 async function settled() {
   let last = '';
-  for (let round = 0; round < 60; round++) {
+  for (const deadline = Date.now() + SETTLES_WITHIN; Date.now() < deadline;) {
+    // Unchanged across half a second: nothing is still landing.
     await new Promise((resolve) => setTimeout(resolve, 500));
     const now = await stage()
       .stored()
@@ -25,7 +29,9 @@ async function settled() {
     if (text === last) return now;
     last = text;
   }
-  throw new Error('The stage was still writing 30 s after the load stopped');
+  throw new Error(
+    `The stage was still writing ${String(SETTLES_WITHIN)} ms after the load stopped`,
+  );
 }
 
 describe('load on the local stage', () => {

@@ -21,6 +21,7 @@ import type { ChatChannel, PostOutcome } from '#shared/notifications/chat-channe
 import { type DeliveryEvent, nextStatus } from '#shared/notifications/delivery-transitions.ts';
 import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
 import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
+import { patient } from '#test/support/patience.ts';
 import { answerLost, failing } from '#test/support/faults.ts';
 import { putItems } from '#test/support/put-items.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';
@@ -31,11 +32,13 @@ const name = `notify-${randomUUID().slice(0, 8)}`;
 const notifications = new DynamoNotificationRepository(dynamodb, name);
 const files = new DynamoUserFileRepository(dynamodb, name);
 const buckets = new DynamoTokenBuckets(dynamodb, name);
+/** No test here needs a post to time out: a limit the receiver never misses. */
+const POST_TIMEOUT_MS = patient(5_000);
 const rules: DeliveryRules = {
   attempts: 5,
   baseDelayMs: 50,
   maxDelayMs: 1000,
-  postTimeoutMs: 500,
+  postTimeoutMs: POST_TIMEOUT_MS,
   leaseMs: 15_000,
   // A channel too fast to matter here: its pace has tests of its own, on a table of their own.
   channel: { perSecond: 1000, burst: 1 },
@@ -80,7 +83,8 @@ function queues() {
   };
 }
 
-const chat = () => new SlackWebhookChannel(() => Promise.resolve(receiver.url), { timeoutMs: 500 });
+const chat = () =>
+  new SlackWebhookChannel(() => Promise.resolve(receiver.url), { timeoutMs: POST_TIMEOUT_MS });
 
 /** A queued notification of one file of the user's, in `table` (this file's own by default). */
 async function queuedNotification(userId: number, table = name) {
@@ -288,7 +292,7 @@ describe('deliverNotification: never two messages for one notify call', () => {
     const { body } = await queuedNotification(7);
     const unconfigured = new SlackWebhookChannel(
       () => Promise.reject(new WebhookNotConfigured('no URL in the secret')),
-      { timeoutMs: 500 },
+      { timeoutMs: POST_TIMEOUT_MS },
     );
     const q = queues();
     expect(

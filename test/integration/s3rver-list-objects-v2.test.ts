@@ -28,12 +28,12 @@ import { patient } from '#test/support/patience.ts';
 import { signedS3Request } from '#test/support/signed-s3-request.ts';
 
 const BUCKET = 'list-v2';
-const MANY = 2500;
+const MANY = 1100;
 let directory: string;
 let server: RunningS3rver;
 let s3: S3Client;
 
-/** `many/0000` … `many/2499`: their order as names and as keys is the same. */
+/** `many/0000` … `many/1099`: their order as names and as keys is the same. */
 const manyKeys = Array.from({ length: MANY }, (_, i) => `many/${String(i).padStart(4, '0')}`);
 /** Keys whose folders s3rver walks out of key order (`-` and `.` sort before `/`). */
 const trickyKeys = ['tricky/a', 'tricky/a-1', 'tricky/a.b', 'tricky/a/b', 'tricky/a0', 'tricky/é'];
@@ -55,7 +55,7 @@ beforeAll(async () => {
         .map((key) => s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: key }))),
     );
   }
-  // 2,510 PUTs: about 10 s on a busy two-core machine.
+  // 1,110 PUTs: past one page of 1,000, and no more, as each PUT costs a signature.
 }, patient(60_000));
 
 afterAll(async () => {
@@ -96,7 +96,7 @@ const fields = (page: Awaited<ReturnType<typeof pages>>[number]) => ({
 });
 
 describe('ListObjectsV2 on the local object store', () => {
-  it('pages 2,500 keys by 1,000, each page resuming where the last stopped', async () => {
+  it('pages 1,100 keys by 1,000, the second page resuming where the first stopped', async () => {
     const answers = await pages({ Prefix: 'many/' });
     expect(answers.map(fields)).toEqual([
       {
@@ -110,18 +110,8 @@ describe('ListObjectsV2 on the local object store', () => {
         Prefix: 'many/',
       },
       {
-        keys: 1000,
-        KeyCount: 1000,
-        MaxKeys: 1000,
-        IsTruncated: true,
-        sentToken: true,
-        nextToken: true,
-        StartAfter: undefined,
-        Prefix: 'many/',
-      },
-      {
-        keys: 500,
-        KeyCount: 500,
+        keys: 100,
+        KeyCount: 100,
         MaxKeys: 1000,
         IsTruncated: false,
         sentToken: true,
@@ -130,9 +120,8 @@ describe('ListObjectsV2 on the local object store', () => {
         Prefix: 'many/',
       },
     ]);
-    // Each page echoes the token it was sent, the one the page before gave.
+    // A page echoes the token it was sent, the one the page before gave.
     expect(answers[1]?.ContinuationToken).toBe(answers[0]?.NextContinuationToken);
-    expect(answers[2]?.ContinuationToken).toBe(answers[1]?.NextContinuationToken);
     expect(answers.flatMap((page) => page.keys)).toEqual(manyKeys);
 
     // The whole bucket, through the production listing: every key once, in S3's order.
@@ -181,7 +170,7 @@ describe('ListObjectsV2 on the local object store', () => {
   });
 
   it('starts after StartAfter, echoing it on every page', async () => {
-    const answers = await pages({ Prefix: 'many/', StartAfter: 'many/2489', MaxKeys: 4 });
+    const answers = await pages({ Prefix: 'many/', StartAfter: 'many/1089', MaxKeys: 4 });
     expect(answers.map(fields)).toEqual([
       {
         keys: 4,
@@ -190,7 +179,7 @@ describe('ListObjectsV2 on the local object store', () => {
         IsTruncated: true,
         sentToken: false,
         nextToken: true,
-        StartAfter: 'many/2489',
+        StartAfter: 'many/1089',
         Prefix: 'many/',
       },
       {
@@ -200,7 +189,7 @@ describe('ListObjectsV2 on the local object store', () => {
         IsTruncated: true,
         sentToken: true,
         nextToken: true,
-        StartAfter: 'many/2489',
+        StartAfter: 'many/1089',
         Prefix: 'many/',
       },
       {
@@ -210,11 +199,11 @@ describe('ListObjectsV2 on the local object store', () => {
         IsTruncated: false,
         sentToken: true,
         nextToken: false,
-        StartAfter: 'many/2489',
+        StartAfter: 'many/1089',
         Prefix: 'many/',
       },
     ]);
-    expect(answers.flatMap((page) => page.keys)).toEqual(manyKeys.slice(2490));
+    expect(answers.flatMap((page) => page.keys)).toEqual(manyKeys.slice(1090));
   });
 
   it('lists keys in UTF-8 binary order, one at a time too', async () => {

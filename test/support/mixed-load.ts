@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import { uploadForm } from './multipart.ts';
+import { patient } from './patience.ts';
 
 /** The routes the load mixes: a listing, a realtime token, a small upload. */
 export type LoadRoute = 'list' | 'token' | 'upload';
@@ -69,6 +70,8 @@ export async function runMixedLoad(options: {
     url: options.url,
     connections: options.connections,
     duration: options.seconds,
+    // A request's limit in seconds, autocannon's default of 10 scaled like every wait.
+    timeout: patient(10_000) / 1000,
     requests: requestsFor(options.routes, options.tokenOf, (route, status, body) => {
       statuses[route][status] = (statuses[route][status] ?? 0) + 1;
       if (route === 'upload' && status === 201)

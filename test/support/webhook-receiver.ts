@@ -7,7 +7,10 @@ export interface ScriptedAnswer {
   readonly status: number;
   readonly headers?: Record<string, string>;
   readonly body?: string;
-  /** Answer this much later: longer than the sender's timeout is no answer at all. */
+  /**
+   * Answer this much later: longer than the sender's timeout is no answer at all, and the post
+   * is marked abandoned as soon as the sender hangs up.
+   */
   readonly delayMs?: number;
 }
 
@@ -66,15 +69,17 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         answeredWith: undefined,
       };
       posts.push(post);
-      setTimeout(() => {
-        if (response.destroyed) {
-          post.answeredWith = 'abandoned';
-          return;
-        }
+      const timer = setTimeout(() => {
         post.answeredWith = answer.status;
         response.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
         response.end(answer.body ?? '');
       }, answer.delayMs ?? 0);
+      // Seen as soon as the sender gives up, however long the answer was to take.
+      response.once('close', () => {
+        if (post.answeredWith !== undefined) return;
+        clearTimeout(timer);
+        post.answeredWith = 'abandoned';
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
