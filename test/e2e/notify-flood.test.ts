@@ -72,6 +72,21 @@ const queueIdle = () =>
     DRAINED_WITHIN,
   );
 
+/**
+ * Everything stored, but for how far each notification's delivery has got: the worker posts
+ * the admitted ones meanwhile (on a busy machine, during a refusal), and a refused call
+ * never touches them.
+ */
+async function storedBesidesDelivery() {
+  const stored = await stage().stored();
+  return {
+    ...stored,
+    items: stored.items.map((item) =>
+      String(item.SK).startsWith('NOTIFICATION#') ? { PK: item.PK, SK: item.SK } : item,
+    ),
+  };
+}
+
 /** 25 calls at once from one user, all valid: the statuses, and the 202s' ids. */
 async function flood(userId: number) {
   const responses = await Promise.all(
@@ -172,12 +187,12 @@ describe('one user cannot flood the chat', () => {
     }
 
     // A new key: refused, and nothing of it kept, not even its idempotency record.
-    const before = await stage().stored();
+    const before = await storedBesidesDelivery();
     const refused = await notify(1104, body, { 'idempotency-key': 'k-new' });
     expect(refused.status).toBe(429);
     expect(await refused.json()).toEqual(REFUSED);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(await stage().stored()).toEqual(before);
+    expect(await storedBesidesDelivery()).toEqual(before);
 
     // A replay: the first answer again, though the allowance is spent, and no new message.
     const replay = await notify(1104, body, { 'idempotency-key': 'k-1' });
