@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type OwnObjectStore, startOwnObjectStore } from '#test/support/own-object-store.ts';
 import { patient } from '#test/support/patience.ts';
 import {
   CopyObjectCommand,
@@ -14,34 +12,18 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import {
-  ensureBucket,
-  LOCAL_REGION,
-  type RunningS3rver,
-  s3ClientOptions,
-  startS3rver,
-} from '#infra/local/emulators.ts';
 
 const BUCKET = 'atomic';
-let directory: string;
-let server: RunningS3rver;
+let store: OwnObjectStore;
 let s3: S3Client;
 
 beforeAll(async () => {
-  directory = await mkdtemp(join(tmpdir(), 's3rver-atomic-'));
-  server = await startS3rver({ directory });
-  await ensureBucket(server.endpoint, BUCKET, server.credentials);
-  s3 = new S3Client({
-    ...s3ClientOptions(server.endpoint),
-    region: LOCAL_REGION,
-    credentials: server.credentials,
-  });
+  store = await startOwnObjectStore(BUCKET);
+  ({ s3 } = store);
 });
 
 afterAll(async () => {
-  s3.destroy();
-  await server.stop();
-  await rm(directory, { recursive: true, force: true });
+  await store.stop();
 });
 
 const md5 = (bytes: Buffer) => `"${createHash('md5').update(bytes).digest('hex')}"`;
@@ -59,12 +41,7 @@ async function seen(key: string) {
   };
 }
 
-/** Bytes on disk under the bucket: they grow once s3rver has written part of a body. */
-async function bytesOnDisk(): Promise<number> {
-  const names = await readdir(join(directory, BUCKET), { recursive: true });
-  const sizes = await Promise.all(names.map(async (name) => stat(join(directory, BUCKET, name))));
-  return sizes.filter((entry) => entry.isFile()).reduce((sum, entry) => sum + entry.size, 0);
-}
+const bytesOnDisk = () => store.bytesOnDisk();
 
 describe('objects on the local stage, as on S3', () => {
   it('a read during a PUT sees the old object whole, then the new one', async () => {

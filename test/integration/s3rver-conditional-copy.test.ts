@@ -4,10 +4,8 @@
  * answers 412 PreconditionFailed and copies nothing.
  */
 import { request } from 'node:http';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type OwnObjectStore, startOwnObjectStore } from '#test/support/own-object-store.ts';
 import {
   CopyObjectCommand,
   GetObjectCommand,
@@ -15,36 +13,22 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import {
-  ensureBucket,
-  LOCAL_REGION,
-  type RunningS3rver,
-  s3ClientOptions,
-  startS3rver,
-} from '#infra/local/emulators.ts';
+import type { RunningS3rver } from '#infra/local/emulators.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { signedS3Headers, signedS3Request } from '#test/support/signed-s3-request.ts';
 
 const BUCKET = 'conditional-copy';
-let directory: string;
+let store: OwnObjectStore;
 let server: RunningS3rver;
 let s3: S3Client;
 
 beforeAll(async () => {
-  directory = await mkdtemp(join(tmpdir(), 's3rver-copy-'));
-  server = await startS3rver({ directory });
-  await ensureBucket(server.endpoint, BUCKET, server.credentials);
-  s3 = new S3Client({
-    ...s3ClientOptions(server.endpoint),
-    region: LOCAL_REGION,
-    credentials: server.credentials,
-  });
+  store = await startOwnObjectStore(BUCKET);
+  ({ server, s3 } = store);
 });
 
 afterAll(async () => {
-  s3.destroy();
-  await server.stop();
-  await rm(directory, { recursive: true, force: true });
+  await store.stop();
 });
 
 const put = async (key: string, body: string) =>
@@ -188,12 +172,7 @@ describe('a copy held to its source', () => {
   });
 });
 
-/** Bytes on disk under the bucket: they grow once s3rver has written part of a body. */
-async function bytesOnDisk(): Promise<number> {
-  const names = await readdir(join(directory, BUCKET), { recursive: true });
-  const sizes = await Promise.all(names.map(async (name) => stat(join(directory, BUCKET, name))));
-  return sizes.filter((entry) => entry.isFile()).reduce((sum, entry) => sum + entry.size, 0);
-}
+const bytesOnDisk = () => store.bytesOnDisk();
 
 /** A PUT of `length` bytes that sends `first` now and the rest on `finish`. */
 async function putSlowly(key: string, first: Buffer, length: number) {

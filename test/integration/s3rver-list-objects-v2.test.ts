@@ -5,10 +5,8 @@
  * `IsTruncated` and `NextContinuationToken` while entries are left, `ContinuationToken` and
  * `StartAfter` echoed. s3rver's own answer fails past 1,000 keys on Node 24.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type OwnObjectStore, startOwnObjectStore } from '#test/support/own-object-store.ts';
 import {
   type ListObjectsV2CommandInput,
   type ListObjectsV2CommandOutput,
@@ -16,20 +14,14 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import {
-  ensureBucket,
-  LOCAL_REGION,
-  type RunningS3rver,
-  s3ClientOptions,
-  startS3rver,
-} from '#infra/local/emulators.ts';
+import type { RunningS3rver } from '#infra/local/emulators.ts';
 import { listAllObjects } from '#shared/adapters/aws/list-all-objects.ts';
 import { patient } from '#test/support/patience.ts';
 import { signedS3Request } from '#test/support/signed-s3-request.ts';
 
 const BUCKET = 'list-v2';
 const MANY = 1100;
-let directory: string;
+let store: OwnObjectStore;
 let server: RunningS3rver;
 let s3: S3Client;
 
@@ -39,14 +31,8 @@ const manyKeys = Array.from({ length: MANY }, (_, i) => `many/${String(i).padSta
 const trickyKeys = ['tricky/a', 'tricky/a-1', 'tricky/a.b', 'tricky/a/b', 'tricky/a0', 'tricky/é'];
 
 beforeAll(async () => {
-  directory = await mkdtemp(join(tmpdir(), 's3rver-list-'));
-  server = await startS3rver({ directory });
-  await ensureBucket(server.endpoint, BUCKET, server.credentials);
-  s3 = new S3Client({
-    ...s3ClientOptions(server.endpoint),
-    region: LOCAL_REGION,
-    credentials: server.credentials,
-  });
+  store = await startOwnObjectStore(BUCKET);
+  ({ server, s3 } = store);
   const keys = [...manyKeys, ...trickyKeys, 'group/x/1', 'group/x/2', 'group/y', 'group/z/1'];
   for (let start = 0; start < keys.length; start += 100) {
     await Promise.all(
@@ -59,9 +45,7 @@ beforeAll(async () => {
 }, patient(60_000));
 
 afterAll(async () => {
-  s3.destroy();
-  await server.stop();
-  await rm(directory, { recursive: true, force: true });
+  await store.stop();
 });
 
 /** Every page the SDK's paginator reads, as the fields S3 answers. */
