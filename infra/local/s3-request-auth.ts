@@ -212,25 +212,49 @@ async function byAuthorizationHeader(
   if (Math.abs(now.getTime() - signedAt.getTime()) > MAX_SKEW_MS) {
     return refused(requestTimeTooSkewed(longDate, now));
   }
-  const notSigned = headersLeftUnsigned(request.headers, signedHeaderList.split(';'));
-  if (notSigned.length > 0) return refused(headersNotSigned(notSigned));
-  const headers = signedHeaderValues(request.headers, signedHeaderList.split(';'));
-  const ours = await computeSignature(
-    { method: request.method, path, query, headers, payloadHash },
-    expected.credentials,
-    { longDate, region: expected.region, service: SERVICE },
+  const refusal = await signatureRefusal(
+    { method: request.method, path, query, headers: request.headers, payloadHash },
+    { signedNames: signedHeaderList.split(';'), provided, accessKeyId: credential.accessKeyId },
+    { expected, longDate },
   );
-  if (!sameSignature(ours.signature, provided)) {
-    return refused(
-      signatureDoesNotMatch({
-        accessKeyId: credential.accessKeyId,
-        provided,
-        stringToSign: ours.stringToSign,
-        canonicalRequest: ours.canonicalRequest,
-      }),
-    );
-  }
-  return { kind: 'signed', payloadHash };
+  return refusal ?? { kind: 'signed', payloadHash };
+}
+
+/**
+ * The refusal a signature earns, or undefined when it is the one S3 would compute: a header
+ * or presigned request alike, once its own fields have been read.
+ */
+async function signatureRefusal(
+  request: {
+    readonly method: string;
+    readonly path: string;
+    readonly query: Record<string, string | string[]>;
+    readonly headers: IncomingHttpHeaders;
+    readonly payloadHash: string;
+  },
+  signature: {
+    readonly signedNames: string[];
+    readonly provided: string;
+    readonly accessKeyId: string;
+  },
+  signing: { readonly expected: S3Expectations; readonly longDate: string },
+): Promise<S3Authentication | undefined> {
+  const notSigned = headersLeftUnsigned(request.headers, signature.signedNames);
+  if (notSigned.length > 0) return refused(headersNotSigned(notSigned));
+  const ours = await computeSignature(
+    { ...request, headers: signedHeaderValues(request.headers, signature.signedNames) },
+    signing.expected.credentials,
+    { longDate: signing.longDate, region: signing.expected.region, service: SERVICE },
+  );
+  if (sameSignature(ours.signature, signature.provided)) return undefined;
+  return refused(
+    signatureDoesNotMatch({
+      accessKeyId: signature.accessKeyId,
+      provided: signature.provided,
+      stringToSign: ours.stringToSign,
+      canonicalRequest: ours.canonicalRequest,
+    }),
+  );
 }
 
 async function byQueryParameters(
@@ -302,31 +326,20 @@ async function byQueryParameters(
   if (now.getTime() > expires.getTime()) {
     return refused(requestExpired(expiresSeconds, expires, now));
   }
-  const provided = value('X-Amz-Signature') ?? '';
-  const signedNames = (value('X-Amz-SignedHeaders') ?? '').split(';');
-  const notSigned = headersLeftUnsigned(request.headers, signedNames);
-  if (notSigned.length > 0) return refused(headersNotSigned(notSigned));
-  const headers = signedHeaderValues(request.headers, signedNames);
-  const ours = await computeSignature(
+  const refusal = await signatureRefusal(
     {
       method: request.method,
       path,
       query,
-      headers,
+      headers: request.headers,
       payloadHash: value('X-Amz-Content-Sha256') ?? 'UNSIGNED-PAYLOAD',
     },
-    expected.credentials,
-    { longDate, region: expected.region, service: SERVICE },
+    {
+      signedNames: (value('X-Amz-SignedHeaders') ?? '').split(';'),
+      provided: value('X-Amz-Signature') ?? '',
+      accessKeyId: credential.accessKeyId,
+    },
+    { expected, longDate },
   );
-  if (!sameSignature(ours.signature, provided)) {
-    return refused(
-      signatureDoesNotMatch({
-        accessKeyId: credential.accessKeyId,
-        provided,
-        stringToSign: ours.stringToSign,
-        canonicalRequest: ours.canonicalRequest,
-      }),
-    );
-  }
-  return { kind: 'signed', payloadHash: 'UNSIGNED-PAYLOAD' };
+  return refusal ?? { kind: 'signed', payloadHash: 'UNSIGNED-PAYLOAD' };
 }
