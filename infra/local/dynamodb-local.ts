@@ -42,6 +42,14 @@ const sleep = (ms: number) =>
 export const DYNAMODB_LOCAL_HEAP = '1g';
 
 /**
+ * The JVM as for a short-lived tool: the client compiler only (no C2) and one GC thread. A
+ * DynamoDB Local is started per `npm start`, per CLI run and per test project, and most of its
+ * CPU went to compiling and collecting in threads of their own: a start and a few thousand
+ * calls took half the CPU this way, and no longer (docs/benchmarks.md).
+ */
+const JVM_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
+
+/**
  * Starts DynamoDB Local in the JVM with this program, which sets the address it listens on:
  * DynamoDB Local itself has no option for it and listens on every interface.
  */
@@ -177,6 +185,7 @@ async function launchDynamoDbLocal(
     java.command,
     [
       `-Xmx${DYNAMODB_LOCAL_HEAP}`,
+      ...JVM_OPTIONS,
       ...java.jvmOptions,
       '-cp',
       [await compiledLauncher(resolve(java.cwd ?? '.', java.jar)), java.jar].join(delimiter),

@@ -17,13 +17,12 @@ declare module 'vitest' {
   }
 }
 
-/**
- * One DynamoDB Local (in memory) and one s3rver for the whole run, on free ports. Test files
- * stay apart by using a table and a bucket of their own. s3rver is behind S3's authentication,
- * as under `npm start`: every client of it signs with the run's own random credentials,
- * `s3Credentials`.
- */
-export default async function setup(project: TestProject) {
+interface Emulators {
+  readonly provided: { dynamodbEndpoint: string; s3Endpoint: string; s3Credentials: Credentials };
+  readonly stop: () => Promise<void>;
+}
+
+async function startEmulators(): Promise<Emulators> {
   const s3Directory = await mkdtemp(join(tmpdir(), 'file-service-s3-'));
   const started: RunningEmulator[] = [];
   let dynamodb: RunningEmulator;
@@ -38,13 +37,54 @@ export default async function setup(project: TestProject) {
     await Promise.allSettled(started.map((e) => e.stop()));
     throw error;
   }
-  project.provide('emulators', {
-    dynamodbEndpoint: dynamodb.endpoint,
-    s3Endpoint: s3.endpoint,
-    s3Credentials: s3.credentials,
-  });
+  return {
+    provided: {
+      dynamodbEndpoint: dynamodb.endpoint,
+      s3Endpoint: s3.endpoint,
+      s3Credentials: s3.credentials,
+    },
+    stop: async () => {
+      await Promise.all([dynamodb.stop(), s3.stop()]);
+      await rm(s3Directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The run's emulators and how many projects use them. Kept on `globalThis`: Vitest loads this
+ * file once per project, in one process, and every project must share one DynamoDB Local (a
+ * JVM each cost the run seconds of CPU).
+ */
+interface Shared {
+  emulators: Promise<Emulators>;
+  users: number;
+}
+const SHARED = Symbol.for('file-service.test-emulators');
+const registry = globalThis as { [SHARED]?: Shared };
+
+/**
+ * One DynamoDB Local (in memory) and one s3rver for the whole run, on free ports, shared by
+ * every project that names this setup; the last project to finish stops them. Test files stay
+ * apart by using a table and a bucket of their own. s3rver is behind S3's authentication, as
+ * under `npm start`: every client of it signs with the run's own random credentials,
+ * `s3Credentials`.
+ */
+export default async function setup(project: TestProject) {
+  const shared = (registry[SHARED] ??= { emulators: startEmulators(), users: 0 });
+  shared.users += 1;
+  let emulators: Emulators;
+  try {
+    emulators = await shared.emulators;
+  } catch (error) {
+    shared.users -= 1;
+    if (shared.users === 0) registry[SHARED] = undefined;
+    throw error;
+  }
+  project.provide('emulators', emulators.provided);
   return async () => {
-    await Promise.all([dynamodb.stop(), s3.stop()]);
-    await rm(s3Directory, { recursive: true, force: true });
+    shared.users -= 1;
+    if (shared.users > 0) return;
+    registry[SHARED] = undefined;
+    await emulators.stop();
   };
 }
