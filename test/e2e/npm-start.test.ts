@@ -1,11 +1,18 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+/**
+ * `npm start` as a developer runs it, start to Ctrl-C: the banner, the token CLI, data kept
+ * across restarts, refusals of a taken port, and the console a person reads (one line per
+ * request naming the function that answered, what a function writes under its own name, and
+ * INFO lines only when LOG_LEVEL asks). Each start costs seconds of CPU, so the tests of one
+ * start share it and run in order.
+ */
+import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { freePort } from '#infra/local/free-port.ts';
@@ -13,72 +20,23 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
 import { LOCAL_TABLE } from '#infra/local/local-stage.ts';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { registerRunningStage } from '#infra/local/data-folder.ts';
-import { readStageRecord, stageRecordPath } from '#infra/local/stage-lock.ts';
+import { readStageRecord, stageRecordPath, type StageRecord } from '#infra/local/stage-lock.ts';
 import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
 import { undocumented } from '#test/support/contract-check.ts';
-import { patient } from '#test/support/patience.ts';
+import type { DirectUploadTicket } from '#test/support/fastapi-bodies.ts';
+import { uploadForm } from '#test/support/multipart.ts';
+import {
+  FUNCTION_LINE,
+  type NpmStart,
+  npmStart,
+  REQUEST_LINE,
+  SHOWS_WITHIN,
+  STARTS_WITHIN,
+  stopEveryStart,
+} from '#test/support/npm-start.ts';
+import { postToSignedForm } from '#test/support/signed-form.ts';
 
 const run = promisify(execFile);
-
-interface Started {
-  readonly child: ChildProcess;
-  readonly output: () => string;
-  /** The exit code, or the signal that ended npm itself. */
-  readonly exited: Promise<number | NodeJS.Signals | null>;
-}
-
-/** How long one `npm start` may take to come up: seconds when idle, far more on a busy machine. */
-const STARTS_WITHIN = patient(120_000);
-
-/**
- * `npm start` as a developer runs it: its own process group, as a terminal gives it. It and
- * every CLI here share this file's LOCAL_STAGE_HOME, in place of the checkout's `.data/`: they
- * register and look for running stages there alone, so a developer's `npm start` in this
- * checkout, or another test run's, is never found, and never finds this one.
- */
-function npmStart(env: Record<string, string>): Started {
-  const child = spawn('npm', ['start'], {
-    cwd: REPOSITORY_ROOT,
-    env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'INFO', LOCAL_STAGE_HOME: home, ...env },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString();
-  };
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  const exited = new Promise<number | NodeJS.Signals | null>((resolve) => {
-    child.once('exit', (code, signal) => {
-      resolve(code ?? signal);
-    });
-  });
-  const started = { child, output: () => output, exited };
-  starts.push(started);
-  return started;
-}
-
-/** Every start of this file: one a failed test left running is stopped after it. */
-const starts: Started[] = [];
-
-async function waitFor(started: Started, text: string, ms = STARTS_WITHIN): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!started.output().includes(text)) {
-    if (started.child.exitCode !== null) throw new Error(`npm start exited:\n${started.output()}`);
-    if (Date.now() > deadline)
-      throw new Error(`no "${text}" within ${ms} ms:\n${started.output()}`);
-    await new Promise((resolve) => {
-      setTimeout(resolve, 50);
-    });
-  }
-}
-
-/** Ctrl-C: SIGINT to the whole foreground process group. */
-async function ctrlC(started: Started): Promise<number | NodeJS.Signals | null> {
-  if (started.child.pid !== undefined) process.kill(-started.child.pid, 'SIGINT');
-  return started.exited;
-}
 
 /** Running, and not a zombie waiting for a parent that may never reap it. */
 const alive = (pid: number) => {
@@ -104,30 +62,24 @@ function processesUsing(dataDir: string): number[] {
 }
 
 let root: string;
-/** This file's LOCAL_STAGE_HOME: where its stages register, and its default data folder. */
+/**
+ * This file's LOCAL_STAGE_HOME, in place of the checkout's `.data/`: its starts and CLIs
+ * register and look for running stages there alone, so a developer's `npm start` in this
+ * checkout, or another test run's, is never found, and never finds this one.
+ */
 let home: string;
 let dataDir: string;
 let port: number;
+let url: string;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'file-service-npm-start-'));
   home = join(root, 'home');
   dataDir = join(root, 'data');
   port = await freePort();
-});
-afterEach(async () => {
-  for (const { child, exited } of starts.splice(0)) {
-    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) continue;
-    // Ctrl-C, which stops its DynamoDB Local too; if that does not end it, kill -9.
-    const group = -child.pid;
-    process.kill(group, 'SIGINT');
-    const timer = setTimeout(() => {
-      process.kill(group, 'SIGKILL');
-    }, patient(30_000));
-    await exited;
-    clearTimeout(timer);
-  }
+  url = `http://localhost:${String(port)}`;
 });
 afterAll(async () => {
+  await stopEveryStart();
   await rm(root, { recursive: true, force: true });
 });
 
@@ -139,23 +91,135 @@ async function stageElsewhere(): Promise<() => Promise<void>> {
   const elsewhere = join(root, 'elsewhere');
   const otherData = join(elsewhere, 'data');
   await mkdir(otherData, { recursive: true });
-  const url = 'http://localhost:1';
-  await writeFile(stageRecordPath(otherData), JSON.stringify({ pid: process.pid, url }));
+  const other = 'http://localhost:1';
+  await writeFile(stageRecordPath(otherData), JSON.stringify({ pid: process.pid, url: other }));
   return registerRunningStage(join(elsewhere, 'home'), {
     pid: process.pid,
-    url,
+    url: other,
     dataDir: otherData,
   });
 }
 
-// Up to three starts in one test.
-describe('npm start', { timeout: 3 * STARTS_WITHIN }, () => {
-  it('serves the local stage, keeps data across restarts, and stops clean on Ctrl-C', async () => {
-    const env = { PORT: String(port), LOCAL_DATA_DIR: dataDir };
-    const first = npmStart(env);
-    await waitFor(first, 'Ctrl-C stops it.');
+/** Requests to one start, as user 1 unless the token is null; their request ids are kept. */
+function client(token: () => string) {
+  const requestIds: string[] = [];
+  const request = async (path: string, init: RequestInit = {}, as: string | null = token()) => {
+    const response = await fetch(`${url}${path}`, {
+      ...init,
+      headers: {
+        ...(as === null ? {} : { authorization: `Bearer ${as}` }),
+        ...(init.headers as Record<string, string> | undefined),
+      },
+    });
+    requestIds.push(response.headers.get('apigw-requestid') ?? '');
+    return response;
+  };
+  return { request, requestIds };
+}
+type Client = ReturnType<typeof client>;
+
+/** A file of user 1's, uploaded through the multipart route: its id. */
+async function uploaded(api: Client): Promise<number> {
+  const form = uploadForm('three', { name: 'deck.pdf' });
+  const response = await api.request('/api/v1/user/me/file', {
+    method: 'POST',
+    headers: { 'content-type': form.contentType },
+    body: form.body,
+  });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { id: number }).id;
+}
+
+/** A direct upload whose bytes go to S3 with the signed form; the finalizer records it. */
+async function directUpload(api: Client): Promise<number> {
+  const started = await api.request('/api/v1/user/me/file/upload', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'model.xlsx', type: 'financials', filesize: 5 }),
+  });
+  expect(started.status).toBe(201);
+  const ticket = (await started.json()) as DirectUploadTicket;
+  expect(await postToSignedForm(ticket, Buffer.from('bytes'))).toBe(204);
+  return ticket.id;
+}
+
+/** The names of user 1's files, listed. */
+async function listedNames(api: Client): Promise<string[]> {
+  const listed = await api.request('/api/v1/user/me/file');
+  expect(listed.status).toBe(200);
+  return ((await listed.json()) as { name: string }[]).map((file) => file.name);
+}
+
+/** Lists user 1's files until `id` is among them: the finalizer has recorded it. */
+async function listedSoon(api: Client, id: number): Promise<void> {
+  const deadline = Date.now() + SHOWS_WITHIN;
+  for (;;) {
+    const listed = (await (await api.request('/api/v1/user/me/file')).json()) as { id: number }[];
+    if (listed.some((file) => file.id === id)) return;
+    if (Date.now() > deadline) throw new Error(`file ${String(id)} not listed`);
+    await new Promise((resolve) => {
+      setTimeout(resolve, 100);
+    });
+  }
+}
+
+/** Notify about `fileId`; the queue's worker posts it to the chat log. */
+async function notify(api: Client, fileId: number): Promise<void> {
+  const response = await api.request('/api/v1/user/me/file/notify', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ file_ids: [fileId], fund_name: 'Local Fund' }),
+  });
+  expect(response.status).toBe(202);
+  expect(await undocumented('POST', response)).toEqual([]);
+}
+
+const FUNCTIONS = {
+  'GET /api/v1/user/me/file': 'ListUserFiles',
+  'POST /api/v1/user/me/file': 'UploadUserFile',
+  'POST /api/v1/user/me/file/upload': 'StartDirectUpload',
+  'POST /api/v1/user/me/file/notify': 'NotifySubmission',
+  'GET /no/such/path': 'RouteNotFound',
+};
+
+/** The console shows exactly one request line for each request made, naming its function. */
+async function expectOneLinePerRequest(started: NpmStart, api: Client) {
+  const shown = (id: string) => started.lines().some((line) => line.endsWith(` ${id}`));
+  await started.waitForLine(() => api.requestIds.every(shown), 'line for every request');
+  const requestLines = started.lines().filter((line) => REQUEST_LINE.test(line));
+  expect(requestLines).toHaveLength(api.requestIds.length);
+  for (const id of api.requestIds) {
+    expect(
+      requestLines.filter((line) => line.endsWith(` ${id}`)),
+      id,
+    ).toHaveLength(1);
+  }
+  for (const line of requestLines) {
+    const [, method, path, , , functionId] = REQUEST_LINE.exec(line) ?? [];
+    const expected = Object.entries(FUNCTIONS).find(([route]) =>
+      new RegExp(`^${route}$`).test(`${method ?? ''} ${path ?? ''}`),
+    );
+    expect(functionId, line).toBe(expected?.[1]);
+  }
+  // Every other line is a function's, under its name.
+  for (const line of started.lines().filter((l) => !REQUEST_LINE.test(l))) {
+    expect(line).toMatch(FUNCTION_LINE);
+  }
+}
+
+/** A test's limit: two starts, or one and the console's answers. */
+const TEST_WITHIN = 2 * STARTS_WITHIN + 4 * SHOWS_WITHIN;
+
+describe('npm start, then Ctrl-C, then npm start again', { timeout: TEST_WITHIN }, () => {
+  let first: NpmStart;
+  let firstApi: Client;
+  let record: StageRecord | undefined;
+  const env = () => ({ PORT: String(port), LOCAL_DATA_DIR: dataDir, LOCAL_STAGE_HOME: home });
+
+  it('comes up with a banner, a demo token, and a token CLI that finds it', async () => {
+    first = npmStart({ ...env(), LOG_LEVEL: 'INFO' });
+    await first.waitFor('Ctrl-C stops it.');
     const banner = first.output();
-    const url = `http://localhost:${port}`;
     expect(banner).toContain(`up on ${url}`);
     expect(banner).toMatch(/Demo token for user 1[^\n]*\n {2}eyJ[\w-]+\.[\w-]+\.[\w-]+\n/);
     expect(banner).toContain(`curl -H "Authorization: Bearer eyJ`);
@@ -176,9 +240,13 @@ describe('npm start', { timeout: 3 * STARTS_WITHIN }, () => {
       `token: using the running local stage at ${url} (data folder ${dataDir})\n`,
     );
     const token = stdout.trim();
-
-    const record = await readStageRecord(dataDir);
+    firstApi = client(() => token);
+    record = await readStageRecord(dataDir);
     expect(record?.pid).toBeGreaterThan(0);
+  });
+
+  it('serves the API; with LOG_LEVEL=INFO every function logs under its name', async () => {
+    // A file written straight to the stage's DynamoDB Local, at an id no upload will take.
     const dynamodb = DynamoDBDocumentClient.from(
       new DynamoDBClient({
         endpoint: record?.dynamodbEndpoint,
@@ -190,7 +258,7 @@ describe('npm start', { timeout: 3 * STARTS_WITHIN }, () => {
       new PutCommand({
         TableName: LOCAL_TABLE,
         Item: toUserFileItem({
-          id: 1,
+          id: 1_000_000,
           userId: 1,
           name: 'kept.pdf',
           type: 'deck',
@@ -198,29 +266,55 @@ describe('npm start', { timeout: 3 * STARTS_WITHIN }, () => {
           updatedAt: null,
           isArchived: false,
           filesize: 3,
-          location: 'users/1/files/1',
+          location: 'users/1/files/1000000',
         }),
       }),
     );
     dynamodb.destroy();
 
-    const listed = await fetch(`${url}/api/v1/user/me/file`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
+    /** The JSON of a function's log line, after its `[Name] `. */
+    const logged = async (functionId: string, message: string) => {
+      const line = await first.waitForLine(
+        (l) => l.startsWith(`[${functionId}] {`) && l.includes(`"message":"${message}"`),
+        `${functionId}'s "${message}"`,
+      );
+      return JSON.parse(line.slice(functionId.length + 3)) as Record<string, unknown>;
+    };
+
+    const listed = await firstApi.request('/api/v1/user/me/file');
     expect(listed.status).toBe(200);
     expect(await undocumented('GET', listed)).toEqual([]);
     expect(((await listed.json()) as { name: string }[]).map((f) => f.name)).toEqual(['kept.pdf']);
+    // Structured logs carry API Gateway's request id, as the response does.
+    expect(await logged('ListUserFiles', 'Request handled')).toMatchObject({
+      level: 'INFO',
+      service: 'file-service',
+      function_name: 'ListUserFiles',
+      correlation_id: listed.headers.get('apigw-requestid'),
+      status: 200,
+    });
+
+    const id = await uploaded(firstApi);
+    const direct = await directUpload(firstApi);
+    expect(await logged('FinalizeDirectUpload', 'Direct upload recorded')).toMatchObject({
+      level: 'INFO',
+      function_name: 'FinalizeDirectUpload',
+      fileId: direct,
+    });
 
     // With no CHAT_WEBHOOK_URL, a notify call's message is printed and kept in chat.jsonl.
-    const notified = await fetch(`${url}/api/v1/user/me/file/notify`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ file_ids: [1], fund_name: 'Local Fund' }),
+    await notify(firstApi, id);
+    expect(await logged('DeliverNotification', 'Submission notification sent')).toMatchObject({
+      level: 'INFO',
+      function_name: 'DeliverNotification',
     });
-    expect(notified.status).toBe(202);
-    expect(await undocumented('POST', notified)).toEqual([]);
-    await waitFor(first, '[chat] == New submission ==');
-    expect(first.output()).toContain('[chat] • *kept.pdf*  ·  Deck  ·  3 bytes');
+    await first.waitForLine(
+      (line) => line === '[DeliverNotification] [chat] == New submission ==',
+      'chat message',
+    );
+    expect(first.lines()).toContain(
+      '[DeliverNotification] [chat] • *deck.pdf*  ·  Deck  ·  5 bytes',
+    );
     const chatLines = (await readFile(join(dataDir, 'chat.jsonl'), 'utf8')).trim().split('\n');
     expect(chatLines).toHaveLength(1);
     expect(JSON.parse(chatLines[0] ?? '')).toMatchObject({
@@ -228,58 +322,60 @@ describe('npm start', { timeout: 3 * STARTS_WITHIN }, () => {
       blocks: expect.any(Array) as unknown[],
     });
 
-    // Structured logs carry API Gateway's request id, as the response does.
-    const requestId = listed.headers.get('apigw-requestid') ?? '';
-    await waitFor(first, `"correlation_id":"${requestId}"`, patient(20_000));
-    const logLine = first
-      .output()
-      .split('\n')
-      .find((line) => line.includes(`"correlation_id":"${requestId}"`));
-    // The JSON from its first brace: the console may put the function's name before it.
-    expect(JSON.parse(logLine?.slice(logLine.indexOf('{')) ?? '{}')).toMatchObject({
-      level: 'INFO',
-      service: 'file-service',
-      function_name: 'ListUserFiles',
-      correlation_id: requestId,
-      status: 200,
-    });
+    await expectOneLinePerRequest(first, firstApi);
+  });
 
-    // A second start on the same port says so and exits non-zero, leaving the first alone.
-    const second = npmStart(env);
+  it('refuses a second start on the same port, and leaves the first alone', async () => {
+    const second = npmStart(env());
     expect(await second.exited).not.toBe(0);
-    expect(second.output()).toContain(`port ${port} is already in use`);
+    expect(second.output()).toContain(`port ${String(port)} is already in use`);
     const refused = await fetch(`${url}/api/v1/user/me/file`);
     expect(refused.status).toBe(401);
     expect(await undocumented('GET', refused)).toEqual([]);
+  });
 
+  it('stops clean on Ctrl-C: no process of its data folder is left', async () => {
     // npm itself may end by the signal; the stage below it must stop on its own terms.
-    expect([0, 'SIGINT']).toContain(await ctrlC(first));
+    expect([0, 'SIGINT']).toContain(await first.ctrlC());
     expect(first.output()).toContain('Stopped.');
     expect(alive(record?.pid ?? 0)).toBe(false);
     expect(alive(record?.dynamodbPid ?? 0)).toBe(false);
     expect(processesUsing(dataDir)).toEqual([]);
     await expect(readFile(join(dataDir, 'local-stage.json'))).rejects.toThrow();
+  });
 
-    // The data folder outlives the process.
-    const again = npmStart(env);
-    await waitFor(again, 'Ctrl-C stops it.');
-    const relisted = await fetch(`${url}/api/v1/user/me/file`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    expect(((await relisted.json()) as { name: string }[]).map((f) => f.name)).toEqual([
-      'kept.pdf',
-    ]);
-    expect([0, 'SIGINT']).toContain(await ctrlC(again));
+  it('keeps the data folder; by default the console has a line per request and no INFO', async () => {
+    const again = npmStart(env());
+    await again.waitFor('Ctrl-C stops it.');
+    const api = client(() => again.demoToken());
+    expect(await listedNames(api)).toEqual(['model.xlsx', 'deck.pdf', 'kept.pdf']);
+    expect((await api.request('/api/v1/user/me/file', {}, null)).status).toBe(401);
+    expect((await api.request('/no/such/path')).status).toBe(404);
+    const id = await uploaded(api);
+    // The finalizer records a direct upload, and says nothing of a success.
+    await listedSoon(api, await directUpload(api));
+    await notify(api, id);
+    // The worker's chat message, under the worker's name.
+    await again.waitForLine(
+      (line) => line === '[DeliverNotification] [chat] == New submission ==',
+      'chat message',
+    );
+    await expectOneLinePerRequest(again, api);
+    expect(again.output()).not.toContain('"level":"INFO"');
+
+    expect([0, 'SIGINT']).toContain(await again.ctrlC());
     expect(again.output()).toContain('Stopped.');
     expect(processesUsing(dataDir)).toEqual([]);
   });
+});
 
+describe('npm start refusing or recovering', { timeout: TEST_WITHIN }, () => {
   it('stops the DynamoDB Local a start killed outright (kill -9) left behind', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'file-service-orphan-'));
-    const env = { PORT: String(await freePort()), LOCAL_DATA_DIR: folder };
+    const env = { PORT: String(await freePort()), LOCAL_DATA_DIR: folder, LOCAL_STAGE_HOME: home };
     try {
       const killed = npmStart(env);
-      await waitFor(killed, 'Ctrl-C stops it.');
+      await killed.waitFor('Ctrl-C stops it.');
       const record = await readStageRecord(folder);
       const orphan = record?.dynamodbPid ?? 0;
       process.kill(record?.pid ?? 0, 'SIGKILL');
@@ -287,9 +383,9 @@ describe('npm start', { timeout: 3 * STARTS_WITHIN }, () => {
       expect(alive(orphan)).toBe(true);
 
       const next = npmStart(env);
-      await waitFor(next, 'Ctrl-C stops it.');
+      await next.waitFor('Ctrl-C stops it.');
       expect(alive(orphan)).toBe(false);
-      expect([0, 'SIGINT']).toContain(await ctrlC(next));
+      expect([0, 'SIGINT']).toContain(await next.ctrlC());
       expect(processesUsing(folder)).toEqual([]);
     } finally {
       await rm(folder, { recursive: true, force: true });
@@ -301,9 +397,13 @@ describe('npm start', { timeout: 3 * STARTS_WITHIN }, () => {
     const taken = await freePort();
     await new Promise<void>((resolve) => blocker.listen(taken, '127.0.0.1', resolve));
     try {
-      const started = npmStart({ PORT: String(taken), LOCAL_DATA_DIR: dataDir });
+      const started = npmStart({
+        PORT: String(taken),
+        LOCAL_DATA_DIR: dataDir,
+        LOCAL_STAGE_HOME: home,
+      });
       expect(await started.exited).toBe(1);
-      expect(started.output()).toContain(`npm start: port ${taken} is already in use`);
+      expect(started.output()).toContain(`npm start: port ${String(taken)} is already in use`);
     } finally {
       blocker.close();
     }
