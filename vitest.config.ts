@@ -16,8 +16,9 @@ const emulators = './test/support/emulators.global-setup.ts';
  */
 export default defineConfig({
   test: {
-    // Two files at once even on two cores, where Vitest's default is one (docs/testing.md).
-    maxWorkers: 2,
+    // Three files at once on two cores, where Vitest's default is one: most of a file's time
+    // is spent waiting on a stage, a webhook's pace or a timeout (docs/testing.md).
+    maxWorkers: 3,
     // Vitest's defaults (5 s, 10 s, 10 s) for the unit suite; each project below sets its own.
     testTimeout: patient(30_000),
     hookTimeout: patient(60_000),
