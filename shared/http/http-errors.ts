@@ -1,4 +1,4 @@
-import type { PydanticError } from './pydantic-errors.ts';
+import type { PydanticError } from './fastapi/pydantic-errors.ts';
 
 /**
  * Errors a use case or middleware may raise on purpose. The error middleware turns each

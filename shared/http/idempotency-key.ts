@@ -13,7 +13,7 @@ import {
   type IdempotentOperation,
   PARTITION_KEY,
   SORT_KEY,
-} from '../data/keys.ts';
+} from '../adapters/keys.ts';
 import { recordMetric } from '../observability/metrics.ts';
 import { ConflictError, RequestValidationError } from './http-errors.ts';
 

@@ -3,16 +3,16 @@ import type { z } from 'zod';
 import { type ApiEvent, bodyByteLength } from './api-event.ts';
 import { NotFoundError, PayloadTooLargeError, RequestValidationError } from './http-errors.ts';
 import { bodyTooLargeMessage, jsonBodyLimit } from './json-body-limit.ts';
-import { readJsonBody } from './json-body.ts';
-import { FilePart, type FormValue } from './file-part.ts';
-import { isRawNumber, pythonEcho } from './python-number.ts';
+import { readJsonBody } from './fastapi/json-body.ts';
+import { FilePart, type FormValue } from './fastapi/file-part.ts';
+import { isRawNumber, pythonEcho } from './fastapi/python-number.ts';
 import {
   missingField,
   notAnObject,
   type PydanticError,
   type RequestSource,
   toPydanticErrors,
-} from './pydantic-errors.ts';
+} from './fastapi/pydantic-errors.ts';
 import type { ApiResult } from './responses.ts';
 
 /**

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ListPageQuerySchema } from './list-page.ts';
 import { FileTypeSchema } from './file-type.ts';
-import { pyId } from './pydantic-fields.ts';
+import { pyId } from '../http/fastapi/pydantic-fields.ts';
 
 /** The contract's DealFile (section 2.2), as the update returns it. */
 export const DealFileSchema = z

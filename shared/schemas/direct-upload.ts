@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { MAX_UPLOAD_BYTES } from '../user-files/upload-limits.ts';
 import { FileTypeSchema } from './file-type.ts';
-import { pyBoundedInt, pyId } from './pydantic-fields.ts';
+import { pyBoundedInt, pyId } from '../http/fastapi/pydantic-fields.ts';
 import { FileNameSchema } from './user-file-upload.ts';
 
 const MEDIA_TYPE_PATTERN = '^[\\w!#$&^.+-]{1,127}/[\\w!#$&^.+-]{1,127}$';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { pyStr } from './pydantic-fields.ts';
+import { pyStr } from '../http/fastapi/pydantic-fields.ts';
 
 /** The optional `Idempotency-Key` header of the endpoints that create something. */
 export const IdempotencyHeaders = z.object({

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import type { ListOptions, ListPosition, Page } from '../data/page.ts';
+import type { ListOptions, ListPosition, Page } from '../domain/page.ts';
 import { listTooLarge } from '../http/list-too-large.ts';
-import { pyBoundedInt } from './pydantic-fields.ts';
+import { pyBoundedInt } from '../http/fastapi/pydantic-fields.ts';
 
 /**
  * Paging of the list routes (our extension). Without `limit` or `cursor` a list answers every

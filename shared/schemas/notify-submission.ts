@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { NOTIFICATION_STATUSES } from '../notifications/submission-notification.ts';
-import { pyInt, pyStr } from './pydantic-fields.ts';
+import { pyInt, pyStr } from '../http/fastapi/pydantic-fields.ts';
 import { IdempotencyHeaders } from './idempotency-headers.ts';
 
 /** One notify call covers at most this many files; the chat message lists the first few. */

@@ -1,4 +1,4 @@
-import type { FormLimits } from '../http/multipart-form.ts';
+import type { FormLimits } from '../http/fastapi/multipart-form.ts';
 import { MAX_UPLOAD_BYTES, tooLargeMessage } from '../user-files/upload-limits.ts';
 
 /** The upload form's limits, lower than Starlette's (1,000 files and fields, 1 MB a part): one file, a few small fields. */

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { FileIdPathSchema } from './direct-upload.ts';
-import { pyBool } from './pydantic-fields.ts';
+import { pyBool } from '../http/fastapi/pydantic-fields.ts';
 import { FileNameSchema } from './user-file-upload.ts';
 
 /**

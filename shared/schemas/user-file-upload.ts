@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { FilePart } from '../http/file-part.ts';
+import { FilePart } from '../http/fastapi/file-part.ts';
 import { MAX_FILE_NAME_LENGTH } from '../user-files/upload-limits.ts';
 import { FileTypeSchema } from './file-type.ts';
-import { pyStr } from './pydantic-fields.ts';
+import { pyStr } from '../http/fastapi/pydantic-fields.ts';
 import { IdempotencyHeaders } from './idempotency-headers.ts';
 
 /**

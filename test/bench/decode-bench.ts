@@ -5,7 +5,7 @@
  * from JavaScript's, and so need their source kept) are reported: a route's body limit
  * bounds them (docs/benchmarks.md).
  */
-import { parsePythonJson } from '#shared/http/python-json.ts';
+import { parsePythonJson } from '#shared/http/fastapi/python-json.ts';
 import { type Figure, figureLine, FIGURE_HEADER, median } from './figures.ts';
 
 export const DECIMALS_RATIO_TARGET = 2;

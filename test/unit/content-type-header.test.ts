@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { toApiGatewayEvent } from '#infra/local/api-gateway-event.ts';
-import { contentTypeOf } from '#shared/http/api-event.ts';
-import { FilePart } from '#shared/http/file-part.ts';
-import { readJsonBody } from '#shared/http/json-body.ts';
-import { readForm } from '#shared/http/multipart-form.ts';
+import { contentTypeOf } from '#shared/http/fastapi/content-type.ts';
+import { FilePart } from '#shared/http/fastapi/file-part.ts';
+import { readJsonBody } from '#shared/http/fastapi/json-body.ts';
+import { readForm } from '#shared/http/fastapi/multipart-form.ts';
 import { UPLOAD_FORM_LIMITS } from '#shared/schemas/upload-form-limits.ts';
 
 /** The event our gateway (as API Gateway) builds from these Content-Type header lines. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FilePart } from '#shared/http/file-part.ts';
+import { FilePart } from '#shared/http/fastapi/file-part.ts';
 import { HttpError } from '#shared/http/http-errors.ts';
-import { parseOptionsHeader, readForm } from '#shared/http/multipart-form.ts';
+import { parseOptionsHeader, readForm } from '#shared/http/fastapi/multipart-form.ts';
 import { UPLOAD_FORM_LIMITS } from '#shared/schemas/upload-form-limits.ts';
 
 /** What the upload route answers for a body: its form, or the refusal's status and body. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_NESTING, parsePythonJson } from '#shared/http/python-json.ts';
-import { isRawNumber, pythonEcho } from '#shared/http/python-number.ts';
+import { MAX_JSON_NESTING, parsePythonJson } from '#shared/http/fastapi/python-json.ts';
+import { isRawNumber, pythonEcho } from '#shared/http/fastapi/python-number.ts';
 
 /** Each case is what CPython 3.13's `json.loads` raises: message and character offset. */
 describe('parsePythonJson fails where and how CPython does', () => {

@@ -6,7 +6,7 @@ import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { FileTypeSchema } from '#shared/schemas/file-type.ts';
-import { pyBoundedInt, pyInt } from '#shared/schemas/pydantic-fields.ts';
+import { pyBoundedInt, pyInt } from '#shared/http/fastapi/pydantic-fields.ts';
 import { apiEvent, bodyOf, lambdaContext } from '#test/support/api-events.ts';
 
 const ROOM_ID = /^[a-z][a-z0-9-]{0,31}:v1:group:[1-9][0-9]*:deal:[1-9][0-9]*$/;

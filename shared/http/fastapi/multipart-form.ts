@@ -1,6 +1,16 @@
-import { type ApiEvent, bodyBytes, contentTypeOf, mediaType } from './api-event.ts';
+/**
+ * FastAPI parity: how FastAPI reads a `Form`/`File` body. Mirrors Starlette 1.7.0
+ * `starlette/formparsers.py` (`MultiPartParser`, `FormParser`: the form it builds and the 400s it
+ * answers) and python-multipart 0.0.32 `python_multipart/multipart.py` (`MultipartParser`'s
+ * framing and limits, `parse_options_header`, `_parseparam`, `QuerystringParser`), with
+ * CPython 3.11.7's `urllib.parse.unquote_plus`. busboy cannot take its place: ADR 0008.
+ * Reference: Starlette 1.7.0, python-multipart 0.0.32, CPython 3.11.7 (docs/fastapi-parity.md).
+ */
+
+import { type ApiEvent, bodyBytes } from '../api-event.ts';
+import { contentTypeOf, mediaType } from './content-type.ts';
 import { FilePart, type FormValue } from './file-part.ts';
-import { BadRequestError, PayloadTooLargeError } from './http-errors.ts';
+import { BadRequestError, PayloadTooLargeError } from '../http-errors.ts';
 
 export interface FormLimits {
   /** Largest file part, in bytes; one byte more is a 413. */

@@ -1,11 +1,18 @@
+/**
+ * FastAPI parity: Pydantic's lax `int`, `bool` and `str` as zod fields. Mirrors pydantic-core
+ * 2.46.5 `src/input/shared.rs` (`str_as_int`, `float_as_int`, `str_as_bool`, `int_as_bool`) and
+ * Python's `len(str)` in code points for `max_length`.
+ * Reference: Pydantic 2.13.5 (docs/fastapi-parity.md).
+ */
+
 import * as z from 'zod';
-import { PYDANTIC_INT, plural } from '../http/pydantic-errors.ts';
-import { isRawNumber, rawNumberAsInt } from '../http/python-number.ts';
+import { PYDANTIC_INT, plural } from './pydantic-errors.ts';
+import { isRawNumber, rawNumberAsInt } from './python-number.ts';
 
 /**
  * Zod fields that accept exactly what the contract's Pydantic models accepted in lax mode,
  * so a request FastAPI took is never refused here. Refusals become Pydantic errors in
- * `#shared/http/pydantic-errors.ts`.
+ * `pydantic-errors.ts`.
  */
 
 /** Pydantic's `clean_int_str`: trim, one sign, `_` between digits, a zero fraction. */

@@ -1,4 +1,12 @@
 /**
+ * FastAPI parity: how a JSON body's bytes become text. Starlette's `request.json()` calls
+ * `json.loads(bytes)`; this mirrors CPython 3.11.7 `Lib/json/__init__.py` (`detect_encoding`, then
+ * `bytes.decode`). One deliberate difference: a surrogate encoded in UTF-8 is refused here, where
+ * Python's `surrogatepass` reads it (docs/fastapi-parity.md).
+ * Reference: Starlette 1.7.0, CPython 3.11.7.
+ */
+
+/**
  * Python's `json.detect_encoding`: `json.loads(bytes)` (Starlette's `request.json()`) reads
  * UTF-8, UTF-16 and UTF-32, with or without a byte order mark. Throws on bytes that are not
  * valid in the detected encoding, which FastAPI answers with a 400.

@@ -1,3 +1,8 @@
+/**
+ * FastAPI parity: a form's file part, as Starlette 1.7.0 hands it to FastAPI
+ * (`starlette/datastructures.py`, `UploadFile`: filename, content type, bytes).
+ */
+
 /** A part sent with a `filename` parameter: Starlette's UploadFile. */
 export class FilePart {
   readonly filename: string;

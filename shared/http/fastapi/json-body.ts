@@ -1,5 +1,15 @@
-import { type ApiEvent, bodyBytes, contentTypeOf, mediaType } from './api-event.ts';
-import { BadRequestError, RequestValidationError } from './http-errors.ts';
+/**
+ * FastAPI parity: how FastAPI 0.142.2 reads a JSON body before validating it (`fastapi/routing.py`,
+ * `get_request_handler`): an empty body is none, a JSON media type goes through Starlette's
+ * `request.json()`, any other type (or none, FastAPI's strict content type) is handed on
+ * unparsed, a decode error is a 422 `json_invalid` and any other failure a 400.
+ * `@middy/http-json-body-parser` cannot take its place, even for the bodies that parse: ADR 0007.
+ * Reference: FastAPI 0.142.2, Starlette 1.7.0, CPython 3.11.7 (docs/fastapi-parity.md).
+ */
+
+import { type ApiEvent, bodyBytes } from '../api-event.ts';
+import { contentTypeOf, mediaType } from './content-type.ts';
+import { BadRequestError, RequestValidationError } from '../http-errors.ts';
 import { decodeJsonBytes } from './json-encoding.ts';
 import { parsePythonJson } from './python-json.ts';
 

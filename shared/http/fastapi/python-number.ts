@@ -1,4 +1,12 @@
 /**
+ * FastAPI parity: JSON numbers as Python holds and prints them. Mirrors CPython 3.11.7's
+ * `json.loads` (`Lib/json/scanner.py`: a lexeme without `.`, `e` or `E` is an `int`), `repr(float)`
+ * (`Objects/floatobject.c`), the 4,300-digit limit on reading an int (`sys.int_info`), and
+ * pydantic-core 2.46.5's float-to-int rule (`src/input/shared.rs`, `float_as_int`).
+ * Reference: Pydantic 2.13.5, CPython 3.11.7 (docs/fastapi-parity.md).
+ */
+
+/**
  * JSON numbers as Python reads them. `json.loads` makes a lexeme without `.`, `e` or `E` an
  * `int` of any size, and anything else a `float`; a 422 echoes either as Python prints it
  * (`9223372036854775808`, `1.0`, `1e+20`). JavaScript has one number type, which would print

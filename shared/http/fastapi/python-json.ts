@@ -1,3 +1,12 @@
+/**
+ * FastAPI parity: CPython's `json.loads`, as FastAPI runs it on a JSON body and reports its
+ * failure (`json_invalid` with the decoder's `msg` and `pos`: `fastapi/routing.py`,
+ * `get_request_handler`). Mirrors CPython 3.11.7 `Lib/json/decoder.py` and `Lib/json/scanner.py`
+ * (the C scanner in `Modules/_json.c` that runs by default gives the same messages and offsets),
+ * its recursion limit included.
+ * Reference: FastAPI 0.142.2, CPython 3.11.7 (docs/fastapi-parity.md).
+ */
+
 import { mayHoldPythonNumbers, pythonNumber } from './python-number.ts';
 
 /**

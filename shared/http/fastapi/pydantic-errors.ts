@@ -1,3 +1,12 @@
+/**
+ * FastAPI parity: the entries of FastAPI's 422 `detail`. Mirrors Pydantic v2's
+ * `ValidationError.errors(include_url=False)` as FastAPI returns them
+ * (`fastapi/exception_handlers.py`, `request_validation_exception_handler`): each error type's
+ * `msg` and `ctx` from pydantic-core 2.46.5 `src/errors/types.rs`, and the order and choice of
+ * errors Pydantic reports for a list, a wrong type or a missing field.
+ * Reference: FastAPI 0.142.2, Pydantic 2.13.5 (docs/fastapi-parity.md).
+ */
+
 import type { core } from 'zod';
 import { isRawNumber } from './python-number.ts';
 
