@@ -5,7 +5,6 @@ import tseslint from 'typescript-eslint';
 /** Where use cases, models and ports live. */
 const DOMAIN_FOLDERS = [
   'blobs',
-  'data',
   'deal-files',
   'direct-uploads',
   'domain',
@@ -20,6 +19,24 @@ const DOMAIN_FOLDERS = [
 ];
 /** The edges: HTTP, API schemas and documents, adapters, configuration, wiring. */
 const EDGE_FOLDERS = ['adapters', 'api', 'config', 'docs', 'http', 'openapi', 'schemas', 'wiring'];
+/** The HTTP layer: middlewares and bodies, the route table and operations, their documents. */
+const HTTP_FOLDERS = ['api', 'docs', 'http', 'openapi', 'schemas'];
+/** A relative or `#shared/` import of one of these folders of shared/. */
+const sharedFolder = (folders) => `^(#shared/|(\\.\\./)+)(${folders.join('|')})/`;
+
+/**
+ * Storage layout, which only the adapters know (shared/adapters/keys.ts): the table's
+ * partition and sort-key prefixes, and the bucket's key prefixes. A use case that writes one
+ * builds or matches a key; it asks its port instead.
+ */
+const SORT_KEY_PREFIX =
+  '/(USER|FILE|UPLOAD|NOTIFICATION|GROUP|DEAL|MEMBER|COUNTER|IDEMPOTENCY|CHANNEL|LIMIT)#/';
+// esquery ends a regular expression at its first slash: \x2F is the one in the key.
+const OBJECT_KEY_PREFIX = '/^(users|uploads|groups)\\x2F/';
+const STORAGE_LAYOUT = {
+  selector: `:matches(Literal[raw=${SORT_KEY_PREFIX}], TemplateElement[value.raw=${SORT_KEY_PREFIX}], Literal[value=${OBJECT_KEY_PREFIX}], TemplateElement[value.raw=${OBJECT_KEY_PREFIX}])`,
+  message: "Keys are the adapters' layout (shared/adapters/keys.ts): ask the port for them.",
+};
 
 // zod's `z` object holds every export, so a bundle that imports it keeps all of zod
 // (about 350 KB more per function); the namespace import is tree-shaken.
@@ -82,7 +99,8 @@ export default tseslint.config(
     },
   },
   // The layers (docs/architecture.md). The domain (use cases, models, ports) imports no edge:
-  // not HTTP, not the SDK or its adapters, not configuration, not the local stage.
+  // not HTTP, not the SDK or its adapters, not configuration, not the local stage; and it
+  // neither builds nor matches a storage key.
   {
     files: [`shared/{${DOMAIN_FOLDERS.join(',')}}/**/*.ts`],
     rules: {
@@ -91,7 +109,12 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: `^(#shared/|(\\.\\./)+)(${EDGE_FOLDERS.join('|')})/`,
+              regex: '^(#shared/|(\\.\\./)+)adapters/(keys\\.ts$|items/)',
+              message: "Keys and item schemas are storage layout, the adapters' own: ask the port.",
+            },
+            {
+              // Keys and item schemas have a message of their own, above.
+              regex: `^(#shared/|(\\.\\./)+)(?!adapters/(keys\\.ts$|items/))(${EDGE_FOLDERS.join('|')})/`,
               message: 'The domain raises outcomes and takes ports; edges map and implement them.',
             },
             {
@@ -102,6 +125,68 @@ export default tseslint.config(
             {
               regex: '^node:(fs|http|https|child_process)',
               message: 'The domain does no I/O of its own; take a port.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-syntax': ['error', ZOD_NAMESPACE_IMPORT, STORAGE_LAYOUT],
+    },
+  },
+  // Adapters implement the domain's ports on the SDK: they know no HTTP, configuration or
+  // wiring (they are given clients and names), and nothing of infra or the handlers.
+  {
+    files: ['shared/adapters/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: sharedFolder(HTTP_FOLDERS),
+              message: 'An adapter speaks to its store, not HTTP: HTTP maps at the edge.',
+            },
+            {
+              regex: `${sharedFolder(['config', 'wiring'])}|^#(infra|functions)/`,
+              message: 'An adapter is given its clients and names; wiring builds it.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  // Configuration is the environment's zod schema: it imports nothing of the service.
+  {
+    files: ['shared/config/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!zod$|\\./)',
+              message: 'Configuration imports zod and nothing of the service.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  // Nothing deployed takes anything from the local stage: not the CDK app, its stacks and
+  // constructs, nor the stage config or the smoke check. The operator CLI (infra/admin) may:
+  // it is a tool, run against the local stage as against deployed ones, and for the local
+  // one it needs the stage's own endpoints, credentials, key file and data folder. Tests
+  // (test/) may too.
+  {
+    files: ['infra/**/*.ts'],
+    ignores: ['infra/local/**', 'infra/admin/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(#infra/|\\./|(\\.\\./)+)local/',
+              message: 'The local stage is for tests and tools; deployed code takes nothing of it.',
             },
           ],
         },

@@ -1,6 +1,5 @@
 import * as z from 'zod';
 import { ENVIRONMENT } from '#shared/config/environment.ts';
-import { LOCAL_AUDIENCE, LOCAL_ISSUER } from './local/identity-provider.ts';
 
 /**
  * Per-stage settings, chosen with `-c stage=production|development|local` (production by
@@ -89,9 +88,19 @@ export interface StageConfig extends StageSettings {
 
 type Defaults = Omit<StageSettings, 'jwtIssuer'> & { jwtIssuer?: string };
 
+/** The API's name as a token's `aud`: what every stage's authorizer accepts by default. */
+export const API_AUDIENCE = 'file-service-api';
+
+/**
+ * The issuer the local stage's template trusts: the local stage's own identity provider
+ * (infra/local/identity-provider.ts issues its tokens for this issuer and `API_AUDIENCE`).
+ * Written here, not imported: the config of deployed stages takes nothing from the emulators.
+ */
+export const LOCAL_STAGE_ISSUER = 'https://local-idp.file-service.invalid/';
+
 /** What every stage starts from; a function, so no stage shares another's arrays. */
 const shared = () => ({
-  jwtAudience: [LOCAL_AUDIENCE],
+  jwtAudience: [API_AUDIENCE],
   userIdClaim: 'sub',
   realtimeAudience: 'realtime',
   realtimeTokenSeconds: 3600,
@@ -123,7 +132,7 @@ export const STAGE_DEFAULTS: Readonly<Record<StageName, Defaults>> = {
   },
   local: {
     ...shared(),
-    jwtIssuer: LOCAL_ISSUER,
+    jwtIssuer: LOCAL_STAGE_ISSUER,
     logLevel: 'DEBUG',
     logRetentionDays: 3,
     retainData: false,

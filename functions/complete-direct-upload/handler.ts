@@ -1,17 +1,17 @@
 import middy from '@middy/core';
 import { completeDirectUpload } from '#shared/direct-uploads/complete-direct-upload.ts';
-import { countedDirectUploads } from '#shared/observability/counted-direct-uploads.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
+import { countCompletion, countRefusal } from '#shared/observability/direct-upload-metrics.ts';
 import { completeDirectUploadRequest } from '#shared/schemas/direct-upload.ts';
 import { toUserFileBody } from '#shared/schemas/user-file-response.ts';
-import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import { completeDirectUploadFunction } from './function.ts';
 
 /**
  * POST /api/v1/user/me/file/upload/{file_id}/complete (extension): the UserFile a direct
@@ -25,18 +25,24 @@ export const createHandler = (
   }: Pick<ServiceAdapters, 'directUploads' | 'userFiles' | 'blobs'>,
   settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
 ) => {
-  const ports = { uploads: countedDirectUploads(directUploads), files: userFiles, blobs };
+  const ports = { uploads: directUploads, files: userFiles, blobs };
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(validateRequest(completeDirectUploadRequest))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
-      const file = await completeDirectUpload(ports, userId, input.path.file_id);
-      return jsonResponse(201, toUserFileBody(file));
+      const completion = await completeDirectUpload(ports, userId, input.path.file_id).catch(
+        (error: unknown) => {
+          countRefusal(error);
+          throw error;
+        },
+      );
+      countCompletion(completion);
+      return jsonResponse(201, toUserFileBody(completion.file));
     });
 };
 
-export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.CompleteDirectUpload, (env) =>
+export const handler = lambdaEntry(completeDirectUploadFunction.variables, (env) =>
   createHandler(
     {
       directUploads: deployed.directUploads(env),

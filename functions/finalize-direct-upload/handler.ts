@@ -2,20 +2,20 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { S3Event } from 'aws-lambda';
 import { decodeEventKey } from '#shared/adapters/aws/s3-event-key.ts';
-import { parseDirectUploadObjectKey } from '#shared/data/keys.ts';
+import { parseDirectUploadObjectKey } from '#shared/adapters/keys.ts';
 import {
   CompletionInProgress,
   judgeUploadedBytes,
 } from '#shared/direct-uploads/complete-direct-upload.ts';
 import { isOutcome } from '#shared/domain/outcome.ts';
 import { logger } from '#shared/logger.ts';
-import { countedDirectUploads } from '#shared/observability/counted-direct-uploads.ts';
+import { countCompletion, countRefusal } from '#shared/observability/direct-upload-metrics.ts';
 import { observeInvocation } from '#shared/observability/observe-invocation.ts';
 import { tracer } from '#shared/observability/tracer.ts';
-import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
+import { finalizeDirectUploadFunction } from './function.ts';
 
 /**
  * S3 ObjectCreated under `uploads/`: every time a signed form writes, the bytes are judged.
@@ -28,7 +28,7 @@ export const createHandler = (
   adapters: Pick<ServiceAdapters, 'directUploads' | 'userFiles' | 'blobs'>,
 ) => {
   const ports = {
-    uploads: countedDirectUploads(adapters.directUploads),
+    uploads: adapters.directUploads,
     files: adapters.userFiles,
     blobs: adapters.blobs,
   };
@@ -42,11 +42,14 @@ export const createHandler = (
         const owner = key === undefined ? undefined : parseDirectUploadObjectKey(key);
         if (owner === undefined || !record.eventName.startsWith('ObjectCreated:')) continue;
         try {
-          const file = await judgeUploadedBytes(ports, owner.userId, owner.fileId);
-          if (file !== 'discarded') {
+          const judged = await judgeUploadedBytes(ports, owner.userId, owner.fileId);
+          if (judged !== 'discarded') {
+            countCompletion(judged);
+            const { file } = judged;
             logger.info('Direct upload recorded', { key, fileId: file.id, size: file.filesize });
           }
         } catch (error) {
+          countRefusal(error);
           if (isOutcome(error) && !(error instanceof CompletionInProgress)) {
             logger.info('Object is no completable direct upload', {
               key,
@@ -64,7 +67,7 @@ export const createHandler = (
     });
 };
 
-export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.FinalizeDirectUpload, (env) =>
+export const handler = lambdaEntry(finalizeDirectUploadFunction.variables, (env) =>
   createHandler({
     directUploads: deployed.directUploads(env),
     userFiles: deployed.userFiles(env),

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ROLES } from '#shared/groups/group.ts';
-import { FILE_TYPES } from '#shared/data/file-type.ts';
+import { FILE_TYPES } from '#shared/domain/file-type.ts';
 import { MAX_FILE_NAME_LENGTH } from '#shared/user-files/upload-limits.ts';
 
 /**

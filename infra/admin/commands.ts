@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import * as z from 'zod';
 import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
-import { FILE_ID_SEQUENCE } from '#shared/data/keys.ts';
+import { FILE_ID_SEQUENCE } from '#shared/adapters/keys.ts';
 import { addDealFile, type DealFileSource } from '#shared/deal-files/add-deal-file.ts';
 import { toDealFileRecord } from '#shared/schemas/deal-file-response.ts';
 import { DynamoDealFileRepository } from '#shared/adapters/dynamo-deal-file-repository.ts';

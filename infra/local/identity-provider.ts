@@ -10,10 +10,9 @@ import {
   type JWTPayload,
   SignJWT,
 } from 'jose';
+import { API_AUDIENCE, LOCAL_STAGE_ISSUER } from '../stages.ts';
 
 /** The local stage's identity provider: what Cognito or Auth0 is to a deployed stage. */
-export const LOCAL_ISSUER = 'https://local-idp.file-service.invalid/';
-export const LOCAL_AUDIENCE = 'file-service-api';
 const ALGORITHM = 'RS256';
 
 export interface LocalIdentityProvider {
@@ -33,7 +32,7 @@ export interface IssueTokenOptions {
   readonly claims?: JWTPayload;
 }
 
-export const signingKeyPath = (dataDir: string): string => join(dataDir, 'idp', 'signing-key.json');
+const signingKeyPath = (dataDir: string): string => join(dataDir, 'idp', 'signing-key.json');
 
 async function readOrCreatePrivateJwk(path: string): Promise<JWK> {
   try {
@@ -67,15 +66,15 @@ export async function loadIdentityProvider(dataDir: string): Promise<LocalIdenti
   const { kty, n, e } = privateJwk;
   const publicKey = (await importJWK({ kty, n, e }, ALGORITHM)) as CryptoKey;
   return {
-    issuer: LOCAL_ISSUER,
-    audience: LOCAL_AUDIENCE,
+    issuer: LOCAL_STAGE_ISSUER,
+    audience: API_AUDIENCE,
     keyId,
     publicKey,
     issueToken: async ({ userId, expiresIn = 3600, claims = {} }) => {
       const now = Math.floor(Date.now() / 1000);
       return new SignJWT({
-        iss: LOCAL_ISSUER,
-        aud: LOCAL_AUDIENCE,
+        iss: LOCAL_STAGE_ISSUER,
+        aud: API_AUDIENCE,
         sub: String(userId),
         iat: now,
         exp: now + expiresIn,

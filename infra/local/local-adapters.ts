@@ -12,7 +12,7 @@ import { DynamoTokenBuckets } from '#shared/adapters/dynamo-token-buckets.ts';
 import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
 import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
 import { SlackWebhookChannel } from '#shared/adapters/slack-webhook-channel.ts';
-import { FILE_ID_SEQUENCE } from '#shared/data/keys.ts';
+import { FILE_ID_SEQUENCE } from '#shared/adapters/keys.ts';
 import type { MessageQueue } from '#shared/queue/message-queue.ts';
 import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
 import { ChatLogChannel } from './chat-log-channel.ts';

@@ -17,7 +17,7 @@ import {
   toDealFileItem,
   toUserFileItem,
 } from '#shared/adapters/items/file-items.ts';
-import { FILE_CREATED_ATTRIBUTE, fileCreatedKey } from '#shared/data/keys.ts';
+import { FILE_CREATED_ATTRIBUTE, fileCreatedKey } from '#shared/adapters/keys.ts';
 
 /** The local table is rebuilt in seconds; a wait longer than this means DynamoDB Local is stuck. */
 const MAX_WAIT_SECONDS = 60;

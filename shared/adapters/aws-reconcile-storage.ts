@@ -1,14 +1,76 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
+import type { StoragePorts, StoredItem } from '../reconcile/reconcile-storage.ts';
 import { listAllObjects } from './aws/list-all-objects.ts';
-import { DIRECT_UPLOAD_OBJECT_PREFIX } from '../data/keys.ts';
-import type { StoragePorts } from '../reconcile/reconcile-storage.ts';
+import {
+  DIRECT_UPLOAD_OBJECT_PREFIX,
+  DIRECT_UPLOAD_PREFIX,
+  dealFileObjectKey,
+  directUploadObjectKey,
+  EXPIRY_ATTRIBUTE,
+  NOTIFICATION_PREFIX,
+  PARTITION_KEY,
+  SORT_KEY,
+  userFileObjectKey,
+} from './keys.ts';
 
 /**
  * Where file bytes live: users' and deals' files, and direct uploads' forms (see
  * `userFileObjectKey`, `dealFileObjectKey`, `directUploadObjectKey`).
  */
 const FILE_PREFIXES = ['users/', 'groups/', DIRECT_UPLOAD_OBJECT_PREFIX] as const;
+
+const USER_PREFIX = 'USER#';
+
+/** The object a file record's bytes live in, by our key convention; undefined for others. */
+function objectKeyOf(pk: string, sk: string): string | undefined {
+  const fileId = /^FILE#(\d+)$/.exec(sk)?.[1];
+  if (fileId === undefined) return undefined;
+  const userId = /^USER#(\d+)$/.exec(pk)?.[1];
+  if (userId !== undefined) return userFileObjectKey(Number(userId), Number(fileId));
+  const deal = /^GROUP#(\d+)#DEAL#(\d+)$/.exec(pk);
+  if (deal?.[1] !== undefined && deal[2] !== undefined) {
+    return dealFileObjectKey(Number(deal[1]), Number(deal[2]), Number(fileId));
+  }
+  return undefined;
+}
+
+/** A stored value that should be text; anything else reads as absent. */
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value : undefined;
+
+/**
+ * What an item of the table is, read without its schema: reconcile judges what is stored,
+ * malformed items too.
+ */
+export function storedItem(item: Readonly<Record<string, unknown>>): StoredItem {
+  const pk = String(item[PARTITION_KEY]);
+  const sk = String(item[SORT_KEY]);
+  const objectKey = objectKeyOf(pk, sk);
+  if (objectKey !== undefined) return { kind: 'file', record: { pk, sk }, objectKey };
+  if (pk.startsWith(USER_PREFIX) && sk.startsWith(DIRECT_UPLOAD_PREFIX)) {
+    const userId = Number(pk.slice(USER_PREFIX.length));
+    const fileId = Number(sk.slice(DIRECT_UPLOAD_PREFIX.length));
+    return {
+      kind: 'direct-upload',
+      status: text(item.status),
+      expiresAtSeconds: Number(item[EXPIRY_ATTRIBUTE]),
+      objectKeys: [directUploadObjectKey(userId, fileId), userFileObjectKey(userId, fileId)],
+    };
+  }
+  if (pk.startsWith(USER_PREFIX) && sk.startsWith(NOTIFICATION_PREFIX)) {
+    return {
+      kind: 'notification',
+      userId: Number(pk.slice(USER_PREFIX.length)),
+      notificationId: sk.slice(NOTIFICATION_PREFIX.length),
+      status: text(item.status),
+      updatedAt: text(item.updated_at),
+      leaseUntil: text(item.lease_until),
+      notBefore: text(item.not_before),
+    };
+  }
+  return { kind: 'other' };
+}
 
 /** The table, scanned strongly consistent, and the bucket's file objects, page by page. */
 export function awsStorage(options: {
@@ -23,7 +85,7 @@ export function awsStorage(options: {
         { client: options.dynamodb },
         { TableName: options.tableName, ConsistentRead: true },
       )) {
-        yield page.Items ?? [];
+        yield (page.Items ?? []).map(storedItem);
       }
     },
     // Only where file bytes live: whatever else an operator keeps in the bucket is theirs.

@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { counterKey } from '../data/keys.ts';
+import { counterKey } from './keys.ts';
 import type { IdAllocator } from '../ids/id-allocator.ts';
 
 export interface BlockIdAllocatorOptions {

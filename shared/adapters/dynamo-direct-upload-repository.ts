@@ -17,7 +17,7 @@ import {
   PARTITION_KEY,
   SORT_KEY,
   userPartition,
-} from '../data/keys.ts';
+} from './keys.ts';
 import { fromDirectUploadItem } from './items/direct-upload-item.ts';
 import { toUserFileItem } from './items/file-items.ts';
 import type { UserFile } from '../user-files/user-file.ts';

@@ -19,7 +19,7 @@ import {
   memberSortKey,
   PARTITION_KEY,
   SORT_KEY,
-} from '../data/keys.ts';
+} from './keys.ts';
 import { type Deal, type Group, isRole, type Membership, type Role } from '../groups/group.ts';
 import type { GroupRepository } from '../groups/group-repository.ts';
 

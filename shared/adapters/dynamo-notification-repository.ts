@@ -12,9 +12,9 @@ import {
   PARTITION_KEY,
   SORT_KEY,
   userPartition,
-} from '../data/keys.ts';
+} from './keys.ts';
 import { fromNotificationItem } from './items/notification-item.ts';
-import { settleRead } from '../data/settle-read.ts';
+import { settleRead } from '../domain/settle-read.ts';
 import type {
   NotificationRepository,
   TryVerdict,

@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { chatChannelBucketKey, EXPIRY_ATTRIBUTE, notifyBucketKey } from '../data/keys.ts';
+import { chatChannelBucketKey, EXPIRY_ATTRIBUTE, notifyBucketKey } from './keys.ts';
 import {
   type Admission,
   type BucketName,

@@ -9,8 +9,8 @@ import {
 import { batchGetAll } from './aws/batch-get.ts';
 import { putNewItem } from './aws/conditional-writes.ts';
 import { filesNewestFirst } from './aws/files-newest-first.ts';
-import { PARTITION_KEY, SORT_KEY, userFileSortKey, userPartition } from '../data/keys.ts';
-import { type ListOptions, type Page, positionOf } from '../data/page.ts';
+import { PARTITION_KEY, SORT_KEY, userFileSortKey, userPartition } from './keys.ts';
+import { type ListOptions, type Page, positionOf } from '../domain/page.ts';
 import type { UserFile } from '../user-files/user-file.ts';
 import { fromUserFileItem, toUserFileItem } from './items/file-items.ts';
 import type { UserFileChange, UserFileRepository } from '../user-files/user-file-repository.ts';

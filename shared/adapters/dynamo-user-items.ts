@@ -1,13 +1,24 @@
 import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import type { UserItem, UserItemKind, UserItems } from '../removal/user-items.ts';
+import { batchWriteAll } from './aws/batch-write.ts';
 import {
+  DIRECT_UPLOAD_PREFIX,
+  FILE_PREFIX,
   IDEMPOTENT_OPERATIONS,
   idempotencyPartition,
+  NOTIFICATION_PREFIX,
   PARTITION_KEY,
   SORT_KEY,
   userPartition,
-} from '../data/keys.ts';
-import type { ItemKey, UserItems } from '../removal/user-items.ts';
-import { batchWriteAll } from './aws/batch-write.ts';
+} from './keys.ts';
+
+/** What an item of the user's own partition is, by its sort key. */
+function kindOf(sort: string): UserItemKind {
+  if (sort.startsWith(FILE_PREFIX)) return 'file';
+  if (sort.startsWith(DIRECT_UPLOAD_PREFIX)) return 'pending-upload';
+  if (sort.startsWith(NOTIFICATION_PREFIX)) return 'notification';
+  return 'other';
+}
 
 /** A user's items: their own partition, and one idempotency partition per operation. */
 export class DynamoUserItems implements UserItems {
@@ -19,14 +30,15 @@ export class DynamoUserItems implements UserItems {
     this.tableName = tableName;
   }
 
-  async itemsOf(userId: number): Promise<readonly ItemKey[]> {
+  async itemsOf(userId: number): Promise<readonly UserItem[]> {
+    const own = userPartition(userId);
     const partitions = [
-      userPartition(userId),
+      own,
       ...Object.values(IDEMPOTENT_OPERATIONS).map((operation) =>
         idempotencyPartition(operation, userId),
       ),
     ];
-    const found: ItemKey[] = [];
+    const found: UserItem[] = [];
     for (const partition of partitions) {
       const pages = paginateQuery(
         { client: this.client },
@@ -41,14 +53,16 @@ export class DynamoUserItems implements UserItems {
       );
       for await (const page of pages) {
         for (const item of page.Items ?? []) {
-          found.push({ partition: String(item[PARTITION_KEY]), sort: String(item[SORT_KEY]) });
+          const sort = String(item[SORT_KEY]);
+          const kind = partition === own ? kindOf(sort) : 'idempotency-record';
+          found.push({ kind, partition: String(item[PARTITION_KEY]), sort });
         }
       }
     }
     return found;
   }
 
-  async deleteItems(items: readonly ItemKey[]): Promise<void> {
+  async deleteItems(items: readonly UserItem[]): Promise<void> {
     await batchWriteAll(
       this.client,
       this.tableName,

@@ -1,4 +1,3 @@
-import { attachmentDisposition } from '../http/content-disposition.ts';
 import {
   CopyObjectCommand,
   DeleteObjectCommand,
@@ -24,6 +23,13 @@ import {
   type UploadForm,
   type UploadSigner,
 } from '../blobs/blob-store.ts';
+import { attachmentDisposition } from './content-disposition.ts';
+import {
+  dealFileObjectKey,
+  directUploadObjectKey,
+  userFileObjectKey,
+  userObjectPrefixes,
+} from './keys.ts';
 
 /** DeleteObjects takes at most 1,000 keys a call. */
 const DELETE_BATCH = 1000;
@@ -146,6 +152,22 @@ export class S3BlobStore implements BlobStore, BlobVersions, UploadSigner, Downl
         );
       }
     }
+  }
+
+  userFileKey(userId: number, fileId: number): string {
+    return userFileObjectKey(userId, fileId);
+  }
+
+  directUploadKey(userId: number, fileId: number): string {
+    return directUploadObjectKey(userId, fileId);
+  }
+
+  dealFileKey(groupId: number, dealId: number, fileId: number): string {
+    return dealFileObjectKey(groupId, dealId, fileId);
+  }
+
+  userKeyPrefixes(userId: number): readonly string[] {
+    return userObjectPrefixes(userId);
   }
 
   locationOf(key: string): string {

@@ -27,8 +27,23 @@ export class BlobChangedError extends Error {
   }
 }
 
-/** Where file bytes live. Keys are ours (see `#shared/data/keys.ts`), never a client's name. */
-export interface BlobStore {
+/**
+ * Where each file's bytes are kept in the store. The layout is the store's own: a use case
+ * asks for the key of the file it means and never builds one, so only the adapter knows it.
+ */
+interface FileObjectKeys {
+  /** A user file's bytes: the one key of theirs no upload form can reach. */
+  userFileKey(userId: number, fileId: number): string;
+  /** Where a direct upload's signed form puts its bytes, until completion copies them. */
+  directUploadKey(userId: number, fileId: number): string;
+  /** A deal file's bytes. */
+  dealFileKey(groupId: number, dealId: number, fileId: number): string;
+  /** The key prefixes under which all of a user's bytes are kept: their files and uploads. */
+  userKeyPrefixes(userId: number): readonly string[];
+}
+
+/** Where file bytes live. Keys are ours (`FileObjectKeys`), never a client's name. */
+export interface BlobStore extends FileObjectKeys {
   put(key: string, content: Uint8Array, options: { readonly contentType: string }): Promise<void>;
   /** The object's size and type, or undefined when there is none. */
   head(key: string): Promise<StoredBlob | undefined>;

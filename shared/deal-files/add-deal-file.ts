@@ -1,11 +1,10 @@
 import { BlobNotFoundError, type BlobStore } from '../blobs/blob-store.ts';
-import { dealFileObjectKey, userFileObjectKey } from '../data/keys.ts';
 import { Conflict, NotFound, RuleBroken } from '../domain/outcome.ts';
 import type { DealRef } from '../groups/group.ts';
 import type { GroupRepository } from '../groups/group-repository.ts';
 import type { IdAllocator } from '../ids/id-allocator.ts';
 import { logger } from '../logger.ts';
-import type { FileType } from '../data/file-type.ts';
+import type { FileType } from '../domain/file-type.ts';
 import { MAX_UPLOAD_BYTES } from '../user-files/upload-limits.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
 import type { DealFile } from './deal-file.ts';
@@ -13,7 +12,10 @@ import type { DealFileRepository } from './deal-file-repository.ts';
 
 export interface AddDealFilePorts {
   readonly ids: IdAllocator;
-  readonly blobs: Pick<BlobStore, 'put' | 'copy' | 'delete' | 'locationOf'>;
+  readonly blobs: Pick<
+    BlobStore,
+    'put' | 'copy' | 'delete' | 'locationOf' | 'dealFileKey' | 'userFileKey'
+  >;
   readonly groups: Pick<GroupRepository, 'getDeal'>;
   readonly dealFiles: Pick<DealFileRepository, 'create' | 'get'>;
   readonly userFiles: Pick<UserFileRepository, 'get'>;
@@ -49,12 +51,12 @@ export async function addDealFile(
   }
   const described = await describe(ports, request);
   const id = await ports.ids.next();
-  const key = dealFileObjectKey(deal.groupId, deal.dealId, id);
+  const key = ports.blobs.dealFileKey(deal.groupId, deal.dealId, id);
   try {
     if (source.kind === 'bytes') {
       await ports.blobs.put(key, source.content, { contentType: source.contentType });
     } else {
-      await ports.blobs.copy(userFileObjectKey(source.userId, source.fileId), key);
+      await ports.blobs.copy(ports.blobs.userFileKey(source.userId, source.fileId), key);
     }
   } catch (error) {
     // A put or copy cut off midway may still have stored the object.

@@ -1,5 +1,5 @@
-import type { FileType } from '../data/file-type.ts';
-import type { ListOptions, Page } from '../data/page.ts';
+import type { FileType } from '../domain/file-type.ts';
+import type { ListOptions, Page } from '../domain/page.ts';
 import type { DealRef, Role } from '../groups/group.ts';
 import type { DealFile } from './deal-file.ts';
 

@@ -1,4 +1,4 @@
-import type { FileRecord } from '../data/file-record.ts';
+import type { FileRecord } from '../domain/file-record.ts';
 
 /** A file attached to a deal; members of the deal's group see it, editors change it. */
 export interface DealFile extends FileRecord {

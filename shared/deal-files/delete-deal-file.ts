@@ -1,5 +1,4 @@
 import type { BlobStore } from '../blobs/blob-store.ts';
-import { dealFileObjectKey } from '../data/keys.ts';
 import type { DealRef } from '../groups/group.ts';
 import { logger } from '../logger.ts';
 import { withEditorAccess } from './deal-file-access.ts';
@@ -15,7 +14,7 @@ import type { DealFileRepository } from './deal-file-repository.ts';
 export async function deleteDealFile(
   ports: {
     readonly files: Pick<DealFileRepository, 'access' | 'delete' | 'create'>;
-    readonly blobs: Pick<BlobStore, 'delete'>;
+    readonly blobs: Pick<BlobStore, 'delete' | 'dealFileKey'>;
   },
   request: { readonly userId: number; readonly deal: DealRef; readonly fileId: number },
 ): Promise<void> {
@@ -23,7 +22,7 @@ export async function deleteDealFile(
   const deleted = await withEditorAccess(ports.files, request, async (file) =>
     (await ports.files.delete(userId, deal, fileId)) ? file : undefined,
   );
-  const key = dealFileObjectKey(deal.groupId, deal.dealId, fileId);
+  const key = ports.blobs.dealFileKey(deal.groupId, deal.dealId, fileId);
   try {
     await ports.blobs.delete(key);
   } catch (error) {

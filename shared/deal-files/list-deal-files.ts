@@ -1,4 +1,4 @@
-import type { ListOptions, Page } from '../data/page.ts';
+import type { ListOptions, Page } from '../domain/page.ts';
 import type { DealRef } from '../groups/group.ts';
 import type { DealFile } from './deal-file.ts';
 import { requireRole } from './deal-file-access.ts';

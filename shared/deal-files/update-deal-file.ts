@@ -1,5 +1,5 @@
 import type { DealRef } from '../groups/group.ts';
-import type { FileType } from '../data/file-type.ts';
+import type { FileType } from '../domain/file-type.ts';
 import type { DealFile } from './deal-file.ts';
 import { withEditorAccess } from './deal-file-access.ts';
 import type { DealFileRepository } from './deal-file-repository.ts';

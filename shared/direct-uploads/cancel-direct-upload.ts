@@ -1,6 +1,5 @@
-import type { BlobVersions } from '../blobs/blob-store.ts';
+import type { BlobStore, BlobVersions } from '../blobs/blob-store.ts';
 import { versionsOfKey } from '../blobs/object-versions.ts';
-import { directUploadObjectKey, userFileObjectKey } from '../data/keys.ts';
 import { NotFound } from '../domain/outcome.ts';
 import { CompletionInProgress } from './complete-direct-upload.ts';
 import type { DirectUploadRepository } from './direct-upload-repository.ts';
@@ -15,7 +14,7 @@ import type { DirectUploadRepository } from './direct-upload-repository.ts';
 export async function cancelDirectUpload(
   ports: {
     readonly uploads: Pick<DirectUploadRepository, 'find' | 'cancel'>;
-    readonly blobs: BlobVersions;
+    readonly blobs: BlobVersions & Pick<BlobStore, 'userFileKey' | 'directUploadKey'>;
     readonly now?: () => Date;
   },
   userId: number,
@@ -26,7 +25,11 @@ export async function cancelDirectUpload(
   const now = ports.now?.() ?? new Date();
   const held = upload.status === 'completing' && (upload.claim?.until ?? '') >= now.toISOString();
   if (held) throw new CompletionInProgress();
-  for (const key of [directUploadObjectKey(userId, fileId), userFileObjectKey(userId, fileId)]) {
+  const keys = [
+    ports.blobs.directUploadKey(userId, fileId),
+    ports.blobs.userFileKey(userId, fileId),
+  ];
+  for (const key of keys) {
     await ports.blobs.deleteVersions(await versionsOfKey(ports.blobs, key));
   }
   // A completer may have claimed it since it was read.

@@ -5,8 +5,7 @@ import {
   type BlobStore,
   type StoredBlob,
 } from '../blobs/blob-store.ts';
-import { directUploadObjectKey, userFileObjectKey } from '../data/keys.ts';
-import { settleRead } from '../data/settle-read.ts';
+import { settleRead } from '../domain/settle-read.ts';
 import { Conflict, NotFound, RuleBroken } from '../domain/outcome.ts';
 import { logger } from '../logger.ts';
 import { MAX_UPLOAD_BYTES, tooLargeMessage } from '../user-files/upload-limits.ts';
@@ -18,7 +17,10 @@ import type { DirectUploadRepository } from './direct-upload-repository.ts';
 export interface CompletionPorts {
   readonly uploads: DirectUploadRepository;
   readonly files: Pick<UserFileRepository, 'get'>;
-  readonly blobs: Pick<BlobStore, 'head' | 'copy' | 'delete' | 'locationOf'>;
+  readonly blobs: Pick<
+    BlobStore,
+    'head' | 'copy' | 'delete' | 'locationOf' | 'directUploadKey' | 'userFileKey'
+  >;
   readonly now?: () => Date;
   readonly newToken?: () => string;
   /** Waits between looks at an upload another completer holds (tests shorten them). */
@@ -41,10 +43,27 @@ export class CompletionInProgress extends Conflict {
   }
 }
 
-function refusal(reason: DirectUploadRejection | undefined): RuleBroken {
-  return reason === 'empty'
-    ? new RuleBroken('file-not-empty', 'The uploaded file is empty')
-    : new RuleBroken('file-size-limit', tooLargeMessage());
+/**
+ * The file a direct upload became. Every completer gets the same file; only the one whose own
+ * write recorded it is told `recordedNow`, so that completions are counted once.
+ */
+export interface Completion {
+  readonly file: UserFile;
+  readonly recordedNow: boolean;
+}
+
+/**
+ * The upload's bytes break the size rule. Every completer is refused the same; only the one
+ * whose own write refused the upload is told `refusedNow`, so that refusals are counted once.
+ */
+export class UploadRefused extends RuleBroken {
+  readonly refusedNow: boolean;
+
+  constructor(reason: DirectUploadRejection | undefined, refusedNow: boolean) {
+    if (reason === 'empty') super('file-not-empty', 'The uploaded file is empty');
+    else super('file-size-limit', tooLargeMessage());
+    this.refusedNow = refusedNow;
+  }
 }
 
 /** What the stored bytes break, if anything: the rule S3's policy holds uploads to. */
@@ -112,13 +131,13 @@ async function sweepAfterRecording(
   userId: number,
   fileId: number,
 ): Promise<void> {
-  const staged = directUploadObjectKey(userId, fileId);
+  const staged = ports.blobs.directUploadKey(userId, fileId);
   let left: StoredBlob | undefined;
   let recorded: StoredBlob | undefined;
   try {
     left = await ports.blobs.head(staged);
     if (left === undefined) return;
-    recorded = await ports.blobs.head(userFileObjectKey(userId, fileId));
+    recorded = await ports.blobs.head(ports.blobs.userFileKey(userId, fileId));
   } catch (error) {
     logger.error('Could not discard direct upload bytes', { key: staged, error });
     return;
@@ -148,22 +167,22 @@ export async function completeDirectUpload(
   ports: CompletionPorts,
   userId: number,
   fileId: number,
-): Promise<UserFile> {
+): Promise<Completion> {
   const waits = ports.waitsMs ?? BUSY_WAITS_MS;
   for (let attempt = 0; ; attempt++) {
     const recorded = await ports.files.get(userId, fileId);
-    if (recorded !== undefined) return recorded;
+    if (recorded !== undefined) return { file: recorded, recordedNow: false };
     const upload = await ports.uploads.find(userId, fileId);
     if (upload === undefined) {
       // Someone may have completed it between the two reads.
       const completed = await ports.files.get(userId, fileId);
-      if (completed !== undefined) return completed;
+      if (completed !== undefined) return { file: completed, recordedNow: false };
       throw new NotFound();
     }
     if (upload.status === 'rejected') {
       // A reused form may have sent bytes since: they are never recorded.
-      await discard(ports, directUploadObjectKey(userId, fileId), 'the upload was refused');
-      throw refusal(upload.rejection);
+      await discard(ports, ports.blobs.directUploadKey(userId, fileId), 'the upload was refused');
+      throw new UploadRefused(upload.rejection, false);
     }
     const now = ports.now?.() ?? new Date();
     const claim = {
@@ -184,10 +203,10 @@ async function completeClaimed(
   ports: CompletionPorts,
   upload: DirectUpload,
   token: string,
-): Promise<UserFile> {
+): Promise<Completion> {
   const { userId, id: fileId } = upload;
-  const staged = directUploadObjectKey(userId, fileId);
-  const key = userFileObjectKey(userId, fileId);
+  const staged = ports.blobs.directUploadKey(userId, fileId);
+  const key = ports.blobs.userFileKey(userId, fileId);
   const release = () =>
     ports.uploads.release(userId, fileId, token).catch((error: unknown) => {
       // The claim lapses on its own.
@@ -204,11 +223,12 @@ async function completeClaimed(
     if (broken !== undefined) {
       // Refuse first, then delete: a crash in between leaves bytes the reconcile command
       // finds, never a record of bytes that are gone.
-      if (await ports.uploads.reject(userId, fileId, broken, token)) {
+      const refusedNow = await ports.uploads.reject(userId, fileId, broken, token);
+      if (refusedNow) {
         logger.warn('Direct upload refused', { key: staged, size: blob.size, reason: broken });
         await discard(ports, staged, 'the bytes break the size rule');
       }
-      throw refusal(broken);
+      throw new UploadRefused(broken, refusedNow);
     }
     await copyExactly(ports, staged, key, blob);
     const file: UserFile = {
@@ -226,11 +246,11 @@ async function completeClaimed(
     if (outcome === 'conflict') {
       // Our claim lapsed and another completer took over; it writes the file's bytes now.
       const settled = await ports.files.get(userId, fileId);
-      if (settled !== undefined) return settled;
+      if (settled !== undefined) return { file: settled, recordedNow: false };
       throw new CompletionInProgress();
     }
     await removeRecordedSource(ports, staged);
-    return file;
+    return { file, recordedNow: true };
   } catch (error) {
     await release();
     throw error;
@@ -276,7 +296,7 @@ async function recordCompletion(
       .catch(() => undefined);
     if (released === true) {
       await ports.blobs
-        .delete(userFileObjectKey(file.userId, file.id))
+        .delete(ports.blobs.userFileKey(file.userId, file.id))
         .catch((cleanup: unknown) => {
           logger.error('Could not delete the copy of an unrecorded upload', { error, cleanup });
         });
@@ -302,8 +322,8 @@ export async function judgeUploadedBytes(
   ports: CompletionPorts,
   userId: number,
   fileId: number,
-): Promise<UserFile | 'discarded'> {
-  const staged = directUploadObjectKey(userId, fileId);
+): Promise<Completion | 'discarded'> {
+  const staged = ports.blobs.directUploadKey(userId, fileId);
   const upload = await ports.uploads.find(userId, fileId);
   if (upload?.status === 'rejected') {
     await discard(ports, staged, 'the upload was refused');
@@ -318,8 +338,8 @@ export async function judgeUploadedBytes(
     }
     return 'discarded';
   }
-  const file = await completeDirectUpload(ports, userId, fileId);
+  const completion = await completeDirectUpload(ports, userId, fileId);
   // Bytes sent while another completer held the upload came too late for its record.
   await sweepAfterRecording(ports, userId, fileId);
-  return file;
+  return completion;
 }

@@ -1,4 +1,4 @@
-import type { FileType } from '../data/file-type.ts';
+import type { FileType } from '../domain/file-type.ts';
 
 /** Why a finished direct upload was refused: the bytes broke the size rule S3 enforces. */
 export type DirectUploadRejection = 'too_large' | 'empty';

@@ -1,7 +1,6 @@
-import type { UploadSigner } from '../blobs/blob-store.ts';
-import { directUploadObjectKey } from '../data/keys.ts';
+import type { BlobStore, UploadSigner } from '../blobs/blob-store.ts';
 import type { IdAllocator } from '../ids/id-allocator.ts';
-import type { FileType } from '../data/file-type.ts';
+import type { FileType } from '../domain/file-type.ts';
 import { MAX_UPLOAD_BYTES } from '../user-files/upload-limits.ts';
 import type { DirectUploadRepository } from './direct-upload-repository.ts';
 
@@ -44,14 +43,14 @@ export async function startDirectUpload(
   ports: {
     readonly ids: IdAllocator;
     readonly uploads: Pick<DirectUploadRepository, 'start'>;
-    readonly signer: UploadSigner;
+    readonly signer: UploadSigner & Pick<BlobStore, 'directUploadKey'>;
     readonly now?: () => Date;
   },
   request: DirectUploadRequest,
 ): Promise<DirectUploadTicket> {
   const now = ports.now?.() ?? new Date();
   const id = await ports.ids.next();
-  const key = directUploadObjectKey(request.userId, id);
+  const key = ports.signer.directUploadKey(request.userId, id);
   const expiresAt = new Date(now.getTime() + UPLOAD_FORM_SECONDS * 1000).toISOString();
   await ports.uploads.start({
     id,

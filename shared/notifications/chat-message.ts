@@ -1,4 +1,4 @@
-import type { FileType } from '../data/file-type.ts';
+import type { FileType } from '../domain/file-type.ts';
 import type { NotifiedFile, SubmissionNotification } from './submission-notification.ts';
 
 /** Slack's Block Kit text object. */

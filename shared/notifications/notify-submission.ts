@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { NotFound, RateLimited } from '../domain/outcome.ts';
-import { settleRead } from '../data/settle-read.ts';
+import { settleRead } from '../domain/settle-read.ts';
 import { logger } from '../logger.ts';
 import type { MessageQueue } from '../queue/message-queue.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';

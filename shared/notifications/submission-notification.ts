@@ -1,5 +1,5 @@
-import type { FileType } from '../data/file-type.ts';
-import { isOneOf } from '../data/one-of.ts';
+import type { FileType } from '../domain/file-type.ts';
+import { isOneOf } from '../domain/one-of.ts';
 
 export const NOTIFICATION_STATUSES = [
   'queued',

@@ -1,20 +1,11 @@
-import {
-  dealFileObjectKey,
-  directUploadObjectKey,
-  EXPIRY_ATTRIBUTE,
-  PARTITION_KEY,
-  SORT_KEY,
-  userFileObjectKey,
-} from '../data/keys.ts';
-
 /**
  * What the table and the bucket should agree on, and where they do not:
  * - an object with no record: bytes nobody can list or delete (a write that failed halfway);
  * - a record with no object: a file that lists but cannot be downloaded;
  * - a notification left `queued` or `sending` long after a worker should have settled it.
- * An object whose direct upload still waits (its form's bytes under uploads/, or the copy
- * completion writes) is in flight, not an orphan. A record
- * without its object is reported whatever its age: records are written after their object.
+ * An object whose direct upload still waits (its form's bytes, or the copy completion
+ * writes) is in flight, not an orphan. A record without its object is reported whatever its
+ * age: records are written after their object.
  */
 export interface Reconciliation {
   readonly clean: boolean;
@@ -33,9 +24,42 @@ export interface Reconciliation {
   readonly checked: { readonly items: number; readonly objects: number };
 }
 
+/** The key of a record, as the table holds it: reported, never read. */
+interface RecordKey {
+  readonly pk: string;
+  readonly sk: string;
+}
+
+/**
+ * An item of the table, as the store reads it for reconcile: what it is, and the values the
+ * judgement needs, as they are stored (a value of another type reads as absent).
+ */
+export type StoredItem =
+  /** A file's record, a user's or a deal's, and the object its bytes must be in. */
+  | { readonly kind: 'file'; readonly record: RecordKey; readonly objectKey: string }
+  /** A direct upload we signed, and the objects it writes while it waits. */
+  | {
+      readonly kind: 'direct-upload';
+      readonly status: string | undefined;
+      /** When DynamoDB's TTL may delete it, in epoch seconds (NaN when it has none). */
+      readonly expiresAtSeconds: number;
+      readonly objectKeys: readonly string[];
+    }
+  | {
+      readonly kind: 'notification';
+      readonly userId: number;
+      readonly notificationId: string;
+      readonly status: string | undefined;
+      readonly updatedAt: string | undefined;
+      readonly leaseUntil: string | undefined;
+      readonly notBefore: string | undefined;
+    }
+  /** Anything else: a group, a member, a deal, a counter, a rate limit, an idempotency record. */
+  | { readonly kind: 'other' };
+
 export interface StoragePorts {
   /** Every item of the table, page by page. */
-  readonly items: () => AsyncIterable<readonly Record<string, unknown>[]>;
+  readonly items: () => AsyncIterable<readonly StoredItem[]>;
   /** Every current object of the bucket. */
   readonly objects: () => AsyncIterable<readonly { key: string; lastModified: Date }[]>;
   readonly now?: () => Date;
@@ -49,30 +73,19 @@ export interface ReconcileOptions {
   readonly settleSeconds: number;
 }
 
-/** The object a file record's bytes live in, by our key convention; undefined for others. */
-function objectKeyOf(pk: string, sk: string): string | undefined {
-  const fileId = /^FILE#(\d+)$/.exec(sk)?.[1];
-  if (fileId === undefined) return undefined;
-  const userId = /^USER#(\d+)$/.exec(pk)?.[1];
-  if (userId !== undefined) return userFileObjectKey(Number(userId), Number(fileId));
-  const deal = /^GROUP#(\d+)#DEAL#(\d+)$/.exec(pk);
-  if (deal?.[1] !== undefined && deal[2] !== undefined) {
-    return dealFileObjectKey(Number(deal[1]), Number(deal[2]), Number(fileId));
-  }
-  return undefined;
-}
+type StoredNotification = Extract<StoredItem, { kind: 'notification' }>;
 
-function staleness(item: Record<string, unknown>, now: number, settleMs: number): boolean {
-  const time = (name: string) =>
-    typeof item[name] === 'string' ? Date.parse(item[name]) : Number.NaN;
+function staleness(item: StoredNotification, now: number, settleMs: number): boolean {
+  const time = (value: string | undefined) =>
+    value === undefined ? Number.NaN : Date.parse(value);
   if (item.status === 'sending') {
     // The worker that held the lease died; a redelivery would have marked it unconfirmed.
-    return !(time('lease_until') + settleMs > now);
+    return !(time(item.leaseUntil) + settleMs > now);
   }
   if (item.status === 'queued') {
     const due = Math.max(
-      time('updated_at'),
-      Number.isNaN(time('not_before')) ? 0 : time('not_before'),
+      time(item.updatedAt),
+      Number.isNaN(time(item.notBefore)) ? 0 : time(item.notBefore),
     );
     return !(due + settleMs > now);
   }
@@ -86,7 +99,7 @@ export async function reconcileStorage(
 ): Promise<Reconciliation> {
   const now = (ports.now?.() ?? new Date()).getTime();
   const settleMs = options.settleSeconds * 1000;
-  const records = new Map<string, { pk: string; sk: string }>();
+  const records = new Map<string, RecordKey>();
   const pendingUploads = new Set<string>();
   let uploadsInFlight = 0;
   const stale: Reconciliation['stale_notifications'][number][] = [];
@@ -94,31 +107,22 @@ export async function reconcileStorage(
   for await (const page of ports.items()) {
     for (const item of page) {
       items += 1;
-      const pk = String(item[PARTITION_KEY]);
-      const sk = String(item[SORT_KEY]);
-      const objectKey = objectKeyOf(pk, sk);
-      if (objectKey !== undefined) {
-        records.set(objectKey, { pk, sk });
-      } else if (pk.startsWith('USER#') && sk.startsWith('UPLOAD#')) {
-        const expiry = Number(item[EXPIRY_ATTRIBUTE]);
+      if (item.kind === 'file') {
+        records.set(item.objectKey, item.record);
+      } else if (item.kind === 'direct-upload') {
         // DynamoDB's TTL deletes late: an expired record is as good as gone. A waiting
         // upload's form bytes, and the copy a completion may be writing, are in flight.
-        if ((item.status === 'pending' || item.status === 'completing') && expiry * 1000 > now) {
-          const [userId, fileId] = [Number(pk.slice(5)), Number(sk.slice(7))];
+        const waiting = item.status === 'pending' || item.status === 'completing';
+        if (waiting && item.expiresAtSeconds * 1000 > now) {
           uploadsInFlight += 1;
-          pendingUploads.add(directUploadObjectKey(userId, fileId));
-          pendingUploads.add(userFileObjectKey(userId, fileId));
+          for (const key of item.objectKeys) pendingUploads.add(key);
         }
-      } else if (
-        pk.startsWith('USER#') &&
-        sk.startsWith('NOTIFICATION#') &&
-        staleness(item, now, settleMs)
-      ) {
+      } else if (item.kind === 'notification' && staleness(item, now, settleMs)) {
         stale.push({
-          user_id: Number(pk.slice(5)),
-          notification_id: sk.slice('NOTIFICATION#'.length),
+          user_id: item.userId,
+          notification_id: item.notificationId,
           status: String(item.status),
-          updated_at: String(item.updated_at),
+          updated_at: String(item.updatedAt),
         });
       }
     }

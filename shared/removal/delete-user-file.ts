@@ -1,6 +1,5 @@
-import type { BlobVersion, BlobVersions } from '../blobs/blob-store.ts';
+import type { BlobStore, BlobVersion, BlobVersions } from '../blobs/blob-store.ts';
 import { versionsOfKey } from '../blobs/object-versions.ts';
-import { userFileObjectKey } from '../data/keys.ts';
 import { cancelDirectUpload } from '../direct-uploads/cancel-direct-upload.ts';
 import type { DirectUploadRepository } from '../direct-uploads/direct-upload-repository.ts';
 import { logger } from '../logger.ts';
@@ -10,7 +9,7 @@ import type { UserFileRepository } from '../user-files/user-file-repository.ts';
 export interface DeleteUserFilePorts {
   readonly files: Pick<UserFileRepository, 'get' | 'delete' | 'create'>;
   readonly uploads: Pick<DirectUploadRepository, 'find' | 'cancel'>;
-  readonly blobs: BlobVersions;
+  readonly blobs: BlobVersions & Pick<BlobStore, 'userFileKey' | 'directUploadKey'>;
   readonly now?: () => Date;
 }
 
@@ -34,7 +33,7 @@ export async function deleteUserFile(
     await cancelDirectUpload(ports, userId, fileId);
     return;
   }
-  const key = userFileObjectKey(userId, fileId);
+  const key = ports.blobs.userFileKey(userId, fileId);
   const versions = await versionsOfKey(ports.blobs, key);
   const current: BlobVersion[] = versions.filter((version) => version.isLatest);
   await ports.blobs.deleteVersions(versions.filter((version) => !version.isLatest));

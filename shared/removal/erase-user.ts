@@ -1,14 +1,7 @@
-import type { BlobVersion, BlobVersions } from '../blobs/blob-store.ts';
-import {
-  DIRECT_UPLOAD_PREFIX,
-  FILE_PREFIX,
-  NOTIFICATION_PREFIX,
-  userObjectPrefixes,
-  userPartition,
-} from '../data/keys.ts';
+import type { BlobStore, BlobVersion, BlobVersions } from '../blobs/blob-store.ts';
 import type { Role } from '../groups/group.ts';
 import type { GroupRepository } from '../groups/group-repository.ts';
-import type { ItemKey, UserItems } from './user-items.ts';
+import type { UserItem, UserItemKind, UserItems } from './user-items.ts';
 
 /** What erasing a user removes (or, on a dry run, would remove). */
 export interface Erasure {
@@ -28,21 +21,17 @@ export interface Erasure {
 export interface ErasePorts {
   readonly items: UserItems;
   readonly groups: Pick<GroupRepository, 'membershipsOf' | 'removeMember'>;
-  readonly blobs: BlobVersions;
+  readonly blobs: BlobVersions & Pick<BlobStore, 'userKeyPrefixes'>;
 }
 
-function countKinds(userId: number, items: readonly ItemKey[]) {
-  const own = items.filter((item) => item.partition === userPartition(userId));
-  const count = (prefix: string) => own.filter((item) => item.sort.startsWith(prefix)).length;
-  const files = count(FILE_PREFIX);
-  const pendingUploads = count(DIRECT_UPLOAD_PREFIX);
-  const notifications = count(NOTIFICATION_PREFIX);
+function countKinds(items: readonly UserItem[]) {
+  const count = (kind: UserItemKind) => items.filter((item) => item.kind === kind).length;
   return {
-    files,
-    pendingUploads,
-    notifications,
-    idempotencyRecords: items.length - own.length,
-    otherItems: own.length - files - pendingUploads - notifications,
+    files: count('file'),
+    pendingUploads: count('pending-upload'),
+    notifications: count('notification'),
+    idempotencyRecords: count('idempotency-record'),
+    otherItems: count('other'),
   };
 }
 
@@ -62,7 +51,7 @@ export async function eraseUser(
   const memberships = await ports.groups.membershipsOf(userId);
   const items = await ports.items.itemsOf(userId);
   const versions: BlobVersion[] = [];
-  for (const prefix of userObjectPrefixes(userId)) {
+  for (const prefix of ports.blobs.userKeyPrefixes(userId)) {
     for await (const page of ports.blobs.versionsUnder(prefix)) versions.push(...page);
   }
   if (!options.dryRun) {
@@ -73,7 +62,7 @@ export async function eraseUser(
   return {
     userId,
     dryRun: options.dryRun,
-    ...countKinds(userId, items),
+    ...countKinds(items),
     objectVersions: versions.length,
     memberships: memberships.map(({ groupId, role }) => ({ groupId, role })),
   };

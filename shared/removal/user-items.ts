@@ -1,13 +1,23 @@
-/** One stored item, by its key. */
-export interface ItemKey {
+/** What an item of a user's is, as erasure counts it. */
+export type UserItemKind =
+  | 'file'
+  | 'pending-upload'
+  | 'notification'
+  | 'idempotency-record'
+  /** An item of the user's of no kind above (none are written today). */
+  | 'other';
+
+/** One stored item: what it is, and its key, which only the store reads. */
+export interface UserItem {
+  readonly kind: UserItemKind;
   readonly partition: string;
   readonly sort: string;
 }
 
 /** Every item a user's id names, as erasure finds and removes them. */
 export interface UserItems {
-  /** The items of the user's partition and of their idempotency partitions. */
-  itemsOf(userId: number): Promise<readonly ItemKey[]>;
+  /** The user's own items and their idempotency records. */
+  itemsOf(userId: number): Promise<readonly UserItem[]>;
   /** Deletes these items; throws when any will not go (deleting one that is gone succeeds). */
-  deleteItems(items: readonly ItemKey[]): Promise<void>;
+  deleteItems(items: readonly UserItem[]): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import type { ListOptions, Page } from '../data/page.ts';
+import type { ListOptions, Page } from '../domain/page.ts';
 import type { UserFile } from './user-file.ts';
 import type { UserFileRepository } from './user-file-repository.ts';
 

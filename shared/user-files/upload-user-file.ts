@@ -1,15 +1,14 @@
 import type { BlobStore } from '../blobs/blob-store.ts';
-import { userFileObjectKey } from '../data/keys.ts';
 import type { IdAllocator } from '../ids/id-allocator.ts';
-import { settleRead } from '../data/settle-read.ts';
+import { settleRead } from '../domain/settle-read.ts';
 import { logger } from '../logger.ts';
-import type { FileType } from '../data/file-type.ts';
+import type { FileType } from '../domain/file-type.ts';
 import type { UserFile } from './user-file.ts';
 import type { UserFileRepository } from './user-file-repository.ts';
 
 export interface UploadPorts {
   readonly ids: IdAllocator;
-  readonly blobs: Pick<BlobStore, 'put' | 'delete' | 'locationOf'>;
+  readonly blobs: Pick<BlobStore, 'put' | 'delete' | 'locationOf' | 'userFileKey'>;
   readonly files: Pick<UserFileRepository, 'create' | 'get'>;
   readonly now?: () => Date;
 }
@@ -44,7 +43,7 @@ export async function recordUserFile(
   ports: Pick<UploadPorts, 'blobs' | 'files' | 'now'>,
   upload: Omit<NewUserFile, 'content' | 'contentType'> & { id: number; size: number },
 ): Promise<UserFile> {
-  const key = userFileObjectKey(upload.userId, upload.id);
+  const key = ports.blobs.userFileKey(upload.userId, upload.id);
   const file: UserFile = {
     id: upload.id,
     userId: upload.userId,
@@ -76,7 +75,7 @@ export async function recordUserFile(
 /** Stores the bytes, then the record: never a record for bytes that failed to store. */
 export async function uploadUserFile(ports: UploadPorts, upload: NewUserFile): Promise<UserFile> {
   const id = await ports.ids.next();
-  await ports.blobs.put(userFileObjectKey(upload.userId, id), upload.content, {
+  await ports.blobs.put(ports.blobs.userFileKey(upload.userId, id), upload.content, {
     contentType: upload.contentType,
   });
   return recordUserFile(ports, { ...upload, id, size: upload.content.byteLength });

@@ -1,5 +1,4 @@
-import type { DownloadSigner } from '../blobs/blob-store.ts';
-import { userFileObjectKey } from '../data/keys.ts';
+import type { BlobStore, DownloadSigner } from '../blobs/blob-store.ts';
 import { NotFound } from '../domain/outcome.ts';
 import type { UserFileRepository } from './user-file-repository.ts';
 
@@ -9,14 +8,14 @@ export const DOWNLOAD_LINK_SECONDS = 5 * 60;
 export async function userFileDownloadLink(
   ports: {
     readonly files: Pick<UserFileRepository, 'get'>;
-    readonly signer: DownloadSigner;
+    readonly signer: DownloadSigner & Pick<BlobStore, 'userFileKey'>;
   },
   userId: number,
   fileId: number,
 ): Promise<string> {
   const file = await ports.files.get(userId, fileId);
   if (file === undefined) throw new NotFound();
-  return ports.signer.signDownload(userFileObjectKey(userId, fileId), {
+  return ports.signer.signDownload(ports.signer.userFileKey(userId, fileId), {
     downloadName: file.name,
     expiresInSeconds: DOWNLOAD_LINK_SECONDS,
   });

@@ -1,4 +1,4 @@
-import type { ListOptions, Page } from '../data/page.ts';
+import type { ListOptions, Page } from '../domain/page.ts';
 import type { UserFile } from './user-file.ts';
 
 /** Where user files are recorded. Every call is scoped to one owner. */

@@ -1,4 +1,4 @@
-import type { FileRecord } from '../data/file-record.ts';
+import type { FileRecord } from '../domain/file-record.ts';
 
 /** A file a user uploaded to their own area. */
 export interface UserFile extends FileRecord {

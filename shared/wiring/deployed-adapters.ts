@@ -15,7 +15,7 @@ import { SecretsManagerKeyStore } from '../adapters/secrets-manager-key-store.ts
 import { SlackWebhookChannel, WebhookNotConfigured } from '../adapters/slack-webhook-channel.ts';
 import { SqsMessageQueue } from '../adapters/sqs-message-queue.ts';
 import type { Environment } from '../config/environment.ts';
-import { FILE_ID_SEQUENCE } from '../data/keys.ts';
+import { FILE_ID_SEQUENCE } from '../adapters/keys.ts';
 
 type Needs<K extends keyof Environment> = Pick<Environment, K>;
 

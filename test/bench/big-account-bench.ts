@@ -5,7 +5,7 @@
  */
 import { LOCAL_TABLE } from '#infra/local/local-stage.ts';
 import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
-import { userFileObjectKey } from '#shared/data/keys.ts';
+import { userFileObjectKey } from '#shared/adapters/keys.ts';
 import { LAMBDA_MAX_RESPONSE_BYTES } from '#shared/http/answer-size.ts';
 import { putItems } from '#test/support/put-items.ts';
 import { floorClient } from './floor-client.ts';

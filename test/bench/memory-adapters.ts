@@ -4,8 +4,9 @@
  * other method throws, so a route that starts calling one shows up at once.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { userFileObjectKey } from '#shared/adapters/keys.ts';
 import type { DealFile } from '#shared/deal-files/deal-file.ts';
-import { type ListOptions, type ListPosition, type Page, positionOf } from '#shared/data/page.ts';
+import { type ListOptions, type ListPosition, type Page, positionOf } from '#shared/domain/page.ts';
 import type { DealRef, Role } from '#shared/groups/group.ts';
 import type { RealtimeKeySet } from '#shared/realtime/realtime-key-set.ts';
 import type { SubmissionNotification } from '#shared/notifications/submission-notification.ts';
@@ -117,6 +118,7 @@ export function memoryAdapters(state: MemoryState): ServiceAdapters {
     blobs: onlyThese('blobs', {
       // Kept nowhere, as `create` above: the bench only needs the call answered.
       put: () => Promise.resolve(),
+      userFileKey: userFileObjectKey,
       locationOf: (key) => `s3://bench-bucket/${key}`,
     }),
     // Used only for a request with an Idempotency-Key, which the bench never sends.

@@ -1,6 +1,6 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { dealFileObjectKey, userFileObjectKey } from '#shared/data/keys.ts';
+import { dealFileObjectKey, userFileObjectKey } from '#shared/adapters/keys.ts';
 import { toDealFileItem } from '#shared/adapters/items/file-items.ts';
 import { toDirectUploadItem } from '#shared/adapters/dynamo-direct-upload-repository.ts';
 import { toNotificationItem } from '#shared/adapters/dynamo-notification-repository.ts';

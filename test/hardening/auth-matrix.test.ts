@@ -4,8 +4,9 @@
  */
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { API_ROUTES, type ApiRoute, routeKey } from '#shared/api/routes.ts';
-import { userFileObjectKey } from '#shared/data/keys.ts';
+import { API_ROUTES } from '#functions/service-functions.ts';
+import { type ApiRoute, routeKey } from '#shared/api/routes.ts';
+import { userFileObjectKey } from '#shared/adapters/keys.ts';
 import { toDirectUploadItem } from '#shared/adapters/dynamo-direct-upload-repository.ts';
 import { toNotificationItem } from '#shared/adapters/dynamo-notification-repository.ts';
 import { toUserFileItem } from '#shared/adapters/items/file-items.ts';

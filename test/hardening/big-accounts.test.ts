@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
-import { userFileObjectKey } from '#shared/data/keys.ts';
+import { userFileObjectKey } from '#shared/adapters/keys.ts';
 import { LIST_TOO_LARGE_DETAIL } from '#shared/http/list-too-large.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 

@@ -4,8 +4,8 @@
  * bounded time, and answers its worst 422 well inside Lambda's response limit.
  */
 import { describe, expect, it } from 'vitest';
-import { API_OPERATIONS } from '#shared/api/api-operations.ts';
-import { API_ROUTES, type ApiRoute, routeKey, type RouteKey } from '#shared/api/routes.ts';
+import { API_OPERATIONS, API_ROUTES, type RouteKey } from '#functions/service-functions.ts';
+import { type ApiRoute, routeKey } from '#shared/api/routes.ts';
 import { LAMBDA_MAX_RESPONSE_BYTES } from '#shared/http/answer-size.ts';
 import { bodyTooLargeMessage, jsonBodyLimit } from '#shared/http/json-body-limit.ts';
 import { useTestStage } from '#test/support/test-stage.ts';

@@ -5,9 +5,9 @@
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { API_OPERATIONS } from '#shared/api/api-operations.ts';
-import { API_ROUTES, type ApiRoute, routeKey, type RouteKey } from '#shared/api/routes.ts';
-import { userFileObjectKey } from '#shared/data/keys.ts';
+import { API_OPERATIONS, API_ROUTES, type RouteKey } from '#functions/service-functions.ts';
+import { type ApiRoute, routeKey } from '#shared/api/routes.ts';
+import { userFileObjectKey } from '#shared/adapters/keys.ts';
 import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
 import { jsonBodyLimit } from '#shared/http/json-body-limit.ts';
 import { PutObjectCommand } from '@aws-sdk/client-s3';

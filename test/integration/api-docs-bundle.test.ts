@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundledFileCommands } from '#infra/constructs/service-function.ts';
-import { API_ROUTES } from '#shared/api/routes.ts';
+import { API_ROUTES } from '#functions/service-functions.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { apiEvent, lambdaContext } from '#test/support/api-events.ts';
 import { LAMBDA_BUILD_OPTIONS } from '#test/support/lambda-build-options.ts';
@@ -31,7 +31,7 @@ beforeAll(async () => {
     entryPoints: [join(root, route.entry)],
     outfile: join(dir, 'index.mjs'),
   });
-  for (const command of bundledFileCommands(route.bundledFiles, root, dir)) {
+  for (const command of bundledFileCommands(route.bundledFiles ?? [], root, dir)) {
     execFileSync('sh', ['-c', command]);
   }
   ({ handler } = (await import(pathToFileURL(join(dir, 'index.mjs')).href)) as {

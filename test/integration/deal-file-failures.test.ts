@@ -6,7 +6,7 @@ import { ensureBucket } from '#infra/local/emulators.ts';
 import { ensureTable } from '#infra/local/dynamodb-local.ts';
 import { batchGetAll } from '#shared/adapters/aws/batch-get.ts';
 import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
-import { dealFileObjectKey, userFileObjectKey } from '#shared/data/keys.ts';
+import { dealFileObjectKey, userFileObjectKey } from '#shared/adapters/keys.ts';
 import { addDealFile } from '#shared/deal-files/add-deal-file.ts';
 import { deleteDealFile } from '#shared/deal-files/delete-deal-file.ts';
 import {

@@ -4,7 +4,7 @@ import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureTable, tableDefinition } from '#infra/local/dynamodb-local.ts';
 import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
-import { FILE_CREATED_ATTRIBUTE, FILES_BY_CREATION_INDEX } from '#shared/data/keys.ts';
+import { FILE_CREATED_ATTRIBUTE, FILES_BY_CREATION_INDEX } from '#shared/adapters/keys.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';
 
 const { dynamodb, dynamodbEndpoint } = emulatorClients();

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable } from '#infra/local/dynamodb-local.ts';
 import { DynamoTokenBuckets } from '#shared/adapters/dynamo-token-buckets.ts';
 import { TOKEN_BUCKET_ITEM } from '#shared/adapters/items/token-bucket-item.ts';
-import { chatChannelBucketKey, notifyBucketKey } from '#shared/data/keys.ts';
+import { chatChannelBucketKey, notifyBucketKey } from '#shared/adapters/keys.ts';
 import {
   type Admission,
   type BucketName,

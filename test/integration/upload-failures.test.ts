@@ -5,7 +5,7 @@ import { ensureBucket, LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emul
 import { ensureTable } from '#infra/local/dynamodb-local.ts';
 import { localLambdaContext } from '#infra/local/lambda-context.ts';
 import { idempotentPerKey } from '#shared/http/idempotency-key.ts';
-import { IDEMPOTENT_OPERATIONS } from '#shared/data/keys.ts';
+import { IDEMPOTENT_OPERATIONS } from '#shared/adapters/keys.ts';
 import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
 import { completeDirectUpload } from '#shared/direct-uploads/complete-direct-upload.ts';
 import { DynamoDirectUploadRepository } from '#shared/adapters/dynamo-direct-upload-repository.ts';
@@ -164,8 +164,11 @@ describe('a direct upload becomes a record exactly once, or not at all', () => {
     ).rejects.toThrow('injected');
     expect(await stored()).toEqual(before);
     // A retry (Lambda retries the S3 event) completes it.
-    const file = await completeDirectUpload({ uploads, files, blobs }, 4, ticket.id);
-    expect(file).toMatchObject({ id: ticket.id, userId: 4, filesize: 5, name: 'n.pdf' });
+    const completion = await completeDirectUpload({ uploads, files, blobs }, 4, ticket.id);
+    expect(completion).toMatchObject({
+      file: { id: ticket.id, userId: 4, filesize: 5, name: 'n.pdf' },
+      recordedNow: true,
+    });
   });
 
   it('refuses bytes that changed between its read and its copy, by the copy itself', async () => {
@@ -192,8 +195,8 @@ describe('a direct upload becomes a record exactly once, or not at all', () => {
     ).rejects.toThrow('The file changed while it was being completed; complete it again');
     // Nothing copied, nothing recorded, the upload pending again.
     expect(await stored()).toEqual(before);
-    const file = await completeDirectUpload({ uploads, files, blobs }, 6, ticket.id);
-    expect(file).toMatchObject({ id: ticket.id, filesize: 9 });
+    const completion = await completeDirectUpload({ uploads, files, blobs }, 6, ticket.id);
+    expect(completion.file).toMatchObject({ id: ticket.id, filesize: 9 });
   });
 
   it('keeps the object when refusing it fails, so a retry can refuse it', async () => {
@@ -206,12 +209,13 @@ describe('a direct upload becomes a record exactly once, or not at all', () => {
       completeDirectUpload({ uploads: failing(uploads, 'reject'), files, blobs }, 5, ticket.id),
     ).rejects.toThrow('injected');
     expect((await stored()).objects).toContain(ticket.key);
+    // The call whose write refused it is told so (it alone counts the refusal); later ones not.
     await expect(completeDirectUpload({ uploads, files, blobs }, 5, ticket.id)).rejects.toThrow(
-      'The uploaded file is empty',
+      expect.objectContaining({ message: 'The uploaded file is empty', refusedNow: true }),
     );
     expect((await stored()).objects).not.toContain(ticket.key);
     await expect(completeDirectUpload({ uploads, files, blobs }, 5, ticket.id)).rejects.toThrow(
-      'The uploaded file is empty',
+      expect.objectContaining({ message: 'The uploaded file is empty', refusedNow: false }),
     );
   });
 });

@@ -1,5 +1,5 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { dealFileObjectKey } from '#shared/data/keys.ts';
+import { dealFileObjectKey } from '#shared/adapters/keys.ts';
 import type { DealFile } from '#shared/deal-files/deal-file.ts';
 import { toDealFileItem } from '#shared/adapters/items/file-items.ts';
 import { toDealItem, toGroupItem, toMemberItem } from '#shared/adapters/dynamo-group-repository.ts';

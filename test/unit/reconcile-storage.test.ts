@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { storedItem } from '#shared/adapters/aws-reconcile-storage.ts';
 import { reconcileStorage, type StoragePorts } from '#shared/reconcile/reconcile-storage.ts';
 
 const NOW = new Date('2026-11-21T12:00:00.000Z');
@@ -24,7 +25,8 @@ function storage(
   modified = HOUR_AGO,
 ): StoragePorts {
   return {
-    items: () => toAsync([items]),
+    // As the adapter reads them: the table's items are its layout, not the use case's.
+    items: () => toAsync([items.map(storedItem)]),
     objects: () => toAsync([keys.map((key) => ({ key, lastModified: modified }))]),
     now: () => NOW,
   };

@@ -4,11 +4,11 @@ import {
   directUploadObjectKey,
   parseDirectUploadObjectKey,
   userFileObjectKey,
-} from '#shared/data/keys.ts';
+} from '#shared/adapters/keys.ts';
 import { metadataValue } from '#shared/direct-uploads/start-direct-upload.ts';
-import { attachmentDisposition } from '#shared/http/content-disposition.ts';
-import { FilePart } from '#shared/http/file-part.ts';
-import { readForm } from '#shared/http/multipart-form.ts';
+import { attachmentDisposition } from '#shared/adapters/content-disposition.ts';
+import { FilePart } from '#shared/http/fastapi/file-part.ts';
+import { readForm } from '#shared/http/fastapi/multipart-form.ts';
 import { UPLOAD_FORM_LIMITS } from '#shared/schemas/upload-form-limits.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 

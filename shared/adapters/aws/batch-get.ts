@@ -1,5 +1,5 @@
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { PARTITION_KEY, SORT_KEY } from '../../data/keys.ts';
+import { PARTITION_KEY, SORT_KEY } from '../keys.ts';
 import { sendUntilProcessed } from './until-processed.ts';
 
 type Key = Record<string, string>;

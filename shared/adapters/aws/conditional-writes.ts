@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PARTITION_KEY } from '../../data/keys.ts';
+import { PARTITION_KEY } from '../keys.ts';
 
 type Key = Record<string, string>;
 

@@ -5,8 +5,8 @@ import {
   fileCreatedKey,
   PARTITION_KEY,
   SORT_KEY,
-} from '../../data/keys.ts';
-import type { ListOptions } from '../../data/page.ts';
+} from '../keys.ts';
+import type { ListOptions } from '../../domain/page.ts';
 
 /** The items of one listing, and whether files remain after them. */
 export interface FileItems {

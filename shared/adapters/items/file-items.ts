@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { FILE_TYPES } from '../../data/file-type.ts';
+import { FILE_TYPES } from '../../domain/file-type.ts';
 import {
   dealFileSortKey,
   dealPartition,
@@ -9,7 +9,7 @@ import {
   SORT_KEY,
   userFileSortKey,
   userPartition,
-} from '../../data/keys.ts';
+} from '../keys.ts';
 import type { DealFile } from '../../deal-files/deal-file.ts';
 import type { UserFile } from '../../user-files/user-file.ts';
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { FILE_TYPES } from '../../data/file-type.ts';
-import { EXPIRY_ATTRIBUTE, PARTITION_KEY, SORT_KEY } from '../../data/keys.ts';
+import { FILE_TYPES } from '../../domain/file-type.ts';
+import { EXPIRY_ATTRIBUTE, PARTITION_KEY, SORT_KEY } from '../keys.ts';
 import {
   NOTIFICATION_STATUSES,
   type SubmissionNotification,

@@ -1,7 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as z from 'zod';
-import { EXPIRY_ATTRIBUTE, PARTITION_KEY, SORT_KEY } from '../../data/keys.ts';
+import { EXPIRY_ATTRIBUTE, PARTITION_KEY, SORT_KEY } from '../keys.ts';
 
 /** The attribute that holds a bucket's state: the time (epoch ms) it is full again. */
 export const FULL_AT_ATTRIBUTE = 'full_at';
