@@ -32,7 +32,7 @@ export async function registerRunningStage(
 }
 
 /** The registered stages still running; registrations of dead ones are removed. */
-export async function liveRegisteredStages(defaultDir: string): Promise<RegisteredStage[]> {
+async function liveRegisteredStages(defaultDir: string): Promise<RegisteredStage[]> {
   const registry = registryOf(defaultDir);
   let names: string[];
   try {

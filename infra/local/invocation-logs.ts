@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /** Lambda hands back at most the last 4 KB of an invocation's log (`LogType: Tail`). */
-export const LOG_TAIL_BYTES = 4096;
+const LOG_TAIL_BYTES = 4096;
 
 /** Who is writing: the function an invocation runs, and its log when one is being kept. */
 interface Writer {

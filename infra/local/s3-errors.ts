@@ -172,7 +172,7 @@ const escapeXml = (text: string) =>
   text.replace(/[<>&]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;' })[c] ?? c);
 
 /** S3's XML body for an error, with a request id of S3's shape. */
-export function s3ErrorXml(error: S3Error, requestId: string, hostId: string): string {
+function s3ErrorXml(error: S3Error, requestId: string, hostId: string): string {
   const details = Object.entries(error.details ?? {})
     .map(([name, value]) => `<${name}>${escapeXml(String(value))}</${name}>`)
     .join('');

@@ -11,7 +11,7 @@ import type { Credentials } from './sigv4-check.ts';
  * start and kept in it, readable by its owner alone; the CLIs read it from there. The access
  * key id stays `S3RVER`: s3rver looks the id up, and checks no Signature Version 4 secret.
  */
-export const stageCredentialsFile = (dataDir: string): string => join(dataDir, 'credentials.json');
+const stageCredentialsFile = (dataDir: string): string => join(dataDir, 'credentials.json');
 
 const STORED = z.object({ accessKeyId: z.string().min(1), secretAccessKey: z.string().min(20) });
 

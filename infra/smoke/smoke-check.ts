@@ -32,7 +32,7 @@ export interface SmokeOptions {
   readonly requestTimeoutMs?: number;
 }
 
-export type StepStatus = 'ok' | 'failed' | 'skipped';
+type StepStatus = 'ok' | 'failed' | 'skipped';
 
 export interface StepResult {
   readonly step: string;

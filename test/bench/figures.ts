@@ -27,7 +27,7 @@ export interface Figure {
 export const valueOf = (figure: Figure): number =>
   figure.basis === 'p10' ? (figure.p10 ?? Number.NaN) : figure.median;
 
-export const ratioOf = (figure: Figure): number | undefined =>
+const ratioOf = (figure: Figure): number | undefined =>
   figure.floor === undefined ? undefined : valueOf(figure) / figure.floor;
 
 export const missed = (figure: Figure): boolean => {
@@ -35,7 +35,7 @@ export const missed = (figure: Figure): boolean => {
   return figure.target !== undefined && (ratio === undefined || !(ratio <= figure.target));
 };
 
-export const quantile = (values: readonly number[], q: number): number =>
+const quantile = (values: readonly number[], q: number): number =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * q))] ??
   Number.NaN;
 

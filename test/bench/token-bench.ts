@@ -26,7 +26,7 @@ import { putItems } from '#test/support/put-items.ts';
 import { floorClient } from './floor-client.ts';
 import { type Figure, figureLine, FIGURE_HEADER, spreadOf, timed } from './figures.ts';
 
-export const TOKEN_RATIO_TARGET = 1.2;
+const TOKEN_RATIO_TARGET = 1.2;
 
 /** POSTs a JSON body over one kept-alive connection, as a client of the API would. */
 function postJson(

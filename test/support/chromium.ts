@@ -3,7 +3,7 @@ import { type Browser, chromium } from 'playwright-core';
 import { patient } from './patience.ts';
 
 /** Debian's chromium, which `.ci/run` installs; CHROMIUM_PATH points elsewhere. */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /**
  * Headless Chromium for the browser tests, with everything that would reach out to Google

@@ -5,7 +5,6 @@
 import type { z } from 'zod';
 import type { DirectUploadTicketSchema } from '#shared/schemas/direct-upload.ts';
 import type { UserFileSchema } from '#shared/schemas/user-file.ts';
-import type { DealFileSchema } from '#shared/schemas/deal-file.ts';
 
 /** What the caller may not see. */
 export const NOT_FOUND = { detail: 'Not Found' } as const;
@@ -39,5 +38,4 @@ export const validationBody = (...errors: readonly unknown[]) => ({ detail: erro
 
 /** Response bodies, as the schemas that document them say (never redefined by a test). */
 export type UserFileBody = z.output<typeof UserFileSchema>;
-export type DealFileBody = z.output<typeof DealFileSchema>;
 export type DirectUploadTicket = z.output<typeof DirectUploadTicketSchema>;

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, request as forward } from 'node:htt
 import type { AddressInfo } from 'node:net';
 
 /** One call as the proxy sees it. */
-export interface HeldCall {
+interface HeldCall {
   readonly method: string;
   readonly path: string;
   /** DynamoDB's operation, from `X-Amz-Target` (`GetItem`, `Query`, …). */

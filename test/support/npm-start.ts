@@ -13,7 +13,7 @@ export const STARTS_WITHIN = patient(120_000);
 export const SHOWS_WITHIN = patient(30_000);
 
 /** The banner's last line: the stage is up. */
-export const BANNER_END = 'Ctrl-C stops it.\n';
+const BANNER_END = 'Ctrl-C stops it.\n';
 /** `GET /api/v1/user/me/file 200 12ms ListUserFiles Mx3bXjYAoAMEJ8w=` */
 export const REQUEST_LINE = /^(GET|POST|PUT|PATCH|DELETE) (\/\S*) (\d{3}) (\d+)ms (\w+) (\S{15})$/;
 /** A line a function wrote: `[FinalizeDirectUpload] {"level":"WARN",…}`. */

@@ -3,7 +3,7 @@
  * (default 1) multiplies every wait limit, so a slow or shared machine can be given more
  * time without touching a test. Limits only: a wait still ends as soon as its condition holds.
  */
-export const PATIENCE = patienceFrom(process.env.TEST_PATIENCE);
+const PATIENCE = patienceFrom(process.env.TEST_PATIENCE);
 
 function patienceFrom(value: string | undefined): number {
   if (value === undefined || value.trim() === '') return 1;

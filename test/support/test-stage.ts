@@ -92,7 +92,7 @@ export interface TestStage extends LocalStage {
  * sends. Tests that are not about the limit are not held to it (the recorded FastAPI answers
  * notify thirty times in a row as one user); the limit's own tests pass the stage defaults.
  */
-export const UNLIMITED_NOTIFY = { notifyBurst: 1000, notifyRatePerMinute: 6000 } as const;
+const UNLIMITED_NOTIFY = { notifyBurst: 1000, notifyRatePerMinute: 6000 } as const;
 
 /**
  * The local stage, in this test process, on a free port, with a table and bucket of its own

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 
 /** One way to answer a post. */
-export interface ScriptedAnswer {
+interface ScriptedAnswer {
   readonly status: number;
   readonly headers?: Record<string, string>;
   readonly body?: string;
