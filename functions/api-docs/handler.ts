@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import middy from '@middy/core';
-import { isOneOf } from '#shared/data/one-of.ts';
+import { isOneOf } from '#shared/domain/one-of.ts';
 import { acceptsGzip, matchesEtag } from '#shared/docs/content-negotiation.ts';
 import {
   DOCS_CONTENT_SECURITY_POLICY,

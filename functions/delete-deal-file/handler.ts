@@ -6,10 +6,10 @@ import { httpApi } from '#shared/http/http-api.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { deleteDealFileRequest } from '#shared/schemas/deal-file.ts';
-import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import { deleteDealFileFunction } from './function.ts';
 
 /** DELETE /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id} (extension): editors; 204. */
 export const createHandler = (
@@ -28,6 +28,6 @@ export const createHandler = (
     });
 };
 
-export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.DeleteDealFile, (env) =>
+export const handler = lambdaEntry(deleteDealFileFunction.variables, (env) =>
   createHandler({ dealFiles: deployed.dealFiles(env), blobs: deployed.blobs(env) }, env),
 );

@@ -6,10 +6,10 @@ import type { ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { deleteUserFile } from '#shared/removal/delete-user-file.ts';
 import { deleteUserFileRequest } from '#shared/schemas/user-file-update.ts';
-import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import { deleteUserFileFunction } from './function.ts';
 
 /**
  * DELETE /api/v1/user/me/file/{file_id} (extension): the owner deletes a file for good, or
@@ -34,7 +34,7 @@ export const createHandler = (
     });
 };
 
-export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.DeleteUserFile, (env) =>
+export const handler = lambdaEntry(deleteUserFileFunction.variables, (env) =>
   createHandler(
     {
       userFiles: deployed.userFiles(env),

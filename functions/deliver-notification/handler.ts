@@ -2,7 +2,6 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import { logger } from '#shared/logger.ts';
 import { recordMetric } from '#shared/observability/metrics.ts';
 import { observeInvocation } from '#shared/observability/observe-invocation.ts';
@@ -15,6 +14,7 @@ import { deliveryRules } from '#shared/notifications/delivery-rules.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import { deliverNotificationFunction } from './function.ts';
 
 /** A message left on the queue on purpose: its visibility already says when it comes back. */
 class DeliveryDeferred extends Error {
@@ -90,7 +90,7 @@ export const createHandler = (
     );
 };
 
-export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.DeliverNotification, (env) =>
+export const handler = lambdaEntry(deliverNotificationFunction.variables, (env) =>
   createHandler(
     {
       notifications: deployed.notifications(env),

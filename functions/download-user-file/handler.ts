@@ -6,10 +6,10 @@ import type { ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { downloadUserFileRequest } from '#shared/schemas/direct-upload.ts';
 import { userFileDownloadLink } from '#shared/user-files/user-file-download.ts';
-import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import { downloadUserFileFunction } from './function.ts';
 
 /** GET /api/v1/user/me/file/{file_id}/download (extension): 302 to a 5-minute S3 link. */
 export const createHandler = (
@@ -27,6 +27,6 @@ export const createHandler = (
     });
 };
 
-export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.DownloadUserFile, (env) =>
+export const handler = lambdaEntry(downloadUserFileFunction.variables, (env) =>
   createHandler({ userFiles: deployed.userFiles(env), blobs: deployed.blobs(env) }, env),
 );

@@ -7,10 +7,10 @@ import { validateRequest } from '#shared/http/validate-request.ts';
 import { findNotification } from '#shared/notifications/find-notification.ts';
 import { toStatusBody } from '#shared/schemas/notification-response.ts';
 import { getNotificationRequest } from '#shared/schemas/notify-submission.ts';
-import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import { getNotificationFunction } from './function.ts';
 
 /**
  * GET /api/v1/user/me/file/notify/{notification_id} (extension): where the caller's chat
@@ -31,6 +31,6 @@ export const createHandler = (
     });
 };
 
-export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.GetNotification, (env) =>
+export const handler = lambdaEntry(getNotificationFunction.variables, (env) =>
   createHandler({ notifications: deployed.notifications(env) }, env),
 );

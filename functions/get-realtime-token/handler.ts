@@ -7,10 +7,10 @@ import { validateRequest } from '#shared/http/validate-request.ts';
 import { issueRealtimeToken } from '#shared/realtime/issue-realtime-token.ts';
 import { recordMetric } from '#shared/observability/metrics.ts';
 import { getRealtimeTokenRequest } from '#shared/schemas/realtime-token.ts';
-import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import { getRealtimeTokenFunction } from './function.ts';
 
 /** POST /api/v1/auth/get-realtime-token: a signed token for the caller's deal rooms. */
 export const createHandler = (
@@ -40,7 +40,7 @@ export const createHandler = (
     });
 };
 
-export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.GetRealtimeToken, (env) =>
+export const handler = lambdaEntry(getRealtimeTokenFunction.variables, (env) =>
   createHandler(
     { dealRoles: deployed.dealRoles(env), realtimeKeys: deployed.realtimeKeys(env) },
     env,

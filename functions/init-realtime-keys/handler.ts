@@ -1,15 +1,15 @@
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
-import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import { logger } from '#shared/logger.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
+import { initRealtimeKeysFunction } from './function.ts';
 
 /**
  * The stack's custom resource: at deploy time, fills the realtime key secret with a first
  * ES256 key unless it already holds a key set. Never replaces keys; rotation is the CLI's.
  * It runs only on a deployed stage (the local stage makes its key file on first use).
  */
-export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.InitRealtimeKeys, (env) => {
+export const handler = lambdaEntry(initRealtimeKeysFunction.variables, (env) => {
   const store = deployed.realtimeKeys(env);
   return async (event: CloudFormationCustomResourceEvent, _context: unknown) => {
     if (event.RequestType !== 'Delete') {

@@ -10,10 +10,10 @@ import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { listOptionsOf, nextPageLink } from '#shared/schemas/list-page.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { listDealFilesRequest } from '#shared/schemas/deal-file.ts';
-import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import { listDealFilesFunction } from './function.ts';
 
 /**
  * GET /api/v1/group/{group_id}/deal/{deal_id}/file (extension): the deal's files, to members,
@@ -37,6 +37,6 @@ export const createHandler = (
     });
 };
 
-export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.ListDealFiles, (env) =>
+export const handler = lambdaEntry(listDealFilesFunction.variables, (env) =>
   createHandler({ dealFiles: deployed.dealFiles(env) }, env),
 );

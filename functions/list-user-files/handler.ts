@@ -1,5 +1,4 @@
 import middy from '@middy/core';
-import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
@@ -14,6 +13,7 @@ import { toUserFileBody } from '#shared/schemas/user-file-response.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import { listUserFilesFunction } from './function.ts';
 
 /**
  * GET /api/v1/user/me/file: every file the caller owns, newest first; one page of them with
@@ -34,6 +34,6 @@ export const createHandler = (
       return jsonResponse(200, owned.items.map(toUserFileBody), link);
     });
 
-export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.ListUserFiles, (env) =>
+export const handler = lambdaEntry(listUserFilesFunction.variables, (env) =>
   createHandler({ userFiles: deployed.userFiles(env) }, env),
 );

@@ -1,6 +1,5 @@
 import middy from '@middy/core';
-import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
-import { IDEMPOTENT_OPERATIONS } from '#shared/data/keys.ts';
+import { IDEMPOTENT_OPERATIONS } from '#shared/adapters/keys.ts';
 import { RateLimited } from '#shared/domain/outcome.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
@@ -23,6 +22,7 @@ import { recordMetric } from '#shared/observability/metrics.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import { notifySubmissionFunction } from './function.ts';
 
 /**
  * POST /api/v1/user/me/file/notify: announces a finished submission. The one chat message
@@ -82,7 +82,7 @@ export const createHandler = (
     });
 };
 
-export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.NotifySubmission, (env) =>
+export const handler = lambdaEntry(notifySubmissionFunction.variables, (env) =>
   createHandler(
     {
       userFiles: deployed.userFiles(env),

@@ -1,5 +1,4 @@
 import middy from '@middy/core';
-import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
@@ -7,6 +6,7 @@ import { realtimeJwks } from '#shared/realtime/realtime-jwks.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
+import { realtimeJwksFunction } from './function.ts';
 
 /**
  * GET /api/v1/auth/realtime-jwks.json, without auth: the realtime signing keys' public halves.
@@ -21,6 +21,6 @@ export const createHandler = ({ realtimeKeys }: Pick<ServiceAdapters, 'realtimeK
       }),
     );
 
-export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.RealtimeJwks, (env) =>
+export const handler = lambdaEntry(realtimeJwksFunction.variables, (env) =>
   createHandler({ realtimeKeys: deployed.realtimeKeys(env) }),
 );

@@ -1,10 +1,10 @@
 import middy from '@middy/core';
 import { createRouteMatcher } from '#shared/api/route-matcher.ts';
-import { API_ROUTES } from '#shared/api/routes.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import { MethodNotAllowedError, NotFoundError } from '#shared/http/http-errors.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
+import { API_ROUTES } from '../service-functions.ts';
 
 const match = createRouteMatcher(API_ROUTES);
 

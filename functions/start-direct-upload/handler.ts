@@ -6,10 +6,10 @@ import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { startDirectUploadRequest } from '#shared/schemas/direct-upload.ts';
-import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import { startDirectUploadFunction } from './function.ts';
 
 /**
  * POST /api/v1/user/me/file/upload (extension): a signed S3 POST form, so a file of up to
@@ -44,7 +44,7 @@ export const createHandler = (
     });
 };
 
-export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.StartDirectUpload, (env) =>
+export const handler = lambdaEntry(startDirectUploadFunction.variables, (env) =>
   createHandler(
     {
       fileIds: deployed.fileIds(env),

@@ -7,10 +7,10 @@ import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { updateDealFileRequest } from '#shared/schemas/deal-file.ts';
-import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import { updateDealFileFunction } from './function.ts';
 
 /** PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}: an editor sets a file's type. */
 export const createHandler = (
@@ -34,6 +34,6 @@ export const createHandler = (
     });
 };
 
-export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.UpdateDealFile, (env) =>
+export const handler = lambdaEntry(updateDealFileFunction.variables, (env) =>
   createHandler({ dealFiles: deployed.dealFiles(env) }, env),
 );

@@ -7,10 +7,10 @@ import { validateRequest } from '#shared/http/validate-request.ts';
 import { toUserFileBody } from '#shared/schemas/user-file-response.ts';
 import { updateUserFileRequest } from '#shared/schemas/user-file-update.ts';
 import { updateUserFile } from '#shared/user-files/update-user-file.ts';
-import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import { updateUserFileFunction } from './function.ts';
 
 /** PATCH /api/v1/user/me/file/{file_id} (extension): the owner renames or (un)archives a file. */
 export const createHandler = (
@@ -36,6 +36,6 @@ export const createHandler = (
     });
 };
 
-export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.UpdateUserFile, (env) =>
+export const handler = lambdaEntry(updateUserFileFunction.variables, (env) =>
   createHandler({ userFiles: deployed.userFiles(env) }, env),
 );

@@ -1,11 +1,10 @@
 import middy from '@middy/core';
-import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
-import { IDEMPOTENT_OPERATIONS } from '#shared/data/keys.ts';
+import { IDEMPOTENT_OPERATIONS } from '#shared/adapters/keys.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import { IDEMPOTENCY_HEADER, idempotentPerKey } from '#shared/http/idempotency-key.ts';
-import { readForm } from '#shared/http/multipart-form.ts';
+import { readForm } from '#shared/http/fastapi/multipart-form.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { uploadUserFileRequest } from '#shared/schemas/user-file-upload.ts';
@@ -17,6 +16,7 @@ import { recordMetric } from '#shared/observability/metrics.ts';
 import * as deployed from '#shared/wiring/deployed-adapters.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import { uploadUserFileFunction } from './function.ts';
 
 /**
  * POST /api/v1/user/me/file: the contract's multipart upload. On AWS, API Gateway's payload
@@ -55,7 +55,7 @@ export const createHandler = (
     });
 };
 
-export const handler = lambdaEntry(FUNCTION_ENVIRONMENT.UploadUserFile, (env) =>
+export const handler = lambdaEntry(uploadUserFileFunction.variables, (env) =>
   createHandler(
     {
       fileIds: deployed.fileIds(env),

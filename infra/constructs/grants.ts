@@ -1,27 +1,18 @@
 import { Stack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import { CfnPolicy, Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
-import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
+import { rules } from 'cdk-nag';
 import { Construct } from 'constructs';
+import type { ItemAction, ObjectAction } from '#shared/functions/function-declaration.ts';
 
 /**
  * Grants of exactly the calls a function makes. CDK's own `grantReadData`, `grantPut` and
  * `grantRead` give families of actions (`s3:GetObject*`, `s3:List*`, `dynamodb:Scan`, …);
  * these give one action per call the code makes, on the narrowest resource IAM can name.
  */
-
-/** DynamoDB item actions, as IAM names them. A transaction needs the action of each item. */
-export type ItemAction =
-  | 'BatchGetItem'
-  | 'ConditionCheckItem'
-  | 'DeleteItem'
-  | 'GetItem'
-  | 'PutItem'
-  | 'Query'
-  | 'UpdateItem';
 
 /**
  * Item actions on the partitions whose keys match `partitions` (IAM `dynamodb:LeadingKeys`
@@ -44,13 +35,6 @@ export function grantItems(
   });
 }
 
-export type ObjectAction =
-  | 's3:GetObject'
-  | 's3:PutObject'
-  | 's3:DeleteObject'
-  /** Deletes one version for good: in a versioned bucket, the only delete that is permanent. */
-  | 's3:DeleteObjectVersion';
-
 /**
  * Object actions on the keys under `prefix` (`users/`, `groups/`). The wildcard is the
  * prefix itself, so cdk-nag's IAM5 finding for it is acknowledged here, naming the resource
@@ -72,6 +56,24 @@ export function grantObjects(
   return grant;
 }
 
+/**
+ * The finding cdk-nag's wildcard rule (AwsSolutions-IAM5) reports for `resource`, as it names
+ * it: the rule itself, run on a policy that holds only this resource.
+ */
+function wildcardFinding(resource: unknown): string {
+  const probe = new Stack(undefined, 'WildcardProbe');
+  const policy = new CfnPolicy(probe, 'Policy', {
+    policyName: 'probe',
+    policyDocument: {
+      Statement: [{ Effect: 'Allow', Action: 'probe:Probe', Resource: resource }],
+    },
+  });
+  const findings = rules.iam.IAMNoWildcardPermissions(policy);
+  const [finding] = Array.isArray(findings) ? findings : [];
+  if (finding === undefined) throw new Error(`${JSON.stringify(resource)} holds no wildcard`);
+  return finding;
+}
+
 /** Acknowledges cdk-nag's AwsSolutions-IAM5 finding for one wildcard resource of a grant. */
 export function acknowledgeWildcard(
   scope: IGrantable | Construct,
@@ -81,8 +83,8 @@ export function acknowledgeWildcard(
   // A function's grants land on its role, which is not beneath the function in the tree.
   const construct = 'grantPrincipal' in scope ? scope.grantPrincipal : scope;
   if (!(construct instanceof Construct)) throw new Error('A wildcard grant needs a construct');
-  const seen = flattenCfnReference(Stack.of(construct).resolve(resource));
-  Validations.of(construct).acknowledge({ id: `AwsSolutions-IAM5[Resource::${seen}]`, reason });
+  const finding = wildcardFinding(Stack.of(construct).resolve(resource));
+  Validations.of(construct).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
 }
 
 /**

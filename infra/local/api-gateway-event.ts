@@ -30,7 +30,7 @@ export function splitTarget(target: string | undefined): {
 }
 
 /** What the event takes from the HTTP request: an IncomingMessage, or one described by hand. */
-export type EventRequest = Pick<IncomingMessage, 'method' | 'rawHeaders' | 'httpVersion'> & {
+type EventRequest = Pick<IncomingMessage, 'method' | 'rawHeaders' | 'httpVersion'> & {
   readonly socket: { readonly localPort?: number | undefined };
 };
 

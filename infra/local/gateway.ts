@@ -1,6 +1,7 @@
 import type { RequestListener, ServerResponse } from 'node:http';
+import { FALLBACK_FUNCTION } from '#functions/service-functions.ts';
 import { createRouteMatcher } from '#shared/api/route-matcher.ts';
-import { type ApiRoute, FALLBACK_ROUTE } from '#shared/api/routes.ts';
+import type { ApiRoute } from '#shared/api/routes.ts';
 import { HttpError } from '#shared/http/http-errors.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { newRequestId, splitTarget, toApiGatewayEvent } from './api-gateway-event.ts';
@@ -32,7 +33,7 @@ export interface GatewayOptions {
   /** The local stage's adapters and settings, which each handler module is built on. */
   readonly wiring: LocalWiring;
   readonly authorize: (authorization: string | undefined) => Promise<EventClaims>;
-  /** Each function's timeout and memory, by function id; the stack's (FUNCTION_TABLE) by default. */
+  /** Each function's timeout and memory, by function id; the stack's (its declaration's) by default. */
   readonly functions?: ReadonlyMap<string, LocalFunction>;
   /** API Gateway's integration timeout: 30 s. */
   readonly integrationTimeoutMs?: number;
@@ -174,7 +175,7 @@ export function createGateway(options: GatewayOptions): RequestListener {
     const requestId = newRequestId();
     const method = (request.method ?? 'GET').toUpperCase();
     const { rawPath: path, rawQueryString } = splitTarget(request.url);
-    let functionId: string = FALLBACK_ROUTE.functionId;
+    let functionId: string = FALLBACK_FUNCTION.id;
     const reply: Reply = (status, headers, body) => {
       send(response, status, headers, body);
       options.onResponse?.({ method, path, status, headers, body: Buffer.from(body) });
@@ -208,7 +209,7 @@ export function createGateway(options: GatewayOptions): RequestListener {
     const handle = async (): Promise<number> => {
       const found = match(method, path);
       const route = found.kind === 'route' ? found.route : undefined;
-      functionId = route?.functionId ?? FALLBACK_ROUTE.functionId;
+      functionId = route?.functionId ?? FALLBACK_FUNCTION.id;
       const gatewayError = (status: number, message: string, headers = {}) => {
         reply(
           status,
@@ -251,7 +252,7 @@ export function createGateway(options: GatewayOptions): RequestListener {
       const tooLarge = refuseEvent(eventBytes(event));
       if (tooLarge !== undefined) return platformRefusal(tooLarge);
       try {
-        const entry = route?.entry ?? FALLBACK_ROUTE.entry;
+        const entry = route?.entry ?? FALLBACK_FUNCTION.entry;
         const result = await invoke(functionId, entry, event, requestId);
         // The function ran, but Lambda hands back an error instead of a result over its limit.
         const unsent = refuseResult(resultBytes(result));

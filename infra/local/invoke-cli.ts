@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { FUNCTION_ENTRIES } from '#shared/api/routes.ts';
+import { FUNCTION_ENTRIES } from '#functions/service-functions.ts';
 import { OperatorRefusal } from '../admin/operator-refusal.ts';
 import { readStackOutputs } from '../admin/stack-outputs.ts';
 import { apiStackName, functionNameOutput, STAGE_NAMES, type StageName } from '../stages.ts';

@@ -65,7 +65,7 @@ export async function withinTimeout<T>(
   }
 }
 
-/** What Lambda sizes a function by: FUNCTION_TABLE's timeout and memory. */
+/** What Lambda sizes a function by: its declaration's timeout and memory. */
 export interface FunctionSizing {
   readonly timeoutSeconds: number;
   readonly memoryMb: number;

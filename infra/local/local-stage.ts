@@ -1,6 +1,9 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { join } from 'node:path';
-import { API_ROUTES, EVENT_FUNCTIONS } from '#shared/api/routes.ts';
+import { deliverNotificationFunction } from '#functions/deliver-notification/function.ts';
+import { finalizeDirectUploadFunction } from '#functions/finalize-direct-upload/function.ts';
+import { API_ROUTES } from '#functions/service-functions.ts';
+import { DIRECT_UPLOAD_OBJECT_PREFIX } from '#shared/adapters/keys.ts';
 import {
   ensureBucket,
   type RunningEmulator,
@@ -263,7 +266,10 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       s3rver === undefined
         ? undefined
         : forwardObjectCreated(s3rver.notifications, {
-            ...EVENT_FUNCTIONS.finalizeDirectUpload,
+            functionId: finalizeDirectUploadFunction.id,
+            entry: finalizeDirectUploadFunction.entry,
+            // The bucket's notification filter on AWS (UploadFinalizer).
+            objectPrefix: DIRECT_UPLOAD_OBJECT_PREFIX,
             root: REPOSITORY_ROOT,
             wiring,
           });
@@ -330,7 +336,7 @@ function startNotificationQueues(port: number) {
     deadLetters,
     consume: (wiring: LocalWiring) => {
       const load = createHandlerLoader(REPOSITORY_ROOT, wiring);
-      const { functionId, entry } = EVENT_FUNCTIONS.deliverNotification;
+      const { id: functionId, entry } = deliverNotificationFunction;
       // The stack's timeout (WORKER_TIMEOUT_SECONDS) and memory: stopped there, as on Lambda.
       const sizing = stackFunction(functionId);
       queue.consume(async (event) => {

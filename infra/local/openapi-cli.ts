@@ -5,6 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { buildOpenApiDocument } from '#shared/openapi/openapi-document.ts';
+import { API_ROUTES } from '#functions/service-functions.ts';
 
 const USAGE = 'usage: npm run --silent openapi [-- --out <file>]';
 
@@ -22,6 +23,6 @@ if (values.help === true) {
   console.log(USAGE);
   process.exit(0);
 }
-const text = `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
+const text = `${JSON.stringify(buildOpenApiDocument(API_ROUTES), null, 2)}\n`;
 if (values.out === undefined) process.stdout.write(text);
 else await writeFile(values.out, text);

@@ -23,7 +23,7 @@ const sleep = (ms: number) =>
 /**
  * Delivers s3rver's ObjectCreated notifications to a handler module as S3 delivers them to
  * a Lambda function on AWS: asynchronously, one event per object, with the function's own
- * timeout and memory (FUNCTION_TABLE), retried when it fails or runs out of time.
+ * timeout and memory (its declaration's), retried when it fails or runs out of time.
  * `drain()` waits for deliveries under way, so the stage can stop cleanly.
  */
 export function forwardObjectCreated(

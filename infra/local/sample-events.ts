@@ -4,8 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, S3Event, SQSEvent } from 'aws-lambda';
+import { API_ROUTES } from '#functions/service-functions.ts';
 import { createRouteMatcher } from '#shared/api/route-matcher.ts';
-import { API_ROUTES, routeKey } from '#shared/api/routes.ts';
+import { routeKey } from '#shared/api/routes.ts';
 import { encodeEventKey } from '#shared/adapters/aws/s3-event-key.ts';
 import { newRequestId, splitTarget, toApiGatewayEvent } from './api-gateway-event.ts';
 import { LOCAL_REGION } from './emulators.ts';

@@ -1,5 +1,4 @@
-import { FUNCTION_ENTRIES } from '#shared/api/routes.ts';
-import { FUNCTION_TABLE } from '../stacks/function-table.ts';
+import { SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
 import type { FunctionSizing } from './lambda-context.ts';
 
 /** A function as the local stage runs it: its handler module, and its deployed sizing. */
@@ -8,24 +7,17 @@ export interface LocalFunction extends FunctionSizing {
 }
 
 /**
- * Every function of the stack, with the timeout and memory FUNCTION_TABLE deploys it with:
+ * Every function of the stack, with the timeout and memory its declaration deploys it with:
  * the one lookup the gateway, the Invoke API and the event sources run functions by, so a
  * function stops locally when it would stop on Lambda.
  */
 export const STACK_FUNCTIONS: ReadonlyMap<string, LocalFunction> = new Map(
-  [...FUNCTION_ENTRIES].map(([functionId, entry]) => [
-    functionId,
-    {
-      entry,
-      timeoutSeconds: FUNCTION_TABLE[functionId].timeout,
-      memoryMb: FUNCTION_TABLE[functionId].memorySize,
-    },
-  ]),
+  SERVICE_FUNCTIONS.map((fn) => [fn.id, { entry: fn.entry, ...fn.sizing }]),
 );
 
 /** A stack function by id; a name the stack does not deploy is a bug of the caller's. */
 export function stackFunction(functionId: string): LocalFunction {
   const found = STACK_FUNCTIONS.get(functionId);
-  if (found === undefined) throw new Error(`No function ${functionId} in FUNCTION_TABLE`);
+  if (found === undefined) throw new Error(`No function ${functionId} in SERVICE_FUNCTIONS`);
   return found;
 }

@@ -14,7 +14,10 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
-import { FALLBACK_ROUTE } from '#shared/api/routes.ts';
+import { deliverNotificationFunction } from '#functions/deliver-notification/function.ts';
+import { finalizeDirectUploadFunction } from '#functions/finalize-direct-upload/function.ts';
+import { initRealtimeKeysFunction } from '#functions/init-realtime-keys/function.ts';
+import { API_ROUTES, FALLBACK_FUNCTION, SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
 import { ENVIRONMENT, type EnvironmentName } from '#shared/config/environment.ts';
 import { metricsNamespace, SERVICE_NAME } from '#shared/observability/business-metrics.ts';
 import { ServiceAlarms } from '../constructs/service-alarms.ts';
@@ -62,8 +65,9 @@ const ACCESS_LOG = AccessLogFormat.custom(
 /**
  * The stage's compute: the HTTP API (the JWT authorizer on every contract route) and its
  * routes, the S3-event finalizer, the notification worker, the realtime keys' first key, the
- * alarms and the dashboard. Every function comes from FUNCTION_TABLE. It holds no data, so
- * it can be destroyed and redeployed at will.
+ * alarms and the dashboard. Every function is made, from its declaration, in `Functions`
+ * first; the rest take it from there. It holds no data, so it can be destroyed and
+ * redeployed at will.
  */
 export class ApiStack extends Stack {
   readonly api: HttpApi;
@@ -117,7 +121,8 @@ export class ApiStack extends Stack {
       NOTIFY_BURST: String(stage.notifyBurst),
       NOTIFY_RATE_PER_MINUTE: String(stage.notifyRatePerMinute),
     };
-    const functions = new ServiceFunctions({
+    const functions = new ServiceFunctions(this, 'Functions', {
+      declarations: SERVICE_FUNCTIONS,
       root: props.root,
       data,
       bucket,
@@ -132,10 +137,9 @@ export class ApiStack extends Stack {
       ...(alarms === undefined ? {} : { alarms }),
     });
 
-    const fallback = functions.make(this, FALLBACK_ROUTE.functionId);
     this.api = new HttpApi(this, 'HttpApi', {
       description: `File service (${stage.name})`,
-      defaultIntegration: new HttpLambdaIntegration('Fallback', fallback),
+      defaultIntegration: new HttpLambdaIntegration('Fallback', functions.get(FALLBACK_FUNCTION)),
       createDefaultStage: false,
     });
     issuer = stage.baseUrl ?? this.api.apiEndpoint;
@@ -157,8 +161,9 @@ export class ApiStack extends Stack {
         "The $default route answers unmatched requests with FastAPI's 404/405/redirect and reads no data",
     });
 
-    const realtimeKeys = new RealtimeKeys(this, 'RealtimeKeys', {
-      functions,
+    new RealtimeKeys(this, 'RealtimeKeys', {
+      initializer: functions.get(initRealtimeKeysFunction),
+      readers: functions.granted('realtimeKeys', 'read'),
       secret: data.realtimeKeys,
       logRetention,
       removalPolicy,
@@ -169,16 +174,16 @@ export class ApiStack extends Stack {
         jwtAudience: [...stage.jwtAudience],
         identitySource: ['$request.header.Authorization'],
       }),
-      functions,
-      realtimeKeysReady: realtimeKeys.ready,
+      routes: API_ROUTES,
+      functions: functions.all,
     });
     new UploadFinalizer(this, 'UploadFinalizer', {
-      functions,
+      finalizer: functions.get(finalizeDirectUploadFunction),
       bucket,
       failures: data.uploadEventFailures,
     });
     new NotificationWorker(this, 'NotificationWorker', {
-      functions,
+      worker: functions.get(deliverNotificationFunction),
       queue: data.notificationQueue,
     });
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint });

@@ -25,7 +25,7 @@ import {
   FILES_BY_CREATION_INDEX,
   PARTITION_KEY,
   SORT_KEY,
-} from '#shared/data/keys.ts';
+} from '#shared/adapters/keys.ts';
 import {
   DELIVERY_ATTEMPTS,
   REDRIVE_SLACK,

@@ -7,62 +7,47 @@ import {
   type IHttpRouteAuthorizer,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import type { IDependable } from 'constructs';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { API_ROUTES, type FunctionId } from '#shared/api/routes.ts';
-import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
-import type { ServiceFunctions } from './service-functions.ts';
+import type { ApiRoute } from '#shared/api/routes.ts';
 
 export interface HttpRoutesProps {
   readonly api: HttpApi;
   /** On every route whose `auth` is `jwt`. */
   readonly authorizer: IHttpRouteAuthorizer;
-  readonly functions: ServiceFunctions;
-  /** Functions that read the realtime keys wait for the first one to exist. */
-  readonly realtimeKeysReady: IDependable;
+  /** Every route, with the id of the function that serves it. */
+  readonly routes: readonly ApiRoute[];
+  /** The functions, by function id. */
+  readonly functions: ReadonlyMap<string, IFunction>;
 }
 
 /**
- * Every route of `API_ROUTES`, each on its function: one function per function id, however
- * many routes it serves (its integration reused, each route with its own permission).
+ * Every route on its function: a construct per function (its id), holding one integration
+ * however many routes the function serves, and each route (its `routeName`, else its method)
+ * with its own invoke permission.
  */
 export class HttpRoutes extends Construct {
   constructor(scope: Construct, id: string, props: HttpRoutesProps) {
     super(scope, id);
-    const integrations = new Map<FunctionId, HttpLambdaIntegration>();
-    const integrationOf = (route: (typeof API_ROUTES)[number]) => {
-      const made = integrations.get(route.functionId);
-      if (made !== undefined) return made;
-      const served = API_ROUTES.filter((r) => r.functionId === route.functionId);
-      const fn = props.functions.make(this, route.functionId, {
-        description: served.map((r) => `${r.method} ${r.path}`).join(', '),
-        ...('bundledFiles' in route ? { bundledFiles: route.bundledFiles } : {}),
-      });
-      const environment: readonly string[] = FUNCTION_ENVIRONMENT[route.functionId];
-      // No token, and no key published, before the first key exists.
-      if (environment.includes('REALTIME_KEYS_SECRET_ARN')) {
-        fn.node.addDependency(props.realtimeKeysReady);
-      }
-      const integration = new HttpLambdaIntegration(`${route.functionId}Integration`, fn);
-      integrations.set(route.functionId, integration);
-      return integration;
-    };
-    for (const route of API_ROUTES) {
-      const httpRoute = new HttpRoute(
-        this,
-        `${route.functionId}${'routeName' in route ? route.routeName : ''}Route`,
-        {
+    const served = Map.groupBy(props.routes, (route) => route.functionId);
+    for (const [functionId, routes] of served) {
+      const fn = props.functions.get(functionId);
+      if (fn === undefined) throw new Error(`No function ${functionId} for its routes`);
+      const scope = new Construct(this, functionId);
+      const integration = new HttpLambdaIntegration('Integration', fn);
+      for (const route of routes) {
+        const httpRoute = new HttpRoute(scope, route.routeName ?? route.method, {
           httpApi: props.api,
           routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
-          integration: integrationOf(route),
+          integration,
           ...(route.auth === 'jwt' ? { authorizer: props.authorizer } : {}),
-        },
-      );
-      if (route.auth === 'none') {
-        Validations.of(httpRoute).acknowledge({
-          id: 'AwsSolutions-APIG4',
-          reason: `${route.method} ${route.path} is public by design: ${route.publicBecause}`,
         });
+        if (route.auth === 'none') {
+          Validations.of(httpRoute).acknowledge({
+            id: 'AwsSolutions-APIG4',
+            reason: `${route.method} ${route.path} is public by design: ${route.publicBecause ?? ''}`,
+          });
+        }
       }
     }
   }

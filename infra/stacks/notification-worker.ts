@@ -1,12 +1,12 @@
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { EVENT_FUNCTIONS } from '#shared/api/routes.ts';
 import { WORKER_BATCH_SIZE, WORKER_CONCURRENCY } from '#shared/notifications/delivery-rules.ts';
-import type { ServiceFunctions } from './service-functions.ts';
 
 export interface NotificationWorkerProps {
-  readonly functions: ServiceFunctions;
+  /** The function that consumes the queue (declared `notificationQueue: 'consume'`). */
+  readonly worker: IFunction;
   /** The submission-notification queue it consumes. */
   readonly queue: IQueue;
 }
@@ -20,9 +20,8 @@ export interface NotificationWorkerProps {
 export class NotificationWorker extends Construct {
   constructor(scope: Construct, id: string, props: NotificationWorkerProps) {
     super(scope, id);
-    const worker = props.functions.make(this, EVENT_FUNCTIONS.deliverNotification.functionId);
     // The event source grants receive, delete and ChangeMessageVisibility on the queue.
-    worker.addEventSource(
+    props.worker.addEventSource(
       new SqsEventSource(props.queue, {
         // Few messages in flight, so the fair queue, not the batch, decides who goes next.
         batchSize: WORKER_BATCH_SIZE,

@@ -1,13 +1,16 @@
 import { CustomResource, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { acknowledgeWildcard } from '../constructs/grants.ts';
-import type { ServiceFunctions } from './service-functions.ts';
 
 export interface RealtimeKeysProps {
-  readonly functions: ServiceFunctions;
+  /** The custom resource's handler (declared `realtimeKeys: 'read-write'`). */
+  readonly initializer: IFunction;
+  /** The functions that sign with the keys or publish them (declared `realtimeKeys: 'read'`). */
+  readonly readers: readonly IFunction[];
   /** The secret that holds the ES256 key set. */
   readonly secret: ISecret;
   readonly logRetention: RetentionDays;
@@ -17,14 +20,14 @@ export interface RealtimeKeysProps {
 /**
  * Realtime tokens are signed with ES256 keys kept in one secret, which this custom resource
  * fills with a first key at deploy time (never replacing one); the operator CLI rotates them.
- * Functions that sign or publish keys depend on `ready`.
+ * The readers start only once that first key exists (`ready`).
  */
 export class RealtimeKeys extends Construct {
   readonly ready: CustomResource;
 
   constructor(scope: Construct, id: string, props: RealtimeKeysProps) {
     super(scope, id);
-    const init = props.functions.make(this, 'InitRealtimeKeys');
+    const init = props.initializer;
     const provider = new Provider(this, 'Provider', {
       onEventHandler: init,
       logGroup: new LogGroup(this, 'ProviderLogs', {
@@ -46,5 +49,7 @@ export class RealtimeKeys extends Construct {
       serviceToken: provider.serviceToken,
       properties: { SecretArn: props.secret.secretArn },
     });
+    // No token, and no key published, before the first key exists.
+    for (const reader of props.readers) reader.node.addDependency(this.ready);
   }
 }

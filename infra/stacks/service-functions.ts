@@ -4,10 +4,15 @@ import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import type { Construct } from 'constructs';
-import { FUNCTION_ENTRIES, type FunctionId } from '#shared/api/routes.ts';
+import { Construct } from 'constructs';
 import type { EnvironmentName } from '#shared/config/environment.ts';
-import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
+import {
+  type FunctionDeclaration,
+  type FunctionResources,
+  PARTITION_KEYS,
+  RESOURCE_NAMES,
+  type ResourceName,
+} from '#shared/functions/function-declaration.ts';
 import {
   grantItems,
   grantListVersions,
@@ -18,10 +23,11 @@ import {
 } from '../constructs/grants.ts';
 import type { ServiceAlarms } from '../constructs/service-alarms.ts';
 import { ServiceFunction } from '../constructs/service-function.ts';
-import { FUNCTION_TABLE, type FunctionGrant, PARTITION_KEYS } from './function-table.ts';
 import type { ServiceData } from './data-stack.ts';
 
 export interface ServiceFunctionsProps {
+  /** Every function the stage deploys (`SERVICE_FUNCTIONS`). */
+  readonly declarations: readonly FunctionDeclaration[];
   /** The repository root, where function entries start. */
   readonly root: string;
   readonly data: ServiceData;
@@ -41,66 +47,109 @@ export interface ServiceFunctionsProps {
   readonly alarms?: ServiceAlarms;
 }
 
-/**
- * Makes each function from its row of FUNCTION_TABLE: its sizing, exactly the environment
- * FUNCTION_ENVIRONMENT lists for it, its grants, and its alarms. The construct id is the
- * function id, under whatever construct makes it.
- */
-export class ServiceFunctions {
-  private readonly props: ServiceFunctionsProps;
-  private readonly made = new Map<FunctionId, IFunction>();
+/** A resource reached with one named access (`'read'`, `'send'`), not a list of grants. */
+type AccessResource = {
+  [R in ResourceName]: FunctionResources[R] extends string | undefined ? R : never;
+}[ResourceName];
 
-  constructor(props: ServiceFunctionsProps) {
-    this.props = props;
+/** How each resource's declared access becomes IAM statements: one per grant. */
+type Granters = {
+  readonly [R in ResourceName]: (access: NonNullable<FunctionResources[R]>, fn: IGrantable) => void;
+};
+
+/**
+ * Every function of the stage, made here from its declaration: its sizing, exactly the
+ * variables its declaration brings (and Powertools' own), one IAM statement per grant, its
+ * alarms. Each function's constructs live under its id here, so this is the functions' id
+ * namespace; routes, event sources, outputs and the dashboard take them as `IFunction`s.
+ */
+export class ServiceFunctions extends Construct {
+  private readonly made = new Map<string, IFunction>();
+  private readonly declarations: ReadonlyMap<string, FunctionDeclaration>;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionsProps) {
+    super(scope, id);
+    this.declarations = new Map(props.declarations.map((fn) => [fn.id, fn]));
+    const { data, bucket } = props;
+    const granters: Granters = {
+      table: (grants, fn) => {
+        for (const grant of grants) {
+          grantItems(data.table, fn, grant.items, [PARTITION_KEYS[grant.in]], grant.index);
+        }
+      },
+      bucket: (grants, fn) => {
+        for (const grant of grants) {
+          if ('objects' in grant) grantObjects(bucket, fn, grant.objects, grant.under);
+          else if ('missingObjectsAsNotFound' in grant) grantMissingObjectsAsNotFound(bucket, fn);
+          else grantListVersions(bucket, fn, grant.listVersionsUnder);
+        }
+      },
+      notificationQueue: (access, fn) => {
+        // A consumer's grant comes with the event source that feeds it (NotificationWorker).
+        if (access === 'send') grantSend(data.notificationQueue, fn);
+      },
+      notificationDeadLetters: (_send, fn) => {
+        grantSend(data.notificationDeadLetters, fn);
+      },
+      realtimeKeys: (access, fn) => {
+        grantSecretValue(data.realtimeKeys, fn, access);
+      },
+      chatWebhook: (access, fn) => {
+        grantSecretValue(data.chatWebhook, fn, access);
+      },
+    };
+    for (const declaration of props.declarations) {
+      const fn = this.make(declaration, props);
+      for (const resource of RESOURCE_NAMES) {
+        const access = declaration[resource];
+        if (access === undefined) continue;
+        // Each granter takes its own resource's access; TypeScript cannot pair them in a loop.
+        (granters[resource] as (access: unknown, fn: IGrantable) => void)(access, fn);
+      }
+      if (declaration.alarms !== false) props.alarms?.watchFunction(declaration.id, fn);
+      this.made.set(declaration.id, fn);
+    }
   }
 
-  make(
-    scope: Construct,
-    functionId: FunctionId,
-    options: { readonly description?: string; readonly bundledFiles?: readonly string[] } = {},
-  ): IFunction {
-    const { props } = this;
-    const spec: (typeof FUNCTION_TABLE)[FunctionId] = FUNCTION_TABLE[functionId];
-    const entry = FUNCTION_ENTRIES.get(functionId);
-    const description = options.description ?? ('description' in spec ? spec.description : '');
-    if (entry === undefined) throw new Error(`${functionId} has no handler module`);
+  /** The function a declaration describes. */
+  get(declaration: Pick<FunctionDeclaration, 'id'>): IFunction {
+    const fn = this.made.get(declaration.id);
+    if (fn === undefined) throw new Error(`${declaration.id} is not one of the stage's functions`);
+    return fn;
+  }
+
+  /** Every function, by function id, in the declarations' order. */
+  get all(): ReadonlyMap<string, IFunction> {
+    return this.made;
+  }
+
+  /** The functions declared with this access to a resource, e.g. the realtime keys' readers. */
+  granted<R extends AccessResource>(resource: R, access: FunctionResources[R]): IFunction[] {
+    return [...this.declarations.values()]
+      .filter((declaration) => declaration[resource] === access)
+      .map((declaration) => this.get(declaration));
+  }
+
+  private make(declaration: FunctionDeclaration, props: ServiceFunctionsProps): IFunction {
     const environment: Record<string, string> = {
       POWERTOOLS_SERVICE_NAME: props.powertools.serviceName,
       POWERTOOLS_LOG_LEVEL: props.powertools.logLevel,
       POWERTOOLS_METRICS_NAMESPACE: props.powertools.metricsNamespace,
     };
-    for (const name of FUNCTION_ENVIRONMENT[functionId])
-      environment[name] = props.environment[name];
-    const fn = new ServiceFunction(scope, functionId, {
-      entry: join(props.root, entry),
-      description,
+    for (const name of declaration.variables) environment[name] = props.environment[name];
+    const routes = declaration.routes ?? [];
+    return new ServiceFunction(this, declaration.id, {
+      entry: join(props.root, declaration.entry),
+      // A route function is described by its routes.
+      description:
+        declaration.description ??
+        routes.map((route) => `${route.method} ${route.path}`).join(', '),
       environment,
-      memorySize: spec.memorySize,
-      timeout: Duration.seconds(spec.timeout),
+      memorySize: declaration.sizing.memoryMb,
+      timeout: Duration.seconds(declaration.sizing.timeoutSeconds),
       logRetention: props.logRetention,
       removalPolicy: props.removalPolicy,
-      ...(options.bundledFiles === undefined ? {} : { bundledFiles: options.bundledFiles }),
+      ...(declaration.bundledFiles === undefined ? {} : { bundledFiles: declaration.bundledFiles }),
     }).function;
-    for (const grant of spec.grants) this.grant(fn, grant);
-    if (!('alarms' in spec)) props.alarms?.watchFunction(functionId, fn);
-    this.made.set(functionId, fn);
-    return fn;
-  }
-
-  /** Every function made so far, by function id. */
-  get all(): ReadonlyMap<FunctionId, IFunction> {
-    return this.made;
-  }
-
-  /** One row's grant, as exactly one IAM statement. */
-  private grant(fn: IGrantable, grant: FunctionGrant): void {
-    const { data, bucket } = this.props;
-    if ('items' in grant) {
-      grantItems(data.table, fn, grant.items, [PARTITION_KEYS[grant.in]], grant.index);
-    } else if ('objects' in grant) grantObjects(bucket, fn, grant.objects, grant.under);
-    else if ('missingObjectsAsNotFound' in grant) grantMissingObjectsAsNotFound(bucket, fn);
-    else if ('listVersionsUnder' in grant) grantListVersions(bucket, fn, grant.listVersionsUnder);
-    else if ('secret' in grant) grantSecretValue(data[grant.secret], fn, grant.access);
-    else grantSend(data[grant.send], fn);
   }
 }

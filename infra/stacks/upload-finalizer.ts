@@ -1,14 +1,14 @@
 import { Duration } from 'aws-cdk-lib';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { EventType, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { EVENT_FUNCTIONS } from '#shared/api/routes.ts';
-import type { ServiceFunctions } from './service-functions.ts';
+import { DIRECT_UPLOAD_OBJECT_PREFIX } from '#shared/adapters/keys.ts';
 
 export interface UploadFinalizerProps {
-  readonly functions: ServiceFunctions;
+  readonly finalizer: IFunction;
   readonly bucket: IBucket;
   /** Where events still failing after Lambda's two retries go. */
   readonly failures: IQueue;
@@ -21,8 +21,7 @@ export interface UploadFinalizerProps {
 export class UploadFinalizer extends Construct {
   constructor(scope: Construct, id: string, props: UploadFinalizerProps) {
     super(scope, id);
-    const { functionId, objectPrefix } = EVENT_FUNCTIONS.finalizeDirectUpload;
-    const finalizer = props.functions.make(this, functionId);
+    const { finalizer } = props;
     finalizer.configureAsyncInvoke({
       retryAttempts: 2,
       maxEventAge: Duration.hours(6),
@@ -31,7 +30,8 @@ export class UploadFinalizer extends Construct {
     // Notifications set on an imported bucket live in this stack: the data stack never
     // depends on the functions, so either stack deploys on its own.
     props.bucket.addEventNotification(EventType.OBJECT_CREATED, new LambdaDestination(finalizer), {
-      prefix: objectPrefix,
+      // Signed upload forms write under this prefix.
+      prefix: DIRECT_UPLOAD_OBJECT_PREFIX,
     });
   }
 }

@@ -1,19 +1,19 @@
-import type { ApiRoute } from './routes.ts';
+import type { RoutePattern } from './routes.ts';
 
-export type RouteMatch =
-  | { readonly kind: 'route'; readonly route: ApiRoute; readonly params: Record<string, string> }
+export type RouteMatch<R extends RoutePattern> =
+  | { readonly kind: 'route'; readonly route: R; readonly params: Record<string, string> }
   | { readonly kind: 'wrong-method'; readonly allowed: readonly string[] }
   | { readonly kind: 'none' };
 
-interface CompiledRoute {
-  readonly route: ApiRoute;
+interface CompiledRoute<R extends RoutePattern> {
+  readonly route: R;
   readonly pattern: RegExp;
   readonly names: readonly string[];
 }
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-function compile(route: ApiRoute): CompiledRoute {
+function compile<R extends RoutePattern>(route: R): CompiledRoute<R> {
   const names: string[] = [];
   const source = route.path
     .split(/(\{[^}]+\})/)
@@ -40,9 +40,9 @@ function decodeSegment(segment: string): string {
  * that matches only under other methods is reported as Starlette reports it: with the method
  * of the first such route alone, which is what FastAPI's `Allow` header names.
  */
-export function createRouteMatcher(routes: readonly ApiRoute[]) {
+export function createRouteMatcher<R extends RoutePattern>(routes: readonly R[]) {
   const compiled = routes.map(compile);
-  return (method: string, path: string): RouteMatch => {
+  return (method: string, path: string): RouteMatch<R> => {
     let allowed: string | undefined;
     for (const { route, pattern, names } of compiled) {
       const values = pattern.exec(path);

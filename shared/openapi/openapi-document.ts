@@ -7,9 +7,8 @@ import {
   type ZodOpenApiResponseObject,
   type ZodOpenApiResponsesObject,
 } from 'zod-openapi';
-import { API_OPERATIONS } from '../api/api-operations.ts';
 import { API_TAGS, type ApiOperation, type ResponseDoc } from '../api/operation.ts';
-import { API_ROUTES, type ApiRoute, routeKey, type RouteKey } from '../api/routes.ts';
+import type { ApiRoute, DocumentedRoute } from '../api/routes.ts';
 import { bodyTooLargeMessage, jsonBodyLimit } from '../http/json-body-limit.ts';
 import {
   ErrorFromEitherSchema,
@@ -272,17 +271,18 @@ function toOperationObject(route: ApiRoute, operation: ApiOperation): ZodOpenApi
 }
 
 /**
- * The service's OpenAPI 3.1 document, generated from the route table and the zod schemas the
- * handlers validate with. GET /openapi.json serves it; the contract check holds every e2e
- * response against it.
+ * The service's OpenAPI 3.1 document, generated from the routes (their functions' declarations,
+ * in their order) and the zod schemas the handlers validate with. GET /openapi.json serves it;
+ * the contract check holds every e2e response against it.
  */
-export function buildOpenApiDocument(): ReturnType<typeof createDocument> {
+export function buildOpenApiDocument(
+  routes: readonly DocumentedRoute[],
+): ReturnType<typeof createDocument> {
   const paths: ZodOpenApiPathsObject = {};
-  for (const route of API_ROUTES) {
-    const operation: ApiOperation = API_OPERATIONS[routeKey(route) as RouteKey];
+  for (const route of routes) {
     paths[route.path] = {
       ...paths[route.path],
-      [route.method.toLowerCase()]: toOperationObject(route, operation),
+      [route.method.toLowerCase()]: toOperationObject(route, route.operation),
     };
   }
   const document: ZodOpenApiObject = {

@@ -18,20 +18,17 @@ import { join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
-import { API_OPERATIONS } from '#shared/api/api-operations.ts';
-import { API_ROUTES, EVENT_FUNCTIONS, FALLBACK_ROUTE, type RouteKey } from '#shared/api/routes.ts';
+import { API_ROUTES, SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
 import { LAMBDA_BUILD_OPTIONS } from '#test/support/lambda-build-options.ts';
 import { loadAverage, median } from './figures.ts';
 
 export const COLD_START_RATIO_TARGET = 1.25;
 const RUNS = Number(process.env.BENCH_COLD_RUNS ?? 15);
 
-const FORM_READER = 'shared/http/multipart-form.ts';
+const FORM_READER = 'shared/http/fastapi/multipart-form.ts';
 /** The functions whose operation takes a form: the only bundles that may hold the reader. */
 const FORM_TAKERS: ReadonlySet<string> = new Set(
-  API_ROUTES.filter(
-    (route) => API_OPERATIONS[`${route.method} ${route.path}` as RouteKey].request.form,
-  ).map((route) => route.functionId),
+  API_ROUTES.filter((route) => route.operation.request.form).map((route) => route.functionId),
 );
 
 /** The tracer every function builds, and each client is captured by, as ours are. */
@@ -146,14 +143,7 @@ function importOnce(file: string): Promise<number> {
 }
 
 export async function benchColdStarts(workDir: string): Promise<ColdStartRow[]> {
-  const functions = [
-    // One function per functionId, however many routes it serves.
-    ...new Map(
-      API_ROUTES.map(({ functionId, entry }) => [functionId, { functionId, entry }]),
-    ).values(),
-    FALLBACK_ROUTE,
-    ...Object.values(EVENT_FUNCTIONS),
-  ];
+  const functions = SERVICE_FUNCTIONS.map(({ id, entry }) => ({ functionId: id, entry }));
   const rows: ColdStartRow[] = [await benchTracerAlone(join(workDir, 'tracer'))];
   for (const { functionId, entry } of functions) {
     const dir = join(workDir, functionId);

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { DOCS_CONTENT_SECURITY_POLICY } from '#shared/docs/docs-page.ts';
 import { SWAGGER_UI_ASSETS } from '#shared/docs/swagger-ui-assets.ts';
+import { API_ROUTES } from '#functions/service-functions.ts';
 import { buildOpenApiDocument } from '#shared/openapi/openapi-document.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 import { NOT_FOUND } from '#test/support/fastapi-bodies.ts';
@@ -19,7 +20,9 @@ describe('GET /openapi.json', () => {
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('application/json');
       expect(response.headers.get('cache-control')).toBe('public, max-age=300');
-      expect(await response.json()).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument())));
+      expect(await response.json()).toEqual(
+        JSON.parse(JSON.stringify(buildOpenApiDocument(API_ROUTES))),
+      );
     }
     expect(await stage().stored()).toEqual(stored);
   });

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '#infra/admin/commands.ts';
 import { runAdmin } from '#infra/admin/run-admin.ts';
 import { LOCAL_OVERRIDES } from '#infra/local/local-stage.ts';
-import { FUNCTION_ENTRIES } from '#shared/api/routes.ts';
+import { FUNCTION_ENTRIES } from '#functions/service-functions.ts';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { LOCAL_STAGE_VARIABLES } from '#infra/local/local-stage-variables.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Timeouts as deployed: each function stops at its own timeout (FUNCTION_TABLE), not at API
+ * Timeouts as deployed: each function stops at its own timeout (its declaration's), not at API
  * Gateway's 30 s. The slow function is a real one, the stage's own, waiting on a DynamoDB
  * that stops answering. Every route's handler is a middy stack, and middy answers for it 5 ms
  * before Lambda would stop it (`timeoutEarlyInMillis`, https://middy.js.org/docs/writing-middlewares/timeouts/):
@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { API_ROUTES } from '#shared/api/routes.ts';
+import { API_ROUTES } from '#functions/service-functions.ts';
 import {
   API_GATEWAY_INTEGRATION_TIMEOUT_MS,
   INTEGRATION_TIMED_OUT,
@@ -85,7 +85,7 @@ describe('a function that runs past its timeout', () => {
 });
 
 describe('the timeouts, exactly', () => {
-  it('are each function’s own, as FUNCTION_TABLE deploys it', () => {
+  it('are each function’s own, as its declaration deploys it', () => {
     expect(stackFunction('GetNotification')).toMatchObject({ timeoutSeconds: 10, memoryMb: 512 });
     expect(stackFunction('UploadUserFile')).toMatchObject({ timeoutSeconds: 29, memoryMb: 1024 });
     expect(stackFunction('FinalizeDirectUpload').timeoutSeconds).toBe(30);

@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import { generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { API_OPERATIONS } from '#shared/api/api-operations.ts';
-import { API_ROUTES, routeKey, type RouteKey } from '#shared/api/routes.ts';
+import { API_OPERATIONS, API_ROUTES, type RouteKey } from '#functions/service-functions.ts';
+import { routeKey } from '#shared/api/routes.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 import { NOT_FOUND, UNAUTHORIZED } from '#test/support/fastapi-bodies.ts';
 

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
-import type { FileType } from '#shared/data/file-type.ts';
+import type { FileType } from '#shared/domain/file-type.ts';
 import { expectRefused } from '#test/support/expect-refused.ts';
 import { multipartBody } from '#test/support/multipart.ts';
 import { useTestStage } from '#test/support/test-stage.ts';

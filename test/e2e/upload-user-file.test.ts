@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { FilePart } from '#shared/http/file-part.ts';
-import { readForm } from '#shared/http/multipart-form.ts';
+import { FilePart } from '#shared/http/fastapi/file-part.ts';
+import { readForm } from '#shared/http/fastapi/multipart-form.ts';
 import { UPLOAD_FORM_LIMITS } from '#shared/schemas/upload-form-limits.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import { multipartBody, uploadForm } from '#test/support/multipart.ts';

@@ -6,17 +6,18 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FUNCTION_TABLE } from '#infra/stacks/function-table.ts';
-import { functionNameOutput, STAGE_DEFAULTS, stageConfig, type StageName } from '#infra/stages.ts';
 import {
   API_ROUTES,
-  EVENT_FUNCTIONS,
-  FALLBACK_ROUTE,
+  FALLBACK_FUNCTION,
   FUNCTION_ENTRIES,
-} from '#shared/api/routes.ts';
-import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
+  FUNCTIONS_BY_ID,
+  SERVICE_FUNCTIONS,
+} from '#functions/service-functions.ts';
+import { functionNameOutput, STAGE_DEFAULTS, stageConfig, type StageName } from '#infra/stages.ts';
+import type { FunctionDeclaration } from '#shared/functions/function-declaration.ts';
 import { BUSINESS_METRICS } from '#shared/observability/business-metrics.ts';
 import { synthStage, type SynthesizedStage } from '#test/support/cdk-app.ts';
+import { declaredCalls } from './declared-grants.ts';
 
 const ISSUER = 'https://issuer.example/';
 const stages: Partial<Record<StageName, SynthesizedStage>> = {};
@@ -39,11 +40,13 @@ beforeAll(() => {
   stages.local = synthStage({ stage: 'local' });
 });
 
-const ALL_FUNCTIONS = [
-  ...new Set(API_ROUTES.map((route) => route.functionId)),
-  FALLBACK_ROUTE.functionId,
-  ...Object.values(EVENT_FUNCTIONS).map((fn) => fn.functionId),
-];
+const ALL_FUNCTIONS: readonly string[] = SERVICE_FUNCTIONS.map((fn) => fn.id);
+
+const declarationOf = (id: string): FunctionDeclaration => {
+  const found = FUNCTIONS_BY_ID.get(id as never);
+  if (found === undefined) throw new Error(`No function ${id} declared`);
+  return found;
+};
 
 interface Resource {
   readonly Type: string;
@@ -99,16 +102,30 @@ function resourceLabel(resource: unknown): string {
   return `${name}${suffix}`;
 }
 
-/** Each grant as `action… @ resource [partitions]`, sorted: what a reviewer reads. */
+/** Each grant as `action… @ resource [partitions] {prefixes}`, sorted: what a reviewer reads. */
 function describeGrants(api: Template, id: string): string[] {
   return grantsOf(api, id)
-    .map((s) => {
-      const actions = [s.Action].flat().sort().join(' ');
-      const partitions = s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
-      const prefixes = s.Condition?.StringLike?.['s3:prefix'];
-      return `${actions} @ ${resourceLabel(s.Resource)}${partitions === undefined ? '' : ` [${partitions.join(' ')}]`}${prefixes === undefined ? '' : ` {${prefixes.join(' ')}}`}`;
-    })
+    .map((s) => `${[s.Action].flat().sort().join(' ')} @ ${scopeOf(s, s.Resource)}`)
     .sort();
+}
+
+/** Where a statement reaches: its resources, and the partitions or prefixes it names. */
+function scopeOf(s: Statement, resource: unknown): string {
+  const partitions = s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+  const prefixes = s.Condition?.StringLike?.['s3:prefix'];
+  return `${resourceLabel(resource)}${partitions === undefined ? '' : ` [${partitions.join(' ')}]`}${prefixes === undefined ? '' : ` {${prefixes.join(' ')}}`}`;
+}
+
+/** Each call a function's role allows, one action on one resource a line, each once. */
+function callsOf(api: Template, id: string): string[] {
+  const calls = grantsOf(api, id).flatMap((s) =>
+    [s.Action]
+      .flat()
+      .flatMap((action) =>
+        [s.Resource].flat().map((resource) => `${action} @ ${scopeOf(s, resource)}`),
+      ),
+  );
+  return [...new Set(calls)].sort();
 }
 
 describe('the HTTP API', () => {
@@ -137,23 +154,23 @@ describe('the HTTP API', () => {
     );
   });
 
-  it('deploys one function per functionId, whose routes agree on its module and files', () => {
+  it('deploys one function per declaration, one integration per function, its routes named under it', () => {
     const { api } = stage('production');
-    for (const route of API_ROUTES) {
-      const sharing = API_ROUTES.filter((r) => r.functionId === route.functionId);
-      for (const other of sharing) {
-        expect(other.entry).toBe(route.entry);
-        expect('bundledFiles' in other ? other.bundledFiles : undefined).toEqual(
-          'bundledFiles' in route ? route.bundledFiles : undefined,
-        );
-      }
-    }
     const routeIds = Object.keys(api.findResources('AWS::ApiGatewayV2::Route'));
+    // Routes/<function id>/<routeName, else method>: ids from the construct tree alone.
     expect(
       routeIds.filter((id) => id.startsWith('RoutesApiDocs')).map((id) => id.slice(6, -8)),
-    ).toEqual(['ApiDocsRoute', 'ApiDocsAssetRoute']);
+    ).toEqual(['ApiDocsPage', 'ApiDocsAsset']);
+    expect(routeIds.filter((id) => id.startsWith('RoutesListUserFiles'))).toEqual([
+      expect.stringMatching(/^RoutesListUserFilesGET[0-9A-F]{8}$/),
+    ]);
     const functions = Object.keys(api.findResources('AWS::Lambda::Function'));
-    expect(functions.filter((id) => id.startsWith('RoutesApiDocsFunction'))).toHaveLength(1);
+    expect(functions.filter((id) => id.startsWith('FunctionsApiDocsFunction'))).toHaveLength(1);
+    const routed = new Set(API_ROUTES.map((route) => route.functionId));
+    // + the fallback's, on the $default route.
+    expect(Object.keys(api.findResources('AWS::ApiGatewayV2::Integration'))).toHaveLength(
+      routed.size + 1,
+    );
   });
 
   it("takes each stage's issuer and audiences on the Authorization header", () => {
@@ -179,7 +196,7 @@ describe('the HTTP API', () => {
       ) as [string, Resource];
       const integrationId = /"Ref":"([^"]+)"/.exec(JSON.stringify(found.Properties.Target))?.[1];
       expect(JSON.stringify(integrations[integrationId ?? ''])).toMatch(
-        new RegExp(`"Routes${route.functionId}Function[0-9A-F]{8}"`),
+        new RegExp(`"Functions${route.functionId}Function[0-9A-F]{8}"`),
       );
     }
   });
@@ -209,14 +226,14 @@ describe('the functions', () => {
       const { api } = stage(name);
       for (const id of ALL_FUNCTIONS) {
         const { Properties } = functionOf(api, id);
-        const sizing = FUNCTION_TABLE[id];
+        const { sizing } = declarationOf(id);
         expect(Properties).toMatchObject({
           Runtime: 'nodejs24.x',
           Architectures: ['arm64'],
           Handler: 'index.handler',
           TracingConfig: { Mode: 'Active' },
-          MemorySize: sizing.memorySize,
-          Timeout: sizing.timeout,
+          MemorySize: sizing.memoryMb,
+          Timeout: sizing.timeoutSeconds,
           LoggingConfig: {
             LogFormat: 'JSON',
             LogGroup: { Ref: expect.stringMatching(`^[A-Za-z]*?${id}Logs`) as unknown },
@@ -232,8 +249,8 @@ describe('the functions', () => {
   });
 
   it('keeps route functions within API Gateway’s 30 s', () => {
-    for (const route of [...API_ROUTES, FALLBACK_ROUTE]) {
-      expect(FUNCTION_TABLE[route.functionId].timeout).toBeLessThan(30);
+    for (const id of [...API_ROUTES.map((route) => route.functionId), FALLBACK_FUNCTION.id]) {
+      expect(declarationOf(id).sizing.timeoutSeconds, id).toBeLessThan(30);
     }
   });
 
@@ -299,88 +316,83 @@ describe('the functions', () => {
 });
 
 describe('least privilege: each function may make exactly the calls its code makes', () => {
-  const bucket = (prefix: string) => `bucket/${prefix}*`;
-  const expected: Record<string, string[]> = {
-    ListUserFiles: ['dynamodb:Query @ table/index/FilesByCreation [USER#*]'],
-    UploadUserFile: [
-      'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [IDEMPOTENCY#upload-user-file#USER#*]',
-      'dynamodb:GetItem dynamodb:PutItem @ table [USER#*]',
-      'dynamodb:UpdateItem @ table [COUNTER#file]',
-      `s3:DeleteObject s3:PutObject @ ${bucket('users/')}`,
-    ],
-    // Forms write under uploads/ only: no form can reach a recorded file's key.
-    StartDirectUpload: [
-      'dynamodb:PutItem @ table [USER#*]',
-      'dynamodb:UpdateItem @ table [COUNTER#file]',
-      `s3:PutObject @ ${bucket('uploads/')}`,
-    ],
-    CompleteDirectUpload: [
-      'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [USER#*]',
-      `s3:DeleteObject s3:GetObject @ ${bucket('uploads/')}`,
-      `s3:DeleteObject s3:GetObject s3:PutObject @ ${bucket('users/')}`,
-      's3:ListBucket @ bucket',
-    ],
-    DownloadUserFile: ['dynamodb:GetItem @ table [USER#*]', `s3:GetObject @ ${bucket('users/')}`],
-    UpdateUserFile: ['dynamodb:GetItem dynamodb:UpdateItem @ table [USER#*]'],
-    // Permanent: every version, by version id; listing only under the user and upload keys.
-    DeleteUserFile: [
-      'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem @ table [USER#*]',
-      's3:ListBucketVersions @ bucket {users/* uploads/*}',
-      `s3:DeleteObjectVersion @ ${bucket('uploads/')} + ${bucket('users/')}`,
-    ],
-    // UpdateItem: the sender's allowance, a conditional write in their own partition.
-    NotifySubmission: [
-      'dynamodb:BatchGetItem dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [USER#*]',
-      'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [IDEMPOTENCY#notify-submission#USER#*]',
-      'sqs:SendMessage @ queue',
-    ],
-    GetNotification: ['dynamodb:GetItem @ table [USER#*]'],
-    ListDealFiles: [
-      'dynamodb:BatchGetItem @ table [GROUP#*]',
-      'dynamodb:Query @ table/index/FilesByCreation [GROUP#*]',
-    ],
-    UpdateDealFile: [
-      'dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:UpdateItem @ table [GROUP#*]',
-    ],
-    DeleteDealFile: [
-      'dynamodb:BatchGetItem dynamodb:ConditionCheckItem dynamodb:DeleteItem dynamodb:PutItem @ table [GROUP#*]',
-      `s3:DeleteObject @ ${bucket('groups/')}`,
-    ],
-    GetRealtimeToken: [
-      'dynamodb:BatchGetItem @ table [GROUP#*]',
-      'secretsmanager:GetSecretValue @ realtime keys',
-    ],
-    RealtimeJwks: ['secretsmanager:GetSecretValue @ realtime keys'],
-    OpenApiDocument: [],
-    ApiDocs: [],
-    RouteNotFound: [],
+  /** Grants CDK adds where the stack wires a function, beyond what it declares. */
+  const wired: Readonly<Record<string, readonly string[]>> = {
+    // The finalizer's on-failure destination.
     FinalizeDirectUpload: [
-      'dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem @ table [USER#*]',
-      `s3:DeleteObject s3:GetObject @ ${bucket('uploads/')}`,
-      `s3:DeleteObject s3:GetObject s3:PutObject @ ${bucket('users/')}`,
-      's3:ListBucket @ bucket',
-      // CDK's on-failure destination grant.
-      'sqs:GetQueueAttributes sqs:GetQueueUrl sqs:SendMessage @ upload event failures',
-    ],
-    DeliverNotification: [
-      'dynamodb:GetItem dynamodb:UpdateItem @ table [USER#*]',
-      // The channel's pace: one item, in its own partition.
-      'dynamodb:UpdateItem @ table [CHANNEL#chat]',
-      // The SQS event source's grant (receive, delete, put off).
-      'sqs:ChangeMessageVisibility sqs:DeleteMessage sqs:GetQueueAttributes sqs:GetQueueUrl sqs:ReceiveMessage @ queue',
-      'secretsmanager:GetSecretValue @ webhook secret',
-      'sqs:SendMessage @ dead letters',
-    ],
-    InitRealtimeKeys: [
-      'secretsmanager:GetSecretValue secretsmanager:PutSecretValue @ realtime keys',
+      'sqs:GetQueueAttributes @ upload event failures',
+      'sqs:GetQueueUrl @ upload event failures',
+      'sqs:SendMessage @ upload event failures',
     ],
   };
 
-  for (const id of ALL_FUNCTIONS) {
-    it(`${id}: ${expected[id]?.length ?? 0} grant(s), nothing else`, () => {
-      expect(describeGrants(stage('production').api, id)).toEqual([...(expected[id] ?? [])].sort());
+  for (const fn of SERVICE_FUNCTIONS) {
+    it(`${fn.id}: the calls its declaration grants, nothing else`, () => {
+      expect(callsOf(stage('production').api, fn.id)).toEqual(
+        [...declaredCalls(fn), ...(wired[fn.id] ?? [])].sort(),
+      );
     });
   }
+
+  it('lets the list functions read, and nothing more', () => {
+    const { api } = stage('production');
+    expect(describeGrants(api, 'ListUserFiles')).toEqual([
+      'dynamodb:Query @ table/index/FilesByCreation [USER#*]',
+    ]);
+    expect(describeGrants(api, 'ListDealFiles')).toEqual([
+      'dynamodb:BatchGetItem @ table [GROUP#*]',
+      'dynamodb:Query @ table/index/FilesByCreation [GROUP#*]',
+    ]);
+  });
+
+  it('keeps the token functions off the bucket, the files and the users', () => {
+    const { api } = stage('production');
+    expect(describeGrants(api, 'GetRealtimeToken')).toEqual([
+      'dynamodb:BatchGetItem @ table [GROUP#*]',
+      'secretsmanager:GetSecretValue @ realtime keys',
+    ]);
+    expect(describeGrants(api, 'RealtimeJwks')).toEqual([
+      'secretsmanager:GetSecretValue @ realtime keys',
+    ]);
+  });
+
+  it('lets a signed form write under uploads/ only, and a download link read users/ only', () => {
+    const { api } = stage('production');
+    const objects = (id: string) => describeGrants(api, id).filter((g) => g.startsWith('s3:'));
+    // No form can reach a recorded file's key.
+    expect(objects('StartDirectUpload')).toEqual([`s3:PutObject @ bucket/uploads/*`]);
+    expect(objects('DownloadUserFile')).toEqual([`s3:GetObject @ bucket/users/*`]);
+  });
+
+  it('gives the public and fallback functions no grant at all', () => {
+    const { api } = stage('production');
+    for (const id of ['OpenApiDocument', 'ApiDocs', 'RouteNotFound']) {
+      expect(describeGrants(api, id), id).toEqual([]);
+    }
+  });
+
+  it('ties each variable naming a resource to a grant on it, and each grant to its variable', () => {
+    const reaches: Readonly<Record<string, RegExp>> = {
+      TABLE_NAME: /^dynamodb:\S+ @ table/,
+      BUCKET_NAME: /^s3:\S+ @ bucket/,
+      NOTIFY_QUEUE_URL: /^sqs:\S+ @ queue/,
+      NOTIFY_DLQ_URL: /^sqs:\S+ @ dead letters/,
+      REALTIME_KEYS_SECRET_ARN: /^secretsmanager:\S+ @ realtime keys/,
+      CHAT_WEBHOOK_SECRET_ARN: /^secretsmanager:\S+ @ webhook secret/,
+    };
+    const { api } = stage('production');
+    for (const id of ALL_FUNCTIONS) {
+      const calls = callsOf(api, id).filter((call) => !call.includes('upload event failures'));
+      const { Variables } = functionOf(api, id).Properties.Environment as {
+        Variables: Record<string, unknown>;
+      };
+      for (const [variable, pattern] of Object.entries(reaches)) {
+        expect(variable in Variables, `${id} ${variable}`).toBe(
+          calls.some((call) => pattern.test(call)),
+        );
+      }
+    }
+  });
 
   it('lets each role write to its own log group alone', () => {
     const { api } = stage('production');
@@ -681,7 +693,7 @@ describe('the data stack', () => {
         };
         expect(Object.keys(Variables).sort(), `${name} ${id}`).toEqual(
           [
-            ...FUNCTION_ENVIRONMENT[id],
+            ...declarationOf(id).variables,
             'POWERTOOLS_SERVICE_NAME',
             'POWERTOOLS_LOG_LEVEL',
             'POWERTOOLS_METRICS_NAMESPACE',
@@ -694,12 +706,8 @@ describe('the data stack', () => {
 });
 
 describe('alarms', () => {
-  const watched = [
-    ...new Set(API_ROUTES.map((route) => route.functionId)),
-    FALLBACK_ROUTE.functionId,
-    EVENT_FUNCTIONS.finalizeDirectUpload.functionId,
-    EVENT_FUNCTIONS.deliverNotification.functionId,
-  ];
+  // Every function but the deploy-time key initializer, whose failure fails the deploy.
+  const watched = ALL_FUNCTIONS.filter((id) => id !== 'InitRealtimeKeys');
 
   it('alarms on every function’s errors and throttles, the API’s 5xx and any dead letter, to the stage’s topic', () => {
     const { api } = stage('development');

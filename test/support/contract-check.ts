@@ -8,9 +8,10 @@ import {
   type OpenApiDocument,
   openApiContract,
 } from './openapi-contract.ts';
+import { API_ROUTES } from '#functions/service-functions.ts';
 
 export const serviceContract = openApiContract(
-  JSON.parse(JSON.stringify(buildOpenApiDocument())) as OpenApiDocument,
+  JSON.parse(JSON.stringify(buildOpenApiDocument(API_ROUTES))) as OpenApiDocument,
 );
 
 /** For a stage in another process (`npm start`): a response the test received. */

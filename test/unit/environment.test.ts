@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
 import { ConfigError, ENVIRONMENT, readEnvironment } from '#shared/config/environment.ts';
-import { FUNCTION_ENVIRONMENT } from '#shared/config/function-environment.ts';
 
 describe('the environment is read once, by name, against its rules', () => {
   it('applies defaults to unset and blank variables', () => {
@@ -45,8 +45,8 @@ describe('the environment is read once, by name, against its rules', () => {
   });
 
   it('every function reads only variables the schema knows', () => {
-    for (const names of Object.values(FUNCTION_ENVIRONMENT)) {
-      for (const name of names) expect(Object.keys(ENVIRONMENT)).toContain(name);
+    for (const { variables } of SERVICE_FUNCTIONS) {
+      for (const name of variables) expect(Object.keys(ENVIRONMENT)).toContain(name);
     }
   });
 });

@@ -8,7 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import { handler as apiDocs } from '#functions/api-docs/handler.ts';
 import { handler as openApiDocument } from '#functions/openapi-document/handler.ts';
-import { API_ROUTES, routeKey } from '#shared/api/routes.ts';
+import { API_ROUTES } from '#functions/service-functions.ts';
+import { routeKey } from '#shared/api/routes.ts';
 import type { DealFile } from '#shared/deal-files/deal-file.ts';
 import { DOCS_ASSET_NAMES } from '#shared/docs/swagger-ui-assets.ts';
 import { LAMBDA_MAX_RESPONSE_BYTES, resultBytes } from '#shared/http/answer-size.ts';

@@ -2,11 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { API_OPERATIONS } from '#shared/api/api-operations.ts';
-import { API_ROUTES, routeKey, type RouteKey } from '#shared/api/routes.ts';
+import { API_OPERATIONS, API_ROUTES, type RouteKey } from '#functions/service-functions.ts';
+import { routeKey } from '#shared/api/routes.ts';
 import { buildOpenApiDocument } from '#shared/openapi/openapi-document.ts';
 
-const document = buildOpenApiDocument();
+const document = buildOpenApiDocument(API_ROUTES);
 
 interface MediaType {
   readonly schema?: unknown;

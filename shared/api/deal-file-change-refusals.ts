@@ -1,4 +1,4 @@
-import { detailAnswer } from '../operation.ts';
+import { detailAnswer } from './operation.ts';
 
 /** What a deal-file change refuses, for PUT and DELETE alike (see `deal-file-access.ts`). */
 export const DEAL_FILE_CHANGE_REFUSALS = {

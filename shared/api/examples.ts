@@ -1,6 +1,6 @@
 import type * as z from 'zod';
-import type { DealFileSchema } from '../../schemas/deal-file.ts';
-import type { UserFileSchema } from '../../schemas/user-file.ts';
+import type { DealFileSchema } from '../schemas/deal-file.ts';
+import type { UserFileSchema } from '../schemas/user-file.ts';
 
 /** The files the reference's examples show, one of each kind. */
 export const USER_FILE_EXAMPLE: z.output<typeof UserFileSchema> = {

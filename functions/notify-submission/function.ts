@@ -1,13 +1,14 @@
 import * as z from 'zod';
-import { TOO_MANY_NOTIFICATIONS } from '../../notifications/notify-submission.ts';
-import { ErrorFromEitherSchema } from '../../schemas/error-bodies.ts';
+import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
+import { defineFunction, idempotencyRecords } from '#shared/functions/function-declaration.ts';
+import { TOO_MANY_NOTIFICATIONS } from '#shared/notifications/notify-submission.ts';
+import { ErrorFromEitherSchema } from '#shared/schemas/error-bodies.ts';
 import {
   NotificationAcceptedSchema,
   notifySubmissionRequest,
-} from '../../schemas/notify-submission.ts';
-import { defineOperation, detailAnswer, jsonAnswer } from '../operation.ts';
+} from '#shared/schemas/notify-submission.ts';
 
-export const notifySubmissionOperation = defineOperation({
+const notifySubmissionOperation = defineOperation({
   operationId: 'notifySubmission',
   summary: 'Announce a finished submission',
   description:
@@ -57,4 +58,31 @@ export const notifySubmissionOperation = defineOperation({
       }),
     ),
   },
+});
+
+export const notifySubmissionFunction = defineFunction({
+  id: 'NotifySubmission',
+  entry: 'functions/notify-submission/handler.ts',
+  routes: [
+    {
+      method: 'POST',
+      path: '/api/v1/user/me/file/notify',
+      auth: 'jwt',
+      operation: notifySubmissionOperation,
+    },
+  ],
+  sizing: { memoryMb: 512, timeoutSeconds: 10 },
+  // One batch read of the files; the sender's allowance (UpdateItem, conditional); the
+  // record (and its removal if queueing fails).
+  table: [
+    {
+      items: ['BatchGetItem', 'PutItem', 'GetItem', 'DeleteItem', 'UpdateItem'],
+      in: 'users',
+      why: "GetItem: a record whose answer was lost, read back before it is queued; UpdateItem: the sender's allowance",
+    },
+    idempotencyRecords('notifySubmission'),
+  ],
+  notificationQueue: 'send',
+  // The sender's allowance (the stage's `notifyBurst`, `notifyRatePerMinute`).
+  settings: ['NOTIFY_BURST', 'NOTIFY_RATE_PER_MINUTE'],
 });

@@ -1,8 +1,9 @@
 import * as z from 'zod';
-import { downloadUserFileRequest } from '../../schemas/direct-upload.ts';
-import { defineOperation, detailAnswer, emptyAnswer } from '../operation.ts';
+import { defineOperation, detailAnswer, emptyAnswer } from '#shared/api/operation.ts';
+import { defineFunction } from '#shared/functions/function-declaration.ts';
+import { downloadUserFileRequest } from '#shared/schemas/direct-upload.ts';
 
-export const downloadUserFileOperation = defineOperation({
+const downloadUserFileOperation = defineOperation({
   operationId: 'downloadUserFile',
   summary: 'Download a file',
   description:
@@ -28,4 +29,20 @@ export const downloadUserFileOperation = defineOperation({
     ),
     404: detailAnswer('No file of yours has this id', 'Not Found'),
   },
+});
+
+export const downloadUserFileFunction = defineFunction({
+  id: 'DownloadUserFile',
+  entry: 'functions/download-user-file/handler.ts',
+  routes: [
+    {
+      method: 'GET',
+      path: '/api/v1/user/me/file/{file_id}/download',
+      auth: 'jwt',
+      operation: downloadUserFileOperation,
+    },
+  ],
+  sizing: { memoryMb: 512, timeoutSeconds: 10 },
+  table: [{ items: ['GetItem'], in: 'users' }],
+  bucket: [{ objects: ['s3:GetObject'], under: 'users/', why: 'the authority its link carries' }],
 });

@@ -1,7 +1,11 @@
-import { DirectUploadTicketSchema, startDirectUploadRequest } from '../../schemas/direct-upload.ts';
-import { defineOperation, jsonAnswer } from '../operation.ts';
+import { defineOperation, jsonAnswer } from '#shared/api/operation.ts';
+import { defineFunction } from '#shared/functions/function-declaration.ts';
+import {
+  DirectUploadTicketSchema,
+  startDirectUploadRequest,
+} from '#shared/schemas/direct-upload.ts';
 
-export const startDirectUploadOperation = defineOperation({
+const startDirectUploadOperation = defineOperation({
   operationId: 'startDirectUpload',
   summary: 'Sign a direct-to-S3 upload',
   description:
@@ -30,4 +34,31 @@ export const startDirectUploadOperation = defineOperation({
       max_filesize: 52428800,
     }),
   },
+});
+
+export const startDirectUploadFunction = defineFunction({
+  id: 'StartDirectUpload',
+  entry: 'functions/start-direct-upload/handler.ts',
+  routes: [
+    {
+      method: 'POST',
+      path: '/api/v1/user/me/file/upload',
+      auth: 'jwt',
+      operation: startDirectUploadOperation,
+    },
+  ],
+  sizing: { memoryMb: 512, timeoutSeconds: 10 },
+  table: [
+    { items: ['UpdateItem'], in: 'fileIds' },
+    { items: ['PutItem'], in: 'users' },
+  ],
+  // The signed POST form carries this function's authority to put the object: under uploads/
+  // only, so no form can ever write a recorded file's bytes.
+  bucket: [
+    {
+      objects: ['s3:PutObject'],
+      under: 'uploads/',
+      why: "the authority its signed form carries: no form reaches a file's key",
+    },
+  ],
 });

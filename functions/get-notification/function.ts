@@ -1,10 +1,11 @@
+import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
+import { defineFunction } from '#shared/functions/function-declaration.ts';
 import {
   getNotificationRequest,
   NotificationStatusBodySchema,
-} from '../../schemas/notify-submission.ts';
-import { defineOperation, detailAnswer, jsonAnswer } from '../operation.ts';
+} from '#shared/schemas/notify-submission.ts';
 
-export const getNotificationOperation = defineOperation({
+const getNotificationOperation = defineOperation({
   operationId: 'getNotification',
   summary: 'Follow a submission notification',
   description: 'Where the chat message of one notify call is: queued, sending, sent or failed.',
@@ -25,4 +26,19 @@ export const getNotificationOperation = defineOperation({
     }),
     404: detailAnswer('No notification of yours has this id', 'Not Found'),
   },
+});
+
+export const getNotificationFunction = defineFunction({
+  id: 'GetNotification',
+  entry: 'functions/get-notification/handler.ts',
+  routes: [
+    {
+      method: 'GET',
+      path: '/api/v1/user/me/file/notify/{notification_id}',
+      auth: 'jwt',
+      operation: getNotificationOperation,
+    },
+  ],
+  sizing: { memoryMb: 512, timeoutSeconds: 10 },
+  table: [{ items: ['GetItem'], in: 'users' }],
 });

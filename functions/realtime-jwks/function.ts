@@ -1,7 +1,8 @@
-import { RealtimeJwksSchema } from '../../schemas/realtime-jwks.ts';
-import { defineOperation, jsonAnswer } from '../operation.ts';
+import { defineOperation, jsonAnswer } from '#shared/api/operation.ts';
+import { defineFunction } from '#shared/functions/function-declaration.ts';
+import { RealtimeJwksSchema } from '#shared/schemas/realtime-jwks.ts';
 
-export const realtimeJwksOperation = defineOperation({
+const realtimeJwksOperation = defineOperation({
   operationId: 'realtimeJwks',
   summary: 'Keys that verify realtime tokens',
   description:
@@ -25,4 +26,20 @@ export const realtimeJwksOperation = defineOperation({
       ],
     }),
   },
+});
+
+export const realtimeJwksFunction = defineFunction({
+  id: 'RealtimeJwks',
+  entry: 'functions/realtime-jwks/handler.ts',
+  routes: [
+    {
+      method: 'GET',
+      path: '/api/v1/auth/realtime-jwks.json',
+      auth: 'none',
+      publicBecause: 'realtime servers fetch the public verification keys without a user token',
+      operation: realtimeJwksOperation,
+    },
+  ],
+  sizing: { memoryMb: 256, timeoutSeconds: 5 },
+  realtimeKeys: 'read',
 });

@@ -1,0 +1,45 @@
+import { USER_FILE_EXAMPLE } from '#shared/api/examples.ts';
+import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
+import { defineFunction } from '#shared/functions/function-declaration.ts';
+import { completeDirectUploadRequest } from '#shared/schemas/direct-upload.ts';
+import { UserFileSchema } from '#shared/schemas/user-file.ts';
+import { DIRECT_UPLOAD_COMPLETION } from '../direct-upload-completion.ts';
+
+const completeDirectUploadOperation = defineOperation({
+  operationId: 'completeDirectUpload',
+  summary: 'Finish a direct upload',
+  description:
+    'The UserFile a direct upload became. Safe to call more than once, and before or after ' +
+    'the bucket’s own event finishes it.',
+  tag: 'Direct uploads',
+  origin: 'extension',
+  request: completeDirectUploadRequest,
+  responses: {
+    201: jsonAnswer('The file, recorded', UserFileSchema, USER_FILE_EXAMPLE),
+    400: detailAnswer('The uploaded object is empty', 'The uploaded file is empty'),
+    404: detailAnswer('No upload of yours has this id', 'Not Found'),
+    409: detailAnswer(
+      'The bytes have not reached S3 yet, or another completion holds the upload (retry)',
+      'The file has not been uploaded yet',
+    ),
+    413: detailAnswer(
+      'The object is over 50 MiB',
+      'File too large: the limit is 52428800 bytes (50 MiB)',
+    ),
+  },
+});
+
+export const completeDirectUploadFunction = defineFunction({
+  id: 'CompleteDirectUpload',
+  entry: 'functions/complete-direct-upload/handler.ts',
+  routes: [
+    {
+      method: 'POST',
+      path: '/api/v1/user/me/file/upload/{file_id}/complete',
+      auth: 'jwt',
+      operation: completeDirectUploadOperation,
+    },
+  ],
+  sizing: { memoryMb: 512, timeoutSeconds: 10 },
+  ...DIRECT_UPLOAD_COMPLETION,
+});

@@ -1,0 +1,24 @@
+import type { FunctionResources } from '#shared/functions/function-declaration.ts';
+
+/**
+ * The complete route and the finalizer run the same completion, whichever comes first: they
+ * read the form's bytes and copy them to the file's key (GetObject there, PutObject here, and,
+ * in the finalizer, a HeadObject of the recorded copy when form bytes remain), delete them once
+ * recorded or refused, and delete a copy no record names.
+ */
+export const DIRECT_UPLOAD_COMPLETION = {
+  table: [{ items: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], in: 'users' }],
+  bucket: [
+    {
+      objects: ['s3:GetObject', 's3:DeleteObject'],
+      under: 'uploads/',
+      why: "read, copy, discard the form's bytes",
+    },
+    {
+      objects: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+      under: 'users/',
+      why: 'the copy, a look at the recorded copy when form bytes remain, and a copy no record names',
+    },
+    { missingObjectsAsNotFound: true },
+  ],
+} as const satisfies Required<Pick<FunctionResources, 'table' | 'bucket'>>;

@@ -1,0 +1,44 @@
+import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
+import { defineFunction } from '#shared/functions/function-declaration.ts';
+import {
+  getRealtimeTokenRequest,
+  RealtimeAccessResponseSchema,
+} from '#shared/schemas/realtime-token.ts';
+
+const getRealtimeTokenOperation = defineOperation({
+  operationId: 'getRealtimeToken',
+  summary: 'Get a realtime-collaboration token',
+  description:
+    'An ES256 JWT for the caller that opens the listed deal rooms; `[]` gives a general ' +
+    'token with no rooms. All or nothing: one room you may not open makes the whole ' +
+    'request a 404.',
+  tag: 'Realtime collaboration',
+  origin: 'contract',
+  request: getRealtimeTokenRequest,
+  requestExample: { room_ids: ['production:v1:group:1:deal:3'] },
+  responses: {
+    200: jsonAnswer('The token', RealtimeAccessResponseSchema, {
+      token: 'eyJhbGciOiJFUzI1NiIsImtpZCI6IlNaUDYw…',
+    }),
+    404: detailAnswer('A listed room is not open to you; no token is issued', 'Not Found'),
+  },
+});
+
+export const getRealtimeTokenFunction = defineFunction({
+  id: 'GetRealtimeToken',
+  entry: 'functions/get-realtime-token/handler.ts',
+  routes: [
+    {
+      method: 'POST',
+      path: '/api/v1/auth/get-realtime-token',
+      auth: 'jwt',
+      operation: getRealtimeTokenOperation,
+    },
+  ],
+  sizing: { memoryMb: 512, timeoutSeconds: 10 },
+  // The caller's memberships and deals, in one batch read.
+  table: [{ items: ['BatchGetItem'], in: 'groups' }],
+  realtimeKeys: 'read',
+  // The token's room environment, issuer, audience and lifetime.
+  settings: ['STAGE', 'REALTIME_ISSUER', 'REALTIME_AUDIENCE', 'REALTIME_TOKEN_SECONDS'],
+});

@@ -1,0 +1,46 @@
+import * as z from 'zod';
+import { FILES_BY_CREATION_INDEX } from '#shared/adapters/keys.ts';
+import { DEAL_FILE_EXAMPLE } from '#shared/api/examples.ts';
+import { LIST_HEADERS, LIST_PAGING, LIST_TOO_LARGE } from '#shared/api/list-answers.ts';
+import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
+import { defineFunction } from '#shared/functions/function-declaration.ts';
+import { DealFileSchema, listDealFilesRequest } from '#shared/schemas/deal-file.ts';
+
+const listDealFilesOperation = defineOperation({
+  operationId: 'listDealFiles',
+  summary: 'List a deal’s files',
+  description: `Every file of the deal, for any member of its group.${LIST_PAGING}`,
+  tag: 'Deal files',
+  origin: 'extension',
+  request: listDealFilesRequest,
+  responses: {
+    200: jsonAnswer(
+      'The deal’s files, newest first',
+      z.array(DealFileSchema),
+      [DEAL_FILE_EXAMPLE],
+      LIST_HEADERS,
+    ),
+    400: LIST_TOO_LARGE,
+    404: detailAnswer('You are not in the group, or the deal is not in it', 'Not Found'),
+  },
+});
+
+export const listDealFilesFunction = defineFunction({
+  id: 'ListDealFiles',
+  entry: 'functions/list-deal-files/handler.ts',
+  routes: [
+    {
+      method: 'GET',
+      path: '/api/v1/group/{group_id}/deal/{deal_id}/file',
+      auth: 'jwt',
+      operation: listDealFilesOperation,
+    },
+  ],
+  // A listing may build an answer of several MB: more memory, and with it more CPU.
+  sizing: { memoryMb: 1024, timeoutSeconds: 20 },
+  // The membership and the deal in one batch read, then the deal's files from the index.
+  table: [
+    { items: ['BatchGetItem'], in: 'groups' },
+    { items: ['Query'], in: 'groups', index: FILES_BY_CREATION_INDEX },
+  ],
+});

@@ -1,0 +1,41 @@
+import * as z from 'zod';
+import { FILES_BY_CREATION_INDEX } from '#shared/adapters/keys.ts';
+import { USER_FILE_EXAMPLE } from '#shared/api/examples.ts';
+import { LIST_HEADERS, LIST_PAGING, LIST_TOO_LARGE } from '#shared/api/list-answers.ts';
+import { defineOperation, jsonAnswer } from '#shared/api/operation.ts';
+import { defineFunction } from '#shared/functions/function-declaration.ts';
+import { listUserFilesRequest, UserFileSchema } from '#shared/schemas/user-file.ts';
+
+const listUserFilesOperation = defineOperation({
+  operationId: 'listUserFiles',
+  summary: 'List your files',
+  description: `Every file the caller owns.${LIST_PAGING}`,
+  tag: 'User files',
+  origin: 'contract',
+  request: listUserFilesRequest,
+  responses: {
+    200: jsonAnswer(
+      'The caller’s files, newest first',
+      z.array(UserFileSchema),
+      [USER_FILE_EXAMPLE],
+      LIST_HEADERS,
+    ),
+    400: LIST_TOO_LARGE,
+  },
+});
+
+export const listUserFilesFunction = defineFunction({
+  id: 'ListUserFiles',
+  entry: 'functions/list-user-files/handler.ts',
+  routes: [
+    {
+      method: 'GET',
+      path: '/api/v1/user/me/file',
+      auth: 'jwt',
+      operation: listUserFilesOperation,
+    },
+  ],
+  // A listing may build an answer of several MB: more memory, and with it more CPU.
+  sizing: { memoryMb: 1024, timeoutSeconds: 20 },
+  table: [{ items: ['Query'], in: 'users', index: FILES_BY_CREATION_INDEX }],
+});

@@ -1,0 +1,37 @@
+import * as z from 'zod';
+import { defineOperation, jsonAnswer } from '#shared/api/operation.ts';
+import { defineFunction } from '#shared/functions/function-declaration.ts';
+
+const openApiDocumentOperation = defineOperation({
+  operationId: 'openApiDocument',
+  summary: 'This API as an OpenAPI 3.1 document',
+  description:
+    'Generated from the same zod schemas the functions validate with. Feed it to a client ' +
+    'generator (see the README).',
+  tag: 'Documentation',
+  origin: 'extension',
+  request: {},
+  responses: {
+    200: jsonAnswer(
+      'The document',
+      z.looseObject({ openapi: z.literal('3.1.0') }).meta({ id: 'OpenApiDocument' }),
+      { openapi: '3.1.0' },
+    ),
+  },
+});
+
+export const openApiDocumentFunction = defineFunction({
+  id: 'OpenApiDocument',
+  entry: 'functions/openapi-document/handler.ts',
+  routes: [
+    {
+      method: 'GET',
+      path: '/openapi.json',
+      auth: 'none',
+      publicBecause: 'the API description (FastAPI serves it without auth); it holds no data',
+      operation: openApiDocumentOperation,
+    },
+  ],
+  // Builds the document once per cold start.
+  sizing: { memoryMb: 512, timeoutSeconds: 10 },
+});

@@ -1,0 +1,94 @@
+/**
+ * The one list of the service's functions. The CDK stack deploys each, the local stage runs
+ * each, and everything that needs the routes, their operations, a function's variables, its
+ * sizing or its grants derives them from here. A function's order here is its routes' order:
+ * the route matcher tries them in it (Starlette's 405 names the first), and the OpenAPI
+ * document lists them in it.
+ */
+import type { ApiOperation } from '#shared/api/operation.ts';
+import { type DocumentedRoute, routeKey, type RouteKeyOf } from '#shared/api/routes.ts';
+import type { FunctionDeclaration } from '#shared/functions/function-declaration.ts';
+import { apiDocsFunction } from './api-docs/function.ts';
+import { completeDirectUploadFunction } from './complete-direct-upload/function.ts';
+import { deleteDealFileFunction } from './delete-deal-file/function.ts';
+import { deleteUserFileFunction } from './delete-user-file/function.ts';
+import { deliverNotificationFunction } from './deliver-notification/function.ts';
+import { downloadUserFileFunction } from './download-user-file/function.ts';
+import { finalizeDirectUploadFunction } from './finalize-direct-upload/function.ts';
+import { getNotificationFunction } from './get-notification/function.ts';
+import { getRealtimeTokenFunction } from './get-realtime-token/function.ts';
+import { initRealtimeKeysFunction } from './init-realtime-keys/function.ts';
+import { listDealFilesFunction } from './list-deal-files/function.ts';
+import { listUserFilesFunction } from './list-user-files/function.ts';
+import { notifySubmissionFunction } from './notify-submission/function.ts';
+import { openApiDocumentFunction } from './openapi-document/function.ts';
+import { realtimeJwksFunction } from './realtime-jwks/function.ts';
+import { routeNotFoundFunction } from './route-not-found/function.ts';
+import { startDirectUploadFunction } from './start-direct-upload/function.ts';
+import { updateDealFileFunction } from './update-deal-file/function.ts';
+import { updateUserFileFunction } from './update-user-file/function.ts';
+import { uploadUserFileFunction } from './upload-user-file/function.ts';
+
+export const SERVICE_FUNCTIONS = [
+  listUserFilesFunction,
+  uploadUserFileFunction,
+  startDirectUploadFunction,
+  completeDirectUploadFunction,
+  downloadUserFileFunction,
+  updateUserFileFunction,
+  deleteUserFileFunction,
+  notifySubmissionFunction,
+  getNotificationFunction,
+  listDealFilesFunction,
+  updateDealFileFunction,
+  deleteDealFileFunction,
+  getRealtimeTokenFunction,
+  realtimeJwksFunction,
+  openApiDocumentFunction,
+  apiDocsFunction,
+  routeNotFoundFunction,
+  finalizeDirectUploadFunction,
+  deliverNotificationFunction,
+  initRealtimeKeysFunction,
+] as const satisfies readonly FunctionDeclaration[];
+
+type Declared = (typeof SERVICE_FUNCTIONS)[number];
+export type FunctionId = Declared['id'];
+
+/** What API Gateway invokes when no route matches: FastAPI's 404, 405 and slash redirect. */
+export const FALLBACK_FUNCTION = routeNotFoundFunction;
+
+/** `GET /api/v1/user/me/file` for each route: API Gateway's route keys. */
+export type RouteKey = RouteKeyOf<
+  Declared extends infer F
+    ? F extends { readonly routes: readonly (infer R)[] }
+      ? R
+      : never
+    : never
+>;
+
+/** Every route, with its function's id, module and files, in the list's order. */
+export const API_ROUTES: readonly DocumentedRoute[] = SERVICE_FUNCTIONS.flatMap(
+  (fn: FunctionDeclaration) =>
+    (fn.routes ?? []).map((route) => ({
+      ...route,
+      functionId: fn.id,
+      entry: fn.entry,
+      ...(fn.bundledFiles === undefined ? {} : { bundledFiles: fn.bundledFiles }),
+    })),
+);
+
+/** Each route's operation, by route key. */
+export const API_OPERATIONS = Object.fromEntries(
+  API_ROUTES.map((route) => [routeKey(route), route.operation]),
+) as Readonly<Record<RouteKey, ApiOperation>>;
+
+/** Each function by id. */
+export const FUNCTIONS_BY_ID: ReadonlyMap<FunctionId, FunctionDeclaration> = new Map(
+  SERVICE_FUNCTIONS.map((fn) => [fn.id, fn]),
+);
+
+/** Each function's handler module: what the stack bundles and the local stage imports. */
+export const FUNCTION_ENTRIES: ReadonlyMap<FunctionId, string> = new Map(
+  SERVICE_FUNCTIONS.map((fn) => [fn.id, fn.entry]),
+);

@@ -1,0 +1,62 @@
+import { USER_FILE_EXAMPLE } from '#shared/api/examples.ts';
+import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
+import { defineFunction, idempotencyRecords } from '#shared/functions/function-declaration.ts';
+import { ErrorFromEitherSchema } from '#shared/schemas/error-bodies.ts';
+import { uploadUserFileRequest } from '#shared/schemas/user-file-upload.ts';
+import { UserFileSchema } from '#shared/schemas/user-file.ts';
+
+const uploadUserFileOperation = defineOperation({
+  operationId: 'uploadUserFile',
+  summary: 'Upload a file',
+  description:
+    'A multipart form with `file`, `name` and `type`. Stores the bytes and records the file. ' +
+    'API Gateway and Lambda admit about 4.4 MB of file in a multipart body, on every stage ' +
+    '(the local stage answers as they do), so larger files take the direct upload. With an `Idempotency-Key`, a retry within 24 hours ' +
+    'gets the first 201 again and stores nothing twice.',
+  tag: 'User files',
+  origin: 'contract',
+  request: uploadUserFileRequest,
+  responses: {
+    201: jsonAnswer('Stored and recorded', UserFileSchema, USER_FILE_EXAMPLE),
+    400: detailAnswer(
+      'The form could not be read (Starlette’s words): broken framing, a part without a name, ' +
+        'too many parts, a field over 16 KiB',
+      'Invalid multipart data.',
+    ),
+    409: detailAnswer(
+      'A request with this Idempotency-Key is still running',
+      'A request with this Idempotency-Key is still being processed; retry shortly',
+    ),
+    413: jsonAnswer(
+      'The file is over 50 MiB (`detail`), or the body over API Gateway’s limit (`message`)',
+      ErrorFromEitherSchema,
+      { detail: 'File too large: the limit is 52428800 bytes (50 MiB)' },
+    ),
+  },
+});
+
+export const uploadUserFileFunction = defineFunction({
+  id: 'UploadUserFile',
+  entry: 'functions/upload-user-file/handler.ts',
+  routes: [
+    {
+      method: 'POST',
+      path: '/api/v1/user/me/file',
+      auth: 'jwt',
+      operation: uploadUserFileOperation,
+    },
+  ],
+  // It holds and parses a body of up to 6 MB: more memory, and with it more CPU.
+  sizing: { memoryMb: 1024, timeoutSeconds: 29 },
+  // An id block, the object, the record (and the object's removal if the record fails).
+  table: [
+    { items: ['UpdateItem'], in: 'fileIds' },
+    {
+      items: ['PutItem', 'GetItem'],
+      in: 'users',
+      why: 'GetItem: a record whose answer was lost, read back before its bytes go',
+    },
+    idempotencyRecords('uploadUserFile'),
+  ],
+  bucket: [{ objects: ['s3:PutObject', 's3:DeleteObject'], under: 'users/' }],
+});
