@@ -23,7 +23,7 @@ import {
 import { type Deal, type Group, isRole, type Membership, type Role } from '../groups/group.ts';
 import type { GroupRepository } from '../groups/group-repository.ts';
 
-export const groupKey = (groupId: number) => ({
+const groupKey = (groupId: number) => ({
   [PARTITION_KEY]: groupPartition(groupId),
   [SORT_KEY]: groupSortKey(groupId),
 });

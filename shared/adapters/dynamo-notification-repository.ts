@@ -25,7 +25,7 @@ import type {
 } from '../notifications/submission-notification.ts';
 
 /** Notification records go once the dead-letter queue (14 days) can no longer redrive them. */
-export const NOTIFICATION_RETENTION_DAYS = 30;
+const NOTIFICATION_RETENTION_DAYS = 30;
 
 const keyOf = (ref: NotificationRef) => ({
   [PARTITION_KEY]: userPartition(ref.userId),

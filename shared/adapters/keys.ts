@@ -28,7 +28,7 @@ export const notificationSortKey = (notificationId: string): string =>
 export const notifyBucketKey = (userId: number) =>
   ({ [PARTITION_KEY]: userPartition(userId), [SORT_KEY]: 'LIMIT#notify' }) as const;
 /** The chat channel's own pace, shared by every worker: one item, in a partition of its own. */
-export const CHAT_CHANNEL_PARTITION = 'CHANNEL#chat';
+const CHAT_CHANNEL_PARTITION = 'CHANNEL#chat';
 export const chatChannelBucketKey = () =>
   ({ [PARTITION_KEY]: CHAT_CHANNEL_PARTITION, [SORT_KEY]: 'LIMIT#post' }) as const;
 

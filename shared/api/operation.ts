@@ -12,9 +12,9 @@ export const API_TAGS = {
   Documentation: 'This reference and the document behind it (extension)',
 } as const;
 
-export type ApiTag = keyof typeof API_TAGS;
+type ApiTag = keyof typeof API_TAGS;
 
-export interface ResponseBody {
+interface ResponseBody {
   readonly mediaType: string;
   readonly schema: z.ZodType;
   readonly example: unknown;

@@ -1,5 +1,3 @@
-import { isOneOf } from './one-of.ts';
-
 /** The contract's file categories, in the order its 422 messages list them. */
 export const FILE_TYPES = [
   'deck',
@@ -13,5 +11,3 @@ export const FILE_TYPES = [
 ] as const;
 
 export type FileType = (typeof FILE_TYPES)[number];
-
-export const isFileType = isOneOf(FILE_TYPES);

@@ -4,7 +4,7 @@
  * the operator CLI as its message, the upload finalizer as "drop, do not retry". Anything
  * else a use case throws is our fault.
  */
-export abstract class DomainOutcome extends Error {
+abstract class DomainOutcome extends Error {
   abstract readonly kind:
     'not-found' | 'access-denied' | 'conflict' | 'rule-broken' | 'rate-limited';
 

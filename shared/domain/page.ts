@@ -8,7 +8,7 @@ export interface ListPosition {
 }
 
 /** A page of at most `limit` files, after `after` (from the newest when absent). */
-export interface PageRequest {
+interface PageRequest {
   readonly limit: number;
   readonly after?: ListPosition;
 }

@@ -114,7 +114,7 @@ type SettingName = Exclude<
 >;
 
 /** One route of a function: API Gateway's route, and its entry in the OpenAPI document. */
-export type RouteDeclaration = {
+type RouteDeclaration = {
   readonly method: HttpMethod;
   /** The API Gateway route path; `{name}` is one path segment. */
   readonly path: string;

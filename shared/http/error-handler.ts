@@ -25,7 +25,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
  * The single place where errors become responses: domain outcomes and HTTP errors get their
  * FastAPI bodies; anything else is our fault. 5xx bodies never carry internals.
  */
-export function toErrorResponse(thrown: unknown): ApiResult {
+function toErrorResponse(thrown: unknown): ApiResult {
   const error = isOutcome(thrown) ? outcomeAsHttpError(thrown) : thrown;
   if (error instanceof HttpError && error.statusCode < 500) {
     return jsonResponse(error.statusCode, error.body(), { ...error.headers });

@@ -51,12 +51,6 @@ export class UnauthorizedError extends HttpError {
   }
 }
 
-export class ForbiddenError extends HttpError {
-  constructor(detail = 'Forbidden') {
-    super(403, detail);
-  }
-}
-
 /** One body for every resource the caller may not see, so nothing reveals which part exists. */
 export class NotFoundError extends HttpError {
   constructor(detail = 'Not Found') {
@@ -80,12 +74,6 @@ export class ConflictError extends HttpError {
 export class PayloadTooLargeError extends HttpError {
   constructor(detail = 'Request Entity Too Large') {
     super(413, detail);
-  }
-}
-
-export class UnsupportedMediaTypeError extends HttpError {
-  constructor(detail = 'Unsupported Media Type') {
-    super(415, detail);
   }
 }
 

@@ -20,7 +20,7 @@ import { ConflictError, RequestValidationError } from './http-errors.ts';
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 
 /** How long a key's first response is replayed. */
-export const IDEMPOTENCY_WINDOW_SECONDS = 24 * 60 * 60;
+const IDEMPOTENCY_WINDOW_SECONDS = 24 * 60 * 60;
 
 /** What identifies a request under an `Idempotency-Key`, and what it must match on replay. */
 interface IdempotentCall {

@@ -20,7 +20,7 @@ const RULE_STATUS: Readonly<Record<Rule, number>> = {
  * `Retry-After` in whole seconds (RFC 9110 allows no fraction), rounded up so a client that
  * waits exactly that long finds its allowance back; never 0, which would invite a retry at once.
  */
-export const retryAfterSeconds = (ms: number): string => String(Math.max(1, Math.ceil(ms / 1000)));
+const retryAfterSeconds = (ms: number): string => String(Math.max(1, Math.ceil(ms / 1000)));
 
 /** The one place domain outcomes become HTTP: the status and body the contract's clients parse. */
 export function outcomeAsHttpError(outcome: Outcome): HttpError {

@@ -22,15 +22,15 @@ export type DealFileBody = z.input<typeof DealFileSchema>;
  * PUT body: `type` absent leaves it, null clears it. Fields it does not name are dropped, as
  * Pydantic ignores them, and never reach the record.
  */
-export const DealFileUpdateSchema = z
+const DealFileUpdateSchema = z
   .object({ type: FileTypeSchema.nullable().optional() })
   .meta({ id: 'DealFileUpdate' });
 
 /** A deal in the path: ids are any integers; those that name nothing of the caller's are 404s. */
 const groupId = pyId().meta({ param: { example: 1 } });
 const dealId = pyId().meta({ param: { example: 3 } });
-export const DealPathSchema = z.object({ group_id: groupId, deal_id: dealId });
-export const DealFilePathSchema = z.object({
+const DealPathSchema = z.object({ group_id: groupId, deal_id: dealId });
+const DealFilePathSchema = z.object({
   group_id: groupId,
   deal_id: dealId,
   file_id: pyId().meta({ param: { example: 6 } }),

@@ -7,7 +7,7 @@ import { FileNameSchema } from './user-file-upload.ts';
 const MEDIA_TYPE_PATTERN = '^[\\w!#$&^.+-]{1,127}/[\\w!#$&^.+-]{1,127}$';
 
 /** POST /api/v1/user/me/file/upload: what the client means to upload. */
-export const DirectUploadRequestSchema = z
+const DirectUploadRequestSchema = z
   .object({
     name: FileNameSchema,
     type: FileTypeSchema,

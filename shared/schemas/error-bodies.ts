@@ -7,7 +7,7 @@ import * as z from 'zod';
  */
 
 /** One entry of FastAPI's 422 `detail` (Pydantic v2's `errors(include_url=False)`). */
-export const ValidationErrorSchema = z
+const ValidationErrorSchema = z
   .object({
     loc: z
       .array(z.union([z.string(), z.int()]))

@@ -21,7 +21,7 @@ const CREATED_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const POSITION = /^(.{24})#([1-9]\d{0,15})$/s;
 
 /** A position as the client carries it: opaque, URL-safe. */
-export const encodeCursor = (position: ListPosition): string =>
+const encodeCursor = (position: ListPosition): string =>
   Buffer.from(`${position.createdAt}#${String(position.id)}`).toString('base64url');
 
 function decodeCursor(cursor: string): ListPosition | undefined {

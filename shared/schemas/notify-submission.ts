@@ -10,7 +10,7 @@ export const MAX_FUND_NAME_LENGTH = 200;
 export const MAX_NOTIFY_MESSAGE_LENGTH = 2000;
 
 /** POST /api/v1/user/me/file/notify: the contract's NotifySubmissionRequest. */
-export const NotifySubmissionRequestSchema = z
+const NotifySubmissionRequestSchema = z
   .object({
     file_ids: z
       .array(pyInt())
@@ -28,9 +28,7 @@ export const NotifySubmissionRequestSchema = z
   })
   .meta({ id: 'NotifySubmissionRequest' });
 
-export type NotifySubmissionRequest = z.output<typeof NotifySubmissionRequestSchema>;
-
-export const NotificationStatusSchema = z
+const NotificationStatusSchema = z
   .enum(NOTIFICATION_STATUSES)
   .meta({ id: 'NotificationStatus' })
   .describe(
@@ -67,7 +65,7 @@ export const NotificationStatusBodySchema = z
 export type NotificationStatusBody = z.output<typeof NotificationStatusBodySchema>;
 
 /** GET …/notify/{notification_id}: any text; ids that are not ours (or not UUIDs) are 404s. */
-export const NotificationPathSchema = z.object({
+const NotificationPathSchema = z.object({
   notification_id: z
     .string()
     .describe('The `notification_id` the 202 gave')

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 /** One public verification key: an ES256 P-256 key, these fields and no others. */
-export const RealtimePublicKeySchema = z
+const RealtimePublicKeySchema = z
   .object({
     kty: z.literal('EC'),
     crv: z.literal('P-256'),

@@ -4,7 +4,7 @@ import { ROOM_ID_MAX_LENGTH, ROOM_ID_PATTERN } from '../realtime/room-id.ts';
 /** At most this many rooms in one token request: 50 rooms keep a token well under 8 KB. */
 export const MAX_ROOMS_PER_TOKEN = 50;
 
-export const RoomIdSchema = z
+const RoomIdSchema = z
   .string()
   .regex(new RegExp(ROOM_ID_PATTERN))
   // The pattern bounds the length; said for the document and the body limit.
@@ -12,7 +12,7 @@ export const RoomIdSchema = z
   .describe('`<environment>:v1:group:<group_id>:deal:<deal_id>`');
 
 /** POST /api/v1/auth/get-realtime-token: the contract's RealtimeTokenRequest. */
-export const RealtimeTokenRequestSchema = z
+const RealtimeTokenRequestSchema = z
   .object({
     room_ids: z
       .array(RoomIdSchema)

@@ -8,7 +8,7 @@ import { FileNameSchema } from './user-file-upload.ts';
  * name, so it is refused. Fields it does not name (`id`, `user_id`, `filesize`, `location` …)
  * are dropped, as Pydantic ignores them, and never reach the record.
  */
-export const UserFileUpdateSchema = z
+const UserFileUpdateSchema = z
   .object({
     is_archived: pyBool().optional().describe('true archives the file, false brings it back'),
     name: FileNameSchema.optional(),

@@ -9,7 +9,7 @@ import { IdempotencyHeaders } from './idempotency-headers.ts';
  * FastAPI's `UploadFile = File(...)`: a part with a filename. A plain field in its place is
  * Pydantic's value error; an empty file is refused, as S3's signed uploads refuse one.
  */
-export const UploadFileSchema = z
+const UploadFileSchema = z
   .custom<FilePart>((value) => value instanceof FilePart, {
     params: {
       pydantic: {
@@ -37,7 +37,7 @@ export const FileNameSchema = pyStr({ minLength: 1, maxLength: MAX_FILE_NAME_LEN
 );
 
 /** POST /api/v1/user/me/file: the contract's multipart form. */
-export const UserFileUploadForm = z.object({
+const UserFileUploadForm = z.object({
   file: UploadFileSchema,
   name: FileNameSchema,
   type: FileTypeSchema.describe('Category of the file'),

@@ -53,7 +53,7 @@ export const GRANT_ROWS: readonly (readonly [string, string])[] = SERVICE_FUNCTI
 );
 
 /** The rows as a Markdown table, its columns padded as Prettier pads them. */
-export function grantTable(): string {
+function grantTable(): string {
   const rows = [['Function', 'May'] as const, ...GRANT_ROWS];
   const first = Math.max(...rows.map(([id]) => id.length));
   const second = Math.max(...rows.map(([, may]) => may.length));

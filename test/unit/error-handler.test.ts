@@ -13,14 +13,12 @@ import type { ApiEvent } from '#shared/http/api-event.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import {
   BadRequestError,
-  ForbiddenError,
   HttpError,
   MethodNotAllowedError,
   NotFoundError,
   PayloadTooLargeError,
   RequestValidationError,
   UnauthorizedError,
-  UnsupportedMediaTypeError,
 } from '#shared/http/http-errors.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { apiEvent, bodyOf, lambdaContext } from '#test/support/api-events.ts';
@@ -44,14 +42,12 @@ describe('one error middleware maps typed errors to FastAPI bodies', () => {
       400,
       { detail: 'There was an error parsing the body' },
     ],
-    [new ForbiddenError('Editors only'), 403, { detail: 'Editors only' }],
     [new NotFoundError(), 404, { detail: 'Not Found' }],
     [
       new PayloadTooLargeError('File larger than 50000000 bytes'),
       413,
       { detail: 'File larger than 50000000 bytes' },
     ],
-    [new UnsupportedMediaTypeError(), 415, { detail: 'Unsupported Media Type' }],
     [
       new RequestValidationError([
         { type: 'missing', loc: ['body'], msg: 'Field required', input: null },

@@ -4,7 +4,7 @@ import { EXPIRY_ATTRIBUTE, PARTITION_KEY, SORT_KEY } from '../keys.ts';
 import type { DirectUpload } from '../../direct-uploads/direct-upload.ts';
 
 /** How a pending direct upload is stored; read only through this schema. */
-export const DIRECT_UPLOAD_ITEM = z.object({
+const DIRECT_UPLOAD_ITEM = z.object({
   [PARTITION_KEY]: z.string(),
   [SORT_KEY]: z.string(),
   entity: z.literal('DirectUpload'),

@@ -33,7 +33,7 @@ const storedFile = {
 /** The FilesByCreation index's sort key: written with every file, never read back. */
 const indexed = { [FILE_CREATED_ATTRIBUTE]: z.string() };
 
-export const USER_FILE_ITEM = z.object({
+const USER_FILE_ITEM = z.object({
   [PARTITION_KEY]: z.string(),
   [SORT_KEY]: z.string(),
   ...indexed,
@@ -43,7 +43,7 @@ export const USER_FILE_ITEM = z.object({
 });
 export type UserFileItem = z.infer<typeof USER_FILE_ITEM>;
 
-export const DEAL_FILE_ITEM = z.object({
+const DEAL_FILE_ITEM = z.object({
   [PARTITION_KEY]: z.string(),
   [SORT_KEY]: z.string(),
   ...indexed,

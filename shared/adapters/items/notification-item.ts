@@ -7,7 +7,7 @@ import {
 } from '../../notifications/submission-notification.ts';
 
 /** How a submission notification is stored; read only through this schema. */
-export const NOTIFICATION_ITEM = z.object({
+const NOTIFICATION_ITEM = z.object({
   [PARTITION_KEY]: z.string(),
   [SORT_KEY]: z.string(),
   entity: z.literal('SubmissionNotification'),

@@ -25,14 +25,14 @@ export type RequestSource = 'body' | 'path' | 'query' | 'header';
 export const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** Pydantic's enum/literal wording: `'a', 'b' or 'c'`. */
-export function expectedValues(values: readonly unknown[]): string {
+function expectedValues(values: readonly unknown[]): string {
   const quoted = values.map((v) => (typeof v === 'string' ? `'${v}'` : String(v)));
   if (quoted.length <= 1) return quoted.join('');
   return `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1) ?? ''}`;
 }
 
 /** Issue params our own zod checks attach, for Pydantic error types zod has no code for. */
-export interface PydanticIssueParams {
+interface PydanticIssueParams {
   readonly pydantic: {
     readonly type: string;
     readonly msg: string;
@@ -199,7 +199,7 @@ function fromBound(
  * `root` is the raw value of the source (the parsed body, the path parameters), used for
  * the input of `missing` errors, which Pydantic sets to the enclosing object.
  */
-export function toPydanticError(
+function toPydanticError(
   issue: core.$ZodIssue,
   source: RequestSource,
   root: unknown,

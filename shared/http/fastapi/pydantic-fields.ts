@@ -22,7 +22,7 @@ const INT_STRING = /^[+-]?\d+(?:_\d+)*(?:\.0+)?$/;
  * Pydantic v2 lax `int`: numeric strings, bools and whole floats become integers, of any
  * size: a bigint beyond JavaScript's safe range. Anything else is left for the check to refuse.
  */
-export function laxInt(value: unknown): unknown {
+function laxInt(value: unknown): unknown {
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (isRawNumber(value)) return rawNumberAsInt(value) ?? value;
   if (typeof value !== 'string') return value;

@@ -30,7 +30,7 @@ declare global {
 }
 
 /** Python's `repr(float)`: the shortest round-trip digits, fixed for 1e-4 <= |x| < 1e16. */
-export function pythonFloatRepr(x: number): string {
+function pythonFloatRepr(x: number): string {
   if (Number.isNaN(x)) return 'NaN';
   if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '-Infinity';
   if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
