@@ -8,7 +8,12 @@ import { validateRequest } from '#shared/http/validate-request.ts';
 import { countCompletion, countRefusal } from '#shared/observability/direct-upload-metrics.ts';
 import { completeDirectUploadRequest } from '#shared/schemas/direct-upload.ts';
 import { toUserFileBody } from '#shared/schemas/user-file-response.ts';
-import * as deployed from '#shared/wiring/deployed-adapters.ts';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
+import { s3Client } from '#shared/adapters/aws/s3.ts';
+import { blobs } from '#shared/wiring/builders/blobs.ts';
+import { directUploads } from '#shared/wiring/builders/direct-uploads.ts';
+import { userFiles } from '#shared/wiring/builders/user-files.ts';
+import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 import { completeDirectUploadFunction } from './function.ts';
@@ -18,20 +23,15 @@ import { completeDirectUploadFunction } from './function.ts';
  * upload became, creating it if the S3 event has not yet. Every call answers the same.
  */
 export const createHandler = (
-  {
-    directUploads,
-    userFiles,
-    blobs,
-  }: Pick<ServiceAdapters, 'directUploads' | 'userFiles' | 'blobs'>,
+  adapters: Pick<ServiceAdapters, 'directUploads' | 'userFiles' | 'blobs'>,
   settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
 ) => {
-  const ports = { uploads: directUploads, files: userFiles, blobs };
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(validateRequest(completeDirectUploadRequest))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
-      const completion = await completeDirectUpload(ports, userId, input.path.file_id).catch(
+      const completion = await completeDirectUpload(adapters, userId, input.path.file_id).catch(
         (error: unknown) => {
           countRefusal(error);
           throw error;
@@ -44,11 +44,10 @@ export const createHandler = (
 
 export const handler = lambdaEntry(completeDirectUploadFunction.variables, (env) =>
   createHandler(
-    {
-      directUploads: deployed.directUploads(env),
-      userFiles: deployed.userFiles(env),
-      blobs: deployed.blobs(env),
-    },
+    composeAdapters(
+      { ...env, documents: documentClient, s3: s3Client },
+      { directUploads, userFiles, blobs },
+    ),
     env,
   ),
 );

@@ -6,28 +6,34 @@ import { httpApi } from '#shared/http/http-api.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { deleteDealFileRequest } from '#shared/schemas/deal-file.ts';
-import * as deployed from '#shared/wiring/deployed-adapters.ts';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
+import { s3Client } from '#shared/adapters/aws/s3.ts';
+import { blobs } from '#shared/wiring/builders/blobs.ts';
+import { dealFiles } from '#shared/wiring/builders/deal-files.ts';
+import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 import { deleteDealFileFunction } from './function.ts';
 
 /** DELETE /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id} (extension): editors; 204. */
 export const createHandler = (
-  { dealFiles, blobs }: Pick<ServiceAdapters, 'dealFiles' | 'blobs'>,
+  adapters: Pick<ServiceAdapters, 'dealFiles' | 'blobs'>,
   settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
 ) => {
-  const ports = { files: dealFiles, blobs };
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(validateRequest(deleteDealFileRequest))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
       const { group_id: groupId, deal_id: dealId, file_id: fileId } = input.path;
-      await deleteDealFile(ports, { userId, deal: { groupId, dealId }, fileId });
+      await deleteDealFile(adapters, { userId, deal: { groupId, dealId }, fileId });
       return { statusCode: 204, body: '' };
     });
 };
 
 export const handler = lambdaEntry(deleteDealFileFunction.variables, (env) =>
-  createHandler({ dealFiles: deployed.dealFiles(env), blobs: deployed.blobs(env) }, env),
+  createHandler(
+    composeAdapters({ ...env, documents: documentClient, s3: s3Client }, { dealFiles, blobs }),
+    env,
+  ),
 );

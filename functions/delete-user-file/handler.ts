@@ -6,7 +6,12 @@ import type { ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { deleteUserFile } from '#shared/removal/delete-user-file.ts';
 import { deleteUserFileRequest } from '#shared/schemas/user-file-update.ts';
-import * as deployed from '#shared/wiring/deployed-adapters.ts';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
+import { s3Client } from '#shared/adapters/aws/s3.ts';
+import { blobs } from '#shared/wiring/builders/blobs.ts';
+import { directUploads } from '#shared/wiring/builders/direct-uploads.ts';
+import { userFiles } from '#shared/wiring/builders/user-files.ts';
+import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 import { deleteUserFileFunction } from './function.ts';
@@ -16,31 +21,25 @@ import { deleteUserFileFunction } from './function.ts';
  * cancels the direct upload of that id.
  */
 export const createHandler = (
-  {
-    userFiles,
-    directUploads,
-    blobs,
-  }: Pick<ServiceAdapters, 'userFiles' | 'directUploads' | 'blobs'>,
+  adapters: Pick<ServiceAdapters, 'userFiles' | 'directUploads' | 'blobs'>,
   settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
 ) => {
-  const ports = { files: userFiles, uploads: directUploads, blobs };
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(validateRequest(deleteUserFileRequest))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
-      await deleteUserFile(ports, userId, input.path.file_id);
+      await deleteUserFile(adapters, userId, input.path.file_id);
       return { statusCode: 204, body: '' };
     });
 };
 
 export const handler = lambdaEntry(deleteUserFileFunction.variables, (env) =>
   createHandler(
-    {
-      userFiles: deployed.userFiles(env),
-      directUploads: deployed.directUploads(env),
-      blobs: deployed.blobs(env),
-    },
+    composeAdapters(
+      { ...env, documents: documentClient, s3: s3Client },
+      { userFiles, directUploads, blobs },
+    ),
     env,
   ),
 );

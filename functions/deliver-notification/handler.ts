@@ -11,7 +11,15 @@ import {
 } from '#shared/notifications/deliver-notification.ts';
 import type { BusinessMetric } from '#shared/observability/business-metrics.ts';
 import { deliveryRules } from '#shared/notifications/delivery-rules.ts';
-import * as deployed from '#shared/wiring/deployed-adapters.ts';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
+import { secretsManagerClient } from '#shared/adapters/aws/secrets-manager.ts';
+import { sqsClient } from '#shared/adapters/aws/sqs.ts';
+import { chat } from '#shared/wiring/builders/chat.ts';
+import { deadLetters } from '#shared/wiring/builders/dead-letters.ts';
+import { notificationQueue } from '#shared/wiring/builders/notification-queue.ts';
+import { notifications } from '#shared/wiring/builders/notifications.ts';
+import { rateLimits } from '#shared/wiring/builders/rate-limits.ts';
+import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 import { deliverNotificationFunction } from './function.ts';
@@ -58,15 +66,8 @@ export const createHandler = (
     timeoutSeconds: settings.CHAT_TIMEOUT_SECONDS,
     postsPerSecond: settings.CHAT_POSTS_PER_SECOND,
   });
-  const ports = {
-    notifications: adapters.notifications,
-    chat: adapters.chat,
-    queue: adapters.notificationQueue,
-    deadLetters: adapters.deadLetters,
-    channel: adapters.rateLimits,
-  };
   const deliver = async (record: SQSRecord): Promise<void> => {
-    const result = await deliverNotification(ports, rules, {
+    const result = await deliverNotification(adapters, rules, {
       body: record.body,
       receiptHandle: record.receiptHandle,
       receiveCount: Number(record.attributes.ApproximateReceiveCount),
@@ -92,13 +93,10 @@ export const createHandler = (
 
 export const handler = lambdaEntry(deliverNotificationFunction.variables, (env) =>
   createHandler(
-    {
-      notifications: deployed.notifications(env),
-      chat: deployed.chat(env),
-      notificationQueue: deployed.notificationQueue(env),
-      deadLetters: deployed.deadLetters(env),
-      rateLimits: deployed.rateLimits(env),
-    },
+    composeAdapters(
+      { ...env, documents: documentClient, sqs: sqsClient, secretsManager: secretsManagerClient },
+      { notifications, chat, notificationQueue, deadLetters, rateLimits },
+    ),
     env,
   ),
 );

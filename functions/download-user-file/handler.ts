@@ -6,27 +6,33 @@ import type { ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { downloadUserFileRequest } from '#shared/schemas/direct-upload.ts';
 import { userFileDownloadLink } from '#shared/user-files/user-file-download.ts';
-import * as deployed from '#shared/wiring/deployed-adapters.ts';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
+import { s3Client } from '#shared/adapters/aws/s3.ts';
+import { blobs } from '#shared/wiring/builders/blobs.ts';
+import { userFiles } from '#shared/wiring/builders/user-files.ts';
+import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 import { downloadUserFileFunction } from './function.ts';
 
 /** GET /api/v1/user/me/file/{file_id}/download (extension): 302 to a 5-minute S3 link. */
 export const createHandler = (
-  { userFiles, blobs }: Pick<ServiceAdapters, 'userFiles' | 'blobs'>,
+  adapters: Pick<ServiceAdapters, 'userFiles' | 'blobs'>,
   settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
 ) => {
-  const ports = { files: userFiles, signer: blobs };
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(validateRequest(downloadUserFileRequest))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
-      const url = await userFileDownloadLink(ports, userId, input.path.file_id);
+      const url = await userFileDownloadLink(adapters, userId, input.path.file_id);
       return { statusCode: 302, headers: { location: url, 'cache-control': 'no-store' }, body: '' };
     });
 };
 
 export const handler = lambdaEntry(downloadUserFileFunction.variables, (env) =>
-  createHandler({ userFiles: deployed.userFiles(env), blobs: deployed.blobs(env) }, env),
+  createHandler(
+    composeAdapters({ ...env, documents: documentClient, s3: s3Client }, { userFiles, blobs }),
+    env,
+  ),
 );

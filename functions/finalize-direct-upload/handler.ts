@@ -12,7 +12,12 @@ import { logger } from '#shared/logger.ts';
 import { countCompletion, countRefusal } from '#shared/observability/direct-upload-metrics.ts';
 import { observeInvocation } from '#shared/observability/observe-invocation.ts';
 import { tracer } from '#shared/observability/tracer.ts';
-import * as deployed from '#shared/wiring/deployed-adapters.ts';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
+import { s3Client } from '#shared/adapters/aws/s3.ts';
+import { blobs } from '#shared/wiring/builders/blobs.ts';
+import { directUploads } from '#shared/wiring/builders/direct-uploads.ts';
+import { userFiles } from '#shared/wiring/builders/user-files.ts';
+import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
 import { finalizeDirectUploadFunction } from './function.ts';
@@ -27,11 +32,6 @@ import { finalizeDirectUploadFunction } from './function.ts';
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'directUploads' | 'userFiles' | 'blobs'>,
 ) => {
-  const ports = {
-    uploads: adapters.directUploads,
-    files: adapters.userFiles,
-    blobs: adapters.blobs,
-  };
   return middy<S3Event>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(observeInvocation())
@@ -42,7 +42,7 @@ export const createHandler = (
         const owner = key === undefined ? undefined : parseDirectUploadObjectKey(key);
         if (owner === undefined || !record.eventName.startsWith('ObjectCreated:')) continue;
         try {
-          const judged = await judgeUploadedBytes(ports, owner.userId, owner.fileId);
+          const judged = await judgeUploadedBytes(adapters, owner.userId, owner.fileId);
           if (judged !== 'discarded') {
             countCompletion(judged);
             const { file } = judged;
@@ -68,9 +68,10 @@ export const createHandler = (
 };
 
 export const handler = lambdaEntry(finalizeDirectUploadFunction.variables, (env) =>
-  createHandler({
-    directUploads: deployed.directUploads(env),
-    userFiles: deployed.userFiles(env),
-    blobs: deployed.blobs(env),
-  }),
+  createHandler(
+    composeAdapters(
+      { ...env, documents: documentClient, s3: s3Client },
+      { directUploads, userFiles, blobs },
+    ),
+  ),
 );

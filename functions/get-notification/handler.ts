@@ -7,7 +7,9 @@ import { validateRequest } from '#shared/http/validate-request.ts';
 import { findNotification } from '#shared/notifications/find-notification.ts';
 import { toStatusBody } from '#shared/schemas/notification-response.ts';
 import { getNotificationRequest } from '#shared/schemas/notify-submission.ts';
-import * as deployed from '#shared/wiring/deployed-adapters.ts';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
+import { notifications } from '#shared/wiring/builders/notifications.ts';
+import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 import { getNotificationFunction } from './function.ts';
@@ -17,7 +19,7 @@ import { getNotificationFunction } from './function.ts';
  * message is. The key is the caller's own partition, so anyone else's id is simply not found.
  */
 export const createHandler = (
-  { notifications }: Pick<ServiceAdapters, 'notifications'>,
+  adapters: Pick<ServiceAdapters, 'notifications'>,
   settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
 ) => {
   return middy<ApiEvent, ApiResult>()
@@ -26,11 +28,11 @@ export const createHandler = (
     .use(validateRequest(getNotificationRequest))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
       const notificationId = input.path.notification_id;
-      const found = await findNotification({ notifications }, { userId, notificationId });
+      const found = await findNotification(adapters, { userId, notificationId });
       return jsonResponse(200, toStatusBody(found), { 'cache-control': 'no-store' });
     });
 };
 
 export const handler = lambdaEntry(getNotificationFunction.variables, (env) =>
-  createHandler({ notifications: deployed.notifications(env) }, env),
+  createHandler(composeAdapters({ ...env, documents: documentClient }, { notifications }), env),
 );

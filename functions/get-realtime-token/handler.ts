@@ -7,20 +7,23 @@ import { validateRequest } from '#shared/http/validate-request.ts';
 import { issueRealtimeToken } from '#shared/realtime/issue-realtime-token.ts';
 import { recordMetric } from '#shared/observability/metrics.ts';
 import { getRealtimeTokenRequest } from '#shared/schemas/realtime-token.ts';
-import * as deployed from '#shared/wiring/deployed-adapters.ts';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
+import { secretsManagerClient } from '#shared/adapters/aws/secrets-manager.ts';
+import { dealRoles } from '#shared/wiring/builders/deal-roles.ts';
+import { realtimeKeys } from '#shared/wiring/builders/realtime-keys.ts';
+import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 import { getRealtimeTokenFunction } from './function.ts';
 
 /** POST /api/v1/auth/get-realtime-token: a signed token for the caller's deal rooms. */
 export const createHandler = (
-  { dealRoles, realtimeKeys }: Pick<ServiceAdapters, 'dealRoles' | 'realtimeKeys'>,
+  adapters: Pick<ServiceAdapters, 'dealRoles' | 'realtimeKeys'>,
   settings: Pick<
     ServiceSettings,
     'USER_ID_CLAIM' | 'STAGE' | 'REALTIME_ISSUER' | 'REALTIME_AUDIENCE' | 'REALTIME_TOKEN_SECONDS'
   >,
 ) => {
-  const ports = { roles: dealRoles, keys: realtimeKeys };
   const config = {
     environment: settings.STAGE,
     issuer: settings.REALTIME_ISSUER,
@@ -33,7 +36,7 @@ export const createHandler = (
     .use(validateRequest(getRealtimeTokenRequest))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
       const roomIds = input.body.room_ids;
-      const token = await issueRealtimeToken(ports, config, { userId, roomIds });
+      const token = await issueRealtimeToken(adapters, config, { userId, roomIds });
       recordMetric('RealtimeTokensIssued');
       recordMetric('RoomsPerToken', new Set(roomIds).size);
       return jsonResponse(200, { token }, { 'cache-control': 'no-store' });
@@ -42,7 +45,10 @@ export const createHandler = (
 
 export const handler = lambdaEntry(getRealtimeTokenFunction.variables, (env) =>
   createHandler(
-    { dealRoles: deployed.dealRoles(env), realtimeKeys: deployed.realtimeKeys(env) },
+    composeAdapters(
+      { ...env, documents: documentClient, secretsManager: secretsManagerClient },
+      { dealRoles, realtimeKeys },
+    ),
     env,
   ),
 );

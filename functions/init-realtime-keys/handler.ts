@@ -1,6 +1,8 @@
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { logger } from '#shared/logger.ts';
-import * as deployed from '#shared/wiring/deployed-adapters.ts';
+import { secretsManagerClient } from '#shared/adapters/aws/secrets-manager.ts';
+import { realtimeKeys } from '#shared/wiring/builders/realtime-keys.ts';
+import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import { initRealtimeKeysFunction } from './function.ts';
 
@@ -10,7 +12,10 @@ import { initRealtimeKeysFunction } from './function.ts';
  * It runs only on a deployed stage (the local stage makes its key file on first use).
  */
 export const handler = lambdaEntry(initRealtimeKeysFunction.variables, (env) => {
-  const store = deployed.realtimeKeys(env);
+  const { realtimeKeys: store } = composeAdapters(
+    { ...env, secretsManager: secretsManagerClient },
+    { realtimeKeys },
+  );
   return async (event: CloudFormationCustomResourceEvent, _context: unknown) => {
     if (event.RequestType !== 'Delete') {
       const set = await store.ensure();

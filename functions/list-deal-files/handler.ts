@@ -10,7 +10,9 @@ import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { listOptionsOf, nextPageLink } from '#shared/schemas/list-page.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { listDealFilesRequest } from '#shared/schemas/deal-file.ts';
-import * as deployed from '#shared/wiring/deployed-adapters.ts';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
+import { dealFiles } from '#shared/wiring/builders/deal-files.ts';
+import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 import { listDealFilesFunction } from './function.ts';
@@ -20,7 +22,7 @@ import { listDealFilesFunction } from './function.ts';
  * newest first; one page of them with `limit` or `cursor`, the next in the `Link` header.
  */
 export const createHandler = (
-  { dealFiles }: Pick<ServiceAdapters, 'dealFiles'>,
+  adapters: Pick<ServiceAdapters, 'dealFiles'>,
   settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
 ) => {
   return middy<ApiEvent, ApiResult>()
@@ -31,12 +33,12 @@ export const createHandler = (
     .handler<ApiEvent, ApiResult>(async ({ userId, input, rawPath }, _context, { signal }) => {
       const { group_id: groupId, deal_id: dealId } = input.path;
       const options = listOptionsOf(input.query, signal);
-      const listed = await listDealFiles(dealFiles, userId, { groupId, dealId }, options);
+      const listed = await listDealFiles(adapters.dealFiles, userId, { groupId, dealId }, options);
       const link = nextPageLink(rawPath, input.query, listed);
       return jsonResponse(200, listed.items.map(toDealFileBody), link);
     });
 };
 
 export const handler = lambdaEntry(listDealFilesFunction.variables, (env) =>
-  createHandler({ dealFiles: deployed.dealFiles(env) }, env),
+  createHandler(composeAdapters({ ...env, documents: documentClient }, { dealFiles }), env),
 );

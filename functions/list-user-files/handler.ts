@@ -10,7 +10,9 @@ import { listUserFiles } from '#shared/user-files/list-user-files.ts';
 import { listOptionsOf, nextPageLink } from '#shared/schemas/list-page.ts';
 import { listUserFilesRequest } from '#shared/schemas/user-file.ts';
 import { toUserFileBody } from '#shared/schemas/user-file-response.ts';
-import * as deployed from '#shared/wiring/deployed-adapters.ts';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
+import { userFiles } from '#shared/wiring/builders/user-files.ts';
+import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 import { listUserFilesFunction } from './function.ts';
@@ -20,7 +22,7 @@ import { listUserFilesFunction } from './function.ts';
  * `limit` or `cursor` (our extension), the next page in the `Link` header.
  */
 export const createHandler = (
-  { userFiles }: Pick<ServiceAdapters, 'userFiles'>,
+  adapters: Pick<ServiceAdapters, 'userFiles'>,
   settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
 ) =>
   middy<ApiEvent, ApiResult>()
@@ -29,11 +31,15 @@ export const createHandler = (
     .use(validateRequest(listUserFilesRequest))
     .use(compressWhenAccepted())
     .handler<ApiEvent, ApiResult>(async ({ userId, input, rawPath }, _context, { signal }) => {
-      const owned = await listUserFiles(userFiles, userId, listOptionsOf(input.query, signal));
+      const owned = await listUserFiles(
+        adapters.userFiles,
+        userId,
+        listOptionsOf(input.query, signal),
+      );
       const link = nextPageLink(rawPath, input.query, owned);
       return jsonResponse(200, owned.items.map(toUserFileBody), link);
     });
 
 export const handler = lambdaEntry(listUserFilesFunction.variables, (env) =>
-  createHandler({ userFiles: deployed.userFiles(env) }, env),
+  createHandler(composeAdapters({ ...env, documents: documentClient }, { userFiles }), env),
 );

@@ -19,7 +19,14 @@ import {
 import { notifyRule } from '#shared/notifications/token-buckets.ts';
 import { notifySubmissionRequest } from '#shared/schemas/notify-submission.ts';
 import { recordMetric } from '#shared/observability/metrics.ts';
-import * as deployed from '#shared/wiring/deployed-adapters.ts';
+import { documentClient, dynamoDbClient } from '#shared/adapters/aws/dynamodb.ts';
+import { sqsClient } from '#shared/adapters/aws/sqs.ts';
+import { idempotency } from '#shared/wiring/builders/idempotency.ts';
+import { notificationQueue } from '#shared/wiring/builders/notification-queue.ts';
+import { notifications } from '#shared/wiring/builders/notifications.ts';
+import { rateLimits } from '#shared/wiring/builders/rate-limits.ts';
+import { userFiles } from '#shared/wiring/builders/user-files.ts';
+import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 import { notifySubmissionFunction } from './function.ts';
@@ -38,23 +45,15 @@ export const createHandler = (
   >,
   settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | 'NOTIFY_BURST' | 'NOTIFY_RATE_PER_MINUTE'>,
 ) => {
-  const ports = {
-    files: adapters.userFiles,
-    notifications: adapters.notifications,
-    queue: adapters.notificationQueue,
-    allowance: {
-      buckets: adapters.rateLimits,
-      rule: notifyRule({
-        burst: settings.NOTIFY_BURST,
-        perMinute: settings.NOTIFY_RATE_PER_MINUTE,
-      }),
-    },
-  };
+  const allowance = notifyRule({
+    burst: settings.NOTIFY_BURST,
+    perMinute: settings.NOTIFY_RATE_PER_MINUTE,
+  });
   const notify = idempotentPerKey(
     IDEMPOTENT_OPERATIONS.notifySubmission,
     async (announcement: SubmissionAnnouncement) => {
       try {
-        const queued = await notifySubmission(ports, announcement);
+        const queued = await notifySubmission(adapters, allowance, announcement);
         recordMetric('NotificationsQueued');
         return toAcceptedBody(queued);
       } catch (error) {
@@ -84,13 +83,10 @@ export const createHandler = (
 
 export const handler = lambdaEntry(notifySubmissionFunction.variables, (env) =>
   createHandler(
-    {
-      userFiles: deployed.userFiles(env),
-      notifications: deployed.notifications(env),
-      notificationQueue: deployed.notificationQueue(env),
-      idempotency: deployed.idempotency(env),
-      rateLimits: deployed.rateLimits(env),
-    },
+    composeAdapters(
+      { ...env, dynamodb: dynamoDbClient, documents: documentClient, sqs: sqsClient },
+      { userFiles, notifications, notificationQueue, idempotency, rateLimits },
+    ),
     env,
   ),
 );

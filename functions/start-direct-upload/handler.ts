@@ -6,7 +6,12 @@ import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { startDirectUploadRequest } from '#shared/schemas/direct-upload.ts';
-import * as deployed from '#shared/wiring/deployed-adapters.ts';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
+import { s3Client } from '#shared/adapters/aws/s3.ts';
+import { blobs } from '#shared/wiring/builders/blobs.ts';
+import { directUploads } from '#shared/wiring/builders/direct-uploads.ts';
+import { fileIds } from '#shared/wiring/builders/file-ids.ts';
+import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 import { startDirectUploadFunction } from './function.ts';
@@ -16,17 +21,16 @@ import { startDirectUploadFunction } from './function.ts';
  * 50 MiB goes straight to S3 and becomes a UserFile when it lands.
  */
 export const createHandler = (
-  { fileIds, directUploads, blobs }: Pick<ServiceAdapters, 'fileIds' | 'directUploads' | 'blobs'>,
+  adapters: Pick<ServiceAdapters, 'fileIds' | 'directUploads' | 'blobs'>,
   settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
 ) => {
-  const ports = { ids: fileIds, uploads: directUploads, signer: blobs };
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(validateRequest(startDirectUploadRequest))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
       const { name, type, filesize, content_type } = input.body;
-      const ticket = await startDirectUpload(ports, {
+      const ticket = await startDirectUpload(adapters, {
         userId,
         name,
         type,
@@ -46,11 +50,10 @@ export const createHandler = (
 
 export const handler = lambdaEntry(startDirectUploadFunction.variables, (env) =>
   createHandler(
-    {
-      fileIds: deployed.fileIds(env),
-      directUploads: deployed.directUploads(env),
-      blobs: deployed.blobs(env),
-    },
+    composeAdapters(
+      { ...env, documents: documentClient, s3: s3Client },
+      { fileIds, directUploads, blobs },
+    ),
     env,
   ),
 );

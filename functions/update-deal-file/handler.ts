@@ -7,24 +7,25 @@ import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { updateDealFileRequest } from '#shared/schemas/deal-file.ts';
-import * as deployed from '#shared/wiring/deployed-adapters.ts';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
+import { dealFiles } from '#shared/wiring/builders/deal-files.ts';
+import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 import { updateDealFileFunction } from './function.ts';
 
 /** PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}: an editor sets a file's type. */
 export const createHandler = (
-  { dealFiles }: Pick<ServiceAdapters, 'dealFiles'>,
+  adapters: Pick<ServiceAdapters, 'dealFiles'>,
   settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
 ) => {
-  const ports = { files: dealFiles };
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(validateRequest(updateDealFileRequest))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
       const { group_id: groupId, deal_id: dealId, file_id: fileId } = input.path;
-      const file = await updateDealFile(ports, {
+      const file = await updateDealFile(adapters, {
         userId,
         deal: { groupId, dealId },
         fileId,
@@ -35,5 +36,5 @@ export const createHandler = (
 };
 
 export const handler = lambdaEntry(updateDealFileFunction.variables, (env) =>
-  createHandler({ dealFiles: deployed.dealFiles(env) }, env),
+  createHandler(composeAdapters({ ...env, documents: documentClient }, { dealFiles }), env),
 );

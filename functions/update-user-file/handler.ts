@@ -7,24 +7,25 @@ import { validateRequest } from '#shared/http/validate-request.ts';
 import { toUserFileBody } from '#shared/schemas/user-file-response.ts';
 import { updateUserFileRequest } from '#shared/schemas/user-file-update.ts';
 import { updateUserFile } from '#shared/user-files/update-user-file.ts';
-import * as deployed from '#shared/wiring/deployed-adapters.ts';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
+import { userFiles } from '#shared/wiring/builders/user-files.ts';
+import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 import { updateUserFileFunction } from './function.ts';
 
 /** PATCH /api/v1/user/me/file/{file_id} (extension): the owner renames or (un)archives a file. */
 export const createHandler = (
-  { userFiles }: Pick<ServiceAdapters, 'userFiles'>,
+  adapters: Pick<ServiceAdapters, 'userFiles'>,
   settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
 ) => {
-  const ports = { files: userFiles };
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(validateRequest(updateUserFileRequest))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
       const { name, is_archived: isArchived } = input.body;
-      const file = await updateUserFile(ports, {
+      const file = await updateUserFile(adapters, {
         userId,
         fileId: input.path.file_id,
         changes: {
@@ -37,5 +38,5 @@ export const createHandler = (
 };
 
 export const handler = lambdaEntry(updateUserFileFunction.variables, (env) =>
-  createHandler({ userFiles: deployed.userFiles(env) }, env),
+  createHandler(composeAdapters({ ...env, documents: documentClient }, { userFiles }), env),
 );

@@ -13,7 +13,13 @@ import { uploadFingerprint } from '#shared/user-files/upload-fingerprint.ts';
 import { type NewUserFile, uploadUserFile } from '#shared/user-files/upload-user-file.ts';
 import { toUserFileBody } from '#shared/schemas/user-file-response.ts';
 import { recordMetric } from '#shared/observability/metrics.ts';
-import * as deployed from '#shared/wiring/deployed-adapters.ts';
+import { documentClient, dynamoDbClient } from '#shared/adapters/aws/dynamodb.ts';
+import { s3Client } from '#shared/adapters/aws/s3.ts';
+import { blobs } from '#shared/wiring/builders/blobs.ts';
+import { fileIds } from '#shared/wiring/builders/file-ids.ts';
+import { idempotency } from '#shared/wiring/builders/idempotency.ts';
+import { userFiles } from '#shared/wiring/builders/user-files.ts';
+import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 import { uploadUserFileFunction } from './function.ts';
@@ -26,11 +32,10 @@ export const createHandler = (
   adapters: Pick<ServiceAdapters, 'fileIds' | 'blobs' | 'userFiles' | 'idempotency'>,
   settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
 ) => {
-  const ports = { ids: adapters.fileIds, blobs: adapters.blobs, files: adapters.userFiles };
   const upload = idempotentPerKey(
     IDEMPOTENT_OPERATIONS.uploadUserFile,
     async (file: NewUserFile) => {
-      const uploaded = await uploadUserFile(ports, file);
+      const uploaded = await uploadUserFile(adapters, file);
       recordMetric('MultipartUploads');
       recordMetric('MultipartUploadBytes', uploaded.filesize);
       return toUserFileBody(uploaded);
@@ -57,12 +62,10 @@ export const createHandler = (
 
 export const handler = lambdaEntry(uploadUserFileFunction.variables, (env) =>
   createHandler(
-    {
-      fileIds: deployed.fileIds(env),
-      blobs: deployed.blobs(env),
-      userFiles: deployed.userFiles(env),
-      idempotency: deployed.idempotency(env),
-    },
+    composeAdapters(
+      { ...env, dynamodb: dynamoDbClient, documents: documentClient, s3: s3Client },
+      { fileIds, blobs, userFiles, idempotency },
+    ),
     env,
   ),
 );

@@ -1,23 +1,24 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import * as z from 'zod';
-import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
-import { FILE_ID_SEQUENCE } from '#shared/adapters/keys.ts';
 import { addDealFile, type DealFileSource } from '#shared/deal-files/add-deal-file.ts';
 import { toDealFileRecord } from '#shared/schemas/deal-file-response.ts';
-import { DynamoDealFileRepository } from '#shared/adapters/dynamo-deal-file-repository.ts';
 import { DynamoGroupRepository } from '#shared/adapters/dynamo-group-repository.ts';
 import { addDeal, addGroup, addMember, removeMember } from '#shared/groups/manage-groups.ts';
 import { OperatorRefusal } from './operator-refusal.ts';
-import { DynamoBlockIdAllocator } from '#shared/adapters/dynamo-block-id-allocator.ts';
 import { MAX_REALTIME_TOKEN_SECONDS } from '#shared/realtime/realtime-config.ts';
 import { withNewKey } from '#shared/realtime/realtime-key-set.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import { awsStorage } from '#shared/adapters/aws-reconcile-storage.ts';
 import { reconcileStorage } from '#shared/reconcile/reconcile-storage.ts';
-import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
 import { DynamoUserItems } from '#shared/adapters/dynamo-user-items.ts';
 import { eraseUser } from '#shared/removal/erase-user.ts';
+import type { AdapterSources } from '#shared/wiring/adapter-sources.ts';
+import { blobs } from '#shared/wiring/builders/blobs.ts';
+import { dealFiles } from '#shared/wiring/builders/deal-files.ts';
+import { fileIdsInBlocksOf } from '#shared/wiring/builders/file-ids.ts';
+import { userFiles } from '#shared/wiring/builders/user-files.ts';
+import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import {
   fileTypeFlag,
   idFlag,
@@ -29,28 +30,28 @@ import {
 } from './cli-flags.ts';
 import type { StageTarget } from './stage-target.ts';
 
-/** The repositories and stores a command works through, on the chosen stage. */
+type TableSources = Pick<AdapterSources, 'documents' | 'TABLE_NAME'>;
+
+/**
+ * The repositories and stores a command works through, on the chosen stage: the service's
+ * adapters from the composition root, each built when a command first takes it, and those
+ * only the operator needs.
+ */
 export function portsOn(target: StageTarget) {
-  const { dynamodb, tableName } = target;
-  return {
-    realtimeKeys: () => target.realtimeKeys(),
-    groups: new DynamoGroupRepository(dynamodb, tableName),
-    dealFiles: new DynamoDealFileRepository(dynamodb, tableName),
-    userFiles: new DynamoUserFileRepository(dynamodb, tableName),
-    userItems: new DynamoUserItems(dynamodb, tableName),
-    blobs: new S3BlobStore(target.s3, target.bucket),
-    storage: awsStorage({
-      dynamodb,
-      tableName,
-      s3: target.s3,
-      bucket: target.bucket,
-    }),
+  return composeAdapters(target.sources, {
+    dealFiles,
+    userFiles,
+    blobs,
     // One command takes one id: a block of one wastes none.
-    ids: new DynamoBlockIdAllocator(dynamodb, tableName, {
-      sequence: FILE_ID_SEQUENCE,
-      blockSize: 1,
-    }),
-  };
+    fileIds: fileIdsInBlocksOf(1),
+    realtimeKeys: () => target.realtimeKeys(),
+    groups: ({ documents, TABLE_NAME }: TableSources) =>
+      new DynamoGroupRepository(documents(), TABLE_NAME),
+    userItems: ({ documents, TABLE_NAME }: TableSources) =>
+      new DynamoUserItems(documents(), TABLE_NAME),
+    storage: ({ documents, s3, TABLE_NAME, BUCKET_NAME }: StageTarget['sources']) =>
+      awsStorage({ dynamodb: documents(), tableName: TABLE_NAME, s3: s3(), bucket: BUCKET_NAME }),
+  });
 }
 
 type Ports = ReturnType<typeof portsOn>;
@@ -291,8 +292,7 @@ export const COMMANDS: readonly Command[] = [
     schema: z.object({
       'activate-in': secondsFlag('activate-in'),
     }),
-    run: async ({ realtimeKeys }, input) => {
-      const store = realtimeKeys();
+    run: async ({ realtimeKeys: store }, input) => {
       const lead = input['activate-in'] ?? store.rotationLeadSeconds;
       if (lead < store.minimumLeadSeconds) {
         throw new OperatorRefusal(
@@ -349,8 +349,8 @@ export const COMMANDS: readonly Command[] = [
         'added stay: they belong to their deals. Running it again is harmless.',
     },
     schema: z.object({ user: idFlag('user'), 'dry-run': switchFlag() }),
-    run: async ({ userItems, groups, blobs }, input) => {
-      const erased = await eraseUser({ items: userItems, groups, blobs }, input.user, {
+    run: async (ports, input) => {
+      const erased = await eraseUser(ports, input.user, {
         dryRun: input['dry-run'],
       });
       return {

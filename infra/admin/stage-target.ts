@@ -9,7 +9,9 @@ import { LOCAL_REGION } from '../local/emulators.ts';
 import { readStageCredentials } from '../local/stage-credentials.ts';
 import { FileKeyStore } from '#infra/local/file-key-store.ts';
 import type { RealtimeKeyStore } from '#shared/realtime/realtime-key-store.ts';
-import { SecretsManagerKeyStore } from '#shared/adapters/secrets-manager-key-store.ts';
+import { DOCUMENT_TRANSLATION } from '#shared/adapters/aws/dynamodb.ts';
+import type { AdapterSources } from '#shared/wiring/adapter-sources.ts';
+import { realtimeKeys } from '#shared/wiring/builders/realtime-keys.ts';
 import { realtimeKeysFile } from '../local/local-stage.ts';
 import { stageHome } from '../local/stage-home.ts';
 import { runningStage } from '../local/stage-lock.ts';
@@ -19,10 +21,11 @@ import { DATA_OUTPUTS, dataStackName, type StageName } from '../stages.ts';
 /** Where a command's data lives: one stage's table and bucket, and clients on them. */
 export interface StageTarget {
   readonly stage: StageName;
-  readonly tableName: string;
-  readonly bucket: string;
-  readonly dynamodb: DynamoDBDocumentClient;
-  readonly s3: S3Client;
+  /** What the composition root builds the commands' adapters on. */
+  readonly sources: Pick<
+    AdapterSources,
+    'TABLE_NAME' | 'BUCKET_NAME' | 'dynamodb' | 'documents' | 's3'
+  >;
   /** Where the stage keeps its realtime signing keys. */
   realtimeKeys(): RealtimeKeyStore & {
     /** How long after a rotation its key signs, unless told otherwise. */
@@ -33,8 +36,21 @@ export interface StageTarget {
   close(): void;
 }
 
-const document = (client: DynamoDBClient) =>
-  DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+/** The sources on one stage's table and bucket, by these clients. */
+function sourcesOn(
+  names: { readonly tableName: string; readonly bucket: string },
+  dynamodb: DynamoDBClient,
+  s3: S3Client,
+): StageTarget['sources'] {
+  const documents = DynamoDBDocumentClient.from(dynamodb, DOCUMENT_TRANSLATION);
+  return {
+    TABLE_NAME: names.tableName,
+    BUCKET_NAME: names.bucket,
+    dynamodb: () => dynamodb,
+    documents: () => documents,
+    s3: () => s3,
+  };
+}
 
 /** The local stage that `npm start` runs on this data folder, found by its stage record. */
 async function localTarget(
@@ -67,10 +83,7 @@ async function localTarget(
   const s3 = new S3Client({ ...local, ...s3ClientOptions(record.s3Endpoint) });
   return {
     stage: 'local',
-    tableName: record.tableName,
-    bucket: record.bucket,
-    dynamodb: document(dynamodb),
-    s3,
+    sources: sourcesOn({ tableName: record.tableName, bucket: record.bucket }, dynamodb, s3),
     // The local stage reads the key file whenever it changes: a new key may sign at once.
     realtimeKeys: () =>
       Object.assign(new FileKeyStore(realtimeKeysFile(dataDir)), {
@@ -103,10 +116,7 @@ async function awsTarget(stage: StageName): Promise<StageTarget> {
   const secrets = new SecretsManagerClient({});
   return {
     stage,
-    tableName,
-    bucket,
-    dynamodb: document(dynamodb),
-    s3,
+    sources: sourcesOn({ tableName, bucket }, dynamodb, s3),
     realtimeKeys: () => {
       const secretArn = outputs[DATA_OUTPUTS.realtimeKeysSecretArn];
       if (secretArn === undefined) {
@@ -116,7 +126,11 @@ async function awsTarget(stage: StageName): Promise<StageTarget> {
       }
       // Containers read the secret at most five minutes late, and verifiers may cache the
       // JWKS five minutes more: a new key signs only once both have seen it.
-      return Object.assign(new SecretsManagerKeyStore(secretArn, { client: secrets }), {
+      const store = realtimeKeys({
+        secretsManager: () => secrets,
+        REALTIME_KEYS_SECRET_ARN: secretArn,
+      });
+      return Object.assign(store, {
         rotationLeadSeconds: 900,
         minimumLeadSeconds: 600,
       });

@@ -3,17 +3,10 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DOCUMENT_TRANSLATION } from '#shared/adapters/aws/dynamodb.ts';
 import { sdkLogger } from '#shared/adapters/aws/s3.ts';
-import { DynamoBlockIdAllocator } from '#shared/adapters/dynamo-block-id-allocator.ts';
-import { DynamoDealFileRepository } from '#shared/adapters/dynamo-deal-file-repository.ts';
-import { DynamoDealRoles } from '#shared/adapters/dynamo-deal-roles.ts';
-import { DynamoDirectUploadRepository } from '#shared/adapters/dynamo-direct-upload-repository.ts';
-import { DynamoNotificationRepository } from '#shared/adapters/dynamo-notification-repository.ts';
-import { DynamoTokenBuckets } from '#shared/adapters/dynamo-token-buckets.ts';
-import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
-import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
 import { SlackWebhookChannel } from '#shared/adapters/slack-webhook-channel.ts';
-import { FILE_ID_SEQUENCE } from '#shared/adapters/keys.ts';
 import type { MessageQueue } from '#shared/queue/message-queue.ts';
+import { composeAdapters } from '#shared/wiring/composition-root.ts';
+import { SERVICE_ADAPTER_BUILDERS } from '#shared/wiring/service-adapter-builders.ts';
 import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
 import { ChatLogChannel } from './chat-log-channel.ts';
 import { LOCAL_REGION, s3ClientOptions } from './emulators.ts';
@@ -69,37 +62,38 @@ export interface LocalAdapterOptions {
 }
 
 /**
- * The local stage's adapters: the very DynamoDB and S3 adapters a deployed function runs on,
- * pointed at the emulators, and local stand-ins for what has no emulator here: SQS (an
- * in-process queue), Secrets Manager (a key file) and the chat channel (a log file, unless a
- * webhook is given). Every handler the stage runs is built on this one set.
+ * The local stage's adapters, from the one composition root: the very DynamoDB and S3
+ * adapters a deployed function runs on, pointed at the emulators, with local stand-ins for
+ * what has no emulator here: SQS (an in-process queue), Secrets Manager (a key file) and the
+ * chat channel (a log file, unless a webhook is given); and, when browsers reach the object
+ * store elsewhere, a blob store that signs its links for there. Every handler the stage runs
+ * takes its adapters from this one set, each built when a handler first takes it.
  */
 export function localAdapters(options: LocalAdapterOptions): ServiceAdapters {
   const { dynamodb, s3, s3Links } = options.clients;
   const documents = DynamoDBDocumentClient.from(dynamodb, DOCUMENT_TRANSLATION);
-  const table = options.tableName;
   const webhook = options.chatWebhookUrl;
-  return {
-    userFiles: new DynamoUserFileRepository(documents, table),
-    dealFiles: new DynamoDealFileRepository(documents, table),
-    dealRoles: new DynamoDealRoles(documents, table),
-    directUploads: new DynamoDirectUploadRepository(documents, table),
-    notifications: new DynamoNotificationRepository(documents, table),
-    fileIds: new DynamoBlockIdAllocator(documents, table, { sequence: FILE_ID_SEQUENCE }),
-    blobs:
+  const sources = {
+    TABLE_NAME: options.tableName,
+    BUCKET_NAME: options.bucket,
+    dynamodb: () => dynamodb,
+    documents: () => documents,
+    s3: () => s3,
+  };
+  return composeAdapters(sources, {
+    ...SERVICE_ADAPTER_BUILDERS,
+    blobs: (on) =>
       s3Links === undefined
-        ? new S3BlobStore(s3, options.bucket)
+        ? SERVICE_ADAPTER_BUILDERS.blobs(on)
         : new PublicLinkBlobStore(s3, s3Links, options.bucket),
-    idempotency: { client: dynamodb, tableName: table },
-    notificationQueue: options.notificationQueue,
-    deadLetters: options.deadLetters,
-    realtimeKeys: new FileKeyStore(options.realtimeKeysFile),
-    rateLimits: new DynamoTokenBuckets(documents, table),
-    chat:
+    notificationQueue: () => options.notificationQueue,
+    deadLetters: () => options.deadLetters,
+    realtimeKeys: () => new FileKeyStore(options.realtimeKeysFile),
+    chat: () =>
       webhook === undefined
         ? new ChatLogChannel(options.chatLogFile)
         : new SlackWebhookChannel(() => Promise.resolve(webhook), {
             timeoutMs: options.chatTimeoutSeconds * 1000,
           }),
-  };
+  });
 }

@@ -11,7 +11,7 @@ import type { DealFile } from './deal-file.ts';
 import type { DealFileRepository } from './deal-file-repository.ts';
 
 export interface AddDealFilePorts {
-  readonly ids: IdAllocator;
+  readonly fileIds: IdAllocator;
   readonly blobs: Pick<
     BlobStore,
     'put' | 'copy' | 'delete' | 'locationOf' | 'dealFileKey' | 'userFileKey'
@@ -50,7 +50,7 @@ export async function addDealFile(
     throw new NotFound(`deal ${deal.dealId} does not exist in group ${deal.groupId}`);
   }
   const described = await describe(ports, request);
-  const id = await ports.ids.next();
+  const id = await ports.fileIds.next();
   const key = ports.blobs.dealFileKey(deal.groupId, deal.dealId, id);
   try {
     if (source.kind === 'bytes') {

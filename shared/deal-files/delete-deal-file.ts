@@ -13,20 +13,20 @@ import type { DealFileRepository } from './deal-file-repository.ts';
  */
 export async function deleteDealFile(
   ports: {
-    readonly files: Pick<DealFileRepository, 'access' | 'delete' | 'create'>;
+    readonly dealFiles: Pick<DealFileRepository, 'access' | 'delete' | 'create'>;
     readonly blobs: Pick<BlobStore, 'delete' | 'dealFileKey'>;
   },
   request: { readonly userId: number; readonly deal: DealRef; readonly fileId: number },
 ): Promise<void> {
   const { userId, deal, fileId } = request;
-  const deleted = await withEditorAccess(ports.files, request, async (file) =>
-    (await ports.files.delete(userId, deal, fileId)) ? file : undefined,
+  const deleted = await withEditorAccess(ports.dealFiles, request, async (file) =>
+    (await ports.dealFiles.delete(userId, deal, fileId)) ? file : undefined,
   );
   const key = ports.blobs.dealFileKey(deal.groupId, deal.dealId, fileId);
   try {
     await ports.blobs.delete(key);
   } catch (error) {
-    await ports.files.create(deleted).then(
+    await ports.dealFiles.create(deleted).then(
       (restored) => {
         if (restored === 'deal-missing') {
           logger.error('A deleted deal file kept its bytes: its deal is gone', { key, error });

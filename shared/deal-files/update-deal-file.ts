@@ -15,7 +15,7 @@ export interface DealFileChanges {
  */
 export async function updateDealFile(
   ports: {
-    readonly files: Pick<DealFileRepository, 'access' | 'updateType'>;
+    readonly dealFiles: Pick<DealFileRepository, 'access' | 'updateType'>;
     readonly now?: () => Date;
   },
   request: {
@@ -26,13 +26,13 @@ export async function updateDealFile(
   },
 ): Promise<DealFile> {
   const { userId, deal, fileId, changes } = request;
-  return withEditorAccess(ports.files, request, async (file) => {
+  return withEditorAccess(ports.dealFiles, request, async (file) => {
     if (changes.type === undefined || changes.type === file.type) return file;
     const change = {
       type: changes.type,
       updatedAt: (ports.now?.() ?? new Date()).toISOString(),
     };
-    const written = await ports.files.updateType(userId, deal, fileId, change);
+    const written = await ports.dealFiles.updateType(userId, deal, fileId, change);
     return written ? { ...file, ...change } : undefined;
   });
 }

@@ -13,14 +13,14 @@ import type { DirectUploadRepository } from './direct-upload-repository.ts';
  */
 export async function cancelDirectUpload(
   ports: {
-    readonly uploads: Pick<DirectUploadRepository, 'find' | 'cancel'>;
+    readonly directUploads: Pick<DirectUploadRepository, 'find' | 'cancel'>;
     readonly blobs: BlobVersions & Pick<BlobStore, 'userFileKey' | 'directUploadKey'>;
     readonly now?: () => Date;
   },
   userId: number,
   fileId: number,
 ): Promise<void> {
-  const upload = await ports.uploads.find(userId, fileId);
+  const upload = await ports.directUploads.find(userId, fileId);
   if (upload === undefined) throw new NotFound();
   const now = ports.now?.() ?? new Date();
   const held = upload.status === 'completing' && (upload.claim?.until ?? '') >= now.toISOString();
@@ -33,5 +33,5 @@ export async function cancelDirectUpload(
     await ports.blobs.deleteVersions(await versionsOfKey(ports.blobs, key));
   }
   // A completer may have claimed it since it was read.
-  if (!(await ports.uploads.cancel(userId, fileId, now))) throw new CompletionInProgress();
+  if (!(await ports.directUploads.cancel(userId, fileId, now))) throw new CompletionInProgress();
 }

@@ -15,8 +15,8 @@ import type { DirectUpload, DirectUploadRejection } from './direct-upload.ts';
 import type { DirectUploadRepository } from './direct-upload-repository.ts';
 
 export interface CompletionPorts {
-  readonly uploads: DirectUploadRepository;
-  readonly files: Pick<UserFileRepository, 'get'>;
+  readonly directUploads: DirectUploadRepository;
+  readonly userFiles: Pick<UserFileRepository, 'get'>;
   readonly blobs: Pick<
     BlobStore,
     'head' | 'copy' | 'delete' | 'locationOf' | 'directUploadKey' | 'userFileKey'
@@ -170,12 +170,12 @@ export async function completeDirectUpload(
 ): Promise<Completion> {
   const waits = ports.waitsMs ?? BUSY_WAITS_MS;
   for (let attempt = 0; ; attempt++) {
-    const recorded = await ports.files.get(userId, fileId);
+    const recorded = await ports.userFiles.get(userId, fileId);
     if (recorded !== undefined) return { file: recorded, recordedNow: false };
-    const upload = await ports.uploads.find(userId, fileId);
+    const upload = await ports.directUploads.find(userId, fileId);
     if (upload === undefined) {
       // Someone may have completed it between the two reads.
-      const completed = await ports.files.get(userId, fileId);
+      const completed = await ports.userFiles.get(userId, fileId);
       if (completed !== undefined) return { file: completed, recordedNow: false };
       throw new NotFound();
     }
@@ -189,7 +189,7 @@ export async function completeDirectUpload(
       token: (ports.newToken ?? randomUUID)(),
       until: new Date(now.getTime() + COMPLETION_CLAIM_SECONDS * 1000).toISOString(),
     };
-    if (await ports.uploads.claim(userId, fileId, claim, now)) {
+    if (await ports.directUploads.claim(userId, fileId, claim, now)) {
       return completeClaimed(ports, upload, claim.token);
     }
     const wait = waits[attempt];
@@ -208,7 +208,7 @@ async function completeClaimed(
   const staged = ports.blobs.directUploadKey(userId, fileId);
   const key = ports.blobs.userFileKey(userId, fileId);
   const release = () =>
-    ports.uploads.release(userId, fileId, token).catch((error: unknown) => {
+    ports.directUploads.release(userId, fileId, token).catch((error: unknown) => {
       // The claim lapses on its own.
       logger.warn('Could not release a completion claim', { key: staged, error });
     });
@@ -223,7 +223,7 @@ async function completeClaimed(
     if (broken !== undefined) {
       // Refuse first, then delete: a crash in between leaves bytes the reconcile command
       // finds, never a record of bytes that are gone.
-      const refusedNow = await ports.uploads.reject(userId, fileId, broken, token);
+      const refusedNow = await ports.directUploads.reject(userId, fileId, broken, token);
       if (refusedNow) {
         logger.warn('Direct upload refused', { key: staged, size: blob.size, reason: broken });
         await discard(ports, staged, 'the bytes break the size rule');
@@ -245,7 +245,7 @@ async function completeClaimed(
     const outcome = await recordCompletion(ports, file, token);
     if (outcome === 'conflict') {
       // Our claim lapsed and another completer took over; it writes the file's bytes now.
-      const settled = await ports.files.get(userId, fileId);
+      const settled = await ports.userFiles.get(userId, fileId);
       if (settled !== undefined) return { file: settled, recordedNow: false };
       throw new CompletionInProgress();
     }
@@ -289,9 +289,9 @@ async function recordCompletion(
   token: string,
 ): Promise<'completed' | 'conflict'> {
   try {
-    return await ports.uploads.complete(file, token);
+    return await ports.directUploads.complete(file, token);
   } catch (error) {
-    const released = await ports.uploads
+    const released = await ports.directUploads
       .release(file.userId, file.id, token)
       .catch(() => undefined);
     if (released === true) {
@@ -303,7 +303,7 @@ async function recordCompletion(
       throw error;
     }
     if (released === false) {
-      const record = await settleRead(() => ports.files.get(file.userId, file.id));
+      const record = await settleRead(() => ports.userFiles.get(file.userId, file.id));
       if (record !== undefined)
         return record.createdAt === file.createdAt ? 'completed' : 'conflict';
     }
@@ -324,14 +324,14 @@ export async function judgeUploadedBytes(
   fileId: number,
 ): Promise<Completion | 'discarded'> {
   const staged = ports.blobs.directUploadKey(userId, fileId);
-  const upload = await ports.uploads.find(userId, fileId);
+  const upload = await ports.directUploads.find(userId, fileId);
   if (upload?.status === 'rejected') {
     await discard(ports, staged, 'the upload was refused');
     return 'discarded';
   }
   if (upload === undefined) {
     // Recorded (the complete call may have been first), or never started, cancelled, expired.
-    if ((await ports.files.get(userId, fileId)) === undefined) {
+    if ((await ports.userFiles.get(userId, fileId)) === undefined) {
       await discard(ports, staged, 'no upload waits for them');
     } else {
       await sweepAfterRecording(ports, userId, fileId);

@@ -41,18 +41,18 @@ export function metadataValue(text: string): string {
  */
 export async function startDirectUpload(
   ports: {
-    readonly ids: IdAllocator;
-    readonly uploads: Pick<DirectUploadRepository, 'start'>;
-    readonly signer: UploadSigner & Pick<BlobStore, 'directUploadKey'>;
+    readonly fileIds: IdAllocator;
+    readonly directUploads: Pick<DirectUploadRepository, 'start'>;
+    readonly blobs: UploadSigner & Pick<BlobStore, 'directUploadKey'>;
     readonly now?: () => Date;
   },
   request: DirectUploadRequest,
 ): Promise<DirectUploadTicket> {
   const now = ports.now?.() ?? new Date();
-  const id = await ports.ids.next();
-  const key = ports.signer.directUploadKey(request.userId, id);
+  const id = await ports.fileIds.next();
+  const key = ports.blobs.directUploadKey(request.userId, id);
   const expiresAt = new Date(now.getTime() + UPLOAD_FORM_SECONDS * 1000).toISOString();
-  await ports.uploads.start({
+  await ports.directUploads.start({
     id,
     userId: request.userId,
     name: request.name,
@@ -63,7 +63,7 @@ export async function startDirectUpload(
     expiresAt,
     status: 'pending',
   });
-  const form = await ports.signer.signUpload(key, {
+  const form = await ports.blobs.signUpload(key, {
     maxBytes: MAX_UPLOAD_BYTES,
     contentType: request.contentType,
     metadata: {

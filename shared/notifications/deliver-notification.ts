@@ -18,11 +18,11 @@ export interface DeliveryPorts {
   readonly notifications: NotificationRepository;
   readonly chat: ChatChannel;
   /** The queue the message came from: a retry puts the message off there. */
-  readonly queue: Pick<MessageQueue, 'changeVisibility'>;
+  readonly notificationQueue: Pick<MessageQueue, 'changeVisibility'>;
   /** Where a message that will not be delivered is set aside, for an operator to redrive. */
   readonly deadLetters: Pick<MessageQueue, 'send'>;
   /** The chat channel's pace, shared by every worker: a post spends one of its tokens. */
-  readonly channel: Pick<TokenBuckets, 'take' | 'holdUntil'>;
+  readonly rateLimits: Pick<TokenBuckets, 'take' | 'holdUntil'>;
   readonly now?: () => Date;
   readonly random?: () => number;
   /** Waits in place for the channel's next slot. */
@@ -78,7 +78,7 @@ async function paceChannel(
   const sleep = ports.sleep ?? ((ms: number) => sleepFor(ms));
   let waited = 0;
   for (;;) {
-    const admission = await ports.channel.take(CHANNEL, rules.channel, now());
+    const admission = await ports.rateLimits.take(CHANNEL, rules.channel, now());
     if (admission.admitted) return undefined;
     if (waited + admission.retryAfterMs > rules.paceWaitMaxMs) return admission.retryAfterMs;
     await sleep(admission.retryAfterMs);
@@ -113,7 +113,7 @@ export async function deliverNotification(
     outcome: 'retrying' | 'busy',
     delayMs: number,
   ): Promise<DeliveryResult> => {
-    await ports.queue.changeVisibility(received.receiptHandle, delayMs);
+    await ports.notificationQueue.changeVisibility(received.receiptHandle, delayMs);
     return { outcome, comeBack: true, delayMs };
   };
 
@@ -172,7 +172,7 @@ export async function deliverNotification(
  */
 async function holdChannel(ports: DeliveryPorts, rules: DeliveryRules, until: Date) {
   try {
-    await ports.channel.holdUntil(CHANNEL, rules.channel, until);
+    await ports.rateLimits.holdUntil(CHANNEL, rules.channel, until);
   } catch (error) {
     logger.warn('Could not hold the chat channel for its Retry-After', { error });
   }

@@ -14,11 +14,11 @@ import {
 import type { BucketRule, TokenBuckets } from './token-buckets.ts';
 
 export interface NotifyPorts {
-  readonly files: Pick<UserFileRepository, 'getMany'>;
+  readonly userFiles: Pick<UserFileRepository, 'getMany'>;
   readonly notifications: NotificationRepository;
-  readonly queue: Pick<MessageQueue, 'send'>;
+  readonly notificationQueue: Pick<MessageQueue, 'send'>;
   /** Each sender's allowance: a token bucket per user, spent by every call that would send. */
-  readonly allowance: { readonly buckets: Pick<TokenBuckets, 'take'>; readonly rule: BucketRule };
+  readonly rateLimits: Pick<TokenBuckets, 'take'>;
   readonly now?: () => Date;
   readonly newId?: () => string;
 }
@@ -77,20 +77,22 @@ async function recordOnce(ports: NotifyPorts, notification: SubmissionNotificati
  */
 export async function notifySubmission(
   ports: NotifyPorts,
+  /** How many calls a sender may make at once, and how fast the allowance comes back. */
+  allowance: BucketRule,
   announcement: SubmissionAnnouncement,
 ): Promise<SubmissionNotification> {
   const named = [...new Set(announcement.fileIds)];
   const ids = named.filter((id): id is number => typeof id === 'number');
   const found = new Map(
-    (await ports.files.getMany(announcement.userId, ids)).map((file) => [file.id, file]),
+    (await ports.userFiles.getMany(announcement.userId, ids)).map((file) => [file.id, file]),
   );
   const missing = named.filter((id) => typeof id === 'bigint' || !found.has(id));
   if (missing.length > 0) throw notFound(missing);
 
   const at = (ports.now ?? (() => new Date()))();
-  const admission = await ports.allowance.buckets.take(
+  const admission = await ports.rateLimits.take(
     { kind: 'notify', userId: announcement.userId },
-    ports.allowance.rule,
+    allowance,
     at,
   );
   if (!admission.admitted) throw new RateLimited(TOO_MANY_NOTIFICATIONS, admission.retryAfterMs);
@@ -109,7 +111,7 @@ export async function notifySubmission(
   });
   await recordOnce(ports, notification);
   try {
-    await ports.queue.send(
+    await ports.notificationQueue.send(
       notificationMessageBody(notification),
       notificationMessageGroup(notification.userId),
     );

@@ -18,8 +18,8 @@ const PERMISSIONS: Readonly<Record<Role, readonly RoomPermission[]>> = {
  */
 export async function issueRealtimeToken(
   ports: {
-    readonly roles: DealRoleReader;
-    readonly keys: Pick<RealtimeKeyStore, 'load'>;
+    readonly dealRoles: DealRoleReader;
+    readonly realtimeKeys: Pick<RealtimeKeyStore, 'load'>;
     readonly now?: () => Date;
   },
   config: RealtimeTokenConfig,
@@ -28,12 +28,12 @@ export async function issueRealtimeToken(
   const rooms: Room[] = [];
   for (const roomId of new Set(request.roomIds)) {
     const room = parseRoomId(roomId);
-    if (room?.environment !== config.environment) throw new NotFound();
+    if (room?.stage !== config.environment) throw new NotFound();
     rooms.push(room);
   }
   const [keys, roles] = await Promise.all([
-    ports.keys.load(),
-    ports.roles.rolesIn(request.userId, rooms),
+    ports.realtimeKeys.load(),
+    ports.dealRoles.rolesIn(request.userId, rooms),
   ]);
   const granted: Record<string, readonly RoomPermission[]> = {};
   rooms.forEach((room, i) => {

@@ -9,10 +9,10 @@ import type { RealtimeKeyStore } from './realtime-key-store.ts';
  * lifetime on a redeploy never strands tokens issued before it.
  */
 export async function realtimeJwks(ports: {
-  readonly keys: Pick<RealtimeKeyStore, 'load'>;
+  readonly realtimeKeys: Pick<RealtimeKeyStore, 'load'>;
   readonly now?: () => Date;
 }): Promise<{ keys: JWK[] }> {
-  const set = await ports.keys.load();
+  const set = await ports.realtimeKeys.load();
   const now = ports.now?.() ?? new Date();
   return { keys: publishedKeysAt(set, now, MAX_REALTIME_TOKEN_SECONDS).map(publicJwkOf) };
 }

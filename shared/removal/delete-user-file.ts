@@ -7,8 +7,8 @@ import type { UserFile } from '../user-files/user-file.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
 
 export interface DeleteUserFilePorts {
-  readonly files: Pick<UserFileRepository, 'get' | 'delete' | 'create'>;
-  readonly uploads: Pick<DirectUploadRepository, 'find' | 'cancel'>;
+  readonly userFiles: Pick<UserFileRepository, 'get' | 'delete' | 'create'>;
+  readonly directUploads: Pick<DirectUploadRepository, 'find' | 'cancel'>;
   readonly blobs: BlobVersions & Pick<BlobStore, 'userFileKey' | 'directUploadKey'>;
   readonly now?: () => Date;
 }
@@ -28,7 +28,7 @@ export async function deleteUserFile(
   userId: number,
   fileId: number,
 ): Promise<void> {
-  const file = await ports.files.get(userId, fileId);
+  const file = await ports.userFiles.get(userId, fileId);
   if (file === undefined) {
     await cancelDirectUpload(ports, userId, fileId);
     return;
@@ -37,7 +37,7 @@ export async function deleteUserFile(
   const versions = await versionsOfKey(ports.blobs, key);
   const current: BlobVersion[] = versions.filter((version) => version.isLatest);
   await ports.blobs.deleteVersions(versions.filter((version) => !version.isLatest));
-  const deleted = await ports.files.delete(userId, fileId);
+  const deleted = await ports.userFiles.delete(userId, fileId);
   try {
     // Nothing came back when the record was gone already: a concurrent delete took it, or
     // ours landed and lost its answer to a retry. Either way its bytes go now.
@@ -79,7 +79,7 @@ async function restore(
     logger.error('A deleted file kept its bytes', { key, error });
     return;
   }
-  await ports.files.create(deleted).catch((restoreError: unknown) => {
+  await ports.userFiles.create(deleted).catch((restoreError: unknown) => {
     logger.error('A deleted file kept its bytes: its record could not come back', {
       key,
       error,

@@ -19,7 +19,7 @@ export interface Erasure {
 }
 
 export interface ErasePorts {
-  readonly items: UserItems;
+  readonly userItems: UserItems;
   readonly groups: Pick<GroupRepository, 'membershipsOf' | 'removeMember'>;
   readonly blobs: BlobVersions & Pick<BlobStore, 'userKeyPrefixes'>;
 }
@@ -49,14 +49,14 @@ export async function eraseUser(
   options: { readonly dryRun: boolean },
 ): Promise<Erasure> {
   const memberships = await ports.groups.membershipsOf(userId);
-  const items = await ports.items.itemsOf(userId);
+  const items = await ports.userItems.itemsOf(userId);
   const versions: BlobVersion[] = [];
   for (const prefix of ports.blobs.userKeyPrefixes(userId)) {
     for await (const page of ports.blobs.versionsUnder(prefix)) versions.push(...page);
   }
   if (!options.dryRun) {
     for (const { groupId } of memberships) await ports.groups.removeMember(groupId, userId);
-    await ports.items.deleteItems(items);
+    await ports.userItems.deleteItems(items);
     await ports.blobs.deleteVersions(versions);
   }
   return {

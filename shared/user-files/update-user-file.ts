@@ -15,13 +15,13 @@ export interface UserFileChanges {
  */
 export async function updateUserFile(
   ports: {
-    readonly files: Pick<UserFileRepository, 'get' | 'update'>;
+    readonly userFiles: Pick<UserFileRepository, 'get' | 'update'>;
     readonly now?: () => Date;
   },
   request: { readonly userId: number; readonly fileId: number; readonly changes: UserFileChanges },
 ): Promise<UserFile> {
   const { userId, fileId, changes } = request;
-  const file = await ports.files.get(userId, fileId);
+  const file = await ports.userFiles.get(userId, fileId);
   if (file === undefined) throw new NotFound();
   const name = changes.name !== undefined && changes.name !== file.name ? changes.name : undefined;
   const isArchived =
@@ -29,7 +29,7 @@ export async function updateUserFile(
       ? changes.isArchived
       : undefined;
   if (name === undefined && isArchived === undefined) return file;
-  const updated = await ports.files.update(userId, fileId, {
+  const updated = await ports.userFiles.update(userId, fileId, {
     ...(name === undefined ? {} : { name }),
     ...(isArchived === undefined ? {} : { isArchived }),
     updatedAt: (ports.now?.() ?? new Date()).toISOString(),

@@ -7,9 +7,9 @@ import type { UserFile } from './user-file.ts';
 import type { UserFileRepository } from './user-file-repository.ts';
 
 export interface UploadPorts {
-  readonly ids: IdAllocator;
+  readonly fileIds: IdAllocator;
   readonly blobs: Pick<BlobStore, 'put' | 'delete' | 'locationOf' | 'userFileKey'>;
-  readonly files: Pick<UserFileRepository, 'create' | 'get'>;
+  readonly userFiles: Pick<UserFileRepository, 'create' | 'get'>;
   readonly now?: () => Date;
 }
 
@@ -40,7 +40,7 @@ const sameFile = (a: UserFile, b: UserFile): boolean =>
  * without a record are safer than a record without bytes.
  */
 export async function recordUserFile(
-  ports: Pick<UploadPorts, 'blobs' | 'files' | 'now'>,
+  ports: Pick<UploadPorts, 'blobs' | 'userFiles' | 'now'>,
   upload: Omit<NewUserFile, 'content' | 'contentType'> & { id: number; size: number },
 ): Promise<UserFile> {
   const key = ports.blobs.userFileKey(upload.userId, upload.id);
@@ -56,9 +56,9 @@ export async function recordUserFile(
     location: ports.blobs.locationOf(key),
   };
   try {
-    await ports.files.create(file);
+    await ports.userFiles.create(file);
   } catch (error) {
-    const record = await settleRead(() => ports.files.get(file.userId, file.id)).then(
+    const record = await settleRead(() => ports.userFiles.get(file.userId, file.id)).then(
       (found) => (found === undefined ? 'none' : sameFile(found, file) ? 'ours' : 'other'),
       () => 'unknown' as const,
     );
@@ -74,7 +74,7 @@ export async function recordUserFile(
 
 /** Stores the bytes, then the record: never a record for bytes that failed to store. */
 export async function uploadUserFile(ports: UploadPorts, upload: NewUserFile): Promise<UserFile> {
-  const id = await ports.ids.next();
+  const id = await ports.fileIds.next();
   await ports.blobs.put(ports.blobs.userFileKey(upload.userId, id), upload.content, {
     contentType: upload.contentType,
   });

@@ -7,15 +7,15 @@ export const DOWNLOAD_LINK_SECONDS = 5 * 60;
 /** A link that downloads the owner's file under its original name; valid five minutes. */
 export async function userFileDownloadLink(
   ports: {
-    readonly files: Pick<UserFileRepository, 'get'>;
-    readonly signer: DownloadSigner & Pick<BlobStore, 'userFileKey'>;
+    readonly userFiles: Pick<UserFileRepository, 'get'>;
+    readonly blobs: DownloadSigner & Pick<BlobStore, 'userFileKey'>;
   },
   userId: number,
   fileId: number,
 ): Promise<string> {
-  const file = await ports.files.get(userId, fileId);
+  const file = await ports.userFiles.get(userId, fileId);
   if (file === undefined) throw new NotFound();
-  return ports.signer.signDownload(ports.signer.userFileKey(userId, fileId), {
+  return ports.blobs.signDownload(ports.blobs.userFileKey(userId, fileId), {
     downloadName: file.name,
     expiresInSeconds: DOWNLOAD_LINK_SECONDS,
   });

@@ -13,9 +13,10 @@ import type { RealtimeKeyStore } from '../realtime/realtime-key-store.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
 
 /**
- * Every adapter a function may run on. A handler module's `createHandler` takes the ones it
- * needs: on Lambda its entry builds them from the function's environment
- * (`deployed-adapters.ts`); the local stage builds the whole set once, on its emulators.
+ * Every adapter a function may run on, by the names ports have everywhere. A handler module's
+ * `createHandler` takes the ones it needs, composed by `composeAdapters`
+ * (`composition-root.ts`): on Lambda from the function's environment and the container's
+ * clients; on the local stage, in the CLI and in the bench from their own sources.
  */
 export interface ServiceAdapters {
   readonly userFiles: UserFileRepository;

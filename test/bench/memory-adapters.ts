@@ -1,7 +1,8 @@
 /**
  * Ports answered from memory, for the CPU bench: each answers at once with what it holds,
  * so the time a handler takes is its own. Only what the benched routes call is here; any
- * other method throws, so a route that starts calling one shows up at once.
+ * other method throws, so a route that starts calling one shows up at once. They are built
+ * by the composition root, as every other set is, in place of its builders.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { userFileObjectKey } from '#shared/adapters/keys.ts';
@@ -11,6 +12,8 @@ import type { DealRef, Role } from '#shared/groups/group.ts';
 import type { RealtimeKeySet } from '#shared/realtime/realtime-key-set.ts';
 import type { SubmissionNotification } from '#shared/notifications/submission-notification.ts';
 import type { UserFile } from '#shared/user-files/user-file.ts';
+import { idempotency } from '#shared/wiring/builders/idempotency.ts';
+import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
 
 /** `methods`, typed as the whole port: any method left out throws when called. */
@@ -64,70 +67,79 @@ export function memoryAdapters(state: MemoryState): ServiceAdapters {
     state.dealFiles.find(
       (file) => file.groupId === deal.groupId && file.dealId === deal.dealId && file.id === fileId,
     );
-  return {
-    userFiles: onlyThese('userFiles', {
-      listByOwner: (userId, options) =>
-        Promise.resolve(
-          pageOf(
-            state.userFiles.filter((file) => file.userId === userId),
-            options,
-          ),
-        ),
-      get: (userId, fileId) =>
-        Promise.resolve(state.userFiles.find((f) => f.userId === userId && f.id === fileId)),
-      getMany: (userId, fileIds) => {
-        const wanted = new Set(fileIds);
-        return Promise.resolve(
-          state.userFiles.filter((file) => file.userId === userId && wanted.has(file.id)),
-        );
-      },
-      // Kept nowhere: a bench of many uploads would otherwise grow without end.
-      create: () => Promise.resolve(),
-    }),
-    dealFiles: onlyThese('dealFiles', {
-      access: (_userId, deal, fileId) =>
-        Promise.resolve({
-          role: state.deals.has(`${String(deal.groupId)}:${String(deal.dealId)}`)
-            ? state.roles.get(deal.groupId)
-            : undefined,
-          file: fileId === undefined ? undefined : dealFile(deal, fileId),
-        }),
-      get: (deal, fileId) => Promise.resolve(dealFile(deal, fileId)),
-      updateType: (_editorId, deal, fileId) =>
-        Promise.resolve(dealFile(deal, fileId) !== undefined),
-    }),
-    dealRoles: onlyThese('dealRoles', {
-      rolesIn: (_userId, deals) =>
-        Promise.resolve(
-          deals.map((deal) =>
-            state.deals.has(`${String(deal.groupId)}:${String(deal.dealId)}`)
-              ? state.roles.get(deal.groupId)
-              : undefined,
-          ),
-        ),
-    }),
-    directUploads: onlyThese('directUploads', {}),
-    notifications: onlyThese('notifications', {
-      create: (notification) => {
-        notifications.set(notification.notificationId, notification);
-        return Promise.resolve();
-      },
-      get: (ref) => Promise.resolve(notifications.get(ref.notificationId)),
-    }),
-    fileIds: onlyThese('fileIds', { next: () => Promise.resolve(nextId++) }),
-    blobs: onlyThese('blobs', {
-      // Kept nowhere, as `create` above: the bench only needs the call answered.
-      put: () => Promise.resolve(),
-      userFileKey: userFileObjectKey,
-      locationOf: (key) => `s3://bench-bucket/${key}`,
-    }),
+  return composeAdapters(
     // Used only for a request with an Idempotency-Key, which the bench never sends.
-    idempotency: { client: new DynamoDBClient({ region: 'eu-west-1' }), tableName: 'bench' },
-    notificationQueue: onlyThese('notificationQueue', { send: () => Promise.resolve() }),
-    deadLetters: onlyThese('deadLetters', {}),
-    realtimeKeys: onlyThese('realtimeKeys', { load: () => Promise.resolve(state.keys) }),
-    chat: onlyThese('chat', {}),
-    // Every call admitted: the bench measures the handler, not an allowance it runs out of.
-    rateLimits: onlyThese('rateLimits', { take: () => Promise.resolve({ admitted: true }) }),
-  };
+    { dynamodb: () => new DynamoDBClient({ region: 'eu-west-1' }), TABLE_NAME: 'bench' },
+    {
+      userFiles: () =>
+        onlyThese('userFiles', {
+          listByOwner: (userId, options) =>
+            Promise.resolve(
+              pageOf(
+                state.userFiles.filter((file) => file.userId === userId),
+                options,
+              ),
+            ),
+          get: (userId, fileId) =>
+            Promise.resolve(state.userFiles.find((f) => f.userId === userId && f.id === fileId)),
+          getMany: (userId, fileIds) => {
+            const wanted = new Set(fileIds);
+            return Promise.resolve(
+              state.userFiles.filter((file) => file.userId === userId && wanted.has(file.id)),
+            );
+          },
+          // Kept nowhere: a bench of many uploads would otherwise grow without end.
+          create: () => Promise.resolve(),
+        }),
+      dealFiles: () =>
+        onlyThese('dealFiles', {
+          access: (_userId, deal, fileId) =>
+            Promise.resolve({
+              role: state.deals.has(`${String(deal.groupId)}:${String(deal.dealId)}`)
+                ? state.roles.get(deal.groupId)
+                : undefined,
+              file: fileId === undefined ? undefined : dealFile(deal, fileId),
+            }),
+          get: (deal, fileId) => Promise.resolve(dealFile(deal, fileId)),
+          updateType: (_editorId, deal, fileId) =>
+            Promise.resolve(dealFile(deal, fileId) !== undefined),
+        }),
+      dealRoles: () =>
+        onlyThese('dealRoles', {
+          rolesIn: (_userId, deals) =>
+            Promise.resolve(
+              deals.map((deal) =>
+                state.deals.has(`${String(deal.groupId)}:${String(deal.dealId)}`)
+                  ? state.roles.get(deal.groupId)
+                  : undefined,
+              ),
+            ),
+        }),
+      directUploads: () => onlyThese('directUploads', {}),
+      notifications: () =>
+        onlyThese('notifications', {
+          create: (notification) => {
+            notifications.set(notification.notificationId, notification);
+            return Promise.resolve();
+          },
+          get: (ref) => Promise.resolve(notifications.get(ref.notificationId)),
+        }),
+      fileIds: () => onlyThese('fileIds', { next: () => Promise.resolve(nextId++) }),
+      blobs: () =>
+        onlyThese('blobs', {
+          // Kept nowhere, as `create` above: the bench only needs the call answered.
+          put: () => Promise.resolve(),
+          userFileKey: userFileObjectKey,
+          locationOf: (key) => `s3://bench-bucket/${key}`,
+        }),
+      idempotency,
+      notificationQueue: () => onlyThese('notificationQueue', { send: () => Promise.resolve() }),
+      deadLetters: () => onlyThese('deadLetters', {}),
+      realtimeKeys: () => onlyThese('realtimeKeys', { load: () => Promise.resolve(state.keys) }),
+      chat: () => onlyThese('chat', {}),
+      // Every call admitted: the bench measures the handler, not an allowance it runs out of.
+      rateLimits: () =>
+        onlyThese('rateLimits', { take: () => Promise.resolve({ admitted: true }) }),
+    },
+  );
 }

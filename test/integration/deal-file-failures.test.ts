@@ -41,7 +41,7 @@ const dealFiles = new DynamoDealFileRepository(dynamodb, name);
 const groups = new DynamoGroupRepository(dynamodb, name);
 const blobs = new S3BlobStore(s3, name);
 const addPorts = {
-  ids: new DynamoBlockIdAllocator(dynamodb, name, { sequence: 'file', blockSize: 1 }),
+  fileIds: new DynamoBlockIdAllocator(dynamodb, name, { sequence: 'file', blockSize: 1 }),
   blobs,
   groups,
   dealFiles,
@@ -196,7 +196,7 @@ describe('a change between the access read and the write: the write holds to wha
       const before = await dealFileItems(g);
       await expect(
         updateDealFile(
-          { files: racedAfterFirstRead(race(g)) },
+          { dealFiles: racedAfterFirstRead(race(g)) },
           {
             userId: EDITOR,
             deal: { groupId: g, dealId: 1 },
@@ -214,7 +214,7 @@ describe('a change between the access read and the write: the write holds to wha
     const before = await stored();
     await expect(
       deleteDealFile(
-        { files: racedAfterFirstRead(demote(14)), blobs },
+        { dealFiles: racedAfterFirstRead(demote(14)), blobs },
         { userId: EDITOR, deal: { groupId: 14, dealId: 1 }, fileId: file.id },
       ),
     ).rejects.toBeInstanceOf(AccessDenied);
@@ -230,7 +230,7 @@ describe('delete: record first, then the object', () => {
     const before = await stored();
     await expect(
       deleteDealFile(
-        { files: failing(dealFiles, 'delete'), blobs },
+        { dealFiles: failing(dealFiles, 'delete'), blobs },
         { userId: EDITOR, deal: { groupId: 20, dealId: 1 }, fileId: file.id },
       ),
     ).rejects.toThrow('injected');
@@ -242,14 +242,14 @@ describe('delete: record first, then the object', () => {
     const before = await stored();
     await expect(
       deleteDealFile(
-        { files: dealFiles, blobs: failing(blobs, 'delete') },
+        { dealFiles: dealFiles, blobs: failing(blobs, 'delete') },
         { userId: EDITOR, deal: { groupId: 21, dealId: 1 }, fileId: file.id },
       ),
     ).rejects.toThrow('injected: delete failed');
     expect(await stored()).toEqual(before);
     // A retry, with S3 back, finishes it.
     await deleteDealFile(
-      { files: dealFiles, blobs },
+      { dealFiles: dealFiles, blobs },
       { userId: EDITOR, deal: { groupId: 21, dealId: 1 }, fileId: file.id },
     );
     const after = await stored();
@@ -261,7 +261,7 @@ describe('delete: record first, then the object', () => {
     const file = await seed(22);
     await expect(
       deleteDealFile(
-        { files: failing(dealFiles, 'create'), blobs: failing(blobs, 'delete') },
+        { dealFiles: failing(dealFiles, 'create'), blobs: failing(blobs, 'delete') },
         { userId: EDITOR, deal: { groupId: 22, dealId: 1 }, fileId: file.id },
       ),
     ).rejects.toThrow('injected: delete failed');

@@ -22,11 +22,11 @@ import { emulatorClients } from '#test/support/test-stage.ts';
 
 const { dynamodb, s3, dynamodbEndpoint, s3Endpoint, s3Credentials } = emulatorClients();
 const name = `discards-${randomUUID().slice(0, 8)}`;
-const ids = new DynamoBlockIdAllocator(dynamodb, name, { sequence: 'file', blockSize: 10 });
+const fileIds = new DynamoBlockIdAllocator(dynamodb, name, { sequence: 'file', blockSize: 10 });
 const blobs = new S3BlobStore(s3, name);
 const ports = {
-  uploads: new DynamoDirectUploadRepository(dynamodb, name),
-  files: new DynamoUserFileRepository(dynamodb, name),
+  directUploads: new DynamoDirectUploadRepository(dynamodb, name),
+  userFiles: new DynamoUserFileRepository(dynamodb, name),
   blobs,
 };
 
@@ -50,7 +50,7 @@ function infoLines() {
 /** A direct upload whose form has sent `bytes`. */
 async function uploaded(userId: number, bytes: string) {
   const ticket = await startDirectUpload(
-    { ids, uploads: ports.uploads, signer: blobs },
+    { fileIds, directUploads: ports.directUploads, blobs },
     { userId, name: 'd.pdf', type: 'deck', filesize: bytes.length, contentType: 'application/pdf' },
   );
   await blobs.put(ticket.key, Buffer.from(bytes), { contentType: 'application/pdf' });

@@ -45,7 +45,7 @@ const rules: DeliveryRules = {
   paceWaitMaxMs: 5000,
 };
 /** An allowance no test here runs out of; the limit's own tests are in token-buckets.test.ts. */
-const allowance = { buckets, rule: { perSecond: 1000, burst: 1000 } };
+const allowance = { perSecond: 1000, burst: 1000 };
 
 let receiver: WebhookReceiver;
 beforeAll(async () => {
@@ -68,7 +68,7 @@ function queues() {
   return {
     putOff,
     setAside,
-    queue: {
+    notificationQueue: {
       changeVisibility: (receiptHandle: string, delayMs: number) => {
         putOff.push({ receiptHandle, delayMs });
         return Promise.resolve();
@@ -104,12 +104,13 @@ async function queuedNotification(userId: number, table = name) {
   const sent: string[] = [];
   const notification = await notifySubmission(
     {
-      files: table === name ? files : new DynamoUserFileRepository(dynamodb, table),
+      userFiles: table === name ? files : new DynamoUserFileRepository(dynamodb, table),
       notifications:
         table === name ? notifications : new DynamoNotificationRepository(dynamodb, table),
-      queue: { send: (body) => Promise.resolve(void sent.push(body)) },
-      allowance: { buckets: new DynamoTokenBuckets(dynamodb, table), rule: allowance.rule },
+      notificationQueue: { send: (body) => Promise.resolve(void sent.push(body)) },
+      rateLimits: new DynamoTokenBuckets(dynamodb, table),
     },
+    allowance,
     { userId, fileIds: [1], fundName: 'F', message: null },
   );
   return { notification, body: sent[0] ?? '' };
@@ -134,7 +135,7 @@ describe('deliverNotification: never two messages for one notify call', () => {
   it('two deliveries of one message at once: one posts, the other is put off', async () => {
     const { notification, body } = await queuedNotification(1);
     const q = queues();
-    const ports = { notifications, chat: chat(), ...q, channel: buckets };
+    const ports = { notifications, chat: chat(), ...q, rateLimits: buckets };
     const results = await Promise.all([
       deliverNotification(ports, rules, received(body)),
       deliverNotification(ports, rules, received(body)),
@@ -161,7 +162,7 @@ describe('deliverNotification: never two messages for one notify call', () => {
           : (Reflect.get(target, property, receiver) as unknown),
     });
     const result = await deliverNotification(
-      { notifications: flaky, chat: chat(), ...queues(), channel: buckets },
+      { notifications: flaky, chat: chat(), ...queues(), rateLimits: buckets },
       rules,
       received(body),
     );
@@ -176,7 +177,7 @@ describe('deliverNotification: never two messages for one notify call', () => {
     await notifications.claim(notification, 0, now, new Date(now.getTime() + 10_000), true);
     const q = queues();
     const result = await deliverNotification(
-      { notifications, chat: chat(), ...q, channel: buckets, now: () => now },
+      { notifications, chat: chat(), ...q, rateLimits: buckets, now: () => now },
       rules,
       received(body, 2),
     );
@@ -190,7 +191,7 @@ describe('deliverNotification: never two messages for one notify call', () => {
     const died = new Date(Date.now() - 60_000);
     await notifications.claim(notification, 0, died, new Date(died.getTime() + 15_000), true);
     const q = queues();
-    const ports = { notifications, chat: chat(), ...q, channel: buckets };
+    const ports = { notifications, chat: chat(), ...q, rateLimits: buckets };
     expect(await deliverNotification(ports, rules, received(body, 2))).toEqual({
       outcome: 'unconfirmed',
     });
@@ -207,7 +208,7 @@ describe('deliverNotification: never two messages for one notify call', () => {
 
   it('a message that names no notification is set aside; one whose record is gone is dropped', async () => {
     const q = queues();
-    const ports = { notifications, chat: chat(), ...q, channel: buckets };
+    const ports = { notifications, chat: chat(), ...q, rateLimits: buckets };
     expect(await deliverNotification(ports, rules, received('{"user_id":"x"}'))).toEqual({
       outcome: 'failed',
     });
@@ -223,7 +224,7 @@ describe('deliverNotification: never two messages for one notify call', () => {
     const { notification, body } = await queuedNotification(5);
     receiver.answer({ status: 429, headers: { 'retry-after': '60' } });
     const q = queues();
-    const ports = { notifications, chat: chat(), ...q, channel: buckets };
+    const ports = { notifications, chat: chat(), ...q, rateLimits: buckets };
     const first = await deliverNotification(ports, rules, received(body, 1));
     expect(first).toEqual({ outcome: 'retrying', comeBack: true, delayMs: 60_000 });
     const duplicate = await deliverNotification(ports, rules, received(body, 1));
@@ -249,7 +250,7 @@ describe('deliverNotification: never two messages for one notify call', () => {
     };
     expect(
       await deliverNotification(
-        { notifications, chat: judgedDead, ...q, channel: buckets },
+        { notifications, chat: judgedDead, ...q, rateLimits: buckets },
         rules,
         received(body, 5),
       ),
@@ -271,7 +272,7 @@ describe('deliverNotification: never two messages for one notify call', () => {
         notifications,
         chat: chat(),
         ...q,
-        channel: buckets,
+        rateLimits: buckets,
         now: () => new Date(at),
       };
       outcomes.push((await deliverNotification(ports, rules, received(body, receive))).outcome);
@@ -297,7 +298,7 @@ describe('deliverNotification: never two messages for one notify call', () => {
     const q = queues();
     expect(
       await deliverNotification(
-        { notifications, chat: unconfigured, ...q, channel: buckets },
+        { notifications, chat: unconfigured, ...q, rateLimits: buckets },
         rules,
         received(body),
       ),
@@ -325,11 +326,12 @@ describe('notifySubmission: nothing half-written', () => {
     await expect(
       notifySubmission(
         {
-          files,
+          userFiles: files,
           notifications,
-          queue: failing({ send: () => Promise.resolve() }, 'send'),
-          allowance,
+          notificationQueue: failing({ send: () => Promise.resolve() }, 'send'),
+          rateLimits: buckets,
         },
+        allowance,
         { userId: 20, fileIds: [1], fundName: null, message: null },
       ),
     ).rejects.toThrow('injected: send failed');
@@ -350,7 +352,8 @@ describe('notifySubmission: nothing half-written', () => {
       },
     };
     const notification = await notifySubmission(
-      { files, notifications, queue: lostAnswer, allowance },
+      { userFiles: files, notifications, notificationQueue: lostAnswer, rateLimits: buckets },
+      allowance,
       { userId: 20, fileIds: [1], fundName: null, message: null },
     );
     expect(await notifications.get(notification)).toMatchObject({ status: 'sending' });
@@ -361,11 +364,12 @@ describe('notifySubmission: nothing half-written', () => {
     const sent: string[] = [];
     const notification = await notifySubmission(
       {
-        files,
+        userFiles: files,
         notifications: answerLost(notifications, 'create'),
-        queue: { send: (body) => Promise.resolve(void sent.push(body)) },
-        allowance,
+        notificationQueue: { send: (body) => Promise.resolve(void sent.push(body)) },
+        rateLimits: buckets,
       },
+      allowance,
       { userId: 20, fileIds: [1], fundName: null, message: null },
     );
     expect(await notifications.get(notification)).toMatchObject({ status: 'queued' });
@@ -377,11 +381,12 @@ describe('notifySubmission: nothing half-written', () => {
     await expect(
       notifySubmission(
         {
-          files,
+          userFiles: files,
           notifications: failing(notifications, 'create'),
-          queue: { send: (body) => Promise.resolve(void sent.push(body)) },
-          allowance,
+          notificationQueue: { send: (body) => Promise.resolve(void sent.push(body)) },
+          rateLimits: buckets,
         },
+        allowance,
         { userId: 20, fileIds: [1], fundName: null, message: null },
       ),
     ).rejects.toThrow('injected: create failed');
@@ -452,7 +457,7 @@ describe('DELIVERY_TRANSITIONS: the table the worker follows', () => {
       );
       const q = queues();
       await deliverNotification(
-        { notifications, chat: post(answer), ...q, channel: buckets },
+        { notifications, chat: post(answer), ...q, rateLimits: buckets },
         rules,
         received(body, tryNo),
       );
@@ -525,7 +530,7 @@ describe("the channel's pace: one post a slot, over every worker", () => {
       notifications: pacedNotifications,
       chat: chat(),
       ...queues(),
-      channel: pacedBuckets,
+      rateLimits: pacedBuckets,
       now: time.now,
       sleep: time.sleep,
     });
@@ -548,7 +553,7 @@ describe("the channel's pace: one post a slot, over every worker", () => {
       notifications: pacedNotifications,
       chat: chat(),
       ...q,
-      channel: pacedBuckets,
+      rateLimits: pacedBuckets,
       now: time.now,
       sleep: time.sleep,
     };

@@ -24,10 +24,10 @@ const dynamoClient = new DynamoDBClient({
 });
 const name = `faults-${randomUUID().slice(0, 8)}`;
 
-const ids = new DynamoBlockIdAllocator(dynamodb, name, { sequence: 'file', blockSize: 10 });
+const fileIds = new DynamoBlockIdAllocator(dynamodb, name, { sequence: 'file', blockSize: 10 });
 const blobs = new S3BlobStore(s3, name);
-const files = new DynamoUserFileRepository(dynamodb, name);
-const uploads = new DynamoDirectUploadRepository(dynamodb, name);
+const userFiles = new DynamoUserFileRepository(dynamodb, name);
+const directUploads = new DynamoDirectUploadRepository(dynamodb, name);
 
 const stored = () => storedIn(dynamodb, s3, name);
 
@@ -73,7 +73,7 @@ describe('an upload leaves nothing behind, whichever write fails', () => {
   it('writes no record when the bytes fail to store', async () => {
     const before = await stored();
     await expect(
-      uploadUserFile({ ids, blobs: failing(blobs, 'put'), files }, newFile(1)),
+      uploadUserFile({ fileIds, blobs: failing(blobs, 'put'), userFiles }, newFile(1)),
     ).rejects.toThrow('injected');
     expect(await stored()).toEqual(before);
   });
@@ -81,14 +81,14 @@ describe('an upload leaves nothing behind, whichever write fails', () => {
   it('deletes the bytes when the record fails to write', async () => {
     const before = await stored();
     await expect(
-      uploadUserFile({ ids, blobs, files: failing(files, 'create') }, newFile(2)),
+      uploadUserFile({ fileIds, blobs, userFiles: failing(userFiles, 'create') }, newFile(2)),
     ).rejects.toThrow('injected');
     expect(await stored()).toEqual(before);
   });
 
   it('completes when the record landed but its answer was lost', async () => {
     const file = await uploadUserFile(
-      { ids, blobs, files: answerLost(files, 'create') },
+      { fileIds, blobs, userFiles: answerLost(userFiles, 'create') },
       newFile(4),
     );
     const after = await stored();
@@ -97,9 +97,9 @@ describe('an upload leaves nothing behind, whichever write fails', () => {
   });
 
   it('keeps the bytes when neither the write nor the read back can be trusted', async () => {
-    const blind = failing(failing(files, 'create'), 'get');
+    const blind = failing(failing(userFiles, 'create'), 'get');
     const before = await stored();
-    await expect(uploadUserFile({ ids, blobs, files: blind }, newFile(5))).rejects.toThrow(
+    await expect(uploadUserFile({ fileIds, blobs, userFiles: blind }, newFile(5))).rejects.toThrow(
       'injected: create failed',
     );
     const after = await stored();
@@ -154,17 +154,25 @@ describe('an Idempotency-Key repeated while the first request runs', () => {
 describe('a direct upload becomes a record exactly once, or not at all', () => {
   it('records nothing and keeps the upload pending when the transaction fails', async () => {
     const ticket = await startDirectUpload(
-      { ids, uploads, signer: blobs },
+      { fileIds, directUploads, blobs },
       { userId: 4, name: 'n.pdf', type: 'deck', filesize: 5, contentType: 'application/pdf' },
     );
     await blobs.put(ticket.key, Buffer.from('12345'), { contentType: 'application/pdf' });
     const before = await stored();
     await expect(
-      completeDirectUpload({ uploads: failing(uploads, 'complete'), files, blobs }, 4, ticket.id),
+      completeDirectUpload(
+        { directUploads: failing(directUploads, 'complete'), userFiles, blobs },
+        4,
+        ticket.id,
+      ),
     ).rejects.toThrow('injected');
     expect(await stored()).toEqual(before);
     // A retry (Lambda retries the S3 event) completes it.
-    const completion = await completeDirectUpload({ uploads, files, blobs }, 4, ticket.id);
+    const completion = await completeDirectUpload(
+      { directUploads, userFiles, blobs },
+      4,
+      ticket.id,
+    );
     expect(completion).toMatchObject({
       file: { id: ticket.id, userId: 4, filesize: 5, name: 'n.pdf' },
       recordedNow: true,
@@ -173,7 +181,7 @@ describe('a direct upload becomes a record exactly once, or not at all', () => {
 
   it('refuses bytes that changed between its read and its copy, by the copy itself', async () => {
     const ticket = await startDirectUpload(
-      { ids, uploads, signer: blobs },
+      { fileIds, directUploads, blobs },
       { userId: 6, name: 'c.pdf', type: 'deck', filesize: 5, contentType: 'application/pdf' },
     );
     await blobs.put(ticket.key, Buffer.from('first'), { contentType: 'application/pdf' });
@@ -191,30 +199,42 @@ describe('a direct upload becomes a record exactly once, or not at all', () => {
           : (Reflect.get(target, property, receiver) as unknown),
     });
     await expect(
-      completeDirectUpload({ uploads, files, blobs: writtenBetween }, 6, ticket.id),
+      completeDirectUpload({ directUploads, userFiles, blobs: writtenBetween }, 6, ticket.id),
     ).rejects.toThrow('The file changed while it was being completed; complete it again');
     // Nothing copied, nothing recorded, the upload pending again.
     expect(await stored()).toEqual(before);
-    const completion = await completeDirectUpload({ uploads, files, blobs }, 6, ticket.id);
+    const completion = await completeDirectUpload(
+      { directUploads, userFiles, blobs },
+      6,
+      ticket.id,
+    );
     expect(completion.file).toMatchObject({ id: ticket.id, filesize: 9 });
   });
 
   it('keeps the object when refusing it fails, so a retry can refuse it', async () => {
     const ticket = await startDirectUpload(
-      { ids, uploads, signer: blobs },
+      { fileIds, directUploads, blobs },
       { userId: 5, name: 'e.pdf', type: 'deck', filesize: 1, contentType: 'application/pdf' },
     );
     await blobs.put(ticket.key, Buffer.alloc(0), { contentType: 'application/pdf' });
     await expect(
-      completeDirectUpload({ uploads: failing(uploads, 'reject'), files, blobs }, 5, ticket.id),
+      completeDirectUpload(
+        { directUploads: failing(directUploads, 'reject'), userFiles, blobs },
+        5,
+        ticket.id,
+      ),
     ).rejects.toThrow('injected');
     expect((await stored()).objects).toContain(ticket.key);
     // The call whose write refused it is told so (it alone counts the refusal); later ones not.
-    await expect(completeDirectUpload({ uploads, files, blobs }, 5, ticket.id)).rejects.toThrow(
+    await expect(
+      completeDirectUpload({ directUploads, userFiles, blobs }, 5, ticket.id),
+    ).rejects.toThrow(
       expect.objectContaining({ message: 'The uploaded file is empty', refusedNow: true }),
     );
     expect((await stored()).objects).not.toContain(ticket.key);
-    await expect(completeDirectUpload({ uploads, files, blobs }, 5, ticket.id)).rejects.toThrow(
+    await expect(
+      completeDirectUpload({ directUploads, userFiles, blobs }, 5, ticket.id),
+    ).rejects.toThrow(
       expect.objectContaining({ message: 'The uploaded file is empty', refusedNow: false }),
     );
   });
