@@ -37,25 +37,27 @@ const wholeNumber = (min: number, max: number) => z.coerce.number().int().min(mi
 
 const httpsUrl = z.url({ protocol: /^https$/, error: 'must be an https:// URL' });
 
-/** The settings an operator may set per stage; every one has a default or is required. */
+/**
+ * The settings an operator may set per stage; every one has a default or is required. A
+ * setting that a function reads is named after its variable (`realtimeTokenSeconds` is
+ * REALTIME_TOKEN_SECONDS) and takes that variable's rule from shared/config/environment.ts.
+ */
 const StageSettingsSchema = z.strictObject({
   /** The JWT authorizer's issuer: an https URL serving OpenID discovery. */
   jwtIssuer: httpsUrl,
   /** The `aud` values the authorizer accepts. */
   jwtAudience: list(z.string().min(1)),
-  /** The claim that holds the caller's user id. */
-  userIdClaim: z.string().min(1),
-  /** The service's public base URL; realtime tokens' `iss`. The API's own URL when absent. */
-  baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL' }).optional(),
+  userIdClaim: ENVIRONMENT.USER_ID_CLAIM.unwrap(),
+  /** Realtime tokens' `iss`: the service's public base URL; the API's own URL when absent. */
+  realtimeIssuer: z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL' }).optional(),
   logLevel: z.enum(LOG_LEVELS),
   logRetentionDays: z.coerce
     .number()
     .refine((days) => (LOG_RETENTION_DAYS as readonly number[]).includes(days), {
       error: `must be one of CloudWatch Logs' periods: ${LOG_RETENTION_DAYS.join(', ')}`,
     }),
-  /** Realtime tokens' `aud` and lifetime. */
-  realtimeAudience: z.string().min(1),
-  realtimeTokenSeconds: wholeNumber(1, 86_400),
+  realtimeAudience: ENVIRONMENT.REALTIME_AUDIENCE.unwrap(),
+  realtimeTokenSeconds: ENVIRONMENT.REALTIME_TOKEN_SECONDS.unwrap(),
   /** Keep the table, bucket, queues, secrets and logs when the stack goes (and protect the table). */
   retainData: flag,
   /** Days S3 keeps an object's replaced or deleted versions. */
@@ -65,10 +67,7 @@ const StageSettingsSchema = z.strictObject({
   /** The HTTP API's steady-state requests a second, and burst, for the whole stage. */
   apiRateLimit: wholeNumber(1, 100_000),
   apiBurstLimit: wholeNumber(1, 5_000),
-  /**
-   * Each sender's notify allowance: calls at once after a quiet spell, then calls a minute
-   * (NOTIFY_BURST, NOTIFY_RATE_PER_MINUTE; the defaults are the variables' own, justified there).
-   */
+  /** Each sender's notify allowance (the defaults are the variables' own, justified there). */
   notifyBurst: ENVIRONMENT.NOTIFY_BURST.unwrap(),
   notifyRatePerMinute: ENVIRONMENT.NOTIFY_RATE_PER_MINUTE.unwrap(),
   /** Whether the stage has CloudWatch alarms, and where they go. */
@@ -98,12 +97,15 @@ export const API_AUDIENCE = 'file-service-api';
  */
 export const LOCAL_STAGE_ISSUER = 'https://local-idp.file-service.invalid/';
 
-/** What every stage starts from; a function, so no stage shares another's arrays. */
+/**
+ * What every stage starts from; a function, so no stage shares another's arrays. A setting
+ * that a function reads starts from its variable's default.
+ */
 const shared = () => ({
   jwtAudience: [API_AUDIENCE],
-  userIdClaim: 'sub',
-  realtimeAudience: 'realtime',
-  realtimeTokenSeconds: 3600,
+  userIdClaim: ENVIRONMENT.USER_ID_CLAIM.parse(undefined),
+  realtimeAudience: ENVIRONMENT.REALTIME_AUDIENCE.parse(undefined),
+  realtimeTokenSeconds: ENVIRONMENT.REALTIME_TOKEN_SECONDS.parse(undefined),
   uploadOrigins: ['*'],
   notifyBurst: ENVIRONMENT.NOTIFY_BURST.parse(undefined),
   notifyRatePerMinute: ENVIRONMENT.NOTIFY_RATE_PER_MINUTE.parse(undefined),

@@ -1,6 +1,11 @@
+import { defaultOf, describeVariable, type EnvironmentName } from '#shared/config/environment.ts';
+
 /**
  * Every environment variable `npm start` reads, for its `--help` and for the docs' tables
- * (a test holds README.md and docs/local-stage.md to this list).
+ * (test/e2e/cli-help.test.ts holds README.md and docs/local-stage.md to this list, and
+ * test/unit/variable-descriptions.test.ts their descriptions to it). A variable the functions
+ * read takes its description and default from shared/config/environment.ts; the stage's own
+ * are described here. Descriptions are Markdown; `--help` prints them without backticks.
  */
 export interface LocalStageVariable {
   readonly name: string;
@@ -8,76 +13,67 @@ export interface LocalStageVariable {
   readonly meaning: string;
 }
 
+/** A variable the functions read, as the schema describes it; `locally` overrides its default. */
+const functionVariable = (name: EnvironmentName, locally?: string): LocalStageVariable => ({
+  name,
+  default: locally ?? defaultOf(name) ?? 'none',
+  meaning: describeVariable(name),
+});
+
 export const LOCAL_STAGE_VARIABLES: readonly LocalStageVariable[] = [
-  { name: 'PORT', default: '8000', meaning: 'The HTTP port' },
+  {
+    name: 'PORT',
+    default: '8000',
+    meaning: 'The HTTP port; a taken port is reported, and `npm start` exits with 1',
+  },
   {
     name: 'HOST',
     default: '127.0.0.1',
     meaning:
-      'The address the gateway and object store bind; 0.0.0.0 exposes them on the network (DynamoDB Local and the Invoke API stay on loopback)',
+      'The address the gateway and object store bind; `0.0.0.0` exposes them on the network (DynamoDB Local and the Invoke API stay on loopback)',
   },
   {
     name: 'PUBLIC_HOST',
     default: 'the first network IPv4 address',
     meaning:
-      'With HOST=0.0.0.0: the name other machines reach this one by, in the stage URL, upload forms and download links',
+      'With `HOST=0.0.0.0`: the name other machines reach this one by, in the stage URL, upload forms and download links',
   },
   {
     name: 'LOCAL_DATA_DIR',
     default: '.data/',
-    meaning: 'Tables, objects and keys; they survive restarts. One stage per folder',
+    meaning:
+      'Tables, objects and keys; they survive restarts (delete the folder to start afresh). One stage per folder',
   },
   {
     name: 'LOCAL_STAGE_HOME',
     default: '.data/',
-    meaning: 'Stands for .data/: the default folder, and where the CLIs find running stages',
+    meaning:
+      'Stands for `.data/`: the data folder when `LOCAL_DATA_DIR` is not set, and where the CLIs find running stages',
   },
   {
     name: 'POWERTOOLS_LOG_LEVEL',
     default: 'WARN',
     meaning:
-      'Handler log level: DEBUG, INFO, WARN, ERROR, SILENT (LOG_LEVEL also works); every request still gets its line',
+      'Handler log level: `DEBUG`, `INFO`, `WARN`, `ERROR`, `SILENT` (`LOG_LEVEL` also works); every request still gets its line',
   },
   {
     name: 'POWERTOOLS_METRICS_DISABLED',
     default: 'true',
-    meaning: "false prints the handlers' metrics to the console, as CloudWatch EMF lines",
+    meaning: "`false` prints the handlers' metrics to the console, as CloudWatch EMF lines",
   },
-  { name: 'USER_ID_CLAIM', default: 'sub', meaning: 'The JWT claim that holds the user id' },
-  { name: 'REALTIME_AUDIENCE', default: 'realtime', meaning: 'The aud of realtime tokens' },
-  {
-    name: 'REALTIME_TOKEN_SECONDS',
-    default: '3600',
-    meaning: 'Realtime token lifetime, 1 to 86,400 seconds',
-  },
+  functionVariable('USER_ID_CLAIM'),
+  functionVariable('REALTIME_AUDIENCE'),
+  functionVariable('REALTIME_TOKEN_SECONDS'),
   {
     name: 'CHAT_WEBHOOK_URL',
     default: 'none',
-    meaning: 'A Slack incoming webhook; without one, messages go to the console and chat.jsonl',
+    meaning:
+      'A Slack-compatible incoming webhook; without one, messages go to the console and `<data dir>/chat.jsonl`',
   },
-  {
-    name: 'CHAT_RETRY_BASE_SECONDS',
-    default: '1',
-    meaning: 'The longest wait after a failed post; it doubles after each (30 on AWS)',
-  },
-  {
-    name: 'CHAT_TIMEOUT_SECONDS',
-    default: '10',
-    meaning: 'How long a post to the webhook waits for an answer',
-  },
-  {
-    name: 'CHAT_POSTS_PER_SECOND',
-    default: '1',
-    meaning: "The channel's pace: posts a second, over every worker (Slack takes 1)",
-  },
-  {
-    name: 'NOTIFY_BURST',
-    default: '5',
-    meaning: 'Notify calls a user may make at once; more get 429 with Retry-After',
-  },
-  {
-    name: 'NOTIFY_RATE_PER_MINUTE',
-    default: '1',
-    meaning: 'Notify calls a minute a user gets back after the burst',
-  },
+  // 1 s locally, so a failed post shows at once (30 deployed).
+  functionVariable('CHAT_RETRY_BASE_SECONDS', '1'),
+  functionVariable('CHAT_TIMEOUT_SECONDS'),
+  functionVariable('CHAT_POSTS_PER_SECOND'),
+  functionVariable('NOTIFY_BURST'),
+  functionVariable('NOTIFY_RATE_PER_MINUTE'),
 ];

@@ -146,7 +146,10 @@ async function listen(server: Server, port: number, host: string): Promise<numbe
 /**
  * The whole local stage: DynamoDB Local and s3rver (or the given ones), the table and bucket,
  * the local identity provider, and API Gateway's stand-in serving every route's handler.
- * Handlers read their settings from the environment at import, as on Lambda, so this sets it.
+ * Each handler module is imported on first use and built by its `createHandler` on this
+ * stage's own adapters and settings (localWiring, below), so no function reads its variables
+ * here and this sets none; what a developer may change comes from the stage's own
+ * environment (LOCAL_OVERRIDES).
  */
 export async function startLocalStage(options: LocalStageOptions): Promise<LocalStage> {
   const tableName = options.tableName ?? LOCAL_TABLE;

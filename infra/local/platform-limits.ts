@@ -101,7 +101,7 @@ export const eventBytes = (event: unknown): number => Buffer.byteLength(JSON.str
 export const API_GATEWAY_INTEGRATION_TIMEOUT_MS = 30_000;
 
 /**
- * The function ran past its own timeout (FUNCTION_TABLE's): Lambda stops it and reports
+ * The function ran past its own timeout (its declaration's): Lambda stops it and reports
  * `Sandbox.Timedout` as a function error, which an HTTP API answers as any failed Lambda
  * integration: 500 {"message":"Internal Server Error"} ("Troubleshooting issues with HTTP API
  * Lambda integrations",
@@ -122,7 +122,7 @@ export const FUNCTION_TIMED_OUT: PlatformRefusal = {
  * comes "get[s] a 503 with a successful lambda execution":
  * https://github.com/serverless/serverless/issues/11222). Only a function whose timeout is
  * 30 s or more, or a cold start that eats into the 30 s, meets it: every route's function
- * here stops sooner (function-table.ts).
+ * here stops sooner (its declaration's timeout, functions/<name>/function.ts).
  */
 export const INTEGRATION_TIMED_OUT: PlatformRefusal = {
   status: 503,

@@ -15,7 +15,7 @@ deployed handler modules, DynamoDB Local, s3rver, and the notification queue in 
 Ctrl-C stops it. The manual: docs/local-stage.md
 
 environment:
-${LOCAL_STAGE_VARIABLES.map((v) => `  ${v.name.padEnd(24)} ${v.default.padEnd(10)} ${v.meaning}`).join('\n')}
+${LOCAL_STAGE_VARIABLES.map((v) => `  ${v.name.padEnd(24)} ${v.default.padEnd(10)} ${v.meaning.replaceAll('`', '')}`).join('\n')}
 `;
 
 // Checked before anything loads: --help binds no port, makes no folder, loads no SDK.

@@ -142,7 +142,7 @@ export class ApiStack extends Stack {
       defaultIntegration: new HttpLambdaIntegration('Fallback', functions.get(FALLBACK_FUNCTION)),
       createDefaultStage: false,
     });
-    issuer = stage.baseUrl ?? this.api.apiEndpoint;
+    issuer = stage.realtimeIssuer ?? this.api.apiEndpoint;
     alarms?.watchApi(this.api);
     this.api.addStage('DefaultStage', {
       stageName: '$default',

@@ -1,9 +1,10 @@
 import type { DealRef } from '../groups/group.ts';
 
 /**
- * `<environment>:v1:group:<group_id>:deal:<deal_id>`. The environment is a lower-case slug
- * (a letter, then up to 31 letters, digits or hyphens); a deployment answers only for its own
- * (`production`, `development`, `local`). Ids are positive integers without leading zeros.
+ * `<stage>:v1:group:<group_id>:deal:<deal_id>` (the contract writes the first segment
+ * `<environment>`). The room stage is a lower-case slug (a letter, then up to 31 letters,
+ * digits or hyphens); a stage answers only for its own (`production`, `development`,
+ * `local`). Ids are positive integers without leading zeros.
  */
 export const ROOM_ID_PATTERN =
   '^[a-z][a-z0-9-]{0,31}:v1:group:[1-9][0-9]{0,15}:deal:[1-9][0-9]{0,15}$';
@@ -11,25 +12,25 @@ export const ROOM_ID_PATTERN =
 /** The longest room id the pattern allows: 32 + 10 + 16 + 6 + 16 characters. */
 export const ROOM_ID_MAX_LENGTH = 80;
 
-/** The same pattern, capturing environment, group and deal. */
+/** The same pattern, capturing the room stage, group and deal. */
 const ROOM_ID = /^([a-z][a-z0-9-]{0,31}):v1:group:([1-9][0-9]{0,15}):deal:([1-9][0-9]{0,15})$/;
 
-/** A deal's room, named by the environment that serves it. */
+/** A deal's room, named by the stage that serves it. */
 export interface Room extends DealRef {
   readonly roomId: string;
-  readonly environment: string;
+  readonly stage: string;
 }
 
 /** The room an id names, or undefined when it is malformed or names an id no deal can have. */
 export function parseRoomId(roomId: string): Room | undefined {
   const match = ROOM_ID.exec(roomId);
   if (match === null) return undefined;
-  const [, environment = '', group = '', deal = ''] = match;
+  const [, stage = '', group = '', deal = ''] = match;
   const groupId = Number(group);
   const dealId = Number(deal);
   if (!Number.isSafeInteger(groupId) || !Number.isSafeInteger(dealId)) return undefined;
-  return { roomId, environment, groupId, dealId };
+  return { roomId, stage, groupId, dealId };
 }
 
-export const roomIdOf = (environment: string, deal: DealRef): string =>
-  `${environment}:v1:group:${deal.groupId}:deal:${deal.dealId}`;
+export const roomIdOf = (stage: string, deal: DealRef): string =>
+  `${stage}:v1:group:${deal.groupId}:deal:${deal.dealId}`;

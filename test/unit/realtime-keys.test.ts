@@ -11,13 +11,13 @@ import { signRealtimeToken } from '#shared/realtime/sign-realtime-token.ts';
 
 describe('room ids', () => {
   it.each([
-    ['local:v1:group:7:deal:3', { environment: 'local', groupId: 7, dealId: 3 }],
+    ['local:v1:group:7:deal:3', { stage: 'local', groupId: 7, dealId: 3 }],
     [
       'production:v1:group:1:deal:9007199254740991',
-      { environment: 'production', groupId: 1, dealId: 9007199254740991 },
+      { stage: 'production', groupId: 1, dealId: 9007199254740991 },
     ],
-    ['dev-eu-2:v1:group:12:deal:34', { environment: 'dev-eu-2', groupId: 12, dealId: 34 }],
-  ])('%s names its environment, group and deal', (roomId, room) => {
+    ['dev-eu-2:v1:group:12:deal:34', { stage: 'dev-eu-2', groupId: 12, dealId: 34 }],
+  ])('%s names its stage, group and deal', (roomId, room) => {
     expect(parseRoomId(roomId)).toEqual({ roomId, ...room });
     expect(new RegExp(ROOM_ID_PATTERN).test(roomId)).toBe(true);
   });

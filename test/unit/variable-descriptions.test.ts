@@ -1,0 +1,126 @@
+/**
+ * One description per variable: shared/config/environment.ts says what each variable means
+ * and its rule; `npm start -- --help` (infra/local/local-stage-variables.ts), README.md and the
+ * tables of docs/architecture.md, docs/local-stage.md and docs/deploying.md say it in the same
+ * words, and a stage setting a function reads is its variable's name in camelCase.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LOCAL_STAGE_VARIABLES } from '#infra/local/local-stage-variables.ts';
+import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
+import { STAGE_DEFAULTS, STAGE_NAMES } from '#infra/stages.ts';
+import {
+  defaultOf,
+  describeVariable,
+  ENVIRONMENT,
+  type EnvironmentName,
+  REALTIME_TOKEN_MAX_SECONDS,
+} from '#shared/config/environment.ts';
+import { MAX_REALTIME_TOKEN_SECONDS } from '#shared/realtime/realtime-config.ts';
+
+const NAMES = Object.keys(ENVIRONMENT) as EnvironmentName[];
+
+/** The rows of the first table under a heading of a page, each row's cells trimmed. */
+function tableUnder(page: string, heading: string): string[][] {
+  const text = readFileSync(join(REPOSITORY_ROOT, page), 'utf8');
+  const at = text.indexOf(`\n${heading}\n`);
+  if (at < 0) throw new Error(`${page} has no "${heading}"`);
+  const lines = text.slice(at).split('\n');
+  const start = lines.findIndex((line) => line.startsWith('|'));
+  const end = lines.findIndex((line, i) => i > start && !line.startsWith('|'));
+  return lines.slice(start + 2, end).map((row) =>
+    row
+      .split('|')
+      .slice(1, -1)
+      .map((cell) => cell.trim()),
+  );
+}
+
+const code = (text: string) => `\`${text}\``;
+const unquoted = (cell: string | undefined) => cell?.replaceAll('`', '');
+/** `realtimeTokenSeconds` → `REALTIME_TOKEN_SECONDS`. */
+const variableOf = (setting: string) => setting.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase();
+const isVariable = (name: string): name is EnvironmentName => name in ENVIRONMENT;
+
+describe('shared/config/environment.ts describes every variable once', () => {
+  it.each(NAMES)('%s has a description', (name) => {
+    expect(ENVIRONMENT[name].description).toEqual(expect.stringMatching(/^[A-Z`].{8,}[^.]$/));
+  });
+
+  it.each(NAMES)('%s: the description names its upper bound', (name) => {
+    const schema = ENVIRONMENT[name];
+    const inner = 'unwrap' in schema ? schema.unwrap() : schema;
+    if (!('maxValue' in inner) || inner.maxValue === null || !Number.isFinite(inner.maxValue)) {
+      return;
+    }
+    expect(describeVariable(name)).toContain(inner.maxValue.toLocaleString('en-US'));
+  });
+
+  it('writes the realtime tokens’ longest life once: the domain’s limit is the variable’s', () => {
+    expect(ENVIRONMENT.REALTIME_TOKEN_SECONDS.unwrap().maxValue).toBe(REALTIME_TOKEN_MAX_SECONDS);
+    // shared/realtime may not import configuration, nor configuration the domain.
+    expect(MAX_REALTIME_TOKEN_SECONDS).toBe(REALTIME_TOKEN_MAX_SECONDS);
+  });
+});
+
+describe('the docs take each description from it', () => {
+  it('docs/architecture.md, "Configuration": every variable, its description and default', () => {
+    const rows = tableUnder('docs/architecture.md', '## Configuration');
+    expect(rows.map((row) => row.slice(0, 3))).toEqual(
+      NAMES.map((name) => [
+        code(name),
+        describeVariable(name),
+        defaultOf(name) === undefined ? 'required' : code(defaultOf(name) ?? ''),
+      ]),
+    );
+  });
+
+  it.each(['README.md', 'docs/local-stage.md'])(
+    '%s: the local stage’s variables as `npm start -- --help` lists them',
+    (page) => {
+      const heading = page === 'README.md' ? '## Environment variables' : '## Variables';
+      const rows = tableUnder(page, heading).map(([name, value, meaning]) => [
+        unquoted(name),
+        unquoted(value),
+        meaning,
+      ]);
+      expect(rows).toEqual(LOCAL_STAGE_VARIABLES.map((v) => [v.name, v.default, v.meaning]));
+    },
+  );
+
+  it('npm start -- --help takes a function variable’s description from the schema', () => {
+    for (const variable of LOCAL_STAGE_VARIABLES) {
+      if (isVariable(variable.name)) {
+        expect(variable.meaning).toBe(describeVariable(variable.name));
+      }
+    }
+  });
+
+  it('docs/deploying.md, "Stage settings": a setting a function reads is its variable', () => {
+    const rows = tableUnder('docs/deploying.md', '## Stage settings');
+    const read = rows.flatMap(([setting = '', meaning]) => {
+      const name = variableOf(unquoted(setting) ?? '');
+      return isVariable(name) ? [[name, meaning]] : [];
+    });
+    expect(read).toEqual(
+      read.map(([name = '']) => [name, describeVariable(name as EnvironmentName)]),
+    );
+    // Every stage setting named after a variable is in the table.
+    const named = Object.keys(STAGE_DEFAULTS.production).filter((key) =>
+      isVariable(variableOf(key)),
+    );
+    expect(read.map(([name]) => name)).toEqual(expect.arrayContaining(named.map(variableOf)));
+  });
+
+  it.each(STAGE_NAMES)(
+    'the %s stage starts a setting a function reads from its variable’s default',
+    (stage) => {
+      for (const [setting, value] of Object.entries(STAGE_DEFAULTS[stage])) {
+        const name = variableOf(setting);
+        if (isVariable(name))
+          expect({ setting, value: String(value) }).toEqual({ setting, value: defaultOf(name) });
+      }
+    },
+  );
+});
