@@ -17,6 +17,7 @@ import { downloadUserFileFunction } from './download-user-file/function.ts';
 import { finalizeDirectUploadFunction } from './finalize-direct-upload/function.ts';
 import { getNotificationFunction } from './get-notification/function.ts';
 import { getRealtimeTokenFunction } from './get-realtime-token/function.ts';
+import { getUserFileFunction } from './get-user-file/function.ts';
 import { initRealtimeKeysFunction } from './init-realtime-keys/function.ts';
 import { listDealFilesFunction } from './list-deal-files/function.ts';
 import { listUserFilesFunction } from './list-user-files/function.ts';
@@ -37,6 +38,7 @@ export const SERVICE_FUNCTIONS = [
   downloadUserFileFunction,
   updateUserFileFunction,
   deleteUserFileFunction,
+  getUserFileFunction,
   notifySubmissionFunction,
   getNotificationFunction,
   listDealFilesFunction,

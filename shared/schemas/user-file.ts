@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { FileIdPathSchema } from './direct-upload.ts';
 import { FileTypeSchema } from './file-type.ts';
 import { ListPageQuerySchema } from './list-page.ts';
 
@@ -21,3 +22,6 @@ export type UserFileBody = z.input<typeof UserFileSchema>;
 
 /** What GET /api/v1/user/me/file validates (see `ApiOperation.request`): paging, if asked. */
 export const listUserFilesRequest = { query: ListPageQuerySchema };
+
+/** What GET /api/v1/user/me/file/{file_id} validates (see `ApiOperation.request`). */
+export const getUserFileRequest = { path: FileIdPathSchema };

@@ -178,17 +178,12 @@ describe('npm run event | npm run invoke, on the running local stage', () => {
     const { adapters, settings } = stage.wiring;
     const notification = await notifySubmission(
       {
-        files: adapters.userFiles,
+        userFiles: adapters.userFiles,
         notifications: adapters.notifications,
-        queue: { send: (body) => Promise.resolve(void messages.push(body)) },
-        allowance: {
-          buckets: adapters.rateLimits,
-          rule: notifyRule({
-            burst: settings.NOTIFY_BURST,
-            perMinute: settings.NOTIFY_RATE_PER_MINUTE,
-          }),
-        },
+        notificationQueue: { send: (body) => Promise.resolve(void messages.push(body)) },
+        rateLimits: adapters.rateLimits,
       },
+      notifyRule({ burst: settings.NOTIFY_BURST, perMinute: settings.NOTIFY_RATE_PER_MINUTE }),
       { userId: 8, fileIds: [fileId], fundName: 'Fund IX', message: 'Signed.' },
     );
     expect(messages).toHaveLength(1);
@@ -225,7 +220,7 @@ describe('npm run invoke refuses, saying why, and runs nothing', () => {
       code: 2,
       stdout: '',
       stderr:
-        'invoke: unknown function "ListFiles"; the functions are: ListUserFiles, UploadUserFile, StartDirectUpload, CompleteDirectUpload, DownloadUserFile, UpdateUserFile, DeleteUserFile, NotifySubmission, GetNotification, ListDealFiles, UpdateDealFile, DeleteDealFile, GetRealtimeToken, RealtimeJwks, OpenApiDocument, ApiDocs, RouteNotFound, FinalizeDirectUpload, DeliverNotification, InitRealtimeKeys\n',
+        'invoke: unknown function "ListFiles"; the functions are: ListUserFiles, UploadUserFile, StartDirectUpload, CompleteDirectUpload, DownloadUserFile, UpdateUserFile, DeleteUserFile, GetUserFile, NotifySubmission, GetNotification, ListDealFiles, UpdateDealFile, DeleteDealFile, GetRealtimeToken, RealtimeJwks, OpenApiDocument, ApiDocs, RouteNotFound, FinalizeDirectUpload, DeliverNotification, InitRealtimeKeys\n',
     });
   });
 

@@ -126,6 +126,7 @@ const LARGEST: Record<string, () => ApiResult | 'empty' | Promise<ApiResult>> = 
   'POST /api/v1/user/me/file/upload/{file_id}/complete': () =>
     jsonResponse(200, toUserFileBody(worstUserFile)),
   'GET /api/v1/user/me/file/{file_id}/download': () => 'empty',
+  'GET /api/v1/user/me/file/{file_id}': () => jsonResponse(200, toUserFileBody(worstUserFile)),
   'PATCH /api/v1/user/me/file/{file_id}': () => jsonResponse(200, toUserFileBody(worstUserFile)),
   'DELETE /api/v1/user/me/file/{file_id}': () => 'empty',
   'POST /api/v1/user/me/file/notify': () => jsonResponse(202, toAcceptedBody(worstNotification)),

@@ -169,6 +169,7 @@ describe('the OpenAPI document', () => {
         'POST /api/v1/user/me/file/upload',
         'POST /api/v1/user/me/file/upload/{file_id}/complete',
         'GET /api/v1/user/me/file/{file_id}/download',
+        'GET /api/v1/user/me/file/{file_id}',
         'PATCH /api/v1/user/me/file/{file_id}',
         'DELETE /api/v1/user/me/file/{file_id}',
         'POST /api/v1/user/me/file/notify',
