@@ -6,16 +6,15 @@ import type { KnipConfig } from 'knip';
  * remark plugins add their configs and test files, and the package.json scripts add the CLIs
  * they run. `#shared/*`-style imports resolve through package.json "imports".
  *
- * An entry or project file marked `!` is production code: `knip --production` follows only
- * those, so an export or a file that only tests use is reported there. Each handler's
- * `createHandler`, the seam the local stage and the tests build handlers on, is an entry's
- * export and never is. Any other export kept for tests alone says so, and why, with a JSDoc
- * `@internal` tag: --production passes over it, the plain run still reports it once no test
- * uses it.
+ * The check is the plain run: no file, export or dependency that nothing imports. An entry or
+ * project file marked `!` is production code, so `npx knip --production` also lists the
+ * exports only tests import; that run is not part of the check, because those exports are
+ * the tests' seams by design (each handler's `createHandler`, the limits a test probes, the
+ * item mappers fixtures write through).
  */
 const config: KnipConfig = {
   entry: [
-    // Lambda's entries: the function table names them by path; nothing imports them.
+    // Lambda's entries: each function's declaration names its handler by path.
     'functions/*/handler.ts!',
     // The CDK app cdk.json runs.
     'infra/app.ts!',
@@ -23,7 +22,7 @@ const config: KnipConfig = {
     'infra/{local/start,local/token-cli,local/openapi-cli,local/event-cli,local/invoke-cli,admin/admin,smoke/smoke}.ts!',
     // `npm run bench` and the processes bench-run.ts starts by path.
     'test/bench/{bench,bare-token-service,s3rver-process,stage-process}.ts',
-    // Functions the tests deploy on the local stage by path, as routes.ts names handlers.
+    // Functions the tests deploy on the local stage by path, as declarations name handlers.
     'test/support/{fixture-function,slow-route-function}.ts',
   ],
   project: ['{functions,shared,infra}/**/*.ts!', 'test/**/*.ts', '*.{ts,js}'],

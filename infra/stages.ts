@@ -79,7 +79,7 @@ const StageSettingsSchema = z.strictObject({
     .optional(),
 });
 
-export type StageSettings = z.infer<typeof StageSettingsSchema>;
+type StageSettings = z.infer<typeof StageSettingsSchema>;
 
 export interface StageConfig extends StageSettings {
   readonly name: StageName;

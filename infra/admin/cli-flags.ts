@@ -36,7 +36,7 @@ export const secondsFlag = (flag: string) =>
     .optional();
 
 /** Marks a flag that takes no value (`--dry-run`): present or absent. */
-export const SWITCH = { cliSwitch: true } as const;
+const SWITCH = { cliSwitch: true } as const;
 
 /** A flag without a value: true when given. The CLI passes a given one as `"true"`. */
 export const switchFlag = () =>

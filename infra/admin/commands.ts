@@ -76,7 +76,7 @@ export interface Command {
 
 type Run = (ports: Ports) => Promise<unknown>;
 
-export interface CommandHelp {
+interface CommandHelp {
   /** `[flags, meaning]`, in the order the usage names them; --stage is added to every one. */
   readonly flags: readonly (readonly [string, string])[];
   readonly note?: string;

@@ -18,7 +18,7 @@ export interface AdminIo {
  * Exit codes: 0 done; 1 refused (a missing referent, a duplicate), or failed (the stage could
  * not be reached, say); 2 bad usage.
  */
-export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
+const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
 
 const USAGE = `usage: npm run --silent admin -- <command> [--stage local|development|production]
 

@@ -87,7 +87,7 @@ export interface LocalStageOptions {
 }
 
 /** How the local stage delivers submission notifications. */
-export interface NotificationOptions {
+interface NotificationOptions {
   /** A Slack-compatible webhook; without one (nor CHAT_WEBHOOK_URL), messages go to chat.jsonl. */
   readonly chatWebhookUrl?: string;
   /** The first retry's wait (CHAT_RETRY_BASE_SECONDS); 1 s locally unless set. */
@@ -102,7 +102,7 @@ export interface NotificationOptions {
 }
 
 /** The notification queue and its dead-letter queue. */
-export interface LocalNotifications {
+interface LocalNotifications {
   readonly queue: InProcessQueue;
   readonly deadLetters: InProcessQueue;
 }

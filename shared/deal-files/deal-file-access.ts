@@ -3,7 +3,7 @@ import { AccessDenied, Conflict, NotFound } from '../domain/outcome.ts';
 import type { DealFile } from './deal-file.ts';
 import type { DealFileAccess, DealFileRepository } from './deal-file-repository.ts';
 
-export const EDITORS_ONLY = 'Only editors of this group may change its deal files';
+const EDITORS_ONLY = 'Only editors of this group may change its deal files';
 
 /**
  * What a caller who is no member, a deal outside the group and a missing file have in

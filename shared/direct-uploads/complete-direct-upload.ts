@@ -31,7 +31,7 @@ export interface CompletionPorts {
  * How long a completion claim holds: longer than any completer's timeout (the complete
  * route's 10 s, the finalizer's 30 s), so a claim lapses only when its holder is gone.
  */
-export const COMPLETION_CLAIM_SECONDS = 60;
+const COMPLETION_CLAIM_SECONDS = 60;
 
 /** About 3 s in all: a completion under way takes well under one. */
 const BUSY_WAITS_MS = [100, 200, 400, 800, 1600];

@@ -5,7 +5,7 @@ import { MAX_UPLOAD_BYTES } from '../user-files/upload-limits.ts';
 import type { DirectUploadRepository } from './direct-upload-repository.ts';
 
 /** How long a signed upload form works. 50 MiB needs 7 minutes at 1 Mbit/s. */
-export const UPLOAD_FORM_SECONDS = 15 * 60;
+const UPLOAD_FORM_SECONDS = 15 * 60;
 
 export interface DirectUploadRequest {
   readonly userId: number;

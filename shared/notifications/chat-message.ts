@@ -2,7 +2,7 @@ import type { FileType } from '../domain/file-type.ts';
 import type { NotifiedFile, SubmissionNotification } from './submission-notification.ts';
 
 /** Slack's Block Kit text object. */
-export interface TextObject {
+interface TextObject {
   readonly type: 'plain_text' | 'mrkdwn';
   readonly text: string;
   readonly emoji?: boolean;
@@ -59,7 +59,7 @@ const typeLabel = (type: FileType | null): string =>
 const REORDERING = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C\u2028\u2029]/gu;
 
 /** A user's text with every reordering character made a space: shown as it was typed. */
-export const neutralized = (text: string): string => text.replace(REORDERING, ' ');
+const neutralized = (text: string): string => text.replace(REORDERING, ' ');
 
 /**
  * A user's text inside our mrkdwn: the three characters Slack reserves escaped

@@ -18,7 +18,7 @@ export type DeliveryEvent =
  * A status with no event is final. `failed` may be claimed again when an operator redrives
  * its message; `unconfirmed` never is, since the message may already be out.
  */
-export const DELIVERY_TRANSITIONS = {
+const DELIVERY_TRANSITIONS = {
   queued: { claim: 'sending' },
   sending: { delivered: 'sent', retry: 'queued', 'give-up': 'failed', abandon: 'unconfirmed' },
   failed: { claim: 'sending' },

@@ -1,5 +1,4 @@
 import type { FileType } from '../domain/file-type.ts';
-import { isOneOf } from '../domain/one-of.ts';
 
 export const NOTIFICATION_STATUSES = [
   'queued',
@@ -9,8 +8,6 @@ export const NOTIFICATION_STATUSES = [
   'unconfirmed',
 ] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
-
-export const isNotificationStatus = isOneOf(NOTIFICATION_STATUSES);
 
 /** What the chat message says of one file, as it was when the submission was announced. */
 export interface NotifiedFile {

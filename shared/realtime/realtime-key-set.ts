@@ -21,7 +21,7 @@ const SigningKeySchema = z.object({
   publicJwk: PublicJwkSchema,
 });
 
-export const RealtimeKeySetSchema = z.object({ keys: z.array(SigningKeySchema) });
+const RealtimeKeySetSchema = z.object({ keys: z.array(SigningKeySchema) });
 
 export type RealtimeSigningKey = z.infer<typeof SigningKeySchema>;
 export type RealtimeKeySet = z.infer<typeof RealtimeKeySetSchema>;

@@ -31,6 +31,3 @@ export function parseRoomId(roomId: string): Room | undefined {
   if (!Number.isSafeInteger(groupId) || !Number.isSafeInteger(dealId)) return undefined;
   return { roomId, stage, groupId, dealId };
 }
-
-export const roomIdOf = (stage: string, deal: DealRef): string =>
-  `${stage}:v1:group:${deal.groupId}:deal:${deal.dealId}`;

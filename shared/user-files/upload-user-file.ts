@@ -39,7 +39,7 @@ const sameFile = (a: UserFile, b: UserFile): boolean =>
  * is done; none means the bytes go; a read that fails too leaves them for reconcile, as bytes
  * without a record are safer than a record without bytes.
  */
-export async function recordUserFile(
+async function recordUserFile(
   ports: Pick<UploadPorts, 'blobs' | 'userFiles' | 'now'>,
   upload: Omit<NewUserFile, 'content' | 'contentType'> & { id: number; size: number },
 ): Promise<UserFile> {

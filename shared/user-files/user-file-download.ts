@@ -2,7 +2,7 @@ import type { BlobStore, DownloadSigner } from '../blobs/blob-store.ts';
 import { NotFound } from '../domain/outcome.ts';
 import type { UserFileRepository } from './user-file-repository.ts';
 
-export const DOWNLOAD_LINK_SECONDS = 5 * 60;
+const DOWNLOAD_LINK_SECONDS = 5 * 60;
 
 /** A link that downloads the owner's file under its original name; valid five minutes. */
 export async function userFileDownloadLink(

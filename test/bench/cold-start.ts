@@ -22,7 +22,7 @@ import { API_ROUTES, SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
 import { LAMBDA_BUILD_OPTIONS } from '#test/support/lambda-build-options.ts';
 import { loadAverage, median } from './figures.ts';
 
-export const COLD_START_RATIO_TARGET = 1.25;
+const COLD_START_RATIO_TARGET = 1.25;
 const RUNS = Number(process.env.BENCH_COLD_RUNS ?? 15);
 
 const FORM_READER = 'shared/http/fastapi/multipart-form.ts';

@@ -8,7 +8,7 @@
 import { parsePythonJson } from '#shared/http/fastapi/python-json.ts';
 import { type Figure, figureLine, FIGURE_HEADER, median } from './figures.ts';
 
-export const DECIMALS_RATIO_TARGET = 2;
+const DECIMALS_RATIO_TARGET = 2;
 const BYTES = 2 * 1024 * 1024;
 const ROUNDS = Number(process.env.BENCH_DECODE_ROUNDS ?? 15);
 
