@@ -39,6 +39,6 @@ export const getRealtimeTokenFunction = defineFunction({
   // The caller's memberships and deals, in one batch read.
   table: [{ items: ['BatchGetItem'], in: 'groups' }],
   realtimeKeys: 'read',
-  // The token's room environment, issuer, audience and lifetime.
+  // The token's room stage, issuer, audience and lifetime.
   settings: ['STAGE', 'REALTIME_ISSUER', 'REALTIME_AUDIENCE', 'REALTIME_TOKEN_SECONDS'],
 });

@@ -25,7 +25,7 @@ export const createHandler = (
   >,
 ) => {
   const config = {
-    environment: settings.STAGE,
+    stage: settings.STAGE,
     issuer: settings.REALTIME_ISSUER,
     audience: settings.REALTIME_AUDIENCE,
     tokenSeconds: settings.REALTIME_TOKEN_SECONDS,

@@ -28,7 +28,7 @@ export async function issueRealtimeToken(
   const rooms: Room[] = [];
   for (const roomId of new Set(request.roomIds)) {
     const room = parseRoomId(roomId);
-    if (room?.stage !== config.environment) throw new NotFound();
+    if (room?.stage !== config.stage) throw new NotFound();
     rooms.push(room);
   }
   const [keys, roles] = await Promise.all([

@@ -1,7 +1,7 @@
 /** What a realtime token says and for how long. */
 export interface RealtimeTokenConfig {
-  /** This deployment's room environment: `production`, `development` or `local`. */
-  readonly environment: string;
+  /** This stage's room stage: `production`, `development` or `local`. */
+  readonly stage: string;
   /** `iss`: the stage's base URL. */
   readonly issuer: string;
   /** `aud`. */

@@ -12,8 +12,8 @@ const TOKEN = '/api/v1/auth/get-realtime-token';
 const JWKS = '/api/v1/auth/realtime-jwks.json';
 const PATTERN = '^[a-z][a-z0-9-]{0,31}:v1:group:[1-9][0-9]{0,15}:deal:[1-9][0-9]{0,15}$';
 
-const room = (groupId: number, dealId: number, environment = 'local') =>
-  `${environment}:v1:group:${groupId}:deal:${dealId}`;
+const room = (groupId: number, dealId: number, stage = 'local') =>
+  `${stage}:v1:group:${groupId}:deal:${dealId}`;
 
 const ask = (as: number | undefined, body: unknown) =>
   stage().request(TOKEN, {
@@ -85,7 +85,7 @@ describe('POST /api/v1/auth/get-realtime-token', () => {
   });
 
   it.each([
-    ['another environment', [room(820, 1, 'production')]],
+    ['another stage', [room(820, 1, 'production')]],
     ['a group the caller is not in', [room(821, 1)]],
     ['a deal not in the group', [room(820, 9)]],
     ['one inaccessible room among accessible ones', [room(820, 1), room(820, 2), room(821, 1)]],
