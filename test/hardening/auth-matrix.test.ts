@@ -81,6 +81,7 @@ const OTHER_USERS_IDS: Record<string, { status: number; body: unknown } | 'own-d
     body: NOT_FOUND,
   },
   'GET /api/v1/user/me/file/{file_id}/download': { status: 404, body: NOT_FOUND },
+  'GET /api/v1/user/me/file/{file_id}': { status: 404, body: NOT_FOUND },
   'PATCH /api/v1/user/me/file/{file_id}': { status: 404, body: NOT_FOUND },
   'DELETE /api/v1/user/me/file/{file_id}': { status: 404, body: NOT_FOUND },
   'POST /api/v1/user/me/file/notify': {
