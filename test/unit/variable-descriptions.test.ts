@@ -4,11 +4,8 @@
  * tables of docs/architecture.md, docs/local-stage.md and docs/deploying.md say it in the same
  * words, and a stage setting a function reads is its variable's name in camelCase.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LOCAL_STAGE_VARIABLES } from '#infra/local/local-stage-variables.ts';
-import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { STAGE_DEFAULTS, STAGE_NAMES } from '#infra/stages.ts';
 import {
   defaultOf,
@@ -18,24 +15,9 @@ import {
   REALTIME_TOKEN_MAX_SECONDS,
 } from '#shared/config/environment.ts';
 import { MAX_REALTIME_TOKEN_SECONDS } from '#shared/realtime/realtime-config.ts';
+import { tableUnder } from '#test/support/markdown-table.ts';
 
 const NAMES = Object.keys(ENVIRONMENT) as EnvironmentName[];
-
-/** The rows of the first table under a heading of a page, each row's cells trimmed. */
-function tableUnder(page: string, heading: string): string[][] {
-  const text = readFileSync(join(REPOSITORY_ROOT, page), 'utf8');
-  const at = text.indexOf(`\n${heading}\n`);
-  if (at < 0) throw new Error(`${page} has no "${heading}"`);
-  const lines = text.slice(at).split('\n');
-  const start = lines.findIndex((line) => line.startsWith('|'));
-  const end = lines.findIndex((line, i) => i > start && !line.startsWith('|'));
-  return lines.slice(start + 2, end).map((row) =>
-    row
-      .split('|')
-      .slice(1, -1)
-      .map((cell) => cell.trim()),
-  );
-}
 
 const code = (text: string) => `\`${text}\``;
 const unquoted = (cell: string | undefined) => cell?.replaceAll('`', '');
