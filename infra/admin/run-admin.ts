@@ -1,6 +1,7 @@
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { isOutcome } from '#shared/domain/outcome.ts';
 import { AmbiguousDataFolder } from '#infra/local/data-folder.ts';
+import { optionMistake } from '#infra/command-line.ts';
 import { OperatorRefusal } from './operator-refusal.ts';
 import { STAGE_NAMES, type StageName } from '../stages.ts';
 import { type Command, COMMANDS, portsOn } from './commands.ts';
@@ -56,6 +57,27 @@ function commandHelp(command: Command): string {
 
 const ALL_SWITCHES = new Set(COMMANDS.flatMap((c) => c.switches));
 const ALL_FLAGS = new Set(COMMANDS.flatMap((c) => c.flags).filter((f) => !ALL_SWITCHES.has(f)));
+const COMMON_OPTIONS = {
+  stage: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsOptionsConfig;
+/** Every command's options: what the words are read with before the command is known. */
+const ALL_OPTIONS: ParseArgsOptionsConfig = {
+  ...Object.fromEntries([...ALL_FLAGS].map((flag) => [flag, { type: 'string' as const }])),
+  ...Object.fromEntries([...ALL_SWITCHES].map((flag) => [flag, { type: 'boolean' as const }])),
+  ...COMMON_OPTIONS,
+};
+
+/** The options one command takes: its flags, its switches, --stage and --help. */
+const optionsOf = (command: Command): ParseArgsOptionsConfig => ({
+  ...Object.fromEntries(
+    command.flags.map((flag) => [
+      flag,
+      { type: command.switches.includes(flag) ? ('boolean' as const) : ('string' as const) },
+    ]),
+  ),
+  ...COMMON_OPTIONS,
+});
 
 /** Runs one operator command; prints its result as JSON. Never throws. */
 export async function runAdmin(args: readonly string[], io: AdminIo): Promise<number> {
@@ -63,27 +85,30 @@ export async function runAdmin(args: readonly string[], io: AdminIo): Promise<nu
     io.err(`admin: ${message}\n\n${text}`);
     return EXIT.usage;
   };
-  let parsed: ReturnType<typeof parseFlags>;
-  try {
-    parsed = parseFlags(args);
-  } catch (error) {
-    return usage((error as Error).message);
-  }
-  const { values, positionals, tokens } = parsed;
-  const name = positionals.slice(0, 2).join(' ');
-  const command = COMMANDS.find((c) => c.name === name);
+  const { values, positionals, tokens } = readFlags(args);
+  // A command is one word or two (`reconcile`, `group add`); what follows is stray.
+  const command = COMMANDS.find(
+    (c) => positionals.slice(0, c.name.split(' ').length).join(' ') === c.name,
+  );
+  const name = command?.name ?? positionals.slice(0, 2).join(' ');
   if (values.help === true && name === '') {
     io.out(USAGE);
     return EXIT.ok;
   }
   if (command === undefined) {
+    // `--grp 7` alone: the mistake is the flag, not a command named "7".
+    const mistake = optionMistake(args, ALL_OPTIONS);
+    if (mistake !== undefined) return usage(mistake);
     return usage(name === '' ? 'name a command' : `unknown command "${name}"`);
   }
   if (values.help === true) {
     io.out(commandHelp(command));
     return EXIT.ok;
   }
-  const stray = positionals[2];
+  // A flag this command does not take is named with the command, beside its flags.
+  const mistake = optionMistake(args, optionsOf(command));
+  if (mistake !== undefined) return usage(`${name}: ${mistake}`, commandHelp(command));
+  const stray = positionals[command.name.split(' ').length];
   if (stray !== undefined) {
     return usage(`unexpected argument "${stray}" (quote a value that has spaces)`);
   }
@@ -94,15 +119,13 @@ export async function runAdmin(args: readonly string[], io: AdminIo): Promise<nu
   if (!STAGE_NAMES.includes(stage)) {
     return usage(`--stage must be one of ${STAGE_NAMES.join(', ')}, got "${stage}"`);
   }
-  const commandUsage = `usage: npm run --silent admin -- ${command.usage} [--stage <stage>]`;
   const flags: Record<string, string | undefined> = {};
   for (const [flag, value] of Object.entries(values)) {
     if (flag === 'stage' || flag === 'help') continue;
-    if (!command.flags.includes(flag)) return usage(`${name} takes no --${flag}`, commandUsage);
     flags[flag] = value === true ? 'true' : (value as string);
   }
   const checked = command.parse(flags);
-  if (!checked.ok) return usage(`${name}: ${checked.errors.join('; ')}`, commandUsage);
+  if (!checked.ok) return usage(`${name}: ${checked.errors.join('; ')}`, commandHelp(command));
 
   let target: Awaited<ReturnType<typeof stageTarget>> | undefined;
   try {
@@ -130,17 +153,16 @@ export async function runAdmin(args: readonly string[], io: AdminIo): Promise<nu
   }
 }
 
-function parseFlags(args: readonly string[]) {
+/**
+ * Every command's flags, read leniently: a flag another command takes, or none does, is
+ * found by `optionMistake` once the command is known, and named with it.
+ */
+function readFlags(args: readonly string[]) {
   return parseArgs({
     args: [...args],
-    options: {
-      ...Object.fromEntries([...ALL_FLAGS].map((flag) => [flag, { type: 'string' as const }])),
-      ...Object.fromEntries([...ALL_SWITCHES].map((flag) => [flag, { type: 'boolean' as const }])),
-      stage: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+    options: ALL_OPTIONS,
     allowPositionals: true,
-    strict: true,
+    strict: false,
     tokens: true,
   });
 }

@@ -4,13 +4,17 @@
  */
 import { readFile } from 'node:fs/promises';
 import { decodeJwt } from 'jose';
+import { API_ROUTES } from '#functions/service-functions.ts';
+import { createRouteMatcher } from '#shared/api/route-matcher.ts';
+import { routeKey } from '#shared/api/routes.ts';
 import { parseUserId } from '#shared/http/user-id.ts';
+import { splitTarget } from './api-gateway-event.ts';
 import { AmbiguousDataFolder, chooseDataFolder } from './data-folder.ts';
 import { loadIdentityProvider } from './identity-provider.ts';
 import { toEventClaims } from './jwt-authorizer.ts';
 import { LOCAL_BUCKET } from './local-bucket.ts';
-import { parseCommandLine } from './command-line.ts';
-import { httpEvent, s3PutEvent, sqsEvent } from './sample-events.ts';
+import { parseCommandLine } from '#infra/command-line.ts';
+import { httpEvent, s3PutEvent, snsAlarmEvent, sqsEvent } from './sample-events.ts';
 import { stageHome } from './stage-home.ts';
 import { runningStage } from './stage-lock.ts';
 
@@ -20,7 +24,8 @@ Prints an event, as AWS hands it to a function, on stdout; pipe it to \`npm run 
 
 kinds:
   http <METHOD> <path> [--user <id>] [--body <json>|@<file>] [--header <name:value>]...
-      API Gateway's payload 2.0 event, as the local gateway builds it: the route and path
+      API Gateway's payload 2.0 event for one of the routes (another path or method is
+      refused, with the list), as the local gateway builds it: the route and path
       parameters from the route table, a bearer token and its JWT claims for --user (from
       the local identity provider), lower-cased headers, and the body as text or base64.
       A --body given inline must be JSON and is sent as application/json unless a
@@ -29,6 +34,9 @@ kinds:
       An S3 ObjectCreated:Put notification for that object of the stage's bucket.
   sqs --body <json> [--body <json>]...
       An SQS event as Lambda delivers it to the notification worker, a record per --body.
+  sns-alarm [--alarm <name>] [--state ALARM|OK|INSUFFICIENT_DATA]
+      A CloudWatch alarm's change of state (to ALARM by default) as SNS delivers it to the
+      alarm topic's subscriber, PostAlarm.
 
 The local identity provider and the bucket are those of LOCAL_DATA_DIR, else of the one
 running \`npm start\`, else .data/. The manual: docs/local-stage.md
@@ -39,6 +47,31 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+const matchRoute = createRouteMatcher(API_ROUTES);
+const KEY_WIDTH = Math.max(...API_ROUTES.map((route) => routeKey(route).length)) + 2;
+const ROUTE_LIST = API_ROUTES.map(
+  (route) => `  ${routeKey(route).padEnd(KEY_WIDTH)}${route.functionId}`,
+).join('\n');
+const METHODS = [...new Set(API_ROUTES.map((route) => route.method))];
+
+/**
+ * A request no route takes is refused, with the routes: API Gateway would hand it to
+ * `$default`, but this command makes events for invoking a route's function, and an event
+ * for a mistyped path or method would reach the wrong one.
+ */
+function refuseUnrouted(method: string, target: string): void {
+  const { rawPath } = splitTarget(target);
+  if (matchRoute(method, rawPath).kind === 'route') return;
+  const others = METHODS.filter((other) => matchRoute(other, rawPath).kind === 'route');
+  process.stderr.write(
+    `event: no route takes ${method} ${rawPath}` +
+      (others.length === 0 ? '' : `; its path has ${others.join(', ')}`) +
+      '. API Gateway would send it to the $default route (the RouteNotFound function); ' +
+      `this command makes events for these routes:\n\n${ROUTE_LIST}\n`,
+  );
+  process.exit(2);
+}
+
 const { values, positionals } = parseCommandLine(
   {
     user: { type: 'string' },
@@ -46,6 +79,8 @@ const { values, positionals } = parseCommandLine(
     header: { type: 'string', multiple: true },
     key: { type: 'string' },
     size: { type: 'string' },
+    alarm: { type: 'string' },
+    state: { type: 'string' },
   },
   USAGE,
   fail,
@@ -98,6 +133,7 @@ async function http(): Promise<unknown> {
       headers.push(['content-type', 'application/json']);
     }
   }
+  refuseUnrouted(method.toUpperCase(), target);
   const dataDir = await dataFolder();
   const stage = await runningStage(dataDir);
   let claims;
@@ -143,7 +179,22 @@ function sqs(): unknown {
   return sqsEvent({ queueName: 'notifications', bodies });
 }
 
-const KINDS: Record<string, () => unknown> = { http, 's3-put': s3Put, sqs };
+const ALARM_STATES = ['ALARM', 'OK', 'INSUFFICIENT_DATA'] as const;
+
+function snsAlarm(): unknown {
+  only(['alarm', 'state']);
+  if (rest.length > 0) fail(`unexpected argument "${rest.join(' ')}"`);
+  const state = values.state ?? 'ALARM';
+  const newState = ALARM_STATES.find((known) => known === state);
+  if (newState === undefined) fail(`--state must be ${ALARM_STATES.join(', ')}, got "${state}"`);
+  return snsAlarmEvent({
+    alarmName: values.alarm ?? 'FileService-local-api-AlarmsApi5xx',
+    newState,
+    oldState: newState === 'OK' ? 'ALARM' : 'OK',
+  });
+}
+
+const KINDS: Record<string, () => unknown> = { http, 's3-put': s3Put, sqs, 'sns-alarm': snsAlarm };
 const make = kind === undefined ? fail('name a kind of event') : KINDS[kind];
 if (make === undefined) {
   fail(`unknown kind "${kind}"; the kinds are: ${Object.keys(KINDS).join(', ')}`);

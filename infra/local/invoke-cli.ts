@@ -13,7 +13,7 @@ import { apiStackName, functionNameOutput, STAGE_NAMES, type StageName } from '.
 import { AmbiguousDataFolder, chooseDataFolder } from './data-folder.ts';
 import { LOCAL_REGION } from './emulators.ts';
 import { readStageCredentials } from './stage-credentials.ts';
-import { parseCommandLine } from './command-line.ts';
+import { parseCommandLine } from '#infra/command-line.ts';
 import { stageHome } from './stage-home.ts';
 import { runningStage } from './stage-lock.ts';
 

@@ -3,7 +3,12 @@
  * `npm run --silent event` prints, as `sam local generate-event` does.
  */
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEventV2WithJWTAuthorizer, S3Event, SQSEvent } from 'aws-lambda';
+import type {
+  APIGatewayProxyEventV2WithJWTAuthorizer,
+  S3Event,
+  SNSEvent,
+  SQSEvent,
+} from 'aws-lambda';
 import { API_ROUTES } from '#functions/service-functions.ts';
 import { createRouteMatcher } from '#shared/api/route-matcher.ts';
 import { routeKey } from '#shared/api/routes.ts';
@@ -125,5 +130,56 @@ export function sqsEvent(input: {
         arn,
       ),
     ),
+  };
+}
+
+/**
+ * A CloudWatch alarm's change of state as SNS invokes the alarm topic's subscriber with it:
+ * one record, whose message is CloudWatch's notification (its fields as AWS's sample shows
+ * them; the trigger left out, since nothing of ours reads it).
+ */
+export function snsAlarmEvent(input: {
+  readonly alarmName: string;
+  readonly newState: 'ALARM' | 'OK' | 'INSUFFICIENT_DATA';
+  readonly oldState: 'ALARM' | 'OK' | 'INSUFFICIENT_DATA';
+  readonly description?: string;
+  readonly at?: Date;
+}): SNSEvent {
+  const at = input.at ?? new Date();
+  const account = '000000000000';
+  const topicArn = `arn:aws:sns:${LOCAL_REGION}:${account}:alarms`;
+  const message = {
+    AlarmName: input.alarmName,
+    AlarmDescription: input.description ?? null,
+    AWSAccountId: account,
+    NewStateValue: input.newState,
+    NewStateReason: `Set by npm run event at ${at.toISOString()}`,
+    // CloudWatch writes its time with a numeric zone: 2026-11-27T10:15:00.123+0000.
+    StateChangeTime: at.toISOString().replace('Z', '+0000'),
+    Region: LOCAL_REGION,
+    AlarmArn: `arn:aws:cloudwatch:${LOCAL_REGION}:${account}:alarm:${input.alarmName}`,
+    OldStateValue: input.oldState,
+  };
+  return {
+    Records: [
+      {
+        EventSource: 'aws:sns',
+        EventVersion: '1.0',
+        EventSubscriptionArn: `${topicArn}:${randomUUID()}`,
+        Sns: {
+          Type: 'Notification',
+          MessageId: randomUUID(),
+          TopicArn: topicArn,
+          Subject: `${input.newState}: "${input.alarmName}" in ${LOCAL_REGION}`.slice(0, 100),
+          Message: JSON.stringify(message),
+          Timestamp: at.toISOString(),
+          SignatureVersion: '1',
+          Signature: 'local',
+          SigningCertUrl: `https://sns.${LOCAL_REGION}.amazonaws.com/local.pem`,
+          UnsubscribeUrl: `https://sns.${LOCAL_REGION}.amazonaws.com/?Action=Unsubscribe`,
+          MessageAttributes: {},
+        },
+      },
+    ],
   };
 }

@@ -24,8 +24,30 @@ if (args.includes('--help') || args.includes('-h')) {
   process.stdout.write(USAGE);
   process.exit(0);
 }
+/**
+ * `--port 19138` (or `--port=19138`, `--data-dir x`) as the variable that sets it:
+ * `PORT=19138 npm start`; undefined for a word that names no variable.
+ */
+function variableFor(given: readonly string[]): string | undefined {
+  const [flag = '', next] = given;
+  const match = /^--([a-z][a-z0-9-]*)(?:=(.*))?$/i.exec(flag);
+  if (match?.[1] === undefined) return undefined;
+  const wanted = match[1].toUpperCase().replaceAll('-', '_');
+  const variable = LOCAL_STAGE_VARIABLES.find(
+    (v) => v.name === wanted || v.name.endsWith(`_${wanted}`),
+  );
+  if (variable === undefined) return undefined;
+  const value = match[2] ?? (next === undefined || next.startsWith('-') ? '<value>' : next);
+  return `${variable.name}=${value} npm start`;
+}
+
 if (args.length > 0) {
-  process.stderr.write(`npm start: unexpected argument "${args.join(' ')}"\n\n${USAGE}`);
+  const hint = variableFor(args);
+  process.stderr.write(
+    hint === undefined
+      ? `npm start: unexpected argument "${args.join(' ')}"\n\n${USAGE}`
+      : `npm start: takes no options; it reads its settings from the environment: ${hint}\n\n${USAGE}`,
+  );
   process.exit(2);
 }
 

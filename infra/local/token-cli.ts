@@ -2,8 +2,8 @@
  * `npm run --silent token -- --user 42 [--expires-in 3600]`: prints a bearer token from the
  * local identity provider, and nothing else, on stdout.
  */
-import { parseArgs } from 'node:util';
 import { parseUserId } from '#shared/http/user-id.ts';
+import { parseCommandLine } from '#infra/command-line.ts';
 import { AmbiguousDataFolder, chooseDataFolder } from './data-folder.ts';
 import { loadIdentityProvider } from './identity-provider.ts';
 import { stageHome } from './stage-home.ts';
@@ -29,27 +29,18 @@ const args = process.argv.slice(2).flatMap((arg, i, all) => {
   return [arg];
 });
 
-let values: { user?: string; 'expires-in'?: string; help?: boolean };
-try {
-  ({ values } = parseArgs({
-    args,
-    options: {
-      user: { type: 'string', short: 'u' },
-      'expires-in': { type: 'string', default: '3600' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-  }));
-} catch (error) {
-  fail(error instanceof Error ? error.message : String(error));
-}
-if (values.help === true) {
-  process.stdout.write(USAGE);
-  process.exit(0);
-}
+const { values } = parseCommandLine(
+  {
+    user: { type: 'string', short: 'u' },
+    'expires-in': { type: 'string', default: '3600' },
+  },
+  USAGE,
+  fail,
+  { args, positionals: false },
+);
 const user = values.user ?? fail('--user is required');
 const userId = parseUserId(user) ?? fail(`--user must be a positive integer, got "${user}"`);
-const expiresIn = values['expires-in'] ?? '3600';
+const expiresIn = values['expires-in'];
 if (!/^-?[0-9]+$/.test(expiresIn)) fail(`--expires-in must be whole seconds, got "${expiresIn}"`);
 
 let dataDir: string;

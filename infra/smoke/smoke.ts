@@ -3,7 +3,7 @@
  * [--notify]`: proves a deployed stage works, through its public HTTP API only. Prints a table
  * (step, status, time); exits 0 when every step passed, 1 when one failed, 2 on bad usage.
  */
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '#infra/command-line.ts';
 import { formatResults, runSmokeCheck } from './smoke-check.ts';
 
 const USAGE = `usage: npm run smoke -- --url <ApiUrl> --token <bearer> [--stage <name>]
@@ -29,30 +29,19 @@ const positiveId = (flag: string, value: string | undefined): number | undefined
   return Number(value);
 };
 
-let flags: ReturnType<typeof parse>;
-function parse() {
-  return parseArgs({
-    options: {
-      url: { type: 'string' },
-      token: { type: 'string' },
-      stage: { type: 'string', default: 'production' },
-      group: { type: 'string' },
-      deal: { type: 'string' },
-      notify: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    strict: true,
-  }).values;
-}
-try {
-  flags = parse();
-} catch (error) {
-  usageError(error instanceof Error ? error.message : String(error));
-}
-if (flags.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
+const { values: flags } = parseCommandLine(
+  {
+    url: { type: 'string' },
+    token: { type: 'string' },
+    stage: { type: 'string', default: 'production' },
+    group: { type: 'string' },
+    deal: { type: 'string' },
+    notify: { type: 'boolean', default: false },
+  },
+  `${USAGE}\n`,
+  usageError,
+  { positionals: false },
+);
 if (flags.url === undefined || !/^https?:\/\/\S+$/.test(flags.url)) {
   usageError('--url must be the http(s) URL of the stage');
 }

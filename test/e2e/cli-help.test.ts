@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '#infra/admin/commands.ts';
 import { runAdmin } from '#infra/admin/run-admin.ts';
 import { LOCAL_OVERRIDES } from '#infra/local/local-stage.ts';
-import { FUNCTION_ENTRIES } from '#functions/service-functions.ts';
+import { API_ROUTES, FUNCTION_ENTRIES } from '#functions/service-functions.ts';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { LOCAL_STAGE_VARIABLES } from '#infra/local/local-stage-variables.ts';
 
@@ -58,13 +58,21 @@ describe.concurrent('npm start -- --help', () => {
     expect(await readdir(home)).toEqual([]);
   });
 
-  it('refuses any other argument with exit 2', async () => {
-    const result = await node('infra/local/start.ts', ['--port', '9000'], {
-      LOCAL_DATA_DIR: join(home, 'never-made'),
-    });
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^npm start: unexpected argument "--port 9000"\n\nusage: /);
+  it('refuses any other argument with exit 2; a setting given as a flag gets its variable', async () => {
+    const env = { LOCAL_DATA_DIR: join(home, 'never-made') };
+    const { stdout: usage } = await node('infra/local/start.ts', ['--help']);
+    const variable = (setting: string) =>
+      `npm start: takes no options; it reads its settings from the environment: ${setting}\n\n${usage}`;
+    const refusals: [readonly string[], string][] = [
+      [['--port', '19138'], variable('PORT=19138 npm start')],
+      [['--port=19138'], variable('PORT=19138 npm start')],
+      [['--data-dir', '/tmp/x'], variable('LOCAL_DATA_DIR=/tmp/x npm start')],
+      [['--verbose'], `npm start: unexpected argument "--verbose"\n\n${usage}`],
+    ];
+    for (const [args, stderr] of refusals) {
+      const result = await node('infra/local/start.ts', args, env);
+      expect({ args, ...result }).toEqual({ args, code: 2, stdout: '', stderr });
+    }
     expect(await readdir(home)).toEqual([]);
   });
 });
@@ -100,6 +108,83 @@ describe.concurrent('admin <command> --help', () => {
   });
 });
 
+describe.concurrent('admin: a flag the command does not take', () => {
+  /** What `<command> --help` prints, in process. */
+  async function helpOf(words: readonly string[]): Promise<string> {
+    const out: string[] = [];
+    await runAdmin([...words, '--help'], { env: {}, out: (text) => out.push(text), err: () => {} });
+    return out.join('\n');
+  }
+
+  it('`group add --grp 7`, as a process: names the command, shows its usage, exit 2', async () => {
+    const help = await helpOf(['group', 'add']);
+    const result = await node('infra/admin/admin.ts', ['group', 'add', '--grp', '7']);
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `admin: group add: unknown option --grp\n\n${help}\n`,
+    });
+  });
+
+  // In process: one process per command would cost half a second each.
+  it.each(COMMANDS.map((command) => command.name))(
+    '%s: an unknown flag, a flag without its value, a switch with one',
+    async (name) => {
+      const words = name.split(' ');
+      const command = COMMANDS.find((c) => c.name === name);
+      const help = await helpOf(words);
+      const valued = command?.flags.find((flag) => !command.switches.includes(flag)) ?? 'stage';
+      const cases: [readonly string[], string][] = [
+        [['--grp', '7'], 'unknown option --grp'],
+        [['-x'], 'unknown option -x'],
+        [[`--${valued}`], `--${valued} needs a value`],
+        [
+          [`--${valued}`, '-3'],
+          `--${valued} needs a value (one that starts with "-" is written --${valued}=-3)`,
+        ],
+        ...(command?.switches ?? []).map((flag): [string[], string] => [
+          [`--${flag}=yes`],
+          `--${flag} takes no value`,
+        ]),
+        // Another command's flag is as unknown here.
+        ...(command?.flags.includes('role') === true
+          ? []
+          : [[['--role', 'viewer'], 'unknown option --role'] as [string[], string]]),
+      ];
+      for (const [args, message] of cases) {
+        const out: string[] = [];
+        const err: string[] = [];
+        const code = await runAdmin([...words, ...args], {
+          env: {},
+          out: (text) => out.push(text),
+          err: (text) => err.push(text),
+        });
+        expect({ args, code, out, err }).toEqual({
+          args,
+          code: 2,
+          out: [],
+          err: [`admin: ${name}: ${message}\n\n${help}`],
+        });
+      }
+    },
+  );
+
+  it('an unknown flag and no command: the flag, with the list of commands', async () => {
+    const err: string[] = [];
+    const usage: string[] = [];
+    await runAdmin(['--help'], { env: {}, out: (text) => usage.push(text), err: () => {} });
+    const code = await runAdmin(['--grp', '7'], {
+      env: {},
+      out: () => {},
+      err: (text) => err.push(text),
+    });
+    expect({ code, err }).toEqual({
+      code: 2,
+      err: [`admin: unknown option --grp\n\n${usage.join('')}`],
+    });
+  });
+});
+
 describe.concurrent('token', () => {
   it('takes a negative --expires-in as written, and gives a token that has expired', async () => {
     const env = { LOCAL_DATA_DIR: join(scratch, 'idp') };
@@ -125,6 +210,25 @@ describe.concurrent('token', () => {
     expect(bad.code).toBe(2);
     expect(bad.stdout).toBe('');
     expect(bad.stderr).toMatch(/^token: --expires-in must be whole seconds, got "soon"\n/);
+    const unknown = await node('infra/local/token-cli.ts', ['--usr', '7']);
+    expect(unknown).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `token: unknown option --usr\n\n${help.stdout}\n`,
+    });
+  });
+});
+
+describe.concurrent('smoke', () => {
+  it('an unknown option is named, with the usage (exit 2), and nothing is called', async () => {
+    const help = await node('infra/smoke/smoke.ts', ['--help']);
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    const unknown = await node('infra/smoke/smoke.ts', ['--urll', 'http://127.0.0.1:1']);
+    expect(unknown).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `npm run smoke: unknown option --urll\n\n${help.stdout}`,
+    });
   });
 });
 
@@ -154,6 +258,40 @@ describe.concurrent('event and invoke', () => {
       expect(refused.stdout).toBe('');
       expect(refused.stderr.startsWith(`event: ${message}\n\nusage: `)).toBe(true);
     }
+    // An unknown option, in the words every CLI uses (test/unit/command-line.test.ts).
+    const unknown = await node('infra/local/event-cli.ts', ['http', 'GET', '/x', '--usr', '5']);
+    expect(unknown).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `event: unknown option --usr\n\n${help.stdout}`,
+    });
+  });
+
+  it('event http refuses a path or method no route takes, and lists the routes (exit 2)', async () => {
+    const env = { LOCAL_DATA_DIR: join(scratch, 'events') };
+    const tail =
+      '. API Gateway would send it to the $default route (the RouteNotFound function); this command makes events for these routes:';
+    const routes = API_ROUTES.map((route) => [`${route.method} ${route.path}`, route.functionId]);
+    for (const [args, firstLine] of [
+      [
+        ['http', 'GET', '/api/v1/user/me/fil'],
+        `event: no route takes GET /api/v1/user/me/fil${tail}`,
+      ],
+      [
+        ['http', 'post', '/api/v1/user/me/file/3?x=1', '--user', '5'],
+        `event: no route takes POST /api/v1/user/me/file/3; its path has GET, PATCH, DELETE${tail}`,
+      ],
+    ] as const) {
+      const refused = await node('infra/local/event-cli.ts', args, env);
+      expect({ args, code: refused.code, stdout: refused.stdout }).toEqual({
+        args,
+        code: 2,
+        stdout: '',
+      });
+      const [head, blank, ...listed] = refused.stderr.trimEnd().split('\n');
+      expect({ head, blank }).toEqual({ head: firstLine, blank: '' });
+      expect(listed.map((line) => /^ {2}(\S+ \S+) +(\w+)$/.exec(line)?.slice(1))).toEqual(routes);
+    }
   });
 
   it('invoke --help lists every function; a bad --stage is exit 2 and invokes nothing', async () => {
@@ -163,6 +301,12 @@ describe.concurrent('event and invoke', () => {
     for (const functionId of FUNCTION_ENTRIES.keys()) {
       expect(help.stdout).toContain(`\n  ${functionId}\n`);
     }
+    const unknown = await node('infra/local/invoke-cli.ts', ['ListUserFiles', '--evnt', '-']);
+    expect(unknown).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `invoke: unknown option --evnt\n\n${help.stdout}`,
+    });
     const bad = await node('infra/local/invoke-cli.ts', ['ListUserFiles', '--stage', 'staging']);
     expect(bad.code).toBe(2);
     expect(bad.stdout).toBe('');

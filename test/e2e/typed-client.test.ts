@@ -132,7 +132,7 @@ describe('npm run openapi', () => {
     await expect(access('x.json')).rejects.toThrow();
     expect(refused?.stdout).toBe('');
     expect(refused?.stderr).toBe(
-      "openapi: Unknown option '--outt'\nusage: npm run --silent openapi [-- --out <file>]\n",
+      'openapi: unknown option --outt\n\nusage: npm run --silent openapi [-- --out <file>]\n',
     );
   });
 });
