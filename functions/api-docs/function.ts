@@ -17,7 +17,7 @@ const docsPageOperation = defineOperation({
         {
           mediaType: 'text/html',
           schema: z.string(),
-          example: '<!doctype html><html lang="en">…</html>',
+          example: '<!doctype html>\n<html lang="en">…</html>\n',
         },
       ],
     },
@@ -46,12 +46,17 @@ const docsAssetOperation = defineOperation({
     200: {
       description: 'The file',
       content: [
-        { mediaType: 'text/javascript', schema: z.string(), example: '/*! Swagger UI */…' },
-        { mediaType: 'text/css', schema: z.string(), example: '.swagger-ui{…}' },
+        {
+          mediaType: 'text/javascript',
+          schema: z.string(),
+          example: '/*! For license information please see swagger-ui-bundle.js.LICENSE.txt */\n…',
+        },
+        { mediaType: 'text/css', schema: z.string(), example: '.swagger-ui{color:#3b4151;…' },
+        // The icon's bytes: no text example can show them.
         {
           mediaType: 'image/png',
           schema: z.string().meta({ contentMediaType: 'image/png' }),
-          example: '',
+          example: undefined,
         },
       ],
       headers: revalidated,

@@ -1,4 +1,4 @@
-import { USER_FILE_EXAMPLE } from '#shared/api/examples.ts';
+import { USER_FILE_EXAMPLE, idNotAnInteger } from '#shared/api/examples.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
 import { completeDirectUploadRequest } from '#shared/schemas/direct-upload.ts';
@@ -26,6 +26,7 @@ const completeDirectUploadOperation = defineOperation({
       'The object is over 50 MiB',
       'File too large: the limit is 52428800 bytes (50 MiB)',
     ),
+    422: idNotAnInteger('file_id'),
   },
 });
 

@@ -1,4 +1,5 @@
 import { DEAL_FILE_CHANGE_REFUSALS } from '#shared/api/deal-file-change-refusals.ts';
+import { idNotAnInteger } from '#shared/api/examples.ts';
 import { defineOperation, emptyAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
 import { deleteDealFileRequest } from '#shared/schemas/deal-file.ts';
@@ -13,6 +14,7 @@ const deleteDealFileOperation = defineOperation({
   responses: {
     204: emptyAnswer('Deleted'),
     ...DEAL_FILE_CHANGE_REFUSALS,
+    422: idNotAnInteger('file_id'),
   },
 });
 

@@ -1,3 +1,4 @@
+import { idNotAnInteger } from '#shared/api/examples.ts';
 import { defineOperation, detailAnswer, emptyAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
 import { deleteUserFileRequest } from '#shared/schemas/user-file-update.ts';
@@ -20,6 +21,7 @@ const deleteUserFileOperation = defineOperation({
       'The direct upload of this id is being completed right now',
       'The upload is being completed; try again',
     ),
+    422: idNotAnInteger('file_id'),
   },
 });
 

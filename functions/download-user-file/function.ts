@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { EXAMPLE_BUCKET_URL, idNotAnInteger } from '#shared/api/examples.ts';
 import { defineOperation, detailAnswer, emptyAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
 import { downloadUserFileRequest } from '#shared/schemas/direct-upload.ts';
@@ -20,14 +21,13 @@ const downloadUserFileOperation = defineOperation({
           .string()
           .describe('The presigned S3 GET, valid for 5 minutes')
           .meta({
-            examples: [
-              'https://file-service-bucket.s3.eu-west-1.amazonaws.com/users/7/files/42?X-Amz-Algorithm=AWS4-HMAC-SHA256&…',
-            ],
+            examples: [`${EXAMPLE_BUCKET_URL}/users/7/files/42?X-Amz-Algorithm=AWS4-HMAC-SHA256&…`],
           }),
         'cache-control': z.literal('no-store'),
       }),
     ),
     404: detailAnswer('No file of yours has this id', 'Not Found'),
+    422: idNotAnInteger('file_id'),
   },
 });
 

@@ -1,3 +1,4 @@
+import { validationFailed } from '#shared/api/examples.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
 import {
@@ -21,6 +22,12 @@ const getRealtimeTokenOperation = defineOperation({
       token: 'eyJhbGciOiJFUzI1NiIsImtpZCI6IlNaUDYw…',
     }),
     404: detailAnswer('A listed room is not open to you; no token is issued', 'Not Found'),
+    422: validationFailed({
+      type: 'missing',
+      loc: ['body', 'room_ids'],
+      msg: 'Field required',
+      input: {},
+    }),
   },
 });
 

@@ -1,4 +1,4 @@
-import { USER_FILE_EXAMPLE } from '#shared/api/examples.ts';
+import { USER_FILE_EXAMPLE, idNotAnInteger } from '#shared/api/examples.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
 import { getUserFileRequest, UserFileSchema } from '#shared/schemas/user-file.ts';
@@ -13,6 +13,7 @@ const getUserFileOperation = defineOperation({
   responses: {
     200: jsonAnswer('The file', UserFileSchema, USER_FILE_EXAMPLE),
     404: detailAnswer('No file of yours has this id', 'Not Found'),
+    422: idNotAnInteger('file_id'),
   },
 });
 

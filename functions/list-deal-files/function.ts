@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { FILES_BY_CREATION_INDEX } from '#shared/adapters/keys.ts';
-import { DEAL_FILE_EXAMPLE } from '#shared/api/examples.ts';
-import { LIST_HEADERS, LIST_PAGING, LIST_TOO_LARGE } from '#shared/api/list-answers.ts';
+import { DEAL_FILE_EXAMPLE, idNotAnInteger } from '#shared/api/examples.ts';
+import { listHeaders, LIST_PAGING, LIST_TOO_LARGE } from '#shared/api/list-answers.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
 import { DealFileSchema, listDealFilesRequest } from '#shared/schemas/deal-file.ts';
@@ -18,10 +18,11 @@ const listDealFilesOperation = defineOperation({
       'The deal’s files, newest first',
       z.array(DealFileSchema),
       [DEAL_FILE_EXAMPLE],
-      LIST_HEADERS,
+      listHeaders('/api/v1/group/1/deal/4/file'),
     ),
     400: LIST_TOO_LARGE,
     404: detailAnswer('You are not in the group, or the deal is not in it', 'Not Found'),
+    422: idNotAnInteger('group_id'),
   },
 });
 

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { FILES_BY_CREATION_INDEX } from '#shared/adapters/keys.ts';
-import { USER_FILE_EXAMPLE } from '#shared/api/examples.ts';
-import { LIST_HEADERS, LIST_PAGING, LIST_TOO_LARGE } from '#shared/api/list-answers.ts';
+import { USER_FILE_EXAMPLE, validationFailed } from '#shared/api/examples.ts';
+import { listHeaders, LIST_PAGING, LIST_TOO_LARGE } from '#shared/api/list-answers.ts';
 import { defineOperation, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
 import { listUserFilesRequest, UserFileSchema } from '#shared/schemas/user-file.ts';
@@ -18,9 +18,16 @@ const listUserFilesOperation = defineOperation({
       'The caller’s files, newest first',
       z.array(UserFileSchema),
       [USER_FILE_EXAMPLE],
-      LIST_HEADERS,
+      listHeaders('/api/v1/user/me/file'),
     ),
     400: LIST_TOO_LARGE,
+    422: validationFailed({
+      type: 'greater_than',
+      loc: ['query', 'limit'],
+      msg: 'Input should be greater than 0',
+      input: '0',
+      ctx: { gt: 0 },
+    }),
   },
 });
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { validationFailed } from '#shared/api/examples.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction, idempotencyRecords } from '#shared/functions/function-declaration.ts';
 import { TOO_MANY_NOTIFICATIONS } from '#shared/notifications/notify-submission.ts';
@@ -41,6 +42,13 @@ const notifySubmissionOperation = defineOperation({
       'A request with this Idempotency-Key is still running',
       'A request with this Idempotency-Key is still being processed; retry shortly',
     ),
+    422: validationFailed({
+      type: 'too_short',
+      loc: ['body', 'file_ids'],
+      msg: 'List should have at least 1 item after validation, not 0',
+      input: [],
+      ctx: { field_type: 'List', min_length: 1, actual_length: 0 },
+    }),
     429: jsonAnswer(
       'Over your notify allowance: nothing was recorded or sent; send again after `Retry-After` ' +
         'seconds (a replay of an Idempotency-Key is never refused: it sends nothing). Or over ' +
@@ -54,7 +62,7 @@ const notifySubmissionOperation = defineOperation({
           .regex(/^[1-9]\d*$/)
           .optional()
           .describe('Whole seconds until the next call is allowed (always sent with `detail`)')
-          .meta({ examples: ['42'] }),
+          .meta({ examples: ['60'] }),
       }),
     ),
   },

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineOperation, jsonAnswer } from '#shared/api/operation.ts';
+import { defineOperation } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
 
 const openApiDocumentOperation = defineOperation({
@@ -12,11 +12,17 @@ const openApiDocumentOperation = defineOperation({
   origin: 'extension',
   request: {},
   responses: {
-    200: jsonAnswer(
-      'The document',
-      z.looseObject({ openapi: z.literal('3.1.0') }).meta({ id: 'OpenApiDocument' }),
-      { openapi: '3.1.0' },
-    ),
+    200: {
+      description: 'The document',
+      content: [
+        {
+          mediaType: 'application/json',
+          schema: z.looseObject({ openapi: z.literal('3.1.0') }).meta({ id: 'OpenApiDocument' }),
+          // The answer is this very document: any example of it could only be a part.
+          example: undefined,
+        },
+      ],
+    },
   },
 });
 

@@ -1,3 +1,4 @@
+import { EXAMPLE_BUCKET, EXAMPLE_BUCKET_URL, validationFailed } from '#shared/api/examples.ts';
 import { defineOperation, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
 import {
@@ -20,18 +21,31 @@ const startDirectUploadOperation = defineOperation({
     201: jsonAnswer('The form to POST the bytes with', DirectUploadTicketSchema, {
       id: 52,
       key: 'uploads/7/52',
-      url: 'https://file-service-bucket.s3.eu-west-1.amazonaws.com/',
+      url: `${EXAMPLE_BUCKET_URL}/`,
       fields: {
         'Content-Type': 'application/octet-stream',
         'x-amz-meta-name': 'model.xlsx',
         'x-amz-meta-type': 'financials',
         'x-amz-meta-owner': '7',
+        bucket: EXAMPLE_BUCKET,
+        'X-Amz-Algorithm': 'AWS4-HMAC-SHA256',
+        'X-Amz-Credential': 'ASIAEXAMPLE/20261121/eu-west-1/s3/aws4_request',
+        'X-Amz-Date': '20261121T100000Z',
+        // A deployed function signs with its role's session; the local stage, with keys.
+        'X-Amz-Security-Token': 'IQoJb3JpZ2luX2Vj…',
         key: 'uploads/7/52',
         Policy: 'eyJleHBpcmF0aW9uIjoi…',
         'X-Amz-Signature': '5f0c…',
       },
       expires_at: '2026-11-21T10:15:00.000Z',
       max_filesize: 52428800,
+    }),
+    422: validationFailed({
+      type: 'less_than_equal',
+      loc: ['body', 'filesize'],
+      msg: 'Input should be less than or equal to 52428800',
+      input: 52428801,
+      ctx: { le: 52428800 },
     }),
   },
 });

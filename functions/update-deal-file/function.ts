@@ -1,5 +1,5 @@
 import { DEAL_FILE_CHANGE_REFUSALS } from '#shared/api/deal-file-change-refusals.ts';
-import { DEAL_FILE_EXAMPLE } from '#shared/api/examples.ts';
+import { DEAL_FILE_EXAMPLE, validationFailed } from '#shared/api/examples.ts';
 import { defineOperation, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
 import { DealFileSchema, updateDealFileRequest } from '#shared/schemas/deal-file.ts';
@@ -17,6 +17,15 @@ const updateDealFileOperation = defineOperation({
   responses: {
     200: jsonAnswer('The file as it now is', DealFileSchema, DEAL_FILE_EXAMPLE),
     ...DEAL_FILE_CHANGE_REFUSALS,
+    422: validationFailed({
+      type: 'enum',
+      loc: ['body', 'type'],
+      msg: "Input should be 'deck', 'financials', 'raw_data', 'snapshot', 'full', 'mini', 'nano' or 'other'",
+      input: 'memo',
+      ctx: {
+        expected: "'deck', 'financials', 'raw_data', 'snapshot', 'full', 'mini', 'nano' or 'other'",
+      },
+    }),
   },
 });
 

@@ -1,4 +1,4 @@
-import { USER_FILE_EXAMPLE } from '#shared/api/examples.ts';
+import { USER_FILE_EXAMPLE, validationFailed } from '#shared/api/examples.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
 import { UserFileSchema } from '#shared/schemas/user-file.ts';
@@ -22,6 +22,13 @@ const updateUserFileOperation = defineOperation({
       updated_at: '2026-06-02T14:05:00.000Z',
     }),
     404: detailAnswer('No file of yours has this id', 'Not Found'),
+    422: validationFailed({
+      type: 'string_too_short',
+      loc: ['body', 'name'],
+      msg: 'String should have at least 1 character',
+      input: '',
+      ctx: { min_length: 1 },
+    }),
   },
 });
 

@@ -1,7 +1,7 @@
-import { USER_FILE_EXAMPLE } from '#shared/api/examples.ts';
+import { USER_FILE_EXAMPLE, validationFailed } from '#shared/api/examples.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction, idempotencyRecords } from '#shared/functions/function-declaration.ts';
-import { ErrorFromEitherSchema } from '#shared/schemas/error-bodies.ts';
+import { GatewayMessageSchema } from '#shared/schemas/error-bodies.ts';
 import { uploadUserFileRequest } from '#shared/schemas/user-file-upload.ts';
 import { UserFileSchema } from '#shared/schemas/user-file.ts';
 
@@ -10,9 +10,10 @@ const uploadUserFileOperation = defineOperation({
   summary: 'Upload a file',
   description:
     'A multipart form with `file`, `name` and `type`. Stores the bytes and records the file. ' +
-    'API Gateway and Lambda admit about 4.4 MB of file in a multipart body, on every stage ' +
-    '(the local stage answers as they do), so larger files take the direct upload. With an `Idempotency-Key`, a retry within 24 hours ' +
-    'gets the first 201 again and stores nothing twice.',
+    'Multipart uploads take files up to 4.7 MB (4,700,000 bytes) on every stage; larger files ' +
+    'take the direct upload (the platform refuses a larger request with its 413 before any ' +
+    'code runs; the local stage answers as it does). With an `Idempotency-Key`, a retry ' +
+    'within 24 hours gets the first 201 again and stores nothing twice.',
   tag: 'User files',
   origin: 'contract',
   request: uploadUserFileRequest,
@@ -27,11 +28,19 @@ const uploadUserFileOperation = defineOperation({
       'A request with this Idempotency-Key is still running',
       'A request with this Idempotency-Key is still being processed; retry shortly',
     ),
+    // The platform refuses a body over Lambda's 6 MB before the function sees it, so the
+    // function's own 50 MiB refusal cannot come on this route.
     413: jsonAnswer(
-      'The file is over 50 MiB (`detail`), or the body over API Gateway’s limit (`message`)',
-      ErrorFromEitherSchema,
-      { detail: 'File too large: the limit is 52428800 bytes (50 MiB)' },
+      'The body is over what Lambda takes (a file over 4.7 MB (4,700,000 bytes) may not fit): send it by direct upload',
+      GatewayMessageSchema,
+      { message: 'Request Entity Too Large' },
     ),
+    422: validationFailed({
+      type: 'missing',
+      loc: ['body', 'file'],
+      msg: 'Field required',
+      input: null,
+    }),
   },
 });
 

@@ -1,6 +1,17 @@
 import type * as z from 'zod';
 import type { DealFileSchema } from '../schemas/deal-file.ts';
+import { HttpValidationErrorSchema } from '../schemas/error-bodies.ts';
 import type { UserFileSchema } from '../schemas/user-file.ts';
+import { jsonAnswer, type ResponseDoc } from './operation.ts';
+
+/*
+ * Every example here and in the functions' declarations is an answer the route really gives:
+ * test/e2e/openapi-examples.test.ts produces each one's situation on the local stage and
+ * holds the example against the real answer (ids, times, signatures and the bucket aside).
+ */
+
+/** The bucket, as the examples name it; a deployed stage's has the name CDK gave it. */
+export const EXAMPLE_BUCKET = 'file-service-bucket';
 
 /** The files the reference's examples show, one of each kind. */
 export const USER_FILE_EXAMPLE: z.output<typeof UserFileSchema> = {
@@ -12,7 +23,7 @@ export const USER_FILE_EXAMPLE: z.output<typeof UserFileSchema> = {
   updated_at: null,
   is_archived: false,
   filesize: 482133,
-  location: 'users/7/files/42',
+  location: `s3://${EXAMPLE_BUCKET}/users/7/files/42`,
 };
 
 export const DEAL_FILE_EXAMPLE: z.output<typeof DealFileSchema> = {
@@ -24,3 +35,25 @@ export const DEAL_FILE_EXAMPLE: z.output<typeof DealFileSchema> = {
   updated_at: '2026-06-02T14:05:00.000Z',
   is_archived: false,
 };
+
+/** Where the examples' bucket is reached, as a deployed stage signs its links and forms. */
+export const EXAMPLE_BUCKET_URL = `https://${EXAMPLE_BUCKET}.s3.eu-west-1.amazonaws.com`;
+
+type ValidationErrors = NonNullable<z.output<typeof HttpValidationErrorSchema>['detail']>;
+
+/** A route's 422, with an error list it really gives (one mistake; a request may make several). */
+export const validationFailed = (...errors: ValidationErrors): ResponseDoc =>
+  jsonAnswer(
+    'Validation Error: every failing field, as Pydantic v2 reports it',
+    HttpValidationErrorSchema,
+    { detail: errors },
+  );
+
+/** The 422 of a path id that is no integer, as every route with an id in its path gives it. */
+export const idNotAnInteger = (name: string, input = 'abc'): ResponseDoc =>
+  validationFailed({
+    type: 'int_parsing',
+    loc: ['path', name],
+    msg: 'Input should be a valid integer, unable to parse string as an integer',
+    input,
+  });

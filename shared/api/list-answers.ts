@@ -3,22 +3,26 @@ import { LIST_TOO_LARGE_DETAIL } from '../http/list-too-large.ts';
 import { MAX_FILES_IN_ONE_ANSWER, MAX_PAGE_SIZE } from '../schemas/list-page.ts';
 import { detailAnswer, type ResponseDoc } from './operation.ts';
 
-/** What a list answer may carry beyond its body: the next page, and its compression. */
-export const LIST_HEADERS = z.object({
-  link: z
-    .string()
-    .optional()
-    .describe('With `limit` or `cursor`, while more files follow: the next page (RFC 8288)')
-    .meta({
-      examples: [
-        '</api/v1/user/me/file?limit=100&cursor=MjAyNi0wNi0wMVQwOTozMDowMC4wMDBaIzQy>; rel="next"',
-      ],
-    }),
-  'content-encoding': z
-    .literal('gzip')
-    .optional()
-    .describe('When the request accepts gzip (`Accept-Encoding: gzip`)'),
-});
+/**
+ * What a list answer may carry beyond its body: the next page, and its compression. The
+ * example is the link a page of 20 from `listPath` comes with.
+ */
+export const listHeaders = (listPath: string) =>
+  z.object({
+    link: z
+      .string()
+      .optional()
+      .describe('With `limit` or `cursor`, while more files follow: the next page (RFC 8288)')
+      .meta({
+        examples: [
+          `<${listPath}?limit=20&cursor=MjAyNi0wNi0wMVQwOTozMDowMC4wMDBaIzQy>; rel="next"`,
+        ],
+      }),
+    'content-encoding': z
+      .literal('gzip')
+      .optional()
+      .describe('When the request accepts gzip (`Accept-Encoding: gzip`)'),
+  });
 
 /** How a list route pages and compresses, for its description. */
 export const LIST_PAGING =

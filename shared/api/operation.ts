@@ -32,7 +32,8 @@ export interface ResponseDoc {
 /**
  * One route as the OpenAPI document describes it. The handler validates with `request`, so
  * the document cannot describe a request the function does not check. Responses every route
- * shares (400 for unreadable JSON, 401, 413, 422, 429, 500, 503) are added by the document builder.
+ * shares (400 for unreadable JSON, 401, 413, 429, 500, 503) are added by the document builder; a
+ * route that can fail validation declares its own 422 (`validationFailed` in examples.ts).
  */
 export interface ApiOperation<S extends RequestSchemas = RequestSchemas> {
   readonly operationId: string;

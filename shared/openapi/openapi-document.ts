@@ -14,7 +14,6 @@ import {
   ErrorFromEitherSchema,
   GatewayMessageSchema,
   HttpErrorSchema,
-  HttpValidationErrorSchema,
 } from '../schemas/error-bodies.ts';
 
 /** FastAPI's name for its bearer scheme, which generated clients may already use. */
@@ -76,32 +75,6 @@ const COMMON_ANSWERS = {
       'application/json': {
         schema: GatewayMessageSchema,
         example: { message: 'Request Entity Too Large' },
-      },
-    },
-  },
-  validationError: {
-    id: 'ValidationFailed',
-    description: 'Validation Error: every failing field, as Pydantic v2 reports it',
-    content: {
-      'application/json': {
-        schema: HttpValidationErrorSchema,
-        example: {
-          detail: [
-            {
-              type: 'int_parsing',
-              loc: ['path', 'file_id'],
-              msg: 'Input should be a valid integer, unable to parse string as an integer',
-              input: 'abc',
-            },
-            {
-              type: 'too_long',
-              loc: ['body', 'file_ids'],
-              msg: 'List should have at most 100 items after validation, not 101',
-              input: [1, 2, '…'],
-              ctx: { field_type: 'List', max_length: 100, actual_length: 101 },
-            },
-          ],
-        },
       },
     },
   },
@@ -206,7 +179,6 @@ function jsonBodyTooLarge(body: z.ZodType): ZodOpenApiResponseObject {
 function responsesOf(route: ApiRoute, operation: ApiOperation): ZodOpenApiResponsesObject {
   const { request } = operation;
   const hasBody = request.body !== undefined || request.form !== undefined;
-  const validates = Object.values(request).some((schema) => schema !== undefined);
   const own = new Map(
     Object.entries(operation.responses).map(([status, answer]) => [
       Number(status),
@@ -221,7 +193,6 @@ function responsesOf(route: ApiRoute, operation: ApiOperation): ZodOpenApiRespon
       : hasBody
         ? [[413, COMMON_ANSWERS.payloadTooLarge] as const]
         : []),
-    ...(validates ? [[422, COMMON_ANSWERS.validationError] as const] : []),
     [429, COMMON_ANSWERS.tooManyRequests],
     [500, COMMON_ANSWERS.internalError],
     [503, COMMON_ANSWERS.unavailable],
@@ -262,7 +233,8 @@ function toOperationObject(route: ApiRoute, operation: ApiOperation): ZodOpenApi
       ? `**Extension**: not in the contract. ${operation.description}`
       : operation.description,
     tags: [operation.tag],
-    [EXTENSION_MARK]: extension,
+    // Only extensions carry the mark: Swagger UI shows `x-extension: false` as `null`.
+    ...(extension ? { [EXTENSION_MARK]: true } : {}),
     security: route.auth === 'jwt' ? [{ [BEARER_SCHEME]: [] }] : [],
     ...(Object.keys(requestParams).length === 0 ? {} : { requestParams }),
     ...(content === undefined ? {} : { requestBody: { required: true, content } }),
