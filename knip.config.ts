@@ -24,19 +24,17 @@ const config: KnipConfig = {
     'test/bench/{bench,bare-token-service,s3rver-process,stage-process}.ts',
     // Functions the tests deploy on the local stage by path, as declarations name handlers.
     'test/support/{fixture-function,slow-route-function}.ts',
+    // The client examples people run (examples/README.md), and their types' generator.
+    'examples/typescript/{demo,generate-types}.ts',
   ],
-  project: ['{functions,shared,infra}/**/*.ts!', 'test/**/*.ts', '*.{ts,js}'],
+  project: ['{functions,shared,infra}/**/*.ts!', 'test/**/*.ts', 'examples/**/*.ts', '*.{ts,js}'],
+  // Installed by pip, not npm (CI checks it is on PATH): the CloudFormation linter.
+  ignoreBinaries: ['cfn-lint'],
   ignoreDependencies: [
     // Read at run time by a computed specifier (functions/api-docs/handler.ts resolves
     // `${SWAGGER_UI_PACKAGE}/<file>`) and shipped as files by the bundler's options.
     'swagger-ui-dist',
-    // The typed-client test (test/e2e/typed-client.test.ts) runs openapi-typescript's binary
-    // by path and writes a client that imports openapi-fetch into .test-artifacts/.
-    'openapi-typescript',
-    'openapi-fetch',
   ],
-  // Installed by pip, not npm (CI checks it is on PATH): the CloudFormation linter.
-  ignoreBinaries: ['cfn-lint'],
 };
 
 export default config;

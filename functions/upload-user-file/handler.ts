@@ -25,8 +25,9 @@ import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-ad
 import { uploadUserFileFunction } from './function.ts';
 
 /**
- * POST /api/v1/user/me/file: the contract's multipart upload. On AWS, API Gateway's payload
- * limit caps it near 4.4 MB; larger files take the direct-to-S3 upload.
+ * POST /api/v1/user/me/file: the contract's multipart upload. Multipart uploads take files up
+ * to 4.7 MB (4,700,000 bytes) on every stage (Lambda's 6 MiB event holds the base64 form);
+ * larger files take the direct-to-S3 upload.
  */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'fileIds' | 'blobs' | 'userFiles' | 'idempotency'>,

@@ -30,9 +30,21 @@ export const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
  * type (limit 6291456 bytes)"
  * (https://theburningmonk.com/2020/04/hit-the-6mb-lambda-payload-limit-heres-what-you-can-do/).
  * The event carries a binary body base64-encoded (see api-gateway-event.ts), so a multipart
- * upload reaches it at 4/3 of its size: about 4.7 MB of form fits.
+ * upload reaches it at 4/3 of its size (MULTIPART_UPLOAD_MAX_FILE_BYTES below).
  */
 export const LAMBDA_MAX_REQUEST_BYTES = 6 * 1024 * 1024;
+
+/**
+ * The multipart limit the docs state, in their words: multipart uploads take files up to
+ * 4.7 MB (4,700,000 bytes) on every stage; larger files take the direct upload. The limit is
+ * Lambda's 6 MiB (6,291,456-byte) event, in which API Gateway puts the form base64-encoded
+ * (4 bytes for every 3) beside the request's headers and token claims. The largest file that
+ * passes is a little more and moves with them: about 4,716,800 bytes on the local stage with
+ * short names and a local token; every 4 bytes of headers or claims take 3 bytes off it, every
+ * byte of filename or other form fields one. No multipart upload of a file over 4,718,592
+ * bytes (3/4 of 6 MiB) passes. test/e2e/platform-limits.test.ts finds the local stage's largest.
+ */
+export const MULTIPART_UPLOAD_MAX_FILE_BYTES = 4_700_000;
 
 /** What the platform sends instead of the function's answer. */
 export interface PlatformRefusal {

@@ -9,6 +9,7 @@ import {
   API_GATEWAY_MAX_BODY_BYTES,
   LAMBDA_MAX_REQUEST_BYTES,
   LAMBDA_MAX_RESPONSE_BYTES,
+  MULTIPART_UPLOAD_MAX_FILE_BYTES,
   refuseEvent,
   refuseRequestBody,
   refuseResult,
@@ -213,6 +214,55 @@ describe('The local stage refuses what the platform refuses, as the platform doe
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ detail: LIST_TOO_LARGE_DETAIL });
     expect(await stage().stored()).toEqual(before);
+  });
+});
+
+describe('The multipart limit the docs state: files up to 4.7 MB (4,700,000 bytes)', () => {
+  /** 3/4 of 6 MiB: no multipart upload of a larger file fits Lambda's event, whatever else. */
+  const NO_FORM_ABOVE = (LAMBDA_MAX_REQUEST_BYTES / 4) * 3;
+
+  it('takes a 4,700,000-byte file with 255-character names and 8 KB of other headers', async () => {
+    const long = `${'n'.repeat(251)}.bin`;
+    const form = uploadForm(Buffer.alloc(MULTIPART_UPLOAD_MAX_FILE_BYTES, 3), {
+      name: long,
+      filename: long,
+    });
+    const response = await stage().upload(90, form, { 'x-client-context': 'c'.repeat(8 * 1024) });
+    expect(response.status).toBe(201);
+    expect(await response.json()).toMatchObject({ name: long, filesize: 4_700_000 });
+  });
+
+  it('takes the largest file the event holds, and refuses one byte more as the platform does', async () => {
+    // Probes with a type the function refuses (422, nothing stored) cost no storage; the
+    // event's size, all that the platform judges, is that of the same upload with `deck`.
+    // Every user id here has 4 digits: the token's claims are in the event too.
+    let user = 9500;
+    const probe = async (fileBytes: number) => {
+      const form = uploadForm(Buffer.alloc(fileBytes, 4), { name: 'edge.bin', type: 'dekk' });
+      const response = await stage().upload(user++, form);
+      await response.arrayBuffer();
+      return response.status;
+    };
+    const overhead = uploadForm('', { name: 'edge.bin', type: 'dekk' }).body.length;
+    // The form's base64 alone fills the event past this; the request's other fields take well
+    // under 8 KiB of it.
+    let refused = NO_FORM_ABOVE - overhead + 1;
+    let accepted = ((LAMBDA_MAX_REQUEST_BYTES - 8 * 1024) / 4) * 3 - overhead;
+    expect([await probe(accepted), await probe(refused)]).toEqual([422, 413]);
+    while (refused - accepted > 1) {
+      const middle = Math.floor((accepted + refused) / 2);
+      if ((await probe(middle)) === 422) accepted = middle;
+      else refused = middle;
+    }
+    // Some 16 KB above the stated limit here; a deployed event is a little larger.
+    expect(accepted).toBeGreaterThan(MULTIPART_UPLOAD_MAX_FILE_BYTES);
+    expect(accepted).toBeLessThan(NO_FORM_ABOVE);
+    const largest = uploadForm(Buffer.alloc(accepted, 4), { name: 'edge.bin' });
+    const stored = await stage().upload(9601, largest);
+    expect(stored.status).toBe(201);
+    expect(await stored.json()).toMatchObject({ filesize: accepted });
+    const over = uploadForm(Buffer.alloc(accepted + 1, 4), { name: 'edge.bin' });
+    await expectPlatformRefusal(9602, () => stage().upload(9602, over), 413, TOO_LARGE);
   });
 });
 

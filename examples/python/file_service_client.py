@@ -1,0 +1,297 @@
+"""A client for the file service, with Python's standard library only (Python 3.9+).
+
+Every route of the contract (list and upload your files, notify a submission, update a deal
+file, get a realtime token) and the extensions a client needs for files of any size: the
+direct upload (start, POST the signed form to S3, complete) and the download.
+
+    client = FileServiceClient("http://localhost:8000", token)
+    uploaded = client.upload("deck.pdf", file_type="deck")   # any size up to 50 MiB
+    client.notify([uploaded["id"]], fund_name="Acme Growth Fund III")
+
+Run it as a script to call each route once and print a line for each:
+
+    python3 file_service_client.py BASE_URL TOKEN [FILE ...] [--deal-file GROUP/DEAL/FILE]
+                                   [--room ROOM_ID]
+
+BASE_URL and TOKEN may come from FILE_SERVICE_URL and FILE_SERVICE_TOKEN instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import mimetypes
+import os
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+#: Multipart uploads take files up to 4.7 MB (4,700,000 bytes) on every stage; larger files take
+#: the direct upload. The limit is the platform's, not the service's: Lambda takes at most
+#: 6 MiB of event, and API Gateway puts the form in it base64-encoded (4 bytes for every 3)
+#: beside the request's headers and token claims.
+MULTIPART_LIMIT = 4_700_000
+
+#: Calls of complete, a second apart, while another completion holds the upload (409).
+COMPLETE_ATTEMPTS = 5
+
+Json = Any
+FileSource = Union[str, os.PathLike, bytes]
+
+
+class FileServiceError(Exception):
+    """A refusal: the HTTP status and the body as sent (FastAPI's `{"detail": ...}`, API
+    Gateway's `{"message": ...}`, or S3's XML for the direct upload's form)."""
+
+    def __init__(self, method: str, url: str, status: int, body: Json) -> None:
+        super().__init__(f"{method} {url}: {status} {json.dumps(body) if body else ''}".strip())
+        self.status = status
+        self.body = body
+
+    @property
+    def detail(self) -> Json:
+        """FastAPI's `detail`: a string, or the list of validation errors of a 422."""
+        return self.body.get("detail") if isinstance(self.body, dict) else None
+
+
+class _KeepRedirects(urllib.request.HTTPRedirectHandler):
+    """Hands a redirect back instead of following it. urllib would send the bearer token on
+    to the download link's host, and S3 refuses a presigned URL that also carries one."""
+
+    def redirect_request(
+        self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any, newurl: str
+    ) -> None:
+        return None
+
+
+class FileServiceClient:
+    """The file service's routes, each one method; every refusal raises FileServiceError."""
+
+    def __init__(self, base_url: str, token: str, timeout: float = 60.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self.timeout = timeout
+        self._opener = urllib.request.build_opener(_KeepRedirects)
+
+    # The contract's routes
+
+    def list_files(self) -> List[Json]:
+        """GET /api/v1/user/me/file: every file the caller owns, newest first."""
+        return self._call("GET", "/api/v1/user/me/file")
+
+    def upload_multipart(
+        self, content: bytes, filename: str, name: str, file_type: str, content_type: str
+    ) -> Json:
+        """POST /api/v1/user/me/file: one multipart request, for files up to MULTIPART_LIMIT."""
+        body, form_type = _multipart(
+            [("name", name), ("type", file_type)], ("file", filename, content_type, content)
+        )
+        return self._call("POST", "/api/v1/user/me/file", body, form_type)
+
+    def notify(
+        self,
+        file_ids: Sequence[int],
+        fund_name: Optional[str] = None,
+        message: Optional[str] = None,
+    ) -> Json:
+        """POST /api/v1/user/me/file/notify: one chat message for a finished submission."""
+        request = {"file_ids": list(file_ids), "fund_name": fund_name, "message": message}
+        return self._call_json("POST", "/api/v1/user/me/file/notify", request)
+
+    def update_deal_file(
+        self, group_id: int, deal_id: int, file_id: int, file_type: Optional[str]
+    ) -> Json:
+        """PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}: set (or clear) its type."""
+        path = f"/api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}"
+        return self._call_json("PUT", path, {"type": file_type})
+
+    def realtime_token(self, room_ids: Sequence[str] = ()) -> str:
+        """POST /api/v1/auth/get-realtime-token: a token for these rooms; none, a general one."""
+        request = {"room_ids": list(room_ids)}
+        return self._call_json("POST", "/api/v1/auth/get-realtime-token", request)["token"]
+
+    # The extensions a client needs for files of any size
+
+    def start_direct_upload(
+        self, name: str, file_type: str, filesize: int, content_type: str
+    ) -> Json:
+        """POST /api/v1/user/me/file/upload: a signed S3 form for one file, for 15 minutes."""
+        request = {
+            "name": name,
+            "type": file_type,
+            "filesize": filesize,
+            "content_type": content_type,
+        }
+        return self._call_json("POST", "/api/v1/user/me/file/upload", request)
+
+    def post_to_storage(self, ticket: Json, content: bytes, filename: str) -> None:
+        """POST the signed form to S3: every field in the order given, the file last. S3
+        answers 204; the bearer token is not sent, as the form's signature is the credential."""
+        fields: Dict[str, str] = ticket["fields"]
+        content_type = fields.get("Content-Type", "application/octet-stream")
+        file = ("file", filename, content_type, content)
+        body, form_type = _multipart(list(fields.items()), file)
+        self._send("POST", ticket["url"], body, {"Content-Type": form_type})
+
+    def complete_direct_upload(self, upload_id: int) -> Json:
+        """POST /api/v1/user/me/file/upload/{id}/complete: the UserFile the upload became."""
+        return self._call("POST", f"/api/v1/user/me/file/upload/{upload_id}/complete")
+
+    def download(self, file_id: int) -> bytes:
+        """GET /api/v1/user/me/file/{id}/download, then its 5-minute link, without the token."""
+        path = f"/api/v1/user/me/file/{file_id}/download"
+        status, headers, body = self._send("GET", self._url(path), None, self._auth())
+        location = headers.get("Location")
+        if status != 302 or location is None:
+            raise FileServiceError("GET", path, status, _parsed(body))
+        return self._send("GET", location, None, {})[2]
+
+    # Any size
+
+    def upload(
+        self,
+        source: FileSource,
+        name: Optional[str] = None,
+        file_type: str = "other",
+        content_type: Optional[str] = None,
+    ) -> Json:
+        """Upload a path's file or bytes of any size up to 50 MiB, and answer its UserFile:
+        multipart up to MULTIPART_LIMIT, the direct upload above it."""
+        if isinstance(source, bytes):
+            content, filename = source, name or "upload.bin"
+        else:
+            content, filename = Path(source).read_bytes(), Path(source).name
+        name = name or filename
+        content_type = (
+            content_type or mimetypes.guess_type(filename)[0] or "application/octet-stream"
+        )
+        if len(content) <= MULTIPART_LIMIT:
+            return self.upload_multipart(content, filename, name, file_type, content_type)
+        ticket = self.start_direct_upload(name, file_type, len(content), content_type)
+        self.post_to_storage(ticket, content, filename)
+        # S3's event completes the upload too; while it holds the upload, complete answers
+        # 409 "try again", and the next call answers the same file.
+        attempt = 1
+        while True:
+            try:
+                return self.complete_direct_upload(ticket["id"])
+            except FileServiceError as refused:
+                if refused.status != 409 or attempt == COMPLETE_ATTEMPTS:
+                    raise
+            attempt += 1
+            time.sleep(1)
+
+    # HTTP
+
+    def _url(self, path: str) -> str:
+        return self.base_url + path
+
+    def _auth(self) -> Dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+    def _call_json(self, method: str, path: str, request: Json) -> Json:
+        return self._call(method, path, json.dumps(request).encode(), "application/json")
+
+    def _call(
+        self,
+        method: str,
+        path: str,
+        body: Optional[bytes] = None,
+        content_type: Optional[str] = None,
+    ) -> Json:
+        headers = self._auth()
+        if content_type is not None:
+            headers["Content-Type"] = content_type
+        answer = self._send(method, self._url(path), body, headers)[2]
+        return json.loads(answer) if answer else None
+
+    def _send(
+        self, method: str, url: str, body: Optional[bytes], headers: Dict[str, str]
+    ) -> Tuple[int, Any, bytes]:
+        request = urllib.request.Request(url, data=body, method=method, headers=headers)
+        try:
+            with self._opener.open(request, timeout=self.timeout) as answer:
+                return answer.status, answer.headers, answer.read()
+        except urllib.error.HTTPError as refused:
+            if refused.code in (301, 302, 303, 307, 308):
+                return refused.code, refused.headers, refused.read()
+            raise FileServiceError(method, url, refused.code, _parsed(refused.read())) from None
+
+
+def _parsed(body: bytes) -> Json:
+    """A refusal's body: JSON when it is, else its text (S3's XML)."""
+    try:
+        return json.loads(body)
+    except ValueError:
+        return body.decode("utf-8", "replace")
+
+
+def _multipart(
+    fields: Sequence[Tuple[str, str]], file: Tuple[str, str, str, bytes]
+) -> Tuple[bytes, str]:
+    """A multipart/form-data body: the fields in order, then the file part."""
+    boundary = uuid.uuid4().hex
+    parts: List[bytes] = []
+    for field, value in fields:
+        disposition = f'form-data; name="{field}"'
+        parts.append(f"--{boundary}\r\nContent-Disposition: {disposition}\r\n\r\n".encode())
+        parts.append(value.encode() + b"\r\n")
+    field, filename, content_type, content = file
+    # A quote or line break would end the header: percent-encode them, as browsers do.
+    quoted = filename.replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")
+    parts.append(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{field}"; filename="{quoted}"\r\n'
+        f"Content-Type: {content_type}\r\n\r\n".encode()
+    )
+    parts.append(content + b"\r\n")
+    parts.append(f"--{boundary}--\r\n".encode())
+    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
+
+
+def _demo(argv: Sequence[str]) -> None:
+    parser = argparse.ArgumentParser(description="Call each route of the file service once.")
+    parser.add_argument("base_url", nargs="?", default=os.environ.get("FILE_SERVICE_URL"))
+    parser.add_argument("token", nargs="?", default=os.environ.get("FILE_SERVICE_TOKEN"))
+    parser.add_argument("files", nargs="*", help="files to upload (default: a few bytes)")
+    parser.add_argument("--deal-file", help="GROUP/DEAL/FILE: a deal file to set the type of")
+    parser.add_argument("--room", action="append", default=[], help="a room id for the token")
+    args = parser.parse_args(argv)
+    if not args.base_url or not args.token:
+        parser.error("give BASE_URL and TOKEN, or set FILE_SERVICE_URL and FILE_SERVICE_TOKEN")
+    client = FileServiceClient(args.base_url, args.token)
+
+    sources: List[FileSource] = list(args.files) or [b"Q3 deck, version 1\n"]
+    uploaded = []
+    for source in sources:
+        content = source if isinstance(source, bytes) else Path(source).read_bytes()
+        path = "multipart" if len(content) <= MULTIPART_LIMIT else "direct"
+        record = client.upload(source, file_type="deck")
+        uploaded.append((record, content))
+        size = record["filesize"]
+        print(f"upload: {record['name']} is file {record['id']}, {size} bytes ({path})")
+    print(f"list: {len(client.list_files())} files")
+    for record, content in uploaded:
+        same = "the same bytes" if client.download(record["id"]) == content else "OTHER BYTES"
+        print(f"download: file {record['id']}, {same}")
+    accepted = client.notify([record["id"] for record, _ in uploaded], fund_name="Example Fund")
+    print(f"notify: {accepted['status']}, {accepted['file_count']} files")
+    if args.deal_file:
+        group_id, deal_id, file_id = (int(part) for part in args.deal_file.split("/"))
+        deal_file = client.update_deal_file(group_id, deal_id, file_id, "financials")
+        print(
+            f"update deal file: file {deal_file['id']} of deal {deal_file['deal_id']}"
+            f" is {deal_file['type']}"
+        )
+    token = client.realtime_token(args.room)
+    print(f"realtime token: {len(args.room)} rooms, {len(token)} characters")
+
+
+if __name__ == "__main__":
+    try:
+        _demo(sys.argv[1:])
+    except FileServiceError as refused:
+        sys.exit(f"refused: {refused}")
