@@ -21,11 +21,27 @@ const LOG_RETENTION_DAYS = [
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 
 /** A list given on the command line as `a,b`, or as an array in cdk.json. */
-const list = (item: z.ZodString) =>
+const list = (item: z.ZodString, min = 1) =>
   z.preprocess(
-    (value) => (typeof value === 'string' ? value.split(',').map((part) => part.trim()) : value),
-    z.array(item).min(1),
+    (value) =>
+      typeof value === 'string'
+        ? value
+            .split(',')
+            .map((part) => part.trim())
+            .filter((part) => part !== '')
+        : value,
+    z.array(item).min(min),
   );
+
+/**
+ * An origin a browser page may call the stage from, in a form both API Gateway's HTTP API
+ * CORS and S3's bucket CORS take: an exact origin (`https://app.example.com`,
+ * `http://localhost:5173`), `*`, or `http://*` / `https://*` (any origin of that scheme). HTTP
+ * APIs document no other wildcard ("Configure CORS for HTTP APIs", allowOrigins), so
+ * `http://localhost:*` is refused rather than deployed to fail.
+ */
+const ORIGIN_PATTERN =
+  /^(\*|https?:\/\/\*|https?:\/\/([a-z0-9]([a-z0-9-]*[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?|https?:\/\/\[[0-9a-f:.]+\](:\d{1,5})?)$/;
 
 /** `true`/`false` as `-c` passes them (strings) or as cdk.json holds them. */
 const flag = z.preprocess(
@@ -62,8 +78,19 @@ const StageSettingsSchema = z.strictObject({
   retainData: flag,
   /** Days S3 keeps an object's replaced or deleted versions. */
   noncurrentVersionDays: wholeNumber(1, 3650),
-  /** Origins whose pages may POST direct uploads to the bucket (CORS); `*` for any. */
-  uploadOrigins: list(z.string().regex(/^(\*|https?:\/\/[^/\s]+)$/, 'must be * or an origin')),
+  /**
+   * Origins whose pages may call the API and the bucket's signed forms and links (CORS, for
+   * the HTTP API and the bucket alike); none means no browser on another origin may.
+   */
+  allowedOrigins: list(
+    z
+      .string()
+      .regex(
+        ORIGIN_PATTERN,
+        'entries must be an origin (https://app.example.com), *, http://* or https://*: API Gateway takes no other wildcard',
+      ),
+    0,
+  ),
   /** The HTTP API's steady-state requests a second, and burst, for the whole stage. */
   apiRateLimit: wholeNumber(1, 100_000),
   apiBurstLimit: wholeNumber(1, 5_000),
@@ -73,6 +100,8 @@ const StageSettingsSchema = z.strictObject({
   /** Whether the stage has CloudWatch alarms, and where they go. */
   alarms: flag,
   alarmEmail: z.email().optional(),
+  /** Also post each alarm to the chat channel the notifications use (its webhook secret). */
+  alarmChat: flag,
   alarmTopicArn: z
     .string()
     .regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]+$/, 'must be an SNS topic ARN')
@@ -80,6 +109,9 @@ const StageSettingsSchema = z.strictObject({
 });
 
 type StageSettings = z.infer<typeof StageSettingsSchema>;
+
+/** The allowed-origins setting's rule: the local stage reads ALLOWED_ORIGINS by it. */
+export const ALLOWED_ORIGINS_SETTING = StageSettingsSchema.shape.allowedOrigins;
 
 export interface StageConfig extends StageSettings {
   readonly name: StageName;
@@ -106,14 +138,23 @@ const shared = () => ({
   userIdClaim: ENVIRONMENT.USER_ID_CLAIM.parse(undefined),
   realtimeAudience: ENVIRONMENT.REALTIME_AUDIENCE.parse(undefined),
   realtimeTokenSeconds: ENVIRONMENT.REALTIME_TOKEN_SECONDS.parse(undefined),
-  uploadOrigins: ['*'],
   notifyBurst: ENVIRONMENT.NOTIFY_BURST.parse(undefined),
   notifyRatePerMinute: ENVIRONMENT.NOTIFY_RATE_PER_MINUTE.parse(undefined),
 });
 
+/**
+ * What development and the local stage allow: any `http://` page, so a dev server on
+ * localhost or 127.0.0.1 works on whatever port it takes. `http://localhost:*` would say it
+ * closer, but HTTP APIs document no port wildcard; the API takes bearer tokens, never
+ * cookies, so a page must hold a token to call it whatever its origin.
+ */
+const DEVELOPMENT_ORIGINS: readonly string[] = ['http://*'];
+
 export const STAGE_DEFAULTS: Readonly<Record<StageName, Defaults>> = {
   production: {
     ...shared(),
+    // None until an operator names the web app's origin.
+    allowedOrigins: [],
     logLevel: 'INFO',
     logRetentionDays: 90,
     retainData: true,
@@ -121,9 +162,11 @@ export const STAGE_DEFAULTS: Readonly<Record<StageName, Defaults>> = {
     apiRateLimit: 1000,
     apiBurstLimit: 2000,
     alarms: true,
+    alarmChat: false,
   },
   development: {
     ...shared(),
+    allowedOrigins: [...DEVELOPMENT_ORIGINS],
     logLevel: 'DEBUG',
     logRetentionDays: 14,
     retainData: false,
@@ -131,9 +174,11 @@ export const STAGE_DEFAULTS: Readonly<Record<StageName, Defaults>> = {
     apiRateLimit: 50,
     apiBurstLimit: 100,
     alarms: true,
+    alarmChat: false,
   },
   local: {
     ...shared(),
+    allowedOrigins: [...DEVELOPMENT_ORIGINS],
     jwtIssuer: LOCAL_STAGE_ISSUER,
     logLevel: 'DEBUG',
     logRetentionDays: 3,
@@ -142,6 +187,7 @@ export const STAGE_DEFAULTS: Readonly<Record<StageName, Defaults>> = {
     apiRateLimit: 50,
     apiBurstLimit: 100,
     alarms: false,
+    alarmChat: false,
   },
 };
 
@@ -185,7 +231,13 @@ export function stageConfig(context: (key: string) => unknown): StageConfig {
   const given: Record<string, unknown> = { ...(perStage as Record<string, unknown> | undefined) };
   for (const key of SETTING_NAMES) {
     const value = context(key);
-    if (value !== undefined && value !== '') given[key] = value;
+    // `-c allowedOrigins=` says none; any other empty value leaves the setting as it was.
+    if (value !== undefined && (value !== '' || key === 'allowedOrigins')) given[key] = value;
+  }
+  if (given.uploadOrigins !== undefined || context('uploadOrigins') !== undefined) {
+    throw new Error(
+      `Stage ${stage}: uploadOrigins is now allowedOrigins, one list for the API and the bucket (context.stages.${stage}.allowedOrigins in cdk.json, or -c allowedOrigins=…)`,
+    );
   }
   const unknown = Object.keys(given).filter(
     (key) => !(SETTING_NAMES as readonly string[]).includes(key),
@@ -217,6 +269,12 @@ export function stageConfig(context: (key: string) => unknown): StageConfig {
   if (parsed.data.alarmEmail !== undefined && parsed.data.alarmTopicArn !== undefined) {
     throw new Error(
       `Stage ${stage}: set alarmEmail or alarmTopicArn, not both (alarms go to the existing topic, and the email would be ignored)`,
+    );
+  }
+  const { alarms, alarmEmail, alarmTopicArn, alarmChat } = parsed.data;
+  if (!alarms && (alarmChat || alarmEmail !== undefined || alarmTopicArn !== undefined)) {
+    throw new Error(
+      `Stage ${stage}: alarmEmail, alarmTopicArn and alarmChat need alarms=true (the stage has no alarms to send)`,
     );
   }
   return { name: stage, ...parsed.data };

@@ -24,13 +24,25 @@ function withoutTrailingSlash(event: ApiEvent): string | undefined {
 }
 
 /**
- * API Gateway's `$default` route: no route matched method and path. Answers as FastAPI did:
- * 405 when the path exists under another method, a 307 to the path without its trailing
- * slash, else 404.
+ * A browser's CORS preflight. API Gateway hands it to `$default` like any unmatched request
+ * and adds the stage's `Access-Control-*` headers to what the integration answers ("Configure
+ * CORS for HTTP APIs", the `$default` route section); FastAPI without CORS middleware would
+ * answer 405, which a browser treats as a refusal.
+ */
+const isCorsPreflight = (event: ApiEvent): boolean =>
+  event.requestContext.http.method === 'OPTIONS' &&
+  event.headers.origin !== undefined &&
+  event.headers['access-control-request-method'] !== undefined;
+
+/**
+ * API Gateway's `$default` route: no route matched method and path. Answers a CORS preflight
+ * with 204 (the stage adds the headers), else as FastAPI did: 405 when the path exists under
+ * another method, a 307 to the path without its trailing slash, else 404.
  */
 export const handler = middy<ApiEvent, ApiResult>()
   .use(httpApi())
-  .handler((event) => {
+  .handler((event): ApiResult => {
+    if (isCorsPreflight(event)) return { statusCode: 204, body: '' };
     const found = match(event.requestContext.http.method, event.rawPath);
     if (found.kind === 'wrong-method') throw new MethodNotAllowedError(found.allowed);
     const location = withoutTrailingSlash(event);

@@ -24,6 +24,8 @@ import {
   resultBytes,
 } from './platform-limits.ts';
 import { type DrainLimits, OVERSIZE_DRAIN, readRequestBody } from './request-body.ts';
+import type { CorsRule } from '../stacks/cors-rules.ts';
+import { apiCorsHeaders, withoutIntegrationCors } from './api-gateway-cors.ts';
 import { type LocalFunction, STACK_FUNCTIONS } from './stack-functions.ts';
 
 export interface GatewayOptions {
@@ -42,6 +44,8 @@ export interface GatewayOptions {
   readonly onRequest?: (line: RequestLogLine) => void;
   /** Sees every response as it goes out, body and all (the tests' contract check). */
   readonly onResponse?: (response: SentResponse) => void;
+  /** The HTTP API's CORS configuration; none, as on a stage without allowed origins, by default. */
+  readonly cors?: CorsRule;
 }
 
 export interface SentResponse {
@@ -75,6 +79,19 @@ function send(
 ): void {
   response.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
   response.end(body);
+}
+
+/**
+ * An answer with API Gateway's CORS headers in place of any the integration sent; a `Vary`
+ * of the integration's own keeps its names beside `origin`.
+ */
+function withCors(
+  headers: Record<string, string>,
+  cors: Record<string, string>,
+): Record<string, string> {
+  const kept = withoutIntegrationCors(headers);
+  const vary = [kept.vary, cors.vary].filter((value) => value !== undefined).join(', ');
+  return { ...kept, ...cors, ...(vary === '' ? {} : { vary }) };
 }
 
 /** What API Gateway sends for a function result: the structured form, or an inferred 200. */
@@ -176,7 +193,12 @@ export function createGateway(options: GatewayOptions): RequestListener {
     const method = (request.method ?? 'GET').toUpperCase();
     const { rawPath: path, rawQueryString } = splitTarget(request.url);
     let functionId: string = FALLBACK_FUNCTION.id;
-    const reply: Reply = (status, headers, body) => {
+    const cors =
+      options.cors === undefined
+        ? undefined
+        : apiCorsHeaders(options.cors, { method, headers: request.headers });
+    const reply: Reply = (status, given, body) => {
+      const headers = cors === undefined ? given : withCors(given, cors);
       send(response, status, headers, body);
       options.onResponse?.({ method, path, status, headers, body: Buffer.from(body) });
     };

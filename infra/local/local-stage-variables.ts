@@ -61,6 +61,12 @@ export const LOCAL_STAGE_VARIABLES: readonly LocalStageVariable[] = [
     default: 'true',
     meaning: "`false` prints the handlers' metrics to the console, as CloudWatch EMF lines",
   },
+  {
+    name: 'ALLOWED_ORIGINS',
+    default: 'http://*',
+    meaning:
+      'Origins whose pages may call the stage and its object store (CORS), comma-separated: an origin, `*`, `http://*` or `https://*`; empty for none',
+  },
   functionVariable('USER_ID_CLAIM'),
   functionVariable('REALTIME_AUDIENCE'),
   functionVariable('REALTIME_TOKEN_SECONDS'),

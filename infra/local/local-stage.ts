@@ -37,6 +37,9 @@ import * as z from 'zod';
 import type { SQSBatchResponse } from 'aws-lambda';
 
 import { REPOSITORY_ROOT } from './paths.ts';
+import { ALLOWED_ORIGINS_SETTING, STAGE_DEFAULTS } from '../stages.ts';
+import { apiCorsRule } from '../stacks/cors-rules.ts';
+import { setBucketCors } from './local-bucket-cors.ts';
 
 export const LOCAL_TABLE = 'file-service';
 export { LOCAL_BUCKET } from './local-bucket.ts';
@@ -73,6 +76,11 @@ export interface LocalStageOptions {
   readonly bucket?: string;
   readonly onRequest?: (line: RequestLogLine) => void;
   readonly onResponse?: (response: SentResponse) => void;
+  /**
+   * Origins whose pages may call the stage (CORS, on the gateway and the bucket); by default
+   * ALLOWED_ORIGINS, else the local stage's setting (infra/stages.ts).
+   */
+  readonly allowedOrigins?: readonly string[];
   /** Runs once the port is bound, before any emulator starts; throwing stops the start. */
   readonly onListening?: () => Promise<void>;
   readonly notifications?: NotificationOptions;
@@ -208,10 +216,13 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       }
     }
     const s3Endpoint = s3rver?.endpoint ?? options.emulators?.s3Endpoint ?? '';
+    const allowedOrigins = options.allowedOrigins ?? localAllowedOrigins();
     const [identityProvider] = await Promise.all([
       loadIdentityProvider(options.dataDir),
       ensureTable(dynamodbEndpoint, tableName),
-      ensureBucket(s3Endpoint, bucket, credentials),
+      ensureBucket(s3Endpoint, bucket, credentials).then(() =>
+        setBucketCors(s3Endpoint, bucket, credentials, allowedOrigins),
+      ),
     ]);
 
     const publicHost = options.publicHost ?? publicHostOf(host);
@@ -250,6 +261,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       }),
       ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest }),
       ...(options.onResponse === undefined ? {} : { onResponse: options.onResponse }),
+      ...corsOf(allowedOrigins),
     });
     const lambdaServer = createServer(
       createLambdaInvokeApi({ root: REPOSITORY_ROOT, wiring, credentials: ownCredentials }),
@@ -353,6 +365,26 @@ function startNotificationQueues(port: number) {
     },
   };
 }
+
+/**
+ * The local stage's allowed origins: ALLOWED_ORIGINS (comma-separated; empty for none) by the
+ * setting's own rule, else the local stage's default.
+ */
+function localAllowedOrigins(): readonly string[] {
+  const given = process.env.ALLOWED_ORIGINS;
+  if (given === undefined) return STAGE_DEFAULTS.local.allowedOrigins;
+  const parsed = ALLOWED_ORIGINS_SETTING.safeParse(given);
+  if (!parsed.success) {
+    throw new Error(`ALLOWED_ORIGINS: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+  }
+  return parsed.data;
+}
+
+/** The gateway's CORS configuration, as the API stack gives the HTTP API; none for no origins. */
+const corsOf = (allowedOrigins: readonly string[]) => {
+  const cors = apiCorsRule(allowedOrigins);
+  return cors === undefined ? {} : { cors };
+};
 
 /** What the local stage reads from its own environment, with the deployed defaults. */
 export const LOCAL_OVERRIDES = z.object({

@@ -27,6 +27,8 @@ import {
 } from './s3-errors.ts';
 import { type AcceptedForm, checkFileSize, checkPostForm } from './s3-post-policy.ts';
 import { authenticateS3Request, splitTarget } from './s3-request-auth.ts';
+import { answerS3Preflight, parseCorsConfiguration } from './s3-cors.ts';
+import type { CorsRule } from '../stacks/cors-rules.ts';
 import type { Credentials } from './sigv4-check.ts';
 
 /**
@@ -34,7 +36,8 @@ import type { Credentials } from './sigv4-check.ts';
  * front owns the socket; s3rver is reached only through it, in this process, over a
  * connection that no other program can open (see `inProcessTransport`). Every request must
  * be signed with the stage's credentials (s3-request-auth.ts) or be a signed POST form
- * (s3-post-policy.ts); CORS preflights pass unsigned, as S3 answers them. Refusals carry S3's
+ * (s3-post-policy.ts); CORS preflights pass unsigned, and the front answers them from the
+ * bucket's CORS configuration as S3 does (s3-cors.ts). Refusals carry S3's
  * XML errors (s3-errors.ts), and a refused body is read on (bounded) so every client reads
  * the answer.
  */
@@ -100,7 +103,15 @@ export function createObjectStoreFront(options: ObjectStoreFrontOptions): Object
     const url = request.url ?? '/';
     // S3 answers a CORS preflight from the bucket's CORS configuration, with no signature.
     if (method === 'OPTIONS') {
-      forward(transport, request, response, request);
+      const bucket = bucketOf(url);
+      const rules = bucket === undefined ? [] : await bucketCorsRules(transport, bucket);
+      const answer = answerS3Preflight(rules, request.headers);
+      if (answer.kind === 'refused') refuse(request, response, answer.error);
+      else {
+        response.writeHead(200, { ...answer.headers, 'content-length': 0 });
+        response.end();
+        request.resume();
+      }
       return;
     }
     const auth = await authenticateS3Request({ method, url, headers: request.headers }, expected);
@@ -126,6 +137,38 @@ export function createObjectStoreFront(options: ObjectStoreFrontOptions): Object
   }
 
   return { listener, close: transport.close };
+}
+
+/** The bucket a path-style request names: its path's first segment. */
+function bucketOf(url: string): string | undefined {
+  const match = /^\/([^/?]+)/.exec(splitTarget(url).path);
+  try {
+    return match?.[1] === undefined ? undefined : decodeURIComponent(match[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The bucket's CORS rules, as the stage set them on it (PutBucketCors, as the data stack
+ * does on AWS): s3rver keeps the configuration; the front reads it for each preflight.
+ */
+async function bucketCorsRules(transport: Transport, bucket: string): Promise<CorsRule[]> {
+  const answer = await new Promise<IncomingMessage>((resolve, reject) => {
+    const asked = transport.request({
+      method: 'GET',
+      path: `/${encodeURIComponent(bucket)}?cors`,
+      headers: { host: 'localhost' },
+    });
+    asked.on('response', resolve);
+    asked.on('error', reject);
+    asked.end();
+  });
+  const chunks: Buffer[] = [];
+  for await (const chunk of answer) chunks.push(chunk as Buffer);
+  // No configuration (NoSuchCORSConfiguration) or no bucket: no rule admits anything.
+  if (answer.statusCode !== 200) return [];
+  return parseCorsConfiguration(Buffer.concat(chunks).toString('utf8'));
 }
 
 /** The bucket of a POST to a bucket's own URL with no subresource: a browser-based upload. */

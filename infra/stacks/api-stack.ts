@@ -23,6 +23,7 @@ import { metricsNamespace, SERVICE_NAME } from '#shared/observability/business-m
 import { ServiceAlarms } from '../constructs/service-alarms.ts';
 import { ServiceDashboard } from '../constructs/service-dashboard.ts';
 import { alarmAction } from './alarm-action.ts';
+import { apiCorsPreflight } from './cors.ts';
 import { DATA_OUTPUTS, functionNameOutput, type StageConfig } from '../stages.ts';
 import type { ServiceData } from './data-stack.ts';
 import { HttpRoutes } from './http-routes.ts';
@@ -141,6 +142,7 @@ export class ApiStack extends Stack {
       description: `File service (${stage.name})`,
       defaultIntegration: new HttpLambdaIntegration('Fallback', functions.get(FALLBACK_FUNCTION)),
       createDefaultStage: false,
+      corsPreflight: apiCorsPreflight(stage),
     });
     issuer = stage.realtimeIssuer ?? this.api.apiEndpoint;
     alarms?.watchApi(this.api);

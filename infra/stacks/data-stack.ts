@@ -11,7 +11,6 @@ import {
   BlockPublicAccess,
   Bucket,
   BucketEncryption,
-  HttpMethods,
   type IBucket,
   ObjectOwnership,
 } from 'aws-cdk-lib/aws-s3';
@@ -32,6 +31,7 @@ import {
   WORKER_TIMEOUT_SECONDS,
 } from '#shared/notifications/delivery-rules.ts';
 import { DATA_OUTPUTS, type StageConfig } from '../stages.ts';
+import { bucketCors } from './cors.ts';
 
 /** What the API stack needs of the data stack: passed by interface, granted per function. */
 export interface ServiceData {
@@ -127,16 +127,9 @@ export class DataStack extends Stack implements ServiceData {
           noncurrentVersionExpiration: Duration.days(1),
         },
       ],
-      // Browsers POST direct uploads to the bucket and may fetch download links; the
-      // signature, not the origin, is what admits a request.
-      cors: [
-        {
-          allowedMethods: [HttpMethods.POST, HttpMethods.GET],
-          allowedOrigins: [...stage.uploadOrigins],
-          allowedHeaders: ['*'],
-          maxAge: 3600,
-        },
-      ],
+      // Pages on the stage's allowed origins POST direct uploads and fetch download links;
+      // with no origins the bucket has no CORS rule at all.
+      cors: bucketCors(stage),
       removalPolicy,
       autoDeleteObjects: !stage.retainData,
     });
