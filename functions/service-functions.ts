@@ -23,6 +23,7 @@ import { listDealFilesFunction } from './list-deal-files/function.ts';
 import { listUserFilesFunction } from './list-user-files/function.ts';
 import { notifySubmissionFunction } from './notify-submission/function.ts';
 import { openApiDocumentFunction } from './openapi-document/function.ts';
+import { postAlarmFunction } from './post-alarm/function.ts';
 import { realtimeJwksFunction } from './realtime-jwks/function.ts';
 import { routeNotFoundFunction } from './route-not-found/function.ts';
 import { startDirectUploadFunction } from './start-direct-upload/function.ts';
@@ -51,6 +52,7 @@ export const SERVICE_FUNCTIONS = [
   routeNotFoundFunction,
   finalizeDirectUploadFunction,
   deliverNotificationFunction,
+  postAlarmFunction,
   initRealtimeKeysFunction,
 ] as const satisfies readonly FunctionDeclaration[];
 

@@ -17,12 +17,13 @@ import type { Construct } from 'constructs';
 import { deliverNotificationFunction } from '#functions/deliver-notification/function.ts';
 import { finalizeDirectUploadFunction } from '#functions/finalize-direct-upload/function.ts';
 import { initRealtimeKeysFunction } from '#functions/init-realtime-keys/function.ts';
+import { postAlarmFunction } from '#functions/post-alarm/function.ts';
 import { API_ROUTES, FALLBACK_FUNCTION, SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
 import { ENVIRONMENT, type EnvironmentName } from '#shared/config/environment.ts';
 import { metricsNamespace, SERVICE_NAME } from '#shared/observability/business-metrics.ts';
 import { ServiceAlarms } from '../constructs/service-alarms.ts';
 import { ServiceDashboard } from '../constructs/service-dashboard.ts';
-import { alarmAction } from './alarm-action.ts';
+import { alarmTarget, postAlarmsToChat } from './alarm-action.ts';
 import { apiCorsPreflight } from './cors.ts';
 import { DATA_OUTPUTS, functionNameOutput, type StageConfig } from '../stages.ts';
 import type { ServiceData } from './data-stack.ts';
@@ -86,9 +87,11 @@ export class ApiStack extends Stack {
       bucketName: Fn.getStackOutput(dataStack.stackName, DATA_OUTPUTS.bucketName),
     });
 
-    const alarms = stage.alarms
-      ? new ServiceAlarms(this, 'Alarms', { action: alarmAction(this, stage) })
-      : undefined;
+    const target = stage.alarms ? alarmTarget(this, stage) : undefined;
+    const alarms =
+      target === undefined
+        ? undefined
+        : new ServiceAlarms(this, 'Alarms', { action: target.action });
     alarms?.watchDeadLetters(
       'NotificationDeadLetters',
       data.notificationDeadLetters,
@@ -188,6 +191,7 @@ export class ApiStack extends Stack {
       worker: functions.get(deliverNotificationFunction),
       queue: data.notificationQueue,
     });
+    if (target !== undefined) postAlarmsToChat(target, stage, functions.get(postAlarmFunction));
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint });
     // Functions have no fixed names; `npm run invoke -- <FunctionId> --stage` reads these.
     for (const [functionId, fn] of functions.all) {

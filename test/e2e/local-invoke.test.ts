@@ -220,7 +220,7 @@ describe('npm run invoke refuses, saying why, and runs nothing', () => {
       code: 2,
       stdout: '',
       stderr:
-        'invoke: unknown function "ListFiles"; the functions are: ListUserFiles, UploadUserFile, StartDirectUpload, CompleteDirectUpload, DownloadUserFile, UpdateUserFile, DeleteUserFile, GetUserFile, NotifySubmission, GetNotification, ListDealFiles, UpdateDealFile, DeleteDealFile, GetRealtimeToken, RealtimeJwks, OpenApiDocument, ApiDocs, RouteNotFound, FinalizeDirectUpload, DeliverNotification, InitRealtimeKeys\n',
+        'invoke: unknown function "ListFiles"; the functions are: ListUserFiles, UploadUserFile, StartDirectUpload, CompleteDirectUpload, DownloadUserFile, UpdateUserFile, DeleteUserFile, GetUserFile, NotifySubmission, GetNotification, ListDealFiles, UpdateDealFile, DeleteDealFile, GetRealtimeToken, RealtimeJwks, OpenApiDocument, ApiDocs, RouteNotFound, FinalizeDirectUpload, DeliverNotification, PostAlarm, InitRealtimeKeys\n',
     });
   });
 
@@ -251,7 +251,7 @@ describe('npm run invoke refuses, saying why, and runs nothing', () => {
     expect(made.code).toBe(2);
     expect(made.stdout).toBe('');
     expect(made.stderr).toMatch(
-      /^event: unknown kind "sns"; the kinds are: http, s3-put, sqs\n\nusage: /,
+      /^event: unknown kind "sns"; the kinds are: http, s3-put, sqs, sns-alarm\n\nusage: /,
     );
   });
 });

@@ -1,0 +1,83 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { Context, SNSEvent, SNSEventRecord } from 'aws-lambda';
+import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
+import { secretsManagerClient } from '#shared/adapters/aws/secrets-manager.ts';
+import { logger } from '#shared/logger.ts';
+import { alarmMessage, topicMessage } from '#shared/notifications/alarm-message.ts';
+import { alarmStateChangeOf } from '#shared/notifications/alarm-state-change.ts';
+import { deliveryRules } from '#shared/notifications/delivery-rules.ts';
+import { postAlarm } from '#shared/notifications/post-alarm.ts';
+import { observeInvocation } from '#shared/observability/observe-invocation.ts';
+import { chat } from '#shared/wiring/builders/chat.ts';
+import { rateLimits } from '#shared/wiring/builders/rate-limits.ts';
+import { composeAdapters } from '#shared/wiring/composition-root.ts';
+import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
+import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import { postAlarmFunction } from './function.ts';
+
+/** An alarm that reached nobody in chat: the invocation fails, so its Errors alarm counts it. */
+class AlarmNotPosted extends Error {
+  override name = 'AlarmNotPosted';
+}
+
+/** The chat message for one SNS record: an alarm state change, or the record as it came. */
+function messageOf(record: SNSEventRecord) {
+  const change = alarmStateChangeOf(record.Sns.Message);
+  return {
+    change,
+    message:
+      change === undefined
+        ? topicMessage(record.Sns.Subject ?? undefined, record.Sns.Message)
+        : alarmMessage(change),
+  };
+}
+
+/**
+ * The alarm topic's subscriber: each record (SNS sends one an invocation) becomes one chat
+ * message, posted by the notification worker's rules within the invocation's time.
+ */
+export const createHandler = (
+  adapters: Pick<ServiceAdapters, 'chat' | 'rateLimits'>,
+  settings: Pick<
+    ServiceSettings,
+    'CHAT_RETRY_BASE_SECONDS' | 'CHAT_TIMEOUT_SECONDS' | 'CHAT_POSTS_PER_SECOND'
+  >,
+) => {
+  const rules = deliveryRules({
+    retryBaseSeconds: settings.CHAT_RETRY_BASE_SECONDS,
+    timeoutSeconds: settings.CHAT_TIMEOUT_SECONDS,
+    postsPerSecond: settings.CHAT_POSTS_PER_SECOND,
+  });
+  return middy<SNSEvent>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(observeInvocation())
+    .handler(async (event: SNSEvent, context: Context) => {
+      for (const record of event.Records) {
+        const { change, message } = messageOf(record);
+        const about = {
+          messageId: record.Sns.MessageId,
+          alarmName: change?.alarmName,
+          newState: change?.newState,
+        };
+        const result = await postAlarm(adapters, rules, message, () =>
+          context.getRemainingTimeInMillis(),
+        );
+        if (result.outcome === 'not-posted') {
+          logger.error('Alarm not posted to chat', { ...about, ...result });
+          throw new AlarmNotPosted(`Not posted after ${result.tries} tries: ${result.reason}`);
+        }
+        logger.info('Alarm posted to chat', { ...about, tries: result.tries });
+      }
+    });
+};
+
+export const handler = lambdaEntry(postAlarmFunction.variables, (env) =>
+  createHandler(
+    composeAdapters(
+      { ...env, documents: documentClient, secretsManager: secretsManagerClient },
+      { chat, rateLimits },
+    ),
+    env,
+  ),
+);
