@@ -6,6 +6,7 @@ import { API_ROUTES } from '#functions/service-functions.ts';
 import { DIRECT_UPLOAD_OBJECT_PREFIX } from '#shared/adapters/keys.ts';
 import {
   ensureBucket,
+  LOCAL_REGION,
   type RunningEmulator,
   type RunningS3rver,
   startBoth,
@@ -37,6 +38,7 @@ import * as z from 'zod';
 import type { SQSBatchResponse } from 'aws-lambda';
 
 import { REPOSITORY_ROOT } from './paths.ts';
+import { dynamoDbFrontFor } from './sam-dynamodb-front.ts';
 import { ALLOWED_ORIGINS_SETTING, STAGE_DEFAULTS } from '../stages.ts';
 import { apiCorsRule } from '../stacks/cors-rules.ts';
 import { setBucketCors } from './local-bucket-cors.ts';
@@ -123,6 +125,11 @@ export interface LocalStage {
   readonly tableName: string;
   readonly bucket: string;
   readonly dynamodbEndpoint: string;
+  /**
+   * DynamoDB Local's signature-checking front on the stage's host, when that is not loopback
+   * (a SAM CLI container reaches DynamoDB there); DynamoDB Local itself stays on loopback.
+   */
+  readonly dynamodbNetworkEndpoint?: string;
   /** What the object store takes a signature by (the Invoke API: stage-credentials.ts). */
   readonly s3Credentials: Credentials;
   /** Where this machine reaches the object store (the handlers and CLIs do). */
@@ -225,6 +232,12 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       ),
     ]);
 
+    const dynamodbFront = await dynamoDbFrontFor(host, {
+      target: dynamodbEndpoint,
+      credentials,
+      region: LOCAL_REGION,
+    });
+    if (dynamodbFront !== undefined) started.push(dynamodbFront);
     const publicHost = options.publicHost ?? publicHostOf(host);
     const urlHost =
       host === '127.0.0.1' ? 'localhost' : isWildcard(host) ? (publicHost ?? 'localhost') : host;
@@ -295,6 +308,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       tableName,
       bucket,
       dynamodbEndpoint,
+      ...(dynamodbFront === undefined ? {} : { dynamodbNetworkEndpoint: dynamodbFront.endpoint }),
       s3Credentials: credentials,
       s3Endpoint,
       ...(s3PublicEndpoint === undefined ? {} : { s3PublicEndpoint }),

@@ -10,6 +10,8 @@ export interface StageRecord {
   /** Lambda's Invoke API for the stage's functions. */
   readonly lambdaEndpoint: string;
   readonly dynamodbEndpoint: string;
+  /** DynamoDB Local's signature-checking front, when the stage listens beyond loopback. */
+  readonly dynamodbNetworkEndpoint?: string;
   readonly s3Endpoint: string;
   readonly tableName: string;
   readonly bucket: string;
@@ -22,6 +24,9 @@ export const stageRecordOf = (stage: LocalStage): StageRecord => ({
   url: stage.url,
   lambdaEndpoint: stage.lambdaEndpoint,
   dynamodbEndpoint: stage.dynamodbEndpoint,
+  ...(stage.dynamodbNetworkEndpoint === undefined
+    ? {}
+    : { dynamodbNetworkEndpoint: stage.dynamodbNetworkEndpoint }),
   s3Endpoint: stage.s3Endpoint,
   tableName: stage.tableName,
   bucket: stage.bucket,

@@ -25,6 +25,7 @@ import { ServiceAlarms } from '../constructs/service-alarms.ts';
 import { ServiceDashboard } from '../constructs/service-dashboard.ts';
 import { alarmTarget, postAlarmsToChat } from './alarm-action.ts';
 import { apiCorsPreflight } from './cors.ts';
+import { samLocalTemplate } from './sam-local-template.ts';
 import { DATA_OUTPUTS, functionNameOutput, type StageConfig } from '../stages.ts';
 import type { ServiceData } from './data-stack.ts';
 import { HttpRoutes } from './http-routes.ts';
@@ -103,6 +104,7 @@ export class ApiStack extends Stack {
       'Object-created events the finalizer failed on',
     );
 
+    const forSam = stage.name === 'local' ? samLocalTemplate(this, stage) : undefined;
     // A value for every variable any function reads (each gets only its own): a name added
     // to the schema without a value here does not compile.
     let issuer = '';
@@ -124,6 +126,7 @@ export class ApiStack extends Stack {
       CHAT_POSTS_PER_SECOND: String(ENVIRONMENT.CHAT_POSTS_PER_SECOND.parse(undefined)),
       NOTIFY_BURST: String(stage.notifyBurst),
       NOTIFY_RATE_PER_MINUTE: String(stage.notifyRatePerMinute),
+      ...forSam?.values,
     };
     const functions = new ServiceFunctions(this, 'Functions', {
       declarations: SERVICE_FUNCTIONS,
@@ -131,6 +134,7 @@ export class ApiStack extends Stack {
       data,
       bucket,
       environment,
+      ...(forSam === undefined ? {} : { sdkEnvironment: forSam.sdkEnvironment }),
       powertools: {
         serviceName: SERVICE_NAME,
         logLevel: stage.logLevel,
@@ -140,6 +144,7 @@ export class ApiStack extends Stack {
       removalPolicy,
       ...(alarms === undefined ? {} : { alarms }),
     });
+    forSam?.identify(functions.all);
 
     this.api = new HttpApi(this, 'HttpApi', {
       description: `File service (${stage.name})`,

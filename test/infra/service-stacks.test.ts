@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Stack, Validations } from 'aws-cdk-lib';
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -13,13 +13,21 @@ import {
   FUNCTIONS_BY_ID,
   SERVICE_FUNCTIONS,
 } from '#functions/service-functions.ts';
+import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
+import { alarmTarget } from '#infra/stacks/alarm-action.ts';
 import { functionNameOutput, STAGE_DEFAULTS, stageConfig, type StageName } from '#infra/stages.ts';
-import type { FunctionDeclaration } from '#shared/functions/function-declaration.ts';
+import {
+  type FunctionDeclaration,
+  RESOURCE_NAMES,
+} from '#shared/functions/function-declaration.ts';
+import { LOCAL_SDK_ENVIRONMENT } from '#infra/stacks/sam-local-template.ts';
 import { BUSINESS_METRICS } from '#shared/observability/business-metrics.ts';
 import { synthStage, type SynthesizedStage } from '#test/support/cdk-app.ts';
+import { tableUnder } from '#test/support/markdown-table.ts';
 import { declaredCalls } from './declared-grants.ts';
 
 const ISSUER = 'https://issuer.example/';
+const DEVELOPMENT_ORIGINS = ['https://app.example.com', 'http://localhost:5173'];
 const stages: Partial<Record<StageName, SynthesizedStage>> = {};
 const stage = (name: StageName): SynthesizedStage => {
   const found = stages[name];
@@ -34,6 +42,8 @@ beforeAll(() => {
     jwtIssuer: ISSUER,
     jwtAudience: 'api,web',
     alarmEmail: 'oncall@example.com',
+    alarmChat: 'true',
+    allowedOrigins: DEVELOPMENT_ORIGINS.join(','),
     notifyBurst: '3',
     notifyRatePerMinute: '0.5',
   });
@@ -41,6 +51,15 @@ beforeAll(() => {
 });
 
 const ALL_FUNCTIONS: readonly string[] = SERVICE_FUNCTIONS.map((fn) => fn.id);
+
+/** The SDK settings the local template adds to a function: those of each resource it reaches. */
+const localSdkVariables = (declaration: FunctionDeclaration): string[] => [
+  ...new Set(
+    RESOURCE_NAMES.filter((r) => declaration[r] !== undefined).flatMap((r) =>
+      Object.keys(LOCAL_SDK_ENVIRONMENT[r]),
+    ),
+  ),
+];
 
 const declarationOf = (id: string): FunctionDeclaration => {
   const found = FUNCTIONS_BY_ID.get(id as never);
@@ -53,6 +72,7 @@ interface Resource {
   readonly Properties: Record<string, unknown>;
   readonly DependsOn?: string[];
   readonly DeletionPolicy?: string;
+  readonly Metadata?: Record<string, unknown>;
 }
 
 function only(template: Template, type: string, prefix: string): [string, Resource] {
@@ -503,11 +523,7 @@ describe('the data stack', () => {
           DestinationBucketName: { Ref: expect.stringMatching(/^AccessLogs/) as unknown },
           LogFilePrefix: 'files/',
         },
-        CorsConfiguration: {
-          CorsRules: [
-            expect.objectContaining({ AllowedMethods: ['POST', 'GET'], AllowedOrigins: ['*'] }),
-          ],
-        },
+        // Its CORS rules: test/infra/cors-configuration.test.ts.
       });
       data.hasResourceProperties('AWS::S3::BucketPolicy', {
         Bucket: { Ref: id },
@@ -528,23 +544,6 @@ describe('the data stack', () => {
         name !== 'production',
       );
     }
-  });
-
-  it('takes browser origins for direct uploads from the stage config', () => {
-    const { data } = synthStage({
-      stage: 'development',
-      jwtIssuer: ISSUER,
-      uploadOrigins: 'https://app.example.com,https://admin.example.com',
-    });
-    data.hasResourceProperties('AWS::S3::Bucket', {
-      CorsConfiguration: {
-        CorsRules: [
-          Match.objectLike({
-            AllowedOrigins: ['https://app.example.com', 'https://admin.example.com'],
-          }),
-        ],
-      },
-    });
   });
 
   it('wires the dead-letter queues: notifications after 15 receives, finalizer events after 2 retries', () => {
@@ -685,6 +684,20 @@ describe('the data stack', () => {
     }
   });
 
+  it('keeps the SAM parts out of the deployed templates: no parameters of ours, no SamResourceId', () => {
+    for (const name of ['production', 'development'] as const) {
+      const { api } = stage(name);
+      expect(Object.keys((api.toJSON() as { Parameters?: object }).Parameters ?? {}), name).toEqual(
+        ['BootstrapVersion'],
+      );
+      for (const id of ALL_FUNCTIONS) {
+        expect(functionOf(api, id).Metadata ?? {}, `${name} ${id}`).not.toHaveProperty(
+          'SamResourceId',
+        );
+      }
+    }
+  });
+
   it('gives each function exactly the variables it reads, and Powertools its own', () => {
     for (const name of ['production', 'development', 'local'] as const) {
       for (const id of ALL_FUNCTIONS) {
@@ -698,6 +711,8 @@ describe('the data stack', () => {
             'POWERTOOLS_LOG_LEVEL',
             'POWERTOOLS_METRICS_NAMESPACE',
             'NODE_OPTIONS',
+            // The local template also points the SDK at the emulators, for SAM CLI.
+            ...(name === 'local' ? localSdkVariables(declarationOf(id)) : []),
           ].sort(),
         );
       }
@@ -752,6 +767,23 @@ describe('alarms', () => {
       Protocol: 'email',
       Endpoint: 'oncall@example.com',
     });
+    // alarmChat: the topic invokes the chat poster, which retries in place, not Lambda.
+    const [poster] = only(api, 'AWS::Lambda::Function', 'PostAlarmFunction');
+    api.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'lambda',
+      TopicArn: { Ref: topic },
+      Endpoint: { 'Fn::GetAtt': [poster, 'Arn'] },
+    });
+    api.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      Principal: 'sns.amazonaws.com',
+      SourceArn: { Ref: topic },
+      FunctionName: { 'Fn::GetAtt': [poster, 'Arn'] },
+    });
+    api.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: poster },
+      MaximumRetryAttempts: 0,
+    });
     // What the client saw, whatever the function logged (a result Lambda refused, a timeout).
     api.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: '5xx',
@@ -765,12 +797,86 @@ describe('alarms', () => {
     });
   });
 
-  it('sends alarms to an existing topic when the stage names one, and has none locally', () => {
+  it('warns at synth when the alarms would reach nobody: no email, no chat, no topic of theirs', () => {
+    const warningsFor = (settings: Record<string, unknown>) => {
+      const stack = new Stack(new App(), 'Alarmed');
+      const values: Record<string, unknown> = {
+        stage: 'production',
+        jwtIssuer: ISSUER,
+        ...settings,
+      };
+      alarmTarget(
+        stack,
+        stageConfig((key) => values[key]),
+      );
+      return Annotations.fromStack(stack).findWarning(
+        '*',
+        Match.stringLikeRegexp('nobody subscribes'),
+      );
+    };
+    expect(warningsFor({})).toHaveLength(1);
+    expect(warningsFor({ alarmEmail: 'oncall@example.com' })).toEqual([]);
+    expect(warningsFor({ alarmChat: 'true' })).toEqual([]);
+    expect(warningsFor({ alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:oncall' })).toEqual([]);
+  });
+
+  it('subscribes nobody the stage did not name: no email, no chat', () => {
+    expect(Object.keys(stage('production').api.findResources('AWS::SNS::Subscription'))).toEqual(
+      [],
+    );
+  });
+
+  it('sends alarms to an existing topic when the stage names one (and to chat from it), and has none locally', () => {
     const arn = 'arn:aws:sns:eu-west-1:123456789012:oncall';
-    const { api } = synthStage({ stage: 'production', jwtIssuer: ISSUER, alarmTopicArn: arn });
+    const { api } = synthStage({
+      stage: 'production',
+      jwtIssuer: ISSUER,
+      alarmTopicArn: arn,
+      alarmChat: 'true',
+    });
     expect(Object.keys(api.findResources('AWS::SNS::Topic'))).toEqual([]);
     api.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmActions: [arn] });
+    const subscriptions = Object.values(api.findResources('AWS::SNS::Subscription')) as Resource[];
+    expect(subscriptions.map((s) => s.Properties)).toEqual([
+      {
+        Protocol: 'lambda',
+        TopicArn: arn,
+        // The subscription is made in the topic's region, which may not be the stack's.
+        Region: 'eu-west-1',
+        Endpoint: {
+          'Fn::GetAtt': [only(api, 'AWS::Lambda::Function', 'PostAlarmFunction')[0], 'Arn'],
+        },
+      },
+    ]);
     expect(Object.keys(stage('local').api.findResources('AWS::CloudWatch::Alarm'))).toEqual([]);
+  });
+
+  it('docs/deploying.md counts the alarms each deployed stage’s template holds, at $0.10 each', () => {
+    const [row] = tableUnder(
+      'docs/deploying.md',
+      '## What a stage costs at rest (on paper)',
+    ).filter(([item]) => item?.startsWith('CloudWatch alarms'));
+    const count = (name: StageName) =>
+      Object.keys(stage(name).api.findResources('AWS::CloudWatch::Alarm')).length;
+    const cost = (alarms: number) => `$${(alarms / 10).toFixed(2)}`;
+    expect(row?.slice(0, 3)).toEqual([
+      `CloudWatch alarms, ${count('production')}`,
+      cost(count('production')),
+      cost(count('development')),
+    ]);
+    expect(count('development')).toBe(count('production'));
+    // Every other count of them on the page says the same.
+    const page = readFileSync(join(REPOSITORY_ROOT, 'docs/deploying.md'), 'utf8');
+    const counts = [...page.matchAll(/(\d+) alarms\b|alarms, (\d+)/g)].map(([, a, b]) =>
+      Number(a ?? b),
+    );
+    expect(counts.length).toBeGreaterThan(1);
+    expect(new Set(counts)).toEqual(new Set([count('production')]));
+    // The formula beside it: two a function watched, one per dead-letter queue, the API's 5xx.
+    expect(row?.[3]).toContain(
+      `${watched.length} functions × 2, 2 dead-letter queues, the API’s 5xx`,
+    );
+    expect(2 * watched.length + 3).toBe(count('production'));
   });
 });
 
@@ -1010,8 +1116,11 @@ describe('stage config', () => {
     );
     expect(refuse({ realtimeTokenSeconds: '0' })).toThrow(/realtimeTokenSeconds .* \(got "0"\)/);
     expect(refuse({ alarmEmail: 'nobody' })).toThrow(/alarmEmail .* \(got "nobody"\)/);
-    expect(refuse({ uploadOrigins: 'app.example.com' })).toThrow(
-      /uploadOrigins must be \* or an origin \(got "app.example.com"\)/,
+    expect(refuse({ alarms: 'false', alarmChat: 'true' })).toThrow(
+      'Stage development: alarmEmail, alarmTopicArn and alarmChat need alarms=true (the stage has no alarms to send)',
+    );
+    expect(refuse({ allowedOrigins: 'app.example.com' })).toThrow(
+      /allowedOrigins entries must be an origin .* \(got "app.example.com"\)/,
     );
     expect(refuse({ apiRateLimit: '500', apiBurstLimit: '100' })).toThrow(
       'Stage development: apiBurstLimit (100) must be at least apiRateLimit (500)',
@@ -1027,5 +1136,59 @@ describe('stage config', () => {
     expect(() =>
       stageConfig(context({ stage: 'local', stages: { local: { jwtIsuer: 'x' } } })),
     ).toThrow(/context.stages.local has unknown settings: jwtIsuer/);
+  });
+});
+
+/** The HTTP API's CorsConfiguration, or undefined when it has none. */
+const apiCors = (api: Template): unknown => {
+  const apis = Object.values(api.findResources('AWS::ApiGatewayV2::Api'));
+  expect(apis).toHaveLength(1);
+  return (apis[0]?.Properties as { CorsConfiguration?: unknown }).CorsConfiguration;
+};
+
+/** The files bucket's CorsConfiguration, or undefined when it has none. */
+const bucketCors = (data: Template): unknown => {
+  const [files] = Object.entries(data.findResources('AWS::S3::Bucket')).filter(([id]) =>
+    id.startsWith('Files'),
+  );
+  return (files?.[1].Properties as { CorsConfiguration?: unknown }).CorsConfiguration;
+};
+
+const API_CORS = {
+  AllowCredentials: false,
+  AllowHeaders: ['authorization', 'content-type', 'idempotency-key'],
+  AllowMethods: ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'],
+  ExposeHeaders: ['link', 'location', 'retry-after'],
+  MaxAge: 3600,
+};
+const bucketRules = (origins: string[]) => ({
+  CorsRules: [
+    { AllowedOrigins: origins, AllowedMethods: ['POST'], ExposedHeaders: ['ETag'], MaxAge: 3600 },
+    {
+      AllowedOrigins: ['*'],
+      AllowedMethods: ['GET', 'HEAD'],
+      ExposedHeaders: ['ETag'],
+      MaxAge: 3600,
+    },
+  ],
+});
+
+describe('CORS per stage (allowedOrigins)', () => {
+  it('production: none on the API or the bucket until an origin is configured', () => {
+    const { api, data } = stage('production');
+    expect(apiCors(api)).toBeUndefined();
+    expect(bucketCors(data)).toBeUndefined();
+  });
+
+  it('local: any http:// page (a dev server on any port)', () => {
+    const { api, data } = stage('local');
+    expect(apiCors(api)).toEqual({ ...API_CORS, AllowOrigins: ['http://*'] });
+    expect(bucketCors(data)).toEqual(bucketRules(['http://*']));
+  });
+
+  it('takes the origins an operator sets (development here)', () => {
+    const { api, data } = stage('development');
+    expect(apiCors(api)).toEqual({ ...API_CORS, AllowOrigins: DEVELOPMENT_ORIGINS });
+    expect(bucketCors(data)).toEqual(bucketRules(DEVELOPMENT_ORIGINS));
   });
 });

@@ -1,0 +1,113 @@
+/**
+ * `npm run --silent sam:env > env.json`: SAM CLI's `--env-vars` file for the local stage's
+ * template, from the running `npm start`, with addresses a container reaches
+ * (docs/local-stage.md#sam-cli). `--credentials` prints the stage's credentials as shell
+ * exports instead: SAM hands a function the credentials of the shell it runs in.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { apiStackName } from '../stages.ts';
+import { AmbiguousDataFolder, chooseDataFolder } from './data-folder.ts';
+import { LOCAL_REGION } from './emulators.ts';
+import { REPOSITORY_ROOT } from './paths.ts';
+import {
+  containerAddress,
+  type SamStage,
+  samEnvironment,
+  SamEnvRefused,
+  stageValues,
+} from './sam-environment.ts';
+import { readStageCredentials } from './stage-credentials.ts';
+import { stageHome } from './stage-home.ts';
+import { runningStage } from './stage-lock.ts';
+
+const DEFAULT_TEMPLATE = join('cdk.out', `${apiStackName('local')}.template.json`);
+
+const USAGE = `usage: npm run --silent sam:env [-- --template <file>] [--host <IP address>] > env.json
+       npm run --silent sam:env -- --credentials
+
+Writes SAM CLI's --env-vars file for the local stage's template (${DEFAULT_TEMPLATE},
+from \`npx cdk synth -c stage=local\`): a value for every variable each function declares,
+from the running \`npm start\`, with the addresses a container reaches it by. The stage must
+listen beyond loopback (HOST=0.0.0.0 npm start). Give it the settings variables you gave
+npm start (NOTIFY_BURST, USER_ID_CLAIM, ...).
+
+  --template <file>  the synthesized template (default ${DEFAULT_TEMPLATE})
+  --host <address>   the IP address a container reaches this machine by (default: the
+                     stage's own, from its URL)
+  --credentials      print the stage's credentials as shell exports, for the shell that
+                     runs sam: eval "$(npm run --silent sam:env -- --credentials)"
+
+It uses the data folder of LOCAL_DATA_DIR, else of the one running \`npm start\`. Exit 2 when
+no stage runs, when a container could not reach it, or on a usage error.
+`;
+
+function refuse(message: string): never {
+  console.error(`sam:env: ${message}`);
+  process.exit(2);
+}
+
+let values: { template?: string; host?: string; credentials?: boolean; help?: boolean };
+try {
+  ({ values } = parseArgs({
+    options: {
+      template: { type: 'string' },
+      host: { type: 'string' },
+      credentials: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  }));
+} catch (error) {
+  refuse(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+}
+if (values.help === true) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+
+try {
+  const choice = await chooseDataFolder(process.env, stageHome(process.env));
+  if (choice.notice !== undefined) console.error(`sam:env: ${choice.notice}`);
+  const stage: SamStage | undefined = await runningStage(choice.dataDir);
+  if (stage === undefined) {
+    refuse(
+      `no local stage runs on the data folder ${choice.dataDir}: start one with HOST=0.0.0.0 npm start`,
+    );
+  }
+  if (values.credentials === true) {
+    const credentials = await readStageCredentials(choice.dataDir);
+    if (credentials === undefined) refuse(`${choice.dataDir} holds no credentials`);
+    // SAM passes the shell's credentials and region to the function (get_aws_creds); a
+    // profile or a session token of the shell would take their place or ride along.
+    process.stdout.write(
+      [
+        'unset AWS_PROFILE AWS_SESSION_TOKEN',
+        `export AWS_ACCESS_KEY_ID=${credentials.accessKeyId}`,
+        `export AWS_SECRET_ACCESS_KEY=${credentials.secretAccessKey}`,
+        `export AWS_DEFAULT_REGION=${LOCAL_REGION} AWS_REGION=${LOCAL_REGION}`,
+        '',
+      ].join('\n'),
+    );
+    process.exit(0);
+  }
+  const address = containerAddress(stage, values.host);
+  const file = values.template ?? join(REPOSITORY_ROOT, DEFAULT_TEMPLATE);
+  let template: unknown;
+  try {
+    template = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    refuse(
+      `cannot read the template ${file} (${error instanceof Error ? error.message : String(error)}): run \`npx cdk synth -c stage=local\` first`,
+    );
+  }
+  const environment = samEnvironment(template, stageValues(stage, address, process.env));
+  process.stdout.write(`${JSON.stringify(environment, null, 2)}\n`);
+  console.error(
+    `sam:env: ${String(Object.keys(environment).length)} functions; run sam with the stage's credentials: eval "$(npm run --silent sam:env -- --credentials)"`,
+  );
+} catch (error) {
+  if (error instanceof SamEnvRefused || error instanceof AmbiguousDataFolder) refuse(error.message);
+  throw error;
+}

@@ -1,0 +1,96 @@
+import { CfnParameter, type CfnResource, type Stack } from 'aws-cdk-lib';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { EnvironmentName } from '#shared/config/environment.ts';
+import type { ResourceName } from '#shared/functions/function-declaration.ts';
+import type { StageConfig } from '../stages.ts';
+
+/**
+ * The local stage's table and bucket (infra/local's LOCAL_TABLE and LOCAL_BUCKET, written
+ * here, not imported: the stacks take nothing from the emulators; a test holds them equal).
+ */
+export const LOCAL_TABLE_NAME = 'file-service';
+export const LOCAL_BUCKET_NAME = 'local-file-service-bucket-with-a-name-as-long-as-a-deployed-one';
+
+/**
+ * Where the local template points the SDK at a service the local stage serves, until
+ * `npm run sam:env` gives the address: a `.invalid` name never resolves (RFC 6761), so a
+ * function run without the env file fails at once instead of calling AWS.
+ */
+const endpointFromSamEnv = (service: string) => `http://${service}.set-by-npm-run-sam-env.invalid`;
+
+/** SQS and Secrets Manager: the local stage serves them in process, to its own handlers only. */
+const endpointNotServed = (service: string) => `http://${service}.not-served-to-sam.invalid`;
+
+const sqs = { AWS_ENDPOINT_URL_SQS: endpointNotServed('sqs') };
+const secretsManager = { AWS_ENDPOINT_URL_SECRETS_MANAGER: endpointNotServed('secretsmanager') };
+
+/**
+ * The SDK's settings in the local stage's template, by the resource whose service they
+ * concern: its endpoint, and for S3 the checksums s3rver takes (only where S3 requires them).
+ */
+export const LOCAL_SDK_ENVIRONMENT: Readonly<
+  Record<ResourceName, Readonly<Record<string, string>>>
+> = {
+  table: { AWS_ENDPOINT_URL_DYNAMODB: endpointFromSamEnv('dynamodb') },
+  bucket: {
+    AWS_ENDPOINT_URL_S3: endpointFromSamEnv('s3'),
+    AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
+    AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
+  },
+  notificationQueue: sqs,
+  notificationDeadLetters: sqs,
+  realtimeKeys: secretsManager,
+  chatWebhook: secretsManager,
+};
+
+/**
+ * What the local stage's template holds for SAM CLI (docs/local-stage.md#sam-cli). SAM gives
+ * a function only the variables its template declares, and resolves only literals, parameters
+ * and a few attributes; a stack output or the API's URL becomes an empty string. So here the
+ * data stack's outputs and the issuer are parameters, with the local stage's own values as
+ * defaults, each function declares the SDK's endpoint for every service it calls (and S3's
+ * checksum settings, which s3rver needs), and each carries its function id as SAM's
+ * `SamResourceId`, so `sam local invoke ListUserFiles` finds it.
+ */
+export function samLocalTemplate(stack: Stack, stage: StageConfig) {
+  const parameter = (id: string, description: string, value: string) =>
+    new CfnParameter(stack, id, { type: 'String', default: value, description }).valueAsString;
+  const values = {
+    TABLE_NAME: parameter('TableName', "The table's name", LOCAL_TABLE_NAME),
+    BUCKET_NAME: parameter('BucketName', "The bucket's name", LOCAL_BUCKET_NAME),
+    REALTIME_ISSUER: parameter(
+      'RealtimeIssuer',
+      "Realtime tokens' iss: the stage's URL",
+      stage.realtimeIssuer ?? 'http://localhost:8000',
+    ),
+    NOTIFY_QUEUE_URL: parameter(
+      'NotifyQueueUrl',
+      'The notification queue (the local stage has none that SAM can reach)',
+      `${endpointNotServed('sqs')}/000000000000/notifications`,
+    ),
+    NOTIFY_DLQ_URL: parameter(
+      'NotifyDlqUrl',
+      'Its dead-letter queue (the local stage has none that SAM can reach)',
+      `${endpointNotServed('sqs')}/000000000000/notification-dead-letters`,
+    ),
+    REALTIME_KEYS_SECRET_ARN: parameter(
+      'RealtimeKeysArn',
+      'The realtime signing keys (the local stage keeps them in a file)',
+      'arn:aws:secretsmanager:us-east-1:000000000000:secret:realtime-keys-not-served-to-sam',
+    ),
+    CHAT_WEBHOOK_SECRET_ARN: parameter(
+      'ChatWebhookArn',
+      "The chat channel's webhook (the local stage has none that SAM can reach)",
+      'arn:aws:secretsmanager:us-east-1:000000000000:secret:chat-webhook-not-served-to-sam',
+    ),
+  } as const satisfies Partial<Record<EnvironmentName, string>>;
+  return {
+    values,
+    sdkEnvironment: LOCAL_SDK_ENVIRONMENT,
+    identify: (functions: ReadonlyMap<string, IFunction>) => {
+      for (const [functionId, fn] of functions) {
+        (fn.node.defaultChild as CfnResource).addMetadata('SamResourceId', functionId);
+      }
+    },
+  };
+}
