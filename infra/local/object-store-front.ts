@@ -27,7 +27,8 @@ import {
 } from './s3-errors.ts';
 import { type AcceptedForm, checkFileSize, checkPostForm } from './s3-post-policy.ts';
 import { authenticateS3Request, splitTarget } from './s3-request-auth.ts';
-import { answerS3Preflight, parseCorsConfiguration } from './s3-cors.ts';
+import { parseCorsConfiguration } from './s3-cors-configuration.ts';
+import { answerS3Preflight } from './s3-cors.ts';
 import type { CorsRule } from '../stacks/cors-rules.ts';
 import type { Credentials } from './sigv4-check.ts';
 

@@ -72,20 +72,3 @@ export function answerS3Preflight(
     },
   };
 }
-
-/** The values of one element of a CORSRule, in order. */
-const elements = (xml: string, name: string) =>
-  [...xml.matchAll(new RegExp(`<${name}>([^<]*)</${name}>`, 'g'))].map((found) =>
-    (found[1] ?? '').replaceAll('&amp;', '&').trim(),
-  );
-
-/** The rules of a GetBucketCors answer (`<CORSConfiguration>`); none for no configuration. */
-export function parseCorsConfiguration(xml: string): CorsRule[] {
-  return [...xml.matchAll(/<CORSRule>([\s\S]*?)<\/CORSRule>/g)].map(([, rule = '']) => ({
-    allowOrigins: elements(rule, 'AllowedOrigin'),
-    allowMethods: elements(rule, 'AllowedMethod'),
-    allowHeaders: elements(rule, 'AllowedHeader'),
-    exposeHeaders: elements(rule, 'ExposeHeader'),
-    maxAgeSeconds: Number(elements(rule, 'MaxAgeSeconds')[0] ?? 0),
-  }));
-}
