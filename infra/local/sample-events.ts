@@ -156,7 +156,8 @@ export function snsAlarmEvent(input: {
     NewStateReason: `Set by npm run event at ${at.toISOString()}`,
     // CloudWatch writes its time with a numeric zone: 2026-11-27T10:15:00.123+0000.
     StateChangeTime: at.toISOString().replace('Z', '+0000'),
-    Region: LOCAL_REGION,
+    // CloudWatch writes the region's display name here; the ARN carries its code.
+    Region: 'US East (N. Virginia)',
     AlarmArn: `arn:aws:cloudwatch:${LOCAL_REGION}:${account}:alarm:${input.alarmName}`,
     OldStateValue: input.oldState,
   };

@@ -48,6 +48,12 @@ export function alarmTarget(stack: Stack, stage: StageConfig): AlarmTarget {
       'file-service:alarm-target',
       `The ${stage.name} stage's alarms go to a topic nobody subscribes to: set alarmEmail, alarmChat or alarmTopicArn, or subscribe to the AlarmTopicArn output`,
     );
+  } else {
+    // The poster's own Errors alarm goes to the same chat: a webhook that fails tells no one.
+    Annotations.of(topic).addWarningV2(
+      'file-service:alarm-chat-only',
+      `The ${stage.name} stage's alarms go to chat only: an alarm the webhook refuses is lost (PostAlarm's errors alarm goes to the same chat); set alarmEmail too, or subscribe to the AlarmTopicArn output`,
+    );
   }
   new CfnOutput(stack, 'AlarmTopicArn', { value: topic.topicArn });
   return { topic, action: new SnsAction(topic) };

@@ -797,8 +797,8 @@ describe('alarms', () => {
     });
   });
 
-  it('warns at synth when the alarms would reach nobody: no email, no chat, no topic of theirs', () => {
-    const warningsFor = (settings: Record<string, unknown>) => {
+  it('warns at synth when the alarms would reach nobody, or chat alone', () => {
+    const warningsFor = (settings: Record<string, unknown>, pattern = 'nobody subscribes') => {
       const stack = new Stack(new App(), 'Alarmed');
       const values: Record<string, unknown> = {
         stage: 'production',
@@ -809,15 +809,17 @@ describe('alarms', () => {
         stack,
         stageConfig((key) => values[key]),
       );
-      return Annotations.fromStack(stack).findWarning(
-        '*',
-        Match.stringLikeRegexp('nobody subscribes'),
-      );
+      return Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp(pattern));
     };
     expect(warningsFor({})).toHaveLength(1);
     expect(warningsFor({ alarmEmail: 'oncall@example.com' })).toEqual([]);
     expect(warningsFor({ alarmChat: 'true' })).toEqual([]);
     expect(warningsFor({ alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:oncall' })).toEqual([]);
+    // Chat alone: a webhook that fails would tell no one, its own errors alarm included.
+    expect(warningsFor({ alarmChat: 'true' }, 'chat only')).toHaveLength(1);
+    expect(
+      warningsFor({ alarmChat: 'true', alarmEmail: 'oncall@example.com' }, 'chat only'),
+    ).toEqual([]);
   });
 
   it('subscribes nobody the stage did not name: no email, no chat', () => {
