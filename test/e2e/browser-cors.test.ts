@@ -141,6 +141,7 @@ describe('a web app on another origin, in Chromium', () => {
   it('a page on an origin not allowed is refused by the browser, and nothing is stored', async () => {
     const page = await openPage(other?.origin ?? '');
     const token = await stage().token(USER + 1);
+    const before = stage().finishedRequests().length;
     const errors = await page.evaluate(
       async ({ api, token }) => {
         const form = new FormData();
@@ -173,16 +174,25 @@ describe('a web app on another origin, in Chromium', () => {
       [],
     );
     expect(stored.objects.filter((key) => key.includes(`/${String(USER + 1)}/`))).toEqual([]);
-    expect(
-      stage()
-        .finishedRequests()
-        .filter(
-          (line) =>
-            line.method !== 'OPTIONS' &&
-            line.path === '/api/v1/user/me/file' &&
-            line.status === 201,
-        ),
-    ).toHaveLength(1);
+    // The browser asked first (the token makes both calls preflighted), was answered without
+    // an Access-Control-Allow-Origin for its origin, and sent neither call.
+    const since = stage().finishedRequests().slice(before);
+    expect(since.map((line) => [line.method, line.path, line.status])).toContainEqual([
+      'OPTIONS',
+      '/api/v1/user/me/file',
+      204,
+    ]);
+    expect(since.filter((line) => line.method !== 'OPTIONS')).toEqual([]);
+    const preflight = await fetch(`${stage().url}/api/v1/user/me/file`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: other?.origin ?? '',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
     await page.close();
   });
 });
