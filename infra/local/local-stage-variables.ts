@@ -1,4 +1,10 @@
-import { defaultOf, describeVariable, type EnvironmentName } from '#shared/config/environment.ts';
+import * as z from 'zod';
+import {
+  defaultOf,
+  describeVariable,
+  ENVIRONMENT,
+  type EnvironmentName,
+} from '#shared/config/environment.ts';
 
 /**
  * Every environment variable `npm start` reads, for its `--help` and for the docs' tables
@@ -83,3 +89,17 @@ export const LOCAL_STAGE_VARIABLES: readonly LocalStageVariable[] = [
   functionVariable('NOTIFY_BURST'),
   functionVariable('NOTIFY_RATE_PER_MINUTE'),
 ];
+
+/** What the local stage reads from its own environment, with the deployed defaults. */
+export const LOCAL_OVERRIDES = z.object({
+  USER_ID_CLAIM: ENVIRONMENT.USER_ID_CLAIM,
+  REALTIME_AUDIENCE: ENVIRONMENT.REALTIME_AUDIENCE,
+  REALTIME_TOKEN_SECONDS: ENVIRONMENT.REALTIME_TOKEN_SECONDS,
+  // Locally the first retry comes after a second, not 30, so a failed post shows at once.
+  CHAT_RETRY_BASE_SECONDS: ENVIRONMENT.CHAT_RETRY_BASE_SECONDS.unwrap().default(1),
+  CHAT_TIMEOUT_SECONDS: ENVIRONMENT.CHAT_TIMEOUT_SECONDS,
+  CHAT_POSTS_PER_SECOND: ENVIRONMENT.CHAT_POSTS_PER_SECOND,
+  CHAT_WEBHOOK_URL: z.url().optional(),
+  NOTIFY_BURST: ENVIRONMENT.NOTIFY_BURST,
+  NOTIFY_RATE_PER_MINUTE: ENVIRONMENT.NOTIFY_RATE_PER_MINUTE,
+});

@@ -33,12 +33,11 @@ import {
   REDRIVE_SLACK,
   WORKER_BATCH_SIZE,
 } from '#shared/notifications/delivery-rules.ts';
-import { ENVIRONMENT } from '#shared/config/environment.ts';
-import * as z from 'zod';
+import { LOCAL_OVERRIDES } from './local-stage-variables.ts';
 import type { SQSBatchResponse } from 'aws-lambda';
 
 import { REPOSITORY_ROOT } from './paths.ts';
-import { dynamoDbFrontFor } from './sam-dynamodb-front.ts';
+import { dynamoDbFrontFor } from './dynamodb-network-front.ts';
 import { ALLOWED_ORIGINS_SETTING, STAGE_DEFAULTS } from '../stages.ts';
 import { apiCorsRule } from '../stacks/cors-rules.ts';
 import { setBucketCors } from './local-bucket-cors.ts';
@@ -399,20 +398,6 @@ const corsOf = (allowedOrigins: readonly string[]) => {
   const cors = apiCorsRule(allowedOrigins);
   return cors === undefined ? {} : { cors };
 };
-
-/** What the local stage reads from its own environment, with the deployed defaults. */
-export const LOCAL_OVERRIDES = z.object({
-  USER_ID_CLAIM: ENVIRONMENT.USER_ID_CLAIM,
-  REALTIME_AUDIENCE: ENVIRONMENT.REALTIME_AUDIENCE,
-  REALTIME_TOKEN_SECONDS: ENVIRONMENT.REALTIME_TOKEN_SECONDS,
-  // Locally the first retry comes after a second, not 30, so a failed post shows at once.
-  CHAT_RETRY_BASE_SECONDS: ENVIRONMENT.CHAT_RETRY_BASE_SECONDS.unwrap().default(1),
-  CHAT_TIMEOUT_SECONDS: ENVIRONMENT.CHAT_TIMEOUT_SECONDS,
-  CHAT_POSTS_PER_SECOND: ENVIRONMENT.CHAT_POSTS_PER_SECOND,
-  CHAT_WEBHOOK_URL: z.url().optional(),
-  NOTIFY_BURST: ENVIRONMENT.NOTIFY_BURST,
-  NOTIFY_RATE_PER_MINUTE: ENVIRONMENT.NOTIFY_RATE_PER_MINUTE,
-});
 
 /**
  * The adapters and settings every handler of this stage is built on: the deployed DynamoDB

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { LOCAL_OVERRIDES } from './local-stage.ts';
+import { LOCAL_OVERRIDES } from './local-stage-variables.ts';
 import { endpointOf } from './object-store-server.ts';
 import type { StageRecord } from './stage-lock.ts';
 

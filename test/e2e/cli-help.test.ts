@@ -11,7 +11,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '#infra/admin/commands.ts';
 import { runAdmin } from '#infra/admin/run-admin.ts';
-import { LOCAL_OVERRIDES } from '#infra/local/local-stage.ts';
+import { LOCAL_OVERRIDES } from '#infra/local/local-stage-variables.ts';
 import { API_ROUTES, FUNCTION_ENTRIES } from '#functions/service-functions.ts';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { LOCAL_STAGE_VARIABLES } from '#infra/local/local-stage-variables.ts';

@@ -252,6 +252,22 @@ describe('npm run sam:env', () => {
       __type: 'com.amazon.coral.service#MissingAuthenticationTokenException',
       message: 'Missing Authentication Token',
     });
+    // Only POST / goes on: no other host or path is reachable through the front.
+    for (const [method, path] of [
+      ['POST', '//elsewhere.example/'],
+      ['POST', '/shell'],
+      ['GET', '/'],
+    ] as const) {
+      const astray = await fetch(`${endpoint}${path}`, {
+        method,
+        headers: { authorization: 'AWS4-HMAC-SHA256 Credential=S3RVER/x' },
+      });
+      expect(astray.status).toBe(400);
+      expect(await astray.json()).toEqual({
+        __type: 'com.amazon.coral.service#UnknownOperationException',
+        message: 'DynamoDB takes POST / only',
+      });
+    }
     const stranger = new DynamoDBClient({
       endpoint,
       region: LOCAL_REGION,

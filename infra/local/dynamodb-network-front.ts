@@ -53,21 +53,29 @@ async function serveDynamoDbFront(options: {
   const target = new URL(options.target);
   const server = createServer((request, response) => {
     void (async () => {
+      // DynamoDB's JSON protocol is POST / only; nothing else goes on, and no anonymous body
+      // is read: a request without a SigV4 Authorization header is refused before it.
+      if (request.method !== 'POST' || request.url !== '/') {
+        request.resume();
+        refuse(response, 'UnknownOperationException', 'DynamoDB takes POST / only');
+        return;
+      }
+      if (!(request.headers.authorization ?? '').startsWith('AWS4-HMAC-SHA256 ')) {
+        request.resume();
+        refuse(response, 'MissingAuthenticationTokenException', 'Missing Authentication Token');
+        return;
+      }
       const body = await bodyOf(request);
       if (body === undefined) {
         refuse(response, 'ValidationException', 'Request size exceeded 16 MB');
         return;
       }
       const refusal = await checkSigV4(
-        {
-          method: request.method ?? 'GET',
-          url: request.url ?? '/',
-          headers: request.headers,
-          body,
-        },
+        { method: 'POST', url: '/', headers: request.headers, body },
         { credentials: options.credentials, region: options.region, service: 'dynamodb' },
       );
       if (refusal !== undefined) {
+        // DynamoDB answers every authentication refusal 400, whatever status S3 would use.
         refuse(response, refusal.type, refusal.message);
         return;
       }
@@ -79,8 +87,8 @@ async function serveDynamoDbFront(options: {
         }
         headers.set(name, Array.isArray(value) ? value.join(', ') : value);
       }
-      const answer = await fetch(new URL(request.url ?? '/', target), {
-        method: request.method ?? 'POST',
+      const answer = await fetch(new URL('/', target), {
+        method: 'POST',
         headers,
         ...(body.length === 0 ? {} : { body }),
       });
