@@ -10,7 +10,6 @@ import {
   type DeliveryResult,
 } from '#shared/notifications/deliver-notification.ts';
 import type { BusinessMetric } from '#shared/observability/business-metrics.ts';
-import { deliveryRules } from '#shared/notifications/delivery-rules.ts';
 import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
 import { secretsManagerClient } from '#shared/adapters/aws/secrets-manager.ts';
 import { sqsClient } from '#shared/adapters/aws/sqs.ts';
@@ -21,7 +20,8 @@ import { notifications } from '#shared/wiring/builders/notifications.ts';
 import { rateLimits } from '#shared/wiring/builders/rate-limits.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
+import { type ChatSettings, chatDeliveryRules } from '../chat-delivery-rules.ts';
 import { deliverNotificationFunction } from './function.ts';
 
 /** A message left on the queue on purpose: its visibility already says when it comes back. */
@@ -56,16 +56,9 @@ export const createHandler = (
     ServiceAdapters,
     'notifications' | 'chat' | 'notificationQueue' | 'deadLetters' | 'rateLimits'
   >,
-  settings: Pick<
-    ServiceSettings,
-    'CHAT_RETRY_BASE_SECONDS' | 'CHAT_TIMEOUT_SECONDS' | 'CHAT_POSTS_PER_SECOND'
-  >,
+  settings: ChatSettings,
 ) => {
-  const rules = deliveryRules({
-    retryBaseSeconds: settings.CHAT_RETRY_BASE_SECONDS,
-    timeoutSeconds: settings.CHAT_TIMEOUT_SECONDS,
-    postsPerSecond: settings.CHAT_POSTS_PER_SECOND,
-  });
+  const rules = chatDeliveryRules(settings);
   const deliver = async (record: SQSRecord): Promise<void> => {
     const result = await deliverNotification(adapters, rules, {
       body: record.body,

@@ -6,14 +6,14 @@ import { secretsManagerClient } from '#shared/adapters/aws/secrets-manager.ts';
 import { logger } from '#shared/logger.ts';
 import { alarmMessage, topicMessage } from '#shared/notifications/alarm-message.ts';
 import { alarmStateChangeOf } from '#shared/notifications/alarm-state-change.ts';
-import { deliveryRules } from '#shared/notifications/delivery-rules.ts';
 import { postAlarm } from '#shared/notifications/post-alarm.ts';
 import { observeInvocation } from '#shared/observability/observe-invocation.ts';
 import { chat } from '#shared/wiring/builders/chat.ts';
 import { rateLimits } from '#shared/wiring/builders/rate-limits.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
+import { type ChatSettings, chatDeliveryRules } from '../chat-delivery-rules.ts';
 import { postAlarmFunction } from './function.ts';
 
 /** An alarm that reached nobody in chat: the invocation fails, so its Errors alarm counts it. */
@@ -39,16 +39,9 @@ function messageOf(record: SNSEventRecord) {
  */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'chat' | 'rateLimits'>,
-  settings: Pick<
-    ServiceSettings,
-    'CHAT_RETRY_BASE_SECONDS' | 'CHAT_TIMEOUT_SECONDS' | 'CHAT_POSTS_PER_SECOND'
-  >,
+  settings: ChatSettings,
 ) => {
-  const rules = deliveryRules({
-    retryBaseSeconds: settings.CHAT_RETRY_BASE_SECONDS,
-    timeoutSeconds: settings.CHAT_TIMEOUT_SECONDS,
-    postsPerSecond: settings.CHAT_POSTS_PER_SECOND,
-  });
+  const rules = chatDeliveryRules(settings);
   return middy<SNSEvent>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(observeInvocation())
