@@ -13,6 +13,7 @@ import { localLambdaContext } from '#infra/local/lambda-context.ts';
 import { DynamoTokenBuckets } from '#shared/adapters/dynamo-token-buckets.ts';
 import { chatChannelBucketKey } from '#shared/adapters/keys.ts';
 import { SlackWebhookChannel } from '#shared/adapters/slack-webhook-channel.ts';
+import { CLOUDWATCH_ALARM_NOTIFICATION } from '#test/support/cloudwatch-alarm-notification.ts';
 import { patient } from '#test/support/patience.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
@@ -23,33 +24,15 @@ const buckets = new DynamoTokenBuckets(dynamodb, table);
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:FileService-production-api-AlarmTopic';
 const ALARM = 'FileService-production-api-AlarmsApi5xx0A1B2C3D-9Z8Y7X';
 
-/** What CloudWatch publishes for one of our alarms (AWS's sample notification, our alarm). */
+/** What CloudWatch publishes for one of our alarms, the API's 5xx, on a change of state. */
 const alarmNotification = (newState: string, oldState: string) =>
   JSON.stringify({
+    ...CLOUDWATCH_ALARM_NOTIFICATION,
     AlarmName: ALARM,
     AlarmDescription: 'The API answered 5xx: see its access log for the request ids',
-    AWSAccountId: '123456789012',
-    NewStateValue: newState,
-    NewStateReason:
-      'Threshold Crossed: 1 out of the last 1 datapoints [3.0 (27/11/26 10:10:00)] was greater than or equal to the threshold (1.0) (minimum 1 datapoint for OK -> ALARM transition).',
-    StateChangeTime: '2026-11-27T10:15:00.123+0000',
-    Region: 'EU (Ireland)',
     AlarmArn: `arn:aws:cloudwatch:eu-west-1:123456789012:alarm:${ALARM}`,
+    NewStateValue: newState,
     OldStateValue: oldState,
-    Trigger: {
-      MetricName: '5xx',
-      Namespace: 'AWS/ApiGateway',
-      StatisticType: 'Statistic',
-      Statistic: 'SUM',
-      Unit: null,
-      Dimensions: [{ value: 'abc123', name: 'ApiId' }],
-      Period: 300,
-      EvaluationPeriods: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      Threshold: 1.0,
-      TreatMissingData: 'notBreaching',
-      EvaluateLowSampleCountPercentile: '',
-    },
   });
 
 /** One SNS notification as SNS invokes a subscribed function with it: one record. */
