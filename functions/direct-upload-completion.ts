@@ -7,7 +7,13 @@ import type { FunctionResources } from '#shared/functions/function-declaration.t
  * recorded or refused, and delete a copy no record names.
  */
 export const DIRECT_UPLOAD_COMPLETION = {
-  table: [{ items: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], in: 'users' }],
+  table: [
+    {
+      items: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem', 'ConditionCheckItem'],
+      in: 'users',
+      why: 'ConditionCheckItem: the owner is not erased',
+    },
+  ],
   bucket: [
     {
       objects: ['s3:GetObject', 's3:DeleteObject'],

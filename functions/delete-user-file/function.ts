@@ -39,9 +39,9 @@ export const deleteUserFileFunction = defineFunction({
   sizing: { memoryMb: 512, timeoutSeconds: 10 },
   table: [
     {
-      items: ['GetItem', 'DeleteItem', 'PutItem'],
+      items: ['GetItem', 'DeleteItem', 'PutItem', 'ConditionCheckItem'],
       in: 'users',
-      why: 'PutItem: the record back, if its bytes will not go',
+      why: 'PutItem and ConditionCheckItem: the record back, if its bytes will not go and the owner is not erased',
     },
   ],
   // Every version of the file's bytes (or a cancelled upload's) goes for good: listed, then

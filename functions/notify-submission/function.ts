@@ -84,9 +84,16 @@ export const notifySubmissionFunction = defineFunction({
   // record (and its removal if queueing fails).
   table: [
     {
-      items: ['BatchGetItem', 'PutItem', 'GetItem', 'DeleteItem', 'UpdateItem'],
+      items: [
+        'BatchGetItem',
+        'PutItem',
+        'ConditionCheckItem',
+        'GetItem',
+        'DeleteItem',
+        'UpdateItem',
+      ],
       in: 'users',
-      why: "GetItem: a record whose answer was lost, read back before it is queued; UpdateItem: the sender's allowance",
+      why: "ConditionCheckItem: the sender is not erased; GetItem: a record whose answer was lost, read back before it is queued; UpdateItem: the sender's allowance",
     },
     idempotencyRecords('notifySubmission'),
   ],

@@ -1,4 +1,9 @@
-import { EXAMPLE_BUCKET, EXAMPLE_BUCKET_URL, validationFailed } from '#shared/api/examples.ts';
+import {
+  accountErased,
+  EXAMPLE_BUCKET,
+  EXAMPLE_BUCKET_URL,
+  validationFailed,
+} from '#shared/api/examples.ts';
 import { defineOperation, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
 import {
@@ -40,6 +45,7 @@ const startDirectUploadOperation = defineOperation({
       expires_at: '2026-11-21T10:15:00.000Z',
       max_filesize: 52428800,
     }),
+    403: accountErased('uploads'),
     422: validationFailed({
       type: 'less_than_equal',
       loc: ['body', 'filesize'],
@@ -64,7 +70,11 @@ export const startDirectUploadFunction = defineFunction({
   sizing: { memoryMb: 512, timeoutSeconds: 10 },
   table: [
     { items: ['UpdateItem'], in: 'fileIds' },
-    { items: ['PutItem'], in: 'users' },
+    {
+      items: ['PutItem', 'ConditionCheckItem'],
+      in: 'users',
+      why: 'ConditionCheckItem: the owner is not erased',
+    },
   ],
   // The signed POST form carries this function's authority to put the object: under uploads/
   // only, so no form can ever write a recorded file's bytes.

@@ -1,4 +1,4 @@
-import { USER_FILE_EXAMPLE, validationFailed } from '#shared/api/examples.ts';
+import { accountErased, USER_FILE_EXAMPLE, validationFailed } from '#shared/api/examples.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction, idempotencyRecords } from '#shared/functions/function-declaration.ts';
 import { GatewayMessageSchema } from '#shared/schemas/error-bodies.ts';
@@ -24,6 +24,7 @@ const uploadUserFileOperation = defineOperation({
         'too many parts, a field over 16 KiB',
       'Invalid multipart data.',
     ),
+    403: accountErased('files'),
     409: detailAnswer(
       'A request with this Idempotency-Key is still running',
       'A request with this Idempotency-Key is still being processed; retry shortly',
@@ -61,9 +62,9 @@ export const uploadUserFileFunction = defineFunction({
   table: [
     { items: ['UpdateItem'], in: 'fileIds' },
     {
-      items: ['PutItem', 'GetItem'],
+      items: ['PutItem', 'ConditionCheckItem', 'GetItem'],
       in: 'users',
-      why: 'GetItem: a record whose answer was lost, read back before its bytes go',
+      why: 'ConditionCheckItem: the owner is not erased; GetItem: a record whose answer was lost, read back before its bytes go',
     },
     idempotencyRecords('uploadUserFile'),
   ],

@@ -30,6 +30,12 @@ import {
 } from './cli-flags.ts';
 import type { StageTarget } from './stage-target.ts';
 
+/**
+ * How long an erasure waits for the user's requests under way to end before its last look:
+ * longer than the longest function that writes their items may run (the upload's 29 s).
+ */
+const ERASE_SETTLE_SECONDS = 30;
+
 type TableSources = Pick<AdapterSources, 'documents' | 'TABLE_NAME'>;
 
 /**
@@ -336,22 +342,32 @@ export const COMMANDS: readonly Command[] = [
   }),
   command({
     name: 'user erase',
-    usage: 'user erase --user <id> [--dry-run]',
+    usage: 'user erase --user <id> [--dry-run] [--settle-seconds <seconds>]',
     summary: "Remove everything of a user's: files, uploads, notifications, memberships.",
     help: {
       flags: [
         ['--user <id>', 'the user id of their tokens'],
         ['--dry-run', 'print what would be removed, and remove nothing'],
+        [
+          '--settle-seconds <seconds>',
+          `wait this long for their requests under way to end before the last look (default ${String(ERASE_SETTLE_SECONDS)})`,
+        ],
       ],
       note:
-        'Removes their files and every stored version of their bytes, pending uploads, ' +
+        'Marks the user erased, so their id takes no new files, uploads or notifications; then ' +
+        'removes their files and every stored version of their bytes, pending uploads, ' +
         'notifications, idempotency records and group memberships, for good. Deal files they ' +
         'added stay: they belong to their deals. Running it again is harmless.',
     },
-    schema: z.object({ user: idFlag('user'), 'dry-run': switchFlag() }),
+    schema: z.object({
+      user: idFlag('user'),
+      'dry-run': switchFlag(),
+      'settle-seconds': secondsFlag('settle-seconds'),
+    }),
     run: async (ports, input) => {
       const erased = await eraseUser(ports, input.user, {
         dryRun: input['dry-run'],
+        settleMs: (input['settle-seconds'] ?? ERASE_SETTLE_SECONDS) * 1000,
       });
       return {
         user_id: erased.userId,

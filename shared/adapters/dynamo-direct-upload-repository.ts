@@ -2,7 +2,6 @@ import {
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
-  PutCommand,
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
@@ -10,7 +9,8 @@ import {
   ConditionalCheckFailedException,
   TransactionConflictException,
 } from '@aws-sdk/client-dynamodb';
-import { conditionsFailed, transactWrite } from './aws/transactions.ts';
+import { conditionNotErased, putNewUserItem } from './aws/conditional-writes.ts';
+import { conditionsFailed, failedAt, transactWrite } from './aws/transactions.ts';
 import {
   directUploadSortKey,
   EXPIRY_ATTRIBUTE,
@@ -72,14 +72,7 @@ export class DynamoDirectUploadRepository implements DirectUploadRepository {
   }
 
   async start(upload: DirectUpload): Promise<void> {
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: toDirectUploadItem(upload),
-        ConditionExpression: 'attribute_not_exists(#pk)',
-        ExpressionAttributeNames: { '#pk': PARTITION_KEY },
-      }),
-    );
+    await putNewUserItem(this.client, this.tableName, upload.userId, toDirectUploadItem(upload));
   }
 
   async find(userId: number, fileId: number): Promise<DirectUpload | undefined> {
@@ -199,7 +192,7 @@ export class DynamoDirectUploadRepository implements DirectUploadRepository {
     }
   }
 
-  async complete(file: UserFile, token: string): Promise<'completed' | 'conflict'> {
+  async complete(file: UserFile, token: string): Promise<'completed' | 'conflict' | 'erased'> {
     try {
       await transactWrite(this.client, {
         TransactItems: [
@@ -220,10 +213,12 @@ export class DynamoDirectUploadRepository implements DirectUploadRepository {
               ExpressionAttributeValues: { ':completing': 'completing', ':token': token },
             },
           },
+          conditionNotErased(this.tableName, file.userId),
         ],
       });
       return 'completed';
     } catch (error) {
+      if (failedAt(error, 2)) return 'erased';
       if (conditionsFailed(error)) return 'conflict';
       throw error;
     }

@@ -2,10 +2,9 @@ import {
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
-  PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure, putNewItem } from './aws/conditional-writes.ts';
+import { isConditionFailure, putNewUserItem } from './aws/conditional-writes.ts';
 import {
   EXPIRY_ATTRIBUTE,
   notificationSortKey,
@@ -66,8 +65,11 @@ export class DynamoNotificationRepository implements NotificationRepository {
   }
 
   async create(notification: SubmissionNotification): Promise<void> {
-    await this.client.send(
-      new PutCommand(putNewItem(this.tableName, toNotificationItem(notification))),
+    await putNewUserItem(
+      this.client,
+      this.tableName,
+      notification.userId,
+      toNotificationItem(notification),
     );
   }
 

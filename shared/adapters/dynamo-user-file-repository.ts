@@ -3,11 +3,10 @@ import {
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
-  PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from './aws/batch-get.ts';
-import { putNewItem } from './aws/conditional-writes.ts';
+import { putNewUserItem } from './aws/conditional-writes.ts';
 import { filesNewestFirst } from './aws/files-newest-first.ts';
 import { PARTITION_KEY, SORT_KEY, userFileSortKey, userPartition } from './keys.ts';
 import { type ListOptions, type Page, positionOf } from '../domain/page.ts';
@@ -57,7 +56,7 @@ export class DynamoUserFileRepository implements UserFileRepository {
   }
 
   async create(file: UserFile): Promise<void> {
-    await this.client.send(new PutCommand(putNewItem(this.tableName, toUserFileItem(file))));
+    await putNewUserItem(this.client, this.tableName, file.userId, toUserFileItem(file));
   }
 
   async update(

@@ -1,8 +1,10 @@
-import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, paginateQuery, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserItem, UserItemKind, UserItems } from '../removal/user-items.ts';
 import { batchWriteAll } from './aws/batch-write.ts';
+import { isConditionFailure, putNewItem } from './aws/conditional-writes.ts';
 import {
   DIRECT_UPLOAD_PREFIX,
+  erasureMarkerKey,
   FILE_PREFIX,
   IDEMPOTENT_OPERATIONS,
   idempotencyPartition,
@@ -32,6 +34,7 @@ export class DynamoUserItems implements UserItems {
 
   async itemsOf(userId: number): Promise<readonly UserItem[]> {
     const own = userPartition(userId);
+    const marker = erasureMarkerKey(userId)[SORT_KEY];
     const partitions = [
       own,
       ...Object.values(IDEMPOTENT_OPERATIONS).map((operation) =>
@@ -54,12 +57,30 @@ export class DynamoUserItems implements UserItems {
       for await (const page of pages) {
         for (const item of page.Items ?? []) {
           const sort = String(item[SORT_KEY]);
+          if (partition === own && sort === marker) continue;
           const kind = partition === own ? kindOf(sort) : 'idempotency-record';
           found.push({ kind, partition: String(item[PARTITION_KEY]), sort });
         }
       }
     }
     return found;
+  }
+
+  async markErased(userId: number, at: Date): Promise<void> {
+    try {
+      await this.client.send(
+        new PutCommand(
+          putNewItem(this.tableName, {
+            ...erasureMarkerKey(userId),
+            entity: 'ErasureMarker',
+            erased_at: at.toISOString(),
+          }),
+        ),
+      );
+    } catch (error) {
+      // Marked by an earlier run: its time stands.
+      if (!isConditionFailure(error)) throw error;
+    }
   }
 
   async deleteItems(items: readonly UserItem[]): Promise<void> {

@@ -27,6 +27,13 @@ export const notificationSortKey = (notificationId: string): string =>
  */
 export const notifyBucketKey = (userId: number) =>
   ({ [PARTITION_KEY]: userPartition(userId), [SORT_KEY]: 'LIMIT#notify' }) as const;
+/**
+ * A user's erasure marker, beside their items: written first by an erasure and kept, so every
+ * write that creates an item of theirs (a file, a pending upload, a notification) holds a
+ * transaction to its absence and none can land behind the erasure's deletes.
+ */
+export const erasureMarkerKey = (userId: number) =>
+  ({ [PARTITION_KEY]: userPartition(userId), [SORT_KEY]: 'ERASED' }) as const;
 /** The chat channel's own pace, shared by every worker: one item, in a partition of its own. */
 const CHAT_CHANNEL_PARTITION = 'CHANNEL#chat';
 export const chatChannelBucketKey = () =>

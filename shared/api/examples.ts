@@ -2,7 +2,8 @@ import type * as z from 'zod';
 import type { DealFileSchema } from '../schemas/deal-file.ts';
 import { HttpValidationErrorSchema } from '../schemas/error-bodies.ts';
 import type { UserFileSchema } from '../schemas/user-file.ts';
-import { jsonAnswer, type ResponseDoc } from './operation.ts';
+import { AccountErased } from '../removal/user-items.ts';
+import { detailAnswer, jsonAnswer, type ResponseDoc } from './operation.ts';
 
 /*
  * Every example here and in the functions' declarations is an answer the route really gives:
@@ -57,3 +58,10 @@ export const idNotAnInteger = (name: string, input = 'abc'): ResponseDoc =>
     msg: 'Input should be a valid integer, unable to parse string as an integer',
     input,
   });
+
+/** The 403 of a route that would store something for a user `admin user erase` erased. */
+export const accountErased = (what: string): ResponseDoc =>
+  detailAnswer(
+    `The account was erased (the operator's \`user erase\`): its id takes no new ${what}`,
+    new AccountErased().message,
+  );

@@ -243,6 +243,13 @@ async function completeClaimed(
       location: ports.blobs.locationOf(key),
     };
     const outcome = await recordCompletion(ports, file, token);
+    if (outcome === 'erased') {
+      // The erasure took the upload, and may have listed the bucket before the copy landed:
+      // its bytes go here, and the upload is as gone as any the erasure found.
+      await deleteUnrecorded(ports, key, 'the account was erased', blob.size);
+      await discard(ports, staged, 'the account was erased');
+      throw new NotFound();
+    }
     if (outcome === 'conflict') {
       // Our claim lapsed and another completer took over; it writes the file's bytes now.
       const settled = await ports.userFiles.get(userId, fileId);
@@ -287,7 +294,7 @@ async function recordCompletion(
   ports: CompletionPorts,
   file: UserFile,
   token: string,
-): Promise<'completed' | 'conflict'> {
+): Promise<'completed' | 'conflict' | 'erased'> {
   try {
     return await ports.directUploads.complete(file, token);
   } catch (error) {

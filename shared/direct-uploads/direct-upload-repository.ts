@@ -3,6 +3,7 @@ import type { CompletionClaim, DirectUpload, DirectUploadRejection } from './dir
 
 /** Pending direct uploads, kept in the owner's partition beside the files they become. */
 export interface DirectUploadRepository {
+  /** Records a pending upload; AccountErased, writing nothing, when the owner was erased. */
   start(upload: DirectUpload): Promise<void>;
   find(userId: number, fileId: number): Promise<DirectUpload | undefined>;
   /**
@@ -29,7 +30,8 @@ export interface DirectUploadRepository {
   cancel(userId: number, fileId: number, now: Date): Promise<boolean>;
   /**
    * Records the file and ends its claimed upload in one transaction: `completed`, or
-   * `conflict` when the claim was no longer held or the id is taken (nothing is written then).
+   * `conflict` when the claim was no longer held or the id is taken, `erased` when the owner
+   * was erased (nothing is written then).
    */
-  complete(file: UserFile, token: string): Promise<'completed' | 'conflict'>;
+  complete(file: UserFile, token: string): Promise<'completed' | 'conflict' | 'erased'>;
 }

@@ -8,7 +8,10 @@ export type TryVerdict =
 
 /** Where notifications are recorded. Each change is conditional on the version read. */
 export interface NotificationRepository {
-  /** Records a new notification; fails, writing nothing, when its id is taken. */
+  /**
+   * Records a new notification; fails, writing nothing, when its id is taken, or with
+   * AccountErased when the sender was erased.
+   */
   create(notification: SubmissionNotification): Promise<void>;
   get(ref: NotificationRef): Promise<SubmissionNotification | undefined>;
   /**

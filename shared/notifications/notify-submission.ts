@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { NotFound, RateLimited } from '../domain/outcome.ts';
 import { settleRead } from '../domain/settle-read.ts';
 import { logger } from '../logger.ts';
+import { AccountErased } from '../removal/user-items.ts';
 import type { MessageQueue } from '../queue/message-queue.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
 import type { NotificationRepository } from './notification-repository.ts';
@@ -109,7 +110,10 @@ export async function notifySubmission(
     message: announcement.message,
     at,
   });
-  await recordOnce(ports, notification);
+  await recordOnce(ports, notification).catch((error: unknown) => {
+    // Erased since the files were read: they are gone, as the 404 says.
+    throw error instanceof AccountErased ? notFound(named) : error;
+  });
   try {
     await ports.notificationQueue.send(
       notificationMessageBody(notification),

@@ -22,6 +22,39 @@ export interface ErasePorts {
   readonly userItems: UserItems;
   readonly groups: Pick<GroupRepository, 'membershipsOf' | 'removeMember'>;
   readonly blobs: BlobVersions & Pick<BlobStore, 'userKeyPrefixes'>;
+  readonly now?: () => Date;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+export interface EraseOptions {
+  readonly dryRun: boolean;
+  /**
+   * How long to wait, after the first deletes, for the user's requests still running to end
+   * before the last pass: longer than any function that writes their items may run.
+   */
+  readonly settleMs: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+interface Found {
+  readonly items: readonly UserItem[];
+  readonly versions: readonly BlobVersion[];
+}
+
+async function findAll(ports: ErasePorts, userId: number): Promise<Found> {
+  const items = await ports.userItems.itemsOf(userId);
+  const versions: BlobVersion[] = [];
+  for (const prefix of ports.blobs.userKeyPrefixes(userId)) {
+    for await (const page of ports.blobs.versionsUnder(prefix)) versions.push(...page);
+  }
+  return { items, versions };
+}
+
+/** Items first: a record never outlives its bytes. */
+async function removeFound(ports: ErasePorts, found: Found): Promise<void> {
+  await ports.userItems.deleteItems(found.items);
+  await ports.blobs.deleteVersions(found.versions);
 }
 
 function countKinds(items: readonly UserItem[]) {
@@ -36,34 +69,43 @@ function countKinds(items: readonly UserItem[]) {
 }
 
 /**
- * Removes everything of a user's (an erasure request): their memberships first, so their
- * access to groups goes; then every item their id names (files, pending uploads,
- * notifications, idempotency records); then every version of every object under their
- * prefixes, so no record ever names bytes that are gone. Deal files they added stay: they
- * belong to their deals. Each step removes what it finds, so running it again finishes an
- * erasure that failed halfway, and finds nothing after one that succeeded.
+ * Removes everything of a user's (an erasure request). First the erasure marker, kept for good:
+ * from then on no write creates an item of theirs (a file, a pending upload, a notification),
+ * so the records listed next are all there will ever be, and none can land behind the
+ * deletes naming bytes that are gone. Then their memberships, so their access to groups goes;
+ * then every item their id names; then every version of every object under their prefixes.
+ * Requests of theirs that started before the marker and still run may leave what no marker
+ * holds back (the response an idempotent request saves, a notify allowance): once they have
+ * had time to end (`settleMs`), the listing and deletes run once more. Requests that start
+ * later write nothing that stays: their files are refused, and the bytes an upload stored
+ * first go again with its refusal (the last pass may take them first, which is as well).
+ * Deal files they added stay: they belong to their deals. Each step removes what it finds, so
+ * running it again finishes an erasure that failed halfway, and finds nothing after one that
+ * succeeded.
  */
 export async function eraseUser(
   ports: ErasePorts,
   userId: number,
-  options: { readonly dryRun: boolean },
+  options: EraseOptions,
 ): Promise<Erasure> {
+  if (!options.dryRun) await ports.userItems.markErased(userId, ports.now?.() ?? new Date());
   const memberships = await ports.groups.membershipsOf(userId);
-  const items = await ports.userItems.itemsOf(userId);
-  const versions: BlobVersion[] = [];
-  for (const prefix of ports.blobs.userKeyPrefixes(userId)) {
-    for await (const page of ports.blobs.versionsUnder(prefix)) versions.push(...page);
-  }
+  const found = await findAll(ports, userId);
+  const removed = { items: [...found.items], versions: [...found.versions] };
   if (!options.dryRun) {
     for (const { groupId } of memberships) await ports.groups.removeMember(groupId, userId);
-    await ports.userItems.deleteItems(items);
-    await ports.blobs.deleteVersions(versions);
+    await removeFound(ports, found);
+    if (options.settleMs > 0) await (ports.sleep ?? sleep)(options.settleMs);
+    const late = await findAll(ports, userId);
+    await removeFound(ports, late);
+    removed.items.push(...late.items);
+    removed.versions.push(...late.versions);
   }
   return {
     userId,
     dryRun: options.dryRun,
-    ...countKinds(items),
-    objectVersions: versions.length,
+    ...countKinds(removed.items),
+    objectVersions: removed.versions.length,
     memberships: memberships.map(({ groupId, role }) => ({ groupId, role })),
   };
 }

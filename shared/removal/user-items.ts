@@ -1,3 +1,5 @@
+import { AccessDenied } from '../domain/outcome.ts';
+
 /** What an item of a user's is, as erasure counts it. */
 export type UserItemKind =
   | 'file'
@@ -16,8 +18,23 @@ export interface UserItem {
 
 /** Every item a user's id names, as erasure finds and removes them. */
 export interface UserItems {
-  /** The user's own items and their idempotency records. */
+  /** The user's own items and their idempotency records, but for the erasure marker. */
   itemsOf(userId: number): Promise<readonly UserItem[]>;
   /** Deletes these items; throws when any will not go (deleting one that is gone succeeds). */
   deleteItems(items: readonly UserItem[]): Promise<void>;
+  /**
+   * Marks the user erased, for good: from then on every write that would create an item of
+   * theirs refuses (AccountErased). The marker is no item `itemsOf` returns.
+   */
+  markErased(userId: number, at: Date): Promise<void>;
+}
+
+/**
+ * The user was erased: their id takes no new files, uploads or notifications, so nothing
+ * written behind an erasure outlives it. Each write that creates an item of theirs refuses so.
+ */
+export class AccountErased extends AccessDenied {
+  constructor() {
+    super('This account has been erased');
+  }
 }

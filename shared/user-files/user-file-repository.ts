@@ -9,7 +9,10 @@ export interface UserFileRepository {
   get(userId: number, fileId: number): Promise<UserFile | undefined>;
   /** Those of these files that the owner has, in no particular order; one read. */
   getMany(userId: number, fileIds: readonly number[]): Promise<UserFile[]>;
-  /** Records a new file; fails, writing nothing, when the id is already taken. */
+  /**
+   * Records a new file; fails, writing nothing, when the id is already taken, or with
+   * AccountErased when the owner was erased.
+   */
   create(file: UserFile): Promise<void>;
   /** Sets the given fields of the owner's file; the file as it now is, or undefined if none. */
   update(userId: number, fileId: number, change: UserFileChange): Promise<UserFile | undefined>;

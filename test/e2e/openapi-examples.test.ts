@@ -121,6 +121,7 @@ const USERS = {
   emptyUpload: 25,
   earlyComplete: 26,
   bigUpload: 27,
+  erased: 28,
 } as const;
 
 const GROUP = 1;
@@ -330,6 +331,14 @@ async function concurrentSituations(): Promise<Record<string, Answer>> {
   });
   const nobody = USERS.nobody;
   const asset = 'swagger-ui.css';
+  const erased = stage().admin([
+    'user',
+    'erase',
+    '--user',
+    String(USERS.erased),
+    '--settle-seconds',
+    '0',
+  ]);
   const situations: Record<string, Promise<Answer | Record<string, Answer>>> = {
     owner: ownersDay(),
     // Documentation.
@@ -363,6 +372,11 @@ async function concurrentSituations(): Promise<Record<string, Answer>> {
         contentType: 'multipart/form-data; boundary=x',
       })
       .then((r) => answerOf(r)),
+    'POST /api/v1/user/me/file 403': erased.then(() =>
+      stage()
+        .upload(USERS.erased, uploadForm('after the erasure'))
+        .then((r) => answerOf(r)),
+    ),
     'POST /api/v1/user/me/file 413': stage()
       .upload(nobody, uploadForm(Buffer.alloc(5 * 1024 * 1024, 1)))
       .then((r) => answerOf(r)),
@@ -402,6 +416,9 @@ async function concurrentSituations(): Promise<Record<string, Answer>> {
       as: nobody,
       ...oversized('POST /api/v1/user/me/file/upload'),
     }),
+    'POST /api/v1/user/me/file/upload 403': erased.then(() =>
+      startUpload(USERS.erased, { name: 'late.bin', type: 'other', filesize: 5 }),
+    ),
     'POST /api/v1/user/me/file/upload 422': startUpload(nobody, {
       name: 'model.xlsx',
       type: 'financials',

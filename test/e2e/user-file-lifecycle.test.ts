@@ -273,6 +273,8 @@ async function admin(...args: string[]) {
   return JSON.parse(out) as Record<string, unknown>;
 }
 
+const erase21 = () => admin('user', 'erase', '--user', '21', '--settle-seconds', '0');
+
 describe('npm run admin -- user erase', () => {
   it('reports with --dry-run, then removes everything of one user and nothing of another', async () => {
     // User 21: two files (one sent with an Idempotency-Key), a waiting direct upload, a
@@ -345,14 +347,23 @@ describe('npm run admin -- user erase', () => {
     });
     expect(await stage().stored()).toEqual(before);
 
-    expect(await admin('user', 'erase', '--user', '21')).toEqual({ ...summary, dry_run: false });
+    expect(await erase21()).toEqual({ ...summary, dry_run: false });
     const after = await stage().stored();
     const mentions21 = (item: Record<string, unknown>) =>
       /USER#21$/.test(String(item.PK)) || String(item.SK) === 'MEMBER#21';
-    expect(after.items.filter(mentions21)).toEqual([]);
+    // But for the marker that refuses their id any new item.
+    const marker = {
+      PK: 'USER#21',
+      SK: 'ERASED',
+      entity: 'ErasureMarker',
+      erased_at: expect.any(String) as string,
+    };
+    expect(after.items.filter(mentions21)).toEqual([marker]);
     expect(after.objects.filter((key) => /^(users|uploads)\/21\//.test(key))).toEqual([]);
     // Everything else is as it was: user 22's file and membership, the groups, the deal file.
-    expect(after.items).toEqual(before.items.filter((item) => !mentions21(item)));
+    expect(after.items.filter((item) => item.SK !== 'ERASED')).toEqual(
+      before.items.filter((item) => !mentions21(item)),
+    );
     expect(after.objects).toEqual(
       before.objects.filter((key) => !/^(users|uploads)\/21\//.test(key)),
     );
@@ -361,7 +372,7 @@ describe('npm run admin -- user erase', () => {
     expect(await listed(21)).toEqual([]);
     expect((await stage().reconcile()).clean).toBe(true);
 
-    expect(await admin('user', 'erase', '--user', '21')).toEqual({
+    expect(await erase21()).toEqual({
       ...summary,
       dry_run: false,
       files: 0,

@@ -256,7 +256,7 @@ describe('faults at the adapters leave nothing half-written', () => {
     expect(results.filter((r) => /7\.pdf$/.test(r.name)).map((r) => r.status)).toEqual([
       500, 500, 500, 500,
     ]);
-    expect(proxies().dynamodb.seen.get('DynamoDB PutItem')?.failed).toBeGreaterThan(4);
+    expect(proxies().dynamodb.seen.get('DynamoDB TransactWriteItems')?.failed).toBeGreaterThan(4);
     // Submissions of what was stored, under the same faults.
     const stored = results.filter((r) => r.status === 201);
     for (const { id } of stored.slice(0, 10)) {

@@ -1,5 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PARTITION_KEY } from '../keys.ts';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { AccountErased } from '../../removal/user-items.ts';
+import { erasureMarkerKey, PARTITION_KEY } from '../keys.ts';
+import { failedAt, transactWrite } from './transactions.ts';
 
 type Key = Record<string, string>;
 
@@ -14,6 +17,40 @@ export const conditionItemExists = (tableName: string, key: Key) => ({
     ExpressionAttributeNames: PK_NAME,
   },
 });
+
+/**
+ * A transaction item that holds the transaction to the user not being erased: their erasure
+ * marker is absent. An erasure writes the marker before it lists what to delete, so a write
+ * that passes this check is one the erasure's listing sees.
+ */
+export const conditionNotErased = (tableName: string, userId: number) => ({
+  ConditionCheck: {
+    TableName: tableName,
+    Key: erasureMarkerKey(userId),
+    ConditionExpression: 'attribute_not_exists(#pk)',
+    ExpressionAttributeNames: PK_NAME,
+  },
+});
+
+/**
+ * Puts a new item of the user's (`putNewItem`), unless the user is erased: then AccountErased,
+ * with nothing written. A taken key fails the transaction (`conditionsFailed`).
+ */
+export async function putNewUserItem(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  userId: number,
+  item: Record<string, unknown>,
+): Promise<void> {
+  try {
+    await transactWrite(client, {
+      TransactItems: [{ Put: putNewItem(tableName, item) }, conditionNotErased(tableName, userId)],
+    });
+  } catch (error) {
+    if (failedAt(error, 1)) throw new AccountErased();
+    throw error;
+  }
+}
 
 /** A put that never overwrites: it fails when the key is taken. */
 export const putNewItem = (tableName: string, item: Record<string, unknown>) => ({
