@@ -1,9 +1,13 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { endpointOf } from './object-store-server.ts';
+import { OVERSIZE_DRAIN, readRequestBody } from './request-body.ts';
 import { checkSigV4, type Credentials } from './sigv4-check.ts';
 
-/** DynamoDB's largest request: a BatchWriteItem of 25 items of 400 KB, in JSON. */
-const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+/** Over DynamoDB's largest request (a BatchWriteItem of 25 items of 400 KB, in JSON). */
+const overLimit = (bytes: number) =>
+  bytes > 16 * 1024 * 1024
+    ? { status: 400, body: { message: 'Request size exceeded 16 MB' }, headers: {} }
+    : undefined;
 
 interface DynamoDbFront {
   /** Where this machine reaches the front: loopback when it listens on every interface. */
@@ -16,24 +20,14 @@ interface DynamoDbFront {
  * DynamoDB's answer to a request it will not take, as its JSON protocol writes errors: HTTP 400,
  * `__type` and `message` ("Error handling with DynamoDB",
  * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.Errors.html).
+ * Answered before the body was all read, the connection closes: nothing more of it is read.
  */
 function refuse(response: ServerResponse, type: string, message: string): void {
-  response.writeHead(400, { 'content-type': 'application/x-amz-json-1.0' });
+  response.writeHead(400, {
+    'content-type': 'application/x-amz-json-1.0',
+    ...(response.req.complete ? {} : { connection: 'close' }),
+  });
   response.end(JSON.stringify({ __type: `com.amazon.coral.service#${type}`, message }));
-}
-
-/**
- * The request's body; none when over the limit (read to its end but kept no further, so the
- * client reads the refusal).
- */
-async function bodyOf(request: IncomingMessage): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
-  }
-  return size > MAX_REQUEST_BYTES ? undefined : Buffer.concat(chunks);
 }
 
 /**
@@ -51,29 +45,32 @@ async function serveDynamoDbFront(options: {
   readonly region: string;
 }): Promise<DynamoDbFront> {
   const target = new URL(options.target);
+  const signing = { credentials: options.credentials, region: options.region, service: 'dynamodb' };
   const server = createServer((request, response) => {
     void (async () => {
-      // DynamoDB's JSON protocol is POST / only; nothing else goes on, and no anonymous body
-      // is read: a request without a SigV4 Authorization header is refused before it.
+      // DynamoDB's JSON protocol is POST / only; nothing else goes on, and no body is read of a
+      // request its headers refuse (no or a malformed signature, another access key).
       if (request.method !== 'POST' || request.url !== '/') {
         request.resume();
         refuse(response, 'UnknownOperationException', 'DynamoDB takes POST / only');
         return;
       }
-      if (!(request.headers.authorization ?? '').startsWith('AWS4-HMAC-SHA256 ')) {
+      const received = { method: 'POST', url: '/', headers: request.headers };
+      const unsigned = await checkSigV4({ ...received, body: null }, signing);
+      if (unsigned !== undefined) {
         request.resume();
-        refuse(response, 'MissingAuthenticationTokenException', 'Missing Authentication Token');
+        refuse(response, unsigned.type, unsigned.message);
         return;
       }
-      const body = await bodyOf(request);
-      if (body === undefined) {
-        refuse(response, 'ValidationException', 'Request size exceeded 16 MB');
+      // Kept no further than the limit, and read past it only as far as the gateway reads.
+      const read = await readRequestBody(request, OVERSIZE_DRAIN, overLimit);
+      if (read.kind === 'aborted') return;
+      if (read.kind === 'too-large') {
+        refuse(response, 'ValidationException', read.refusal.body.message);
         return;
       }
-      const refusal = await checkSigV4(
-        { method: 'POST', url: '/', headers: request.headers, body },
-        { credentials: options.credentials, region: options.region, service: 'dynamodb' },
-      );
+      const { body } = read;
+      const refusal = await checkSigV4({ ...received, body }, signing);
       if (refusal !== undefined) {
         // DynamoDB answers every authentication refusal 400, whatever status S3 would use.
         refuse(response, refusal.type, refusal.message);

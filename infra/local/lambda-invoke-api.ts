@@ -10,6 +10,8 @@ import {
   timedOutMessage,
   withinTimeout,
 } from './lambda-context.ts';
+import { LAMBDA_MAX_REQUEST_BYTES, refuseEvent } from './platform-limits.ts';
+import { OVERSIZE_DRAIN, readRequestBody } from './request-body.ts';
 import { checkSigV4 } from './sigv4-check.ts';
 import { type LocalFunction, STACK_FUNCTIONS } from './stack-functions.ts';
 
@@ -24,23 +26,24 @@ function functionNameOf(given: string): string {
   return arn?.[1] ?? given.split(':')[0] ?? given;
 }
 
-/** An error of the Invoke API itself, in the shape the SDK reads (restJson1). */
-function apiError(response: ServerResponse, status: number, type: string, message: string): void {
-  const body = JSON.stringify({ Type: 'User', Message: message });
+/**
+ * An error of the Invoke API, in the shape the SDK reads (restJson1): Lambda's own body, or the
+ * one AWS's front door answers a signature (`{message}`) or a size (`{Message}`) it refuses
+ * with. Answered before the body is all read, the connection closes: no more of it is read.
+ */
+function apiError(response: ServerResponse, status: number, type: string, body: object): void {
+  const text = JSON.stringify(body);
   response.writeHead(status, {
     'content-type': 'application/json',
     'x-amzn-errortype': type,
     'x-amzn-requestid': randomUUID(),
-    'content-length': Buffer.byteLength(body),
+    'content-length': Buffer.byteLength(text),
+    ...(response.req.complete ? {} : { connection: 'close' }),
   });
-  response.end(body);
+  response.end(text);
 }
 
-async function readBody(request: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request as AsyncIterable<Buffer>) chunks.push(chunk);
-  return Buffer.concat(chunks);
-}
+const userError = (message: string) => ({ Type: 'User', Message: message });
 
 /**
  * A request a web page made: browsers send `Origin` (and `Sec-Fetch-*`) on every cross-origin
@@ -73,6 +76,7 @@ export function createLambdaInvokeApi(options: {
   readonly functions?: ReadonlyMap<string, LocalFunction>;
 }): RequestListener {
   const functions = options.functions ?? STACK_FUNCTIONS;
+  const signing = { credentials: options.credentials, region: LOCAL_REGION, service: 'lambda' };
   const load = createHandlerLoader(options.root, options.wiring);
 
   const run = async (name: string, fn: LocalFunction, event: unknown) => {
@@ -129,23 +133,42 @@ export function createLambdaInvokeApi(options: {
         response,
         403,
         'AccessDeniedException',
-        'The local Invoke API takes no request from a web page',
+        userError('The local Invoke API takes no request from a web page'),
       );
       return;
     }
-    const body = await readBody(request);
-    const refused = await checkSigV4(
-      { method: request.method ?? '', url: request.url ?? '/', headers: request.headers, body },
-      { credentials: options.credentials, region: LOCAL_REGION, service: 'lambda' },
-    );
+    const received = {
+      method: request.method ?? '',
+      url: request.url ?? '/',
+      headers: request.headers,
+    };
+    // What the headers refuse (no signature, another key) is answered before the body is read.
+    const unsigned = await checkSigV4({ ...received, body: null }, signing);
+    if (unsigned !== undefined) {
+      request.resume();
+      apiError(response, unsigned.status, unsigned.type, { message: unsigned.message });
+      return;
+    }
+    // Lambda's 6 MiB, on the declared length or counted as the bytes come: none is kept past
+    // it, and no more is read than the gateway reads of a body it refuses.
+    const read = await readRequestBody(request, OVERSIZE_DRAIN, refuseEvent);
+    if (read.kind === 'aborted') return;
+    if (read.kind === 'too-large') {
+      apiError(response, 413, 'RequestEntityTooLargeException', {
+        Message: `Request must be smaller than ${String(LAMBDA_MAX_REQUEST_BYTES)} bytes for the InvokeFunction operation`,
+      });
+      return;
+    }
+    const { body } = read;
+    const refused = await checkSigV4({ ...received, body }, signing);
     if (refused !== undefined) {
-      apiError(response, refused.status, refused.type, refused.message);
+      apiError(response, refused.status, refused.type, { message: refused.message });
       return;
     }
     const path = (request.url ?? '/').split('?')[0] ?? '/';
     const invocation = INVOCATIONS.exec(path);
     if (request.method !== 'POST' || invocation === null) {
-      apiError(response, 404, 'UnknownOperationException', 'Unknown operation');
+      apiError(response, 404, 'UnknownOperationException', userError('Unknown operation'));
       return;
     }
     const name = functionNameOf(decodeURIComponent(invocation[1] ?? ''));
@@ -155,7 +178,7 @@ export function createLambdaInvokeApi(options: {
         response,
         404,
         'ResourceNotFoundException',
-        `Function not found: ${functionArn(name)}`,
+        userError(`Function not found: ${functionArn(name)}`),
       );
       return;
     }
@@ -170,7 +193,9 @@ export function createLambdaInvokeApi(options: {
           response,
           400,
           'InvalidRequestContentException',
-          `Could not parse request body into json: Could not parse payload into json: ${reason}`,
+          userError(
+            `Could not parse request body into json: Could not parse payload into json: ${reason}`,
+          ),
         );
         return;
       }
@@ -203,7 +228,8 @@ export function createLambdaInvokeApi(options: {
   return (request, response) => {
     serve(request, response).catch((error: unknown) => {
       console.error('[lambda] invocation request failed:', error);
-      if (!response.headersSent) apiError(response, 500, 'ServiceException', 'Internal error');
+      if (!response.headersSent)
+        apiError(response, 500, 'ServiceException', userError('Internal error'));
       else response.destroy();
     });
   };

@@ -24,7 +24,7 @@ export const OVERSIZE_DRAIN: DrainLimits = { maxBytes: 64 * 1024 * 1024, maxMs: 
 
 export type BodyRead =
   | { readonly kind: 'read'; readonly body: Buffer }
-  /** Over API Gateway's limit. `drained`: every byte was read, so the answer reaches the client. */
+  /** Over the limit. `drained`: every byte was read, so the answer reaches the client. */
   | { readonly kind: 'too-large'; readonly refusal: PlatformRefusal; readonly drained: boolean }
   /** The client went away before its body was complete: nothing to answer, nothing to run. */
   | { readonly kind: 'aborted' };
@@ -35,19 +35,24 @@ const declaredLength = (request: IncomingMessage): number | undefined => {
 };
 
 /**
- * The whole body, or API Gateway's refusal of it: on a declared length before a byte is kept,
- * otherwise as soon as the bytes read pass the limit. A refused body is then read to its end
- * and dropped, within `drain`, so that the answer can be read. A declared length is read
- * straight into one buffer of that size, so the body is held once, not twice.
+ * The whole body, or the refusal of it (`refuse`: API Gateway's 10 MiB unless told): on a
+ * declared length before a byte is kept, otherwise as soon as the bytes read pass the limit. A
+ * refused body is then read to its end and dropped, within `drain`, so that the answer can be
+ * read. A declared length is read straight into one buffer of that size, so the body is held
+ * once, not twice.
  *
  * Events rather than the async iterator: leaving a `for await` destroys the request, and with
  * it the socket the answer has to go out on.
  */
-export function readRequestBody(request: IncomingMessage, drain: DrainLimits): Promise<BodyRead> {
+export function readRequestBody(
+  request: IncomingMessage,
+  drain: DrainLimits,
+  refuse: (bytes: number) => PlatformRefusal | undefined = refuseRequestBody,
+): Promise<BodyRead> {
   // Gone while the authorizer ran: no event will come.
   if (request.destroyed) return Promise.resolve({ kind: 'aborted' });
   const declared = declaredLength(request);
-  const refusedUpFront = declared === undefined ? undefined : refuseRequestBody(declared);
+  const refusedUpFront = declared === undefined ? undefined : refuse(declared);
   if (refusedUpFront !== undefined && (declared ?? 0) > drain.maxBytes) {
     // Not a byte is read: the connection closes with the answer.
     return Promise.resolve({ kind: 'too-large', refusal: refusedUpFront, drained: false });
@@ -85,7 +90,7 @@ export function readRequestBody(request: IncomingMessage, drain: DrainLimits): P
         if (size > drain.maxBytes) finish({ kind: 'too-large', refusal, drained: false });
         return;
       }
-      const over = refuseRequestBody(size);
+      const over = refuse(size);
       if (over !== undefined) {
         startDraining(over);
         return;

@@ -21,7 +21,8 @@ export interface ReceivedRequest {
   /** The path and query, as sent. */
   readonly url: string;
   readonly headers: IncomingHttpHeaders;
-  readonly body: Buffer;
+  /** `null` before it is read: only the headers are checked, not yet the signature itself. */
+  readonly body: Buffer | null;
 }
 
 export interface Credentials {
@@ -211,7 +212,13 @@ const refusal = (status: number, type: string, message: string): SigV4Refusal =>
  * the two signatures must be equal. The answers are the JSON APIs' (Lambda's): no signature is
  * `MissingAuthenticationTokenException`, another access key `UnrecognizedClientException`, a
  * different signature or a date over 15 minutes off `InvalidSignatureException`. S3 answers
- * otherwise: see s3-request-auth.ts.
+ * otherwise: see s3-request-auth.ts. An x-amz-* header the signature does not cover is refused
+ * as S3 refuses it, since SigV4 requires every one sent to be signed ("Any x-amz-* headers that
+ * you plan to include in your request must also be added", CanonicalHeaders,
+ * https://docs.aws.amazon.com/AmazonS3/latest/API/sig-v4-header-based-auth.html): else a
+ * captured request could be replayed as another (`X-Amz-Invocation-Type: Event`). Everything
+ * but the signature itself is judged on the headers, so a request the headers refuse costs no
+ * read of its body.
  */
 export async function checkSigV4(
   request: ReceivedRequest,
@@ -260,7 +267,18 @@ export async function checkSigV4(
       `Credential should be scoped to a valid region and service: ${expected.region}/${expected.service}`,
     );
   }
-  const headers = signedHeaderValues(request.headers, signedHeaders.split(';'));
+  const signed = signedHeaders.split(';');
+  if (
+    Object.keys(request.headers).some((name) => name.startsWith('x-amz-') && !signed.includes(name))
+  ) {
+    return refusal(
+      403,
+      'InvalidSignatureException',
+      'There were headers present in the request which were not signed',
+    );
+  }
+  if (request.body === null) return undefined;
+  const headers = signedHeaderValues(request.headers, signed);
   // The body's hash, as received: a header that claims another is a signature that fails.
   const bodyHash = createHash('sha256').update(request.body).digest('hex');
   if (headers['x-amz-content-sha256'] !== undefined) headers['x-amz-content-sha256'] = bodyHash;

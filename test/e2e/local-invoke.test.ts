@@ -31,6 +31,9 @@ import { postToSignedForm } from '#test/support/signed-form.ts';
 import { patient } from '#test/support/patience.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';
 import { stageCredentials } from '#infra/local/stage-credentials.ts';
+import { LAMBDA_MAX_REQUEST_BYTES } from '#infra/local/platform-limits.ts';
+import type { Credentials } from '#infra/local/sigv4-check.ts';
+import { answerBeforeBody, ONE_GIB, signedInvokeHeaders } from '#test/support/announced-body.ts';
 
 let stage: LocalStage;
 let dataDir: string;
@@ -488,11 +491,11 @@ describe('the local Invoke API runs a function only for a signed request from no
     s3.destroy();
   });
 
-  /** Lambda's error body, as the SDK reads it. */
-  const refusedWith = async (response: Response, status: number, type: string, message: string) => {
+  /** An error of the Invoke API, its exact body, and the file still there. */
+  const refusedWith = async (response: Response, status: number, type: string, body: unknown) => {
     expect(response.status).toBe(status);
     expect(response.headers.get('x-amzn-errortype')).toBe(type);
-    expect(await response.json()).toEqual({ Type: 'User', Message: message });
+    expect(await response.json()).toEqual(body);
     expect(await stillThere()).toBeDefined();
   };
 
@@ -502,22 +505,47 @@ describe('the local Invoke API runs a function only for a signed request from no
       headers: { 'content-type': 'text/plain', origin: 'https://evil.example' },
       body: deleteEvent,
     });
-    await refusedWith(
-      response,
-      403,
-      'AccessDeniedException',
-      'The local Invoke API takes no request from a web page',
-    );
+    await refusedWith(response, 403, 'AccessDeniedException', {
+      Type: 'User',
+      Message: 'The local Invoke API takes no request from a web page',
+    });
   });
 
   it('no signature → 403 MissingAuthenticationTokenException, the file stays', async () => {
     const response = await fetch(invocations(), { method: 'POST', body: deleteEvent });
-    await refusedWith(
-      response,
-      403,
-      'MissingAuthenticationTokenException',
-      'Missing Authentication Token',
+    // AWS's answer to a request it will not authenticate: {"message": …}, not Lambda's own.
+    await refusedWith(response, 403, 'MissingAuthenticationTokenException', {
+      message: 'Missing Authentication Token',
+    });
+  });
+
+  it('an X-Amz-Invocation-Type added after signing → 403 InvalidSignatureException, the file stays', async () => {
+    // A captured RequestResponse request, replayed as Event: the signature does not cover it.
+    const headers = await signedInvokeHeaders(
+      invocations(),
+      deleteEvent,
+      await stageCredentials(dataDir),
     );
+    const response = await fetch(invocations(), {
+      method: 'POST',
+      headers: { ...headers, 'x-amz-invocation-type': 'Event' },
+      body: deleteEvent,
+    });
+    await refusedWith(response, 403, 'InvalidSignatureException', {
+      message: 'There were headers present in the request which were not signed',
+    });
+  });
+
+  it('signed with X-Amz-Invocation-Type (DryRun), the same request is taken: 204, nothing runs', async () => {
+    const headers = await signedInvokeHeaders(
+      invocations(),
+      deleteEvent,
+      await stageCredentials(dataDir),
+      { 'x-amz-invocation-type': 'DryRun' },
+    );
+    const response = await fetch(invocations(), { method: 'POST', headers, body: deleteEvent });
+    expect(response.status).toBe(204);
+    expect(await stillThere()).toBeDefined();
   });
 
   it('signed with s3rver’s well-known secret → 403 InvalidSignatureException, the file stays', async () => {
@@ -576,5 +604,77 @@ describe('the local Invoke API runs a function only for a signed request from no
 
   it('listens on loopback alone, whatever HOST says', () => {
     expect(new URL(stage.lambdaEndpoint).hostname).toBe('localhost');
+  });
+});
+
+describe('the local Invoke API answers before it reads a body it refuses (issue 41)', () => {
+  const url = () => `${stage.lambdaEndpoint}/2015-03-31/functions/ListUserFiles/invocations`;
+  const TOO_LARGE = {
+    Message: `Request must be smaller than ${String(LAMBDA_MAX_REQUEST_BYTES)} bytes for the InvokeFunction operation`,
+  };
+  let credentials: Credentials;
+  beforeAll(async () => {
+    credentials = await stageCredentials(dataDir);
+  });
+
+  it('unsigned, announcing 1 GiB → 403 MissingAuthenticationTokenException before the body', async () => {
+    expect(await answerBeforeBody(url(), ONE_GIB, {})).toMatchObject({
+      status: 403,
+      headers: { 'x-amzn-errortype': 'MissingAuthenticationTokenException', connection: 'close' },
+      body: JSON.stringify({ message: 'Missing Authentication Token' }),
+    });
+  });
+
+  it('signed with another access key, announcing 1 GiB → 403 UnrecognizedClientException before the body', async () => {
+    const headers = await signedInvokeHeaders(url(), '', { ...credentials, accessKeyId: 'AKIDX' });
+    expect(await answerBeforeBody(url(), ONE_GIB, headers)).toMatchObject({
+      status: 403,
+      headers: { 'x-amzn-errortype': 'UnrecognizedClientException', connection: 'close' },
+      body: JSON.stringify({ message: 'The security token included in the request is invalid.' }),
+    });
+  });
+
+  it('signed, announcing 1 GiB → 413 RequestEntityTooLargeException before the body', async () => {
+    const headers = await signedInvokeHeaders(url(), '', credentials);
+    expect(await answerBeforeBody(url(), ONE_GIB, headers)).toMatchObject({
+      status: 413,
+      headers: { 'x-amzn-errortype': 'RequestEntityTooLargeException', connection: 'close' },
+      body: JSON.stringify(TOO_LARGE),
+    });
+  });
+
+  it("a signed body of 6 MiB + 1 byte → 413 with Lambda's body, whole or chunked", async () => {
+    const body = `"${'a'.repeat(LAMBDA_MAX_REQUEST_BYTES - 1)}"`;
+    expect(body.length).toBe(LAMBDA_MAX_REQUEST_BYTES + 1);
+    const headers = await signedInvokeHeaders(url(), body, credentials);
+    const whole = await fetch(url(), { method: 'POST', headers, body });
+    expect(whole.status).toBe(413);
+    expect(whole.headers.get('x-amzn-errortype')).toBe('RequestEntityTooLargeException');
+    expect(await whole.json()).toEqual(TOO_LARGE);
+    // No length announced: the bytes are counted as they come.
+    const bytes = new TextEncoder().encode(body);
+    const chunked = await fetch(url(), {
+      method: 'POST',
+      headers,
+      body: new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let at = 0; at < bytes.length; at += 1024 * 1024) {
+            controller.enqueue(bytes.subarray(at, at + 1024 * 1024));
+          }
+          controller.close();
+        },
+      }),
+      duplex: 'half',
+    });
+    expect(chunked.status).toBe(413);
+    expect(await chunked.json()).toEqual(TOO_LARGE);
+  });
+
+  it('a signed body of 6 MiB exactly is taken', async () => {
+    const body = `"${'a'.repeat(LAMBDA_MAX_REQUEST_BYTES - 2)}"`;
+    const headers = await signedInvokeHeaders(url(), body, credentials, {
+      'x-amz-invocation-type': 'DryRun',
+    });
+    expect((await fetch(url(), { method: 'POST', headers, body })).status).toBe(204);
   });
 });

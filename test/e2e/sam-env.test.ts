@@ -40,6 +40,7 @@ import {
 } from '#infra/local/sam-environment.ts';
 import { writeStageRecord } from '#infra/local/stage-lock.ts';
 import type { FunctionDeclaration } from '#shared/functions/function-declaration.ts';
+import { answerBeforeBody, ONE_GIB } from '#test/support/announced-body.ts';
 import { synthStage } from '#test/support/cdk-app.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
@@ -282,6 +283,36 @@ describe('npm run sam:env', () => {
       message: 'The request signature we calculated does not match the signature you provided.',
     });
     stranger.destroy();
+  });
+
+  it('refuses a malformed signature or another access key before reading a byte of the body', async () => {
+    const endpoint = environment.ListUserFiles?.AWS_ENDPOINT_URL_DYNAMODB ?? '';
+    const scope = `20260101/${LOCAL_REGION}/dynamodb/aws4_request`;
+    const signature = `SignedHeaders=host;x-amz-date, Signature=${'0'.repeat(64)}`;
+    for (const [authorization, type, message] of [
+      [
+        'AWS4-HMAC-SHA256 Credential=S3RVER/x',
+        'IncompleteSignatureException',
+        'Authorization header is malformed',
+      ],
+      [
+        `AWS4-HMAC-SHA256 Credential=AKIDX/${scope}, ${signature}`,
+        'UnrecognizedClientException',
+        'The security token included in the request is invalid.',
+      ],
+    ] as const) {
+      // Announcing 1 GiB and sending 1 KiB: only an answer before the body can come.
+      const answer = await answerBeforeBody(`${endpoint}/`, ONE_GIB, {
+        authorization,
+        'x-amz-date': '20260101T000000Z',
+        'x-amz-target': 'DynamoDB_20120810.ListTables',
+      });
+      expect(answer).toMatchObject({ status: 400, headers: { connection: 'close' } });
+      expect(JSON.parse(answer.body)).toEqual({
+        __type: `com.amazon.coral.service#${type}`,
+        message,
+      });
+    }
   });
 
   it('refuses, with 2, when no stage runs or a container could not reach it', async () => {

@@ -10,6 +10,7 @@ const AT = new Date('2026-11-24T06:32:48Z');
 async function signed(
   body = '{"a":1}',
   secret = credentials.secretAccessKey,
+  headers: Record<string, string> = {},
 ): Promise<ReceivedRequest> {
   const signer = new SignatureV4({
     credentials: { ...credentials, secretAccessKey: secret },
@@ -24,7 +25,7 @@ async function signed(
       hostname: 'localhost:9001',
       path: '/2015-03-31/functions/Fixture/invocations',
       query: {},
-      headers: { host: 'localhost:9001', 'content-type': 'application/json' },
+      headers: { host: 'localhost:9001', 'content-type': 'application/json', ...headers },
       body,
     },
     { signingDate: AT },
@@ -76,5 +77,44 @@ describe('checkSigV4: AWS Signature Version 4, as AWS checks it', () => {
     expect(await checkSigV4(request, { ...expected, now: minutes(-16) })).toMatchObject({
       type: 'InvalidSignatureException',
     });
+  });
+
+  it('refuses an x-amz-* header added after signing, and takes it signed', async () => {
+    const request = await signed();
+    const replayed = {
+      ...request,
+      headers: { ...request.headers, 'x-amz-invocation-type': 'Event' },
+    };
+    expect(await checkSigV4(replayed, { ...expected, now: AT })).toEqual({
+      status: 403,
+      type: 'InvalidSignatureException',
+      message: 'There were headers present in the request which were not signed',
+    });
+    const covered = await signed('{"a":1}', credentials.secretAccessKey, {
+      'x-amz-invocation-type': 'Event',
+    });
+    expect(await checkSigV4(covered, { ...expected, now: AT })).toBeUndefined();
+  });
+
+  it('judges what the headers alone show before the body is read (body: null)', async () => {
+    const unread = { ...(await signed()), body: null };
+    const at = { ...expected, now: AT };
+    expect(await checkSigV4(unread, at)).toBeUndefined();
+    // Another secret: only the signature over the body, checked once it is read, shows it.
+    const guessed = { ...(await signed('{"a":1}', 'guessed')), body: null };
+    expect(await checkSigV4(guessed, at)).toBeUndefined();
+    expect(await checkSigV4({ ...unread, headers: {} }, at)).toEqual({
+      status: 403,
+      type: 'MissingAuthenticationTokenException',
+      message: 'Missing Authentication Token',
+    });
+    const otherKey = { ...at, credentials: { ...credentials, accessKeyId: 'AKIDX' } };
+    expect(await checkSigV4(unread, otherKey)).toEqual({
+      status: 403,
+      type: 'UnrecognizedClientException',
+      message: 'The security token included in the request is invalid.',
+    });
+    const replayed = { ...unread, headers: { ...unread.headers, 'x-amz-log-type': 'Tail' } };
+    expect(await checkSigV4(replayed, at)).toMatchObject({ type: 'InvalidSignatureException' });
   });
 });
