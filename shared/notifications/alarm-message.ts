@@ -1,5 +1,12 @@
 import type { AlarmState, AlarmStateChange } from './alarm-state-change.ts';
-import { type Block, type ChatMessage, escapeMrkdwn, SLACK_LIMITS } from './chat-message.ts';
+import {
+  type Block,
+  type ChatMessage,
+  escapeMrkdwn,
+  neutralized,
+  singleLine,
+  SLACK_LIMITS,
+} from './chat-message.ts';
 
 /** How each state reads in chat: a word a person scans for, and a mark to scan by. */
 const STATE_LABELS: Readonly<Record<AlarmState, string>> = {
@@ -38,12 +45,25 @@ function alarmConsoleUrl(change: AlarmStateChange): string | undefined {
 
 const mrkdwn = (text: string) => ({ type: 'mrkdwn' as const, text, verbatim: true });
 const plain = (text: string) => ({ type: 'plain_text' as const, text, emoji: false });
-
 /** Cuts to at most `max` code points, with an ellipsis when it cut. */
 const cut = (text: string, max: number): string => {
   const points = Array.from(text);
   return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`;
 };
+
+/**
+ * A header, cleaned as a chat message's text is: an alarm's name or a topic's subject may
+ * hold U+202E or line breaks (issue 41), which would reverse or split what a person reads.
+ */
+const header = (text: string): Block => ({
+  type: 'header',
+  text: plain(cut(singleLine(text), SLACK_LIMITS.headerText)),
+});
+/** Plain text that keeps its line breaks, as a submission's note does; nothing may reorder it. */
+const paragraph = (text: string): Block => ({
+  type: 'section',
+  text: plain(cut(neutralized(text), SLACK_LIMITS.sectionText)),
+});
 
 /**
  * One alarm state change as one chat message: the new state and the alarm's name first (what
@@ -60,17 +80,9 @@ export function alarmMessage(change: AlarmStateChange): ChatMessage {
     place === undefined
       ? (change.accountId ?? 'unknown account')
       : `${place.region}, account ${place.account}`;
-  const blocks: Block[] = [
-    {
-      type: 'header',
-      text: plain(cut(`${state}: ${change.alarmName}`, SLACK_LIMITS.headerText)),
-    },
-  ];
+  const blocks: Block[] = [header(`${state}: ${change.alarmName}`)];
   if (change.description !== undefined && change.description.trim() !== '') {
-    blocks.push({
-      type: 'section',
-      text: plain(cut(change.description, SLACK_LIMITS.sectionText)),
-    });
+    blocks.push(paragraph(change.description));
   }
   blocks.push(
     {
@@ -83,7 +95,7 @@ export function alarmMessage(change: AlarmStateChange): ChatMessage {
         mrkdwn(`*Where*\n${escapeMrkdwn(where)}`),
       ],
     },
-    { type: 'section', text: plain(cut(`Reason: ${change.reason}`, SLACK_LIMITS.sectionText)) },
+    paragraph(`Reason: ${change.reason}`),
   );
   if (url !== undefined) {
     blocks.push({
@@ -102,9 +114,7 @@ export function alarmMessage(change: AlarmStateChange): ChatMessage {
 export function topicMessage(subject: string | undefined, text: string): ChatMessage {
   const title =
     subject === undefined || subject.trim() === '' ? 'Message on the alarm topic' : subject;
-  const blocks: Block[] = [{ type: 'header', text: plain(cut(title, SLACK_LIMITS.headerText)) }];
-  if (text.trim() !== '') {
-    blocks.push({ type: 'section', text: plain(cut(text, SLACK_LIMITS.sectionText)) });
-  }
+  const blocks: Block[] = [header(title)];
+  if (text.trim() !== '') blocks.push(paragraph(text));
   return { text: escapeMrkdwn(cut(title, SLACK_LIMITS.headerText)), blocks };
 }

@@ -59,19 +59,20 @@ const typeLabel = (type: FileType | null): string =>
 const REORDERING = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C\u2028\u2029]/gu;
 
 /** A user's text with every reordering character made a space: shown as it was typed. */
-const neutralized = (text: string): string => text.replace(REORDERING, ' ');
+export const neutralized = (text: string): string => text.replace(REORDERING, ' ');
 
 /**
- * A user's text inside our mrkdwn: the three characters Slack reserves escaped
- * (api.slack.com, formatting), and line breaks, reordering and other control characters
- * made spaces, so a name cannot start lines of its own or disguise its extension.
+ * A user's text as one line: line breaks, reordering and other control characters made
+ * spaces, so it cannot start lines of its own or disguise its extension.
+ */
+export const singleLine = (text: string): string => neutralized(text).replace(/\p{Cc}/gu, ' ');
+
+/**
+ * A user's text inside our mrkdwn: on a single line, and the three characters Slack reserves
+ * escaped (api.slack.com, formatting).
  */
 export const escapeMrkdwn = (text: string): string =>
-  neutralized(text)
-    .replace(/\p{Cc}/gu, ' ')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;');
+  singleLine(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** mrkdwn as written: `verbatim` stops Slack turning URLs, channels and mentions into links. */
 const mrkdwn = (text: string): TextObject => ({ type: 'mrkdwn', text, verbatim: true });

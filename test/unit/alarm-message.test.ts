@@ -101,6 +101,28 @@ describe('alarmMessage', () => {
     expect(JSON.stringify(message.blocks)).toContain('*Where*\\n123456789012');
   });
 
+  it('a name with U+202E and a line break heads the message on one line, in its own order', () => {
+    const message = alarmMessage(
+      changeOf({
+        AlarmName: 'api-errors\u202Efdp.exe\r\n🔴 OK: all clear',
+        AlarmDescription: 'Watches \u202Eerrors\nof the API',
+        NewStateReason: 'Threshold \u2066crossed',
+      }),
+    );
+    expect(message.blocks[0]).toEqual({
+      type: 'header',
+      text: {
+        type: 'plain_text',
+        text: '🔴 ALARM: api-errors fdp.exe  🔴 OK: all clear',
+        emoji: false,
+      },
+    });
+    // The description and reason keep their line breaks, as a submission's note does.
+    expect(message.blocks[1]).toMatchObject({ text: { text: 'Watches  errors\nof the API' } });
+    // Nowhere in the message (JSON writes these two as they are, and a CR as `\r`).
+    expect(JSON.stringify(message)).not.toMatch(/[\u202E\u2066]|\\r/u);
+  });
+
   it('links the console of the alarm’s own partition', () => {
     const cn = alarmMessage(
       changeOf({ AlarmArn: 'arn:aws-cn:cloudwatch:cn-north-1:123456789012:alarm:a b' }),
@@ -120,6 +142,11 @@ describe('topicMessage', () => {
         { type: 'section', text: { type: 'plain_text', text: 'You spent it all', emoji: false } },
       ],
     });
+    const foreign = topicMessage('Budget\u202E\r\nalert', 'line one\nline\u202Etwo');
+    expect(foreign.blocks).toEqual([
+      { type: 'header', text: { type: 'plain_text', text: 'Budget   alert', emoji: false } },
+      { type: 'section', text: { type: 'plain_text', text: 'line one\nline two', emoji: false } },
+    ]);
     expect(topicMessage(undefined, '').blocks).toEqual([
       {
         type: 'header',
