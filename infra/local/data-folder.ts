@@ -3,9 +3,25 @@
  * for it alone; each `npm start` therefore also registers itself under the default folder,
  * so a CLI started without the variable still finds the one stage that runs.
  */
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isAlive, readStageRecord, runningStage } from './stage-lock.ts';
+
+/**
+ * Keeps the data folder to its owner (issue 41): made 0700, or tightened to it, so that users'
+ * objects, the table and the chat log beneath are out of other accounts' reach whatever their
+ * own modes. From here on this process, and every process it starts, makes files 0600 and
+ * folders 0700 (umask 077): a file moved or archived out of it (`mv`, `tar`) stays private.
+ * Resolves with the mode the folder had when it was looser, for `npm start` to say so.
+ */
+export async function keepDataFolderPrivate(dataDir: string): Promise<number | undefined> {
+  process.umask(0o077);
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const was = (await stat(dataDir)).mode & 0o777;
+  if ((was & 0o077) === 0) return undefined;
+  await chmod(dataDir, 0o700);
+  return was;
+}
 
 /** One running `npm start`, as it registers itself. */
 export interface RegisteredStage {

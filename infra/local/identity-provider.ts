@@ -42,7 +42,7 @@ async function readOrCreatePrivateJwk(path: string): Promise<JWK> {
   }
   const { privateKey } = await generateKeyPair(ALGORITHM, { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), kid: randomUUID(), alg: ALGORITHM, use: 'sig' };
-  await mkdir(dirname(path), { recursive: true });
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   // Written whole to a temporary file, then linked into place: when `npm start` and
   // `npm run token` race on a fresh folder, one key wins and nobody reads half a file.
   const temporary = `${path}.${String(process.pid)}.${randomUUID()}.tmp`;

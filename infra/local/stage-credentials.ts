@@ -25,7 +25,7 @@ export const newCredentials = (): Credentials => ({
 export async function stageCredentials(dataDir: string): Promise<Credentials> {
   const existing = await readStageCredentials(dataDir);
   if (existing !== undefined) return existing;
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const file = stageCredentialsFile(dataDir);
   const partial = `${file}.${randomUUID()}.tmp`;
   await writeFile(partial, JSON.stringify(newCredentials(), null, 2), { mode: 0o600, flag: 'wx' });

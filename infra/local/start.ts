@@ -2,7 +2,6 @@
  * `npm start`: the local stage on http://localhost:8000 (PORT overrides), with its data under
  * .data/ (LOCAL_DATA_DIR overrides). Ctrl-C stops it and everything it started.
  */
-import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { LocalStage } from './local-stage.ts';
 import { LOCAL_STAGE_VARIABLES } from './local-stage-variables.ts';
@@ -62,7 +61,7 @@ if (blank(process.env.POWERTOOLS_LOG_LEVEL) && blank(process.env.LOG_LEVEL)) {
   process.env.POWERTOOLS_LOG_LEVEL = 'WARN';
 }
 // Loaded once the arguments are known good: the stage, its emulators and the AWS SDK.
-const { registerRunningStage } = await import('./data-folder.ts');
+const { keepDataFolderPrivate, registerRunningStage } = await import('./data-folder.ts');
 const { startLocalStage } = await import('./local-stage.ts');
 const { reapOrphans, removeStageRecord, runningStage, stageRecordOf, writeStageRecord } =
   await import('./stage-lock.ts');
@@ -122,7 +121,13 @@ try {
     ...(publicHost === undefined ? {} : { publicHost }),
     // The port is bound by now, so a second `npm start` hears about the port first.
     onListening: async () => {
-      await mkdir(dataDir, { recursive: true });
+      // Before anything is written: this also sets the umask of the stage and its emulators.
+      const was = await keepDataFolderPrivate(dataDir);
+      if (was !== undefined) {
+        console.log(
+          `The data folder ${dataDir} was open to other accounts (mode 0${was.toString(8)}): now 0700, yours alone.`,
+        );
+      }
       const holder = await runningStage(dataDir);
       if (holder !== undefined) {
         throw new StartRefused(

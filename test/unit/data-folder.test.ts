@@ -1,7 +1,8 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runAdmin } from '#infra/admin/run-admin.ts';
@@ -131,5 +132,69 @@ describe('LOCAL_STAGE_HOME: the CLIs look for stages under it alone', () => {
         `admin: deal-file list: no local stage is running on ${home}: start one with \`npm start\` (or name a deployed stage with --stage development|production); nothing was changed`,
       ],
     });
+  });
+});
+
+/**
+ * `keepDataFolderPrivate` as `npm start` calls it, in a process of its own under umask 022 (a
+ * developer's shell's, and what left `.data/` 0755 and its files 0644, issue 41); then a stage
+ * record and a registration, written as the stage writes them. Answers every mode.
+ */
+async function keepPrivateUnder022(dataDir: string) {
+  const module = (name: string) =>
+    JSON.stringify(pathToFileURL(join(REPOSITORY_ROOT, 'infra/local', name)).href);
+  const script = `
+    process.umask(0o022);
+    const { keepDataFolderPrivate, registerRunningStage } = await import(${module('data-folder.ts')});
+    const { writeStageRecord } = await import(${module('stage-lock.ts')});
+    const dataDir = process.argv.at(-1);
+    const was = await keepDataFolderPrivate(dataDir);
+    await writeStageRecord(dataDir, { pid: process.pid, url: 'http://localhost:8000' });
+    await registerRunningStage(dataDir, { pid: process.pid, url: 'http://localhost:8000', dataDir });
+    process.stdout.write(JSON.stringify({ was: was ?? null, pid: process.pid }));
+  `;
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--input-type=module', '-e', script, dataDir],
+    { env: { PATH: process.env.PATH ?? '' } },
+  );
+  const { pid, ...answered } = JSON.parse(stdout) as {
+    was: number | null;
+    pid: number;
+  };
+  const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
+  return {
+    ...answered,
+    folder: await modeOf(dataDir),
+    record: await modeOf(stageRecordPath(dataDir)),
+    registry: await modeOf(join(dataDir, 'running-stages')),
+    registration: await modeOf(join(dataDir, 'running-stages', `${String(pid)}.json`)),
+  };
+}
+
+describe('the data folder is its owner’s alone (issue 41)', () => {
+  it('is made 0700 under umask 022, and what the stage writes in it is 0600, its folders 0700', async () => {
+    expect(await keepPrivateUnder022(join(root, 'new', 'data'))).toEqual({
+      was: null,
+      folder: 0o700,
+      record: 0o600,
+      registry: 0o700,
+      registration: 0o600,
+    });
+  });
+
+  it('an existing 0755 folder is tightened to 0700, and its mode before is answered', async () => {
+    const dataDir = join(root, 'data');
+    await mkdir(dataDir);
+    await chmod(dataDir, 0o755);
+    const modes = await keepPrivateUnder022(dataDir);
+    expect({ was: modes.was, folder: modes.folder }).toEqual({ was: 0o755, folder: 0o700 });
+  });
+
+  it('a folder already 0700 is left as it is, and nothing is said of it', async () => {
+    const dataDir = join(root, 'data');
+    await mkdir(dataDir);
+    await chmod(dataDir, 0o700);
+    expect(await keepPrivateUnder022(dataDir)).toMatchObject({ was: null, folder: 0o700 });
   });
 });
