@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
   type ClientRequest,
   createServer,
@@ -9,8 +9,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { duplexPair, Readable, Transform, type TransformCallback } from 'node:stream';
 import Busboy from 'busboy';
@@ -39,14 +38,16 @@ import type { Credentials } from './sigv4-check.ts';
  * be signed with the stage's credentials (s3-request-auth.ts) or be a signed POST form
  * (s3-post-policy.ts); CORS preflights pass unsigned, and the front answers them from the
  * bucket's CORS configuration as S3 does (s3-cors.ts). Refusals carry S3's
- * XML errors (s3-errors.ts), and a refused body is read on (bounded) so every client reads
- * the answer.
+ * XML errors (s3-errors.ts), sent once the refused body is read (bounded) so every client
+ * reads the answer.
  */
 export interface ObjectStoreFrontOptions {
   readonly credentials: Credentials;
   readonly region: string;
   /** The object store behind the front: s3rver's request handler (its Koa `callback()`). */
   readonly store: RequestListener;
+  /** A folder of the front's own for the files of forms still arriving (object-store-server.ts). */
+  readonly spool: string;
 }
 
 export interface ObjectStoreFront {
@@ -67,10 +68,10 @@ const MAX_POST_OBJECT_BYTES = 5 * 1024 ** 3;
 /** Room for the form's fields and boundaries around its file. */
 const FORM_SLACK_BYTES = 1024 * 1024;
 /**
- * A refused request's body is read on, and thrown away, so the client can read the answer
- * (a client that is still sending when the connection closes sees a broken pipe, not the
- * refusal); past these bounds the connection is closed instead. More than the largest body
- * the service signs a form for (50 MiB), in less time than a client takes to give up.
+ * A refused request's body is read, and thrown away, before the answer, so the client reads
+ * it (a client still sending when the connection closes sees a broken pipe or a reset, and
+ * may lose the answer); past these bounds, or this long without a byte, the connection is
+ * closed instead. More than the largest body the service signs a form for (50 MiB).
  */
 const DRAIN_BYTES = 64 * 1024 * 1024;
 const DRAIN_MS = 30_000;
@@ -89,13 +90,10 @@ const endToEnd = <T>(headers: Record<string, T>): Record<string, T> =>
 
 export function createObjectStoreFront(options: ObjectStoreFrontOptions): ObjectStoreFront {
   const transport = inProcessTransport(options.store);
-  const expected = { credentials: options.credentials, region: options.region };
   const listener: RequestListener = (request, response) => {
     handle(request, response).catch((error: unknown) => {
       console.error('[object store] could not answer a request:', error);
-      if (!response.headersSent) {
-        refuse(request, response, INTERNAL_ERROR);
-      } else response.destroy();
+      refuse(request, response, INTERNAL_ERROR);
     });
   };
 
@@ -115,7 +113,7 @@ export function createObjectStoreFront(options: ObjectStoreFrontOptions): Object
       }
       return;
     }
-    const auth = await authenticateS3Request({ method, url, headers: request.headers }, expected);
+    const auth = await authenticateS3Request({ method, url, headers: request.headers }, options);
     if (auth.kind === 'refused') {
       refuse(request, response, auth.error);
       return;
@@ -129,7 +127,7 @@ export function createObjectStoreFront(options: ObjectStoreFrontOptions): Object
           response,
           preconditionFailed('Bucket POST must be of the enclosure-type multipart/form-data'),
         );
-      } else receiveForm(transport, expected, bucket, request, response);
+      } else receiveForm(transport, options, bucket, request, response);
       return;
     }
     if (HEX_SHA256.test(auth.payloadHash)) {
@@ -174,15 +172,9 @@ async function bucketCorsRules(transport: Transport, bucket: string): Promise<Co
 
 /** The bucket of a POST to a bucket's own URL with no subresource: a browser-based upload. */
 function formBucket(method: string, url: string): string | undefined {
-  if (method !== 'POST') return undefined;
   const { path, rawQuery } = splitTarget(url);
-  if (rawQuery !== '') return undefined;
-  const match = /^\/([^/]+)\/?$/.exec(path);
-  try {
-    return match?.[1] === undefined ? undefined : decodeURIComponent(match[1]);
-  } catch {
-    return undefined;
-  }
+  const form = method === 'POST' && rawQuery === '' && /^\/[^/]+\/?$/.test(path);
+  return form ? bucketOf(url) : undefined;
 }
 
 const isMultipartForm = (headers: IncomingHttpHeaders) =>
@@ -318,32 +310,29 @@ function forwardCheckingHash(
 }
 
 /**
- * Answers a refusal at once, then reads on (bounded) what the client is still sending, so
- * that it reads the answer rather than a broken pipe.
+ * Answers a refusal once the client has sent its body, read (bounded) and thrown away: an
+ * answer that comes while the client still sends can be lost to a reset when the connection
+ * closes (`Connection: close`, a bound passed), and a busy machine makes that likely.
  */
 function refuse(request: IncomingMessage, response: ServerResponse, error: S3Error): void {
   if (response.headersSent) {
     response.destroy();
     return;
   }
-  sendS3Error(response, error);
-  drain(request);
-}
-
-function drain(request: IncomingMessage): void {
-  if (request.complete) return;
+  if (request.readableEnded) {
+    sendS3Error(response, error);
+    return;
+  }
   let bytes = 0;
-  const giveUp = () => {
-    request.socket.destroy();
-  };
-  const timer = setTimeout(giveUp, DRAIN_MS);
-  timer.unref();
+  const timer = setTimeout(() => request.socket.destroy(), DRAIN_MS).unref();
   request.on('data', (chunk: Buffer) => {
     bytes += chunk.length;
-    if (bytes > DRAIN_BYTES) giveUp();
+    if (bytes > DRAIN_BYTES) request.socket.destroy();
+    else timer.refresh();
   });
-  request.on('close', () => {
+  request.on('end', () => {
     clearTimeout(timer);
+    sendS3Error(response, error);
   });
   request.resume();
 }
@@ -359,7 +348,7 @@ const quoted = (text: string) =>
  */
 function receiveForm(
   transport: Transport,
-  expected: { readonly credentials: Credentials; readonly region: string },
+  options: ObjectStoreFrontOptions,
   bucket: string,
   request: IncomingMessage,
   response: ServerResponse,
@@ -369,8 +358,11 @@ function receiveForm(
     parser = Busboy({
       headers: request.headers,
       defParamCharset: 'utf8',
+      // A text field named `file` is the file (`curl -F 'file=<notes.txt'`, a textarea): its
+      // bytes, whole, within `bodyLimit`. The other fields' 20 KB is checked below.
+      defCharset: 'latin1',
       limits: {
-        fieldSize: MAX_FORM_FIELD_BYTES,
+        fieldSize: MAX_POST_OBJECT_BYTES,
         fieldNameSize: MAX_FORM_FIELD_BYTES,
         fields: MAX_FORM_FIELDS,
         parts: MAX_FORM_FIELDS + 1,
@@ -384,12 +376,9 @@ function receiveForm(
   let fieldBytes = 0;
   let fileSeen = false;
   let answered = false;
-  /** The file's bytes so far, and the most the policy lets it have. */
-  let fileBytes = 0;
-  let maxFileBytes = MAX_POST_OBJECT_BYTES;
   /**
    * The most the request may send: its fields (the file waits while they are checked), then,
-   * once the form is accepted, the file the policy allows and what may follow it.
+   * once the form is accepted, the file the policy allows and a drain's worth more.
    */
   let bodyLimit = MAX_FORM_FIELD_BYTES + FORM_SLACK_BYTES;
   let received = 0;
@@ -399,6 +388,8 @@ function receiveForm(
   const refuseForm = (error: S3Error) => {
     if (answered) return;
     answered = true;
+    // The refusal reads the rest, within bounds of its own.
+    bodyLimit = Number.POSITIVE_INFINITY;
     discardSpool();
     request.unpipe(counter);
     counter.unpipe(parser);
@@ -407,12 +398,32 @@ function receiveForm(
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       received += chunk.length;
-      if (received > bodyLimit) {
-        if (answered) request.socket.destroy();
-        else if (!fileSeen) refuseForm(maxPostPreDataLengthExceeded());
-        else refuseForm(entityTooLarge(fileBytes, maxFileBytes));
+      if (received <= bodyLimit) done(null, chunk);
+      else if (fileSeen) {
+        // Past the policy's bound by more than any answer is worth reading.
+        request.socket.destroy();
+        done();
+      } else {
+        // Past the fields' bound with no file part yet: if the fields so far are a form S3
+        // takes, this is its file sent as a text field, held whole up to the policy's bound
+        // (in memory, so DRAIN_BYTES at most). Past it, ProposedSize is what was sent so far.
+        void checkPostForm({ bucket, fields, filename: '' }, options).then(
+          (check) => {
+            const max =
+              'accepted' in check
+                ? Math.min(check.accepted.size?.max ?? DRAIN_BYTES, DRAIN_BYTES)
+                : -1;
+            if (max < 0) refuseForm(maxPostPreDataLengthExceeded());
+            else if (received > max + FORM_SLACK_BYTES) refuseForm(entityTooLarge(received, max));
+            else bodyLimit = max + FORM_SLACK_BYTES;
+            done(null, answered ? undefined : chunk);
+          },
+          () => {
+            refuseForm(INTERNAL_ERROR);
+            done();
+          },
+        );
       }
-      done(null, chunk);
     },
   });
 
@@ -423,23 +434,22 @@ function receiveForm(
   parser.on('field', (name, value, info) => {
     if (fileSeen || answered) return;
     if (name === 'file') {
-      // A text area sent as the file: its value is the content.
-      startFile({ filename: '', stream: null, content: Buffer.from(value) });
+      startFile('', Readable.from([Buffer.from(value, 'latin1')]));
       return;
     }
-    fieldBytes += Buffer.byteLength(name) + Buffer.byteLength(value);
-    if (info.valueTruncated || info.nameTruncated || fieldBytes > MAX_FORM_FIELD_BYTES) {
+    fieldBytes += Buffer.byteLength(name) + value.length;
+    if (info.nameTruncated || fieldBytes > MAX_FORM_FIELD_BYTES) {
       refuseForm(maxPostPreDataLengthExceeded());
       return;
     }
-    fields.push([name, value]);
+    fields.push([name, Buffer.from(value, 'latin1').toString('utf8')]);
   });
   parser.on('file', (name, stream, info) => {
     if (fileSeen || answered || name !== 'file') {
       stream.resume();
       return;
     }
-    startFile({ filename: info.filename ?? '', stream, content: null });
+    startFile(info.filename ?? '', stream);
   });
   for (const limit of ['fieldsLimit', 'partsLimit'] as const) {
     parser.on(limit, () => {
@@ -454,25 +464,13 @@ function receiveForm(
   });
   request.pipe(counter).pipe(parser);
 
-  interface FilePart {
-    readonly filename: string;
-    readonly stream: Readable | null;
-    readonly content: Buffer | null;
-  }
-
-  function startFile(file: FilePart): void {
+  function startFile(filename: string, stream: Readable): void {
     fileSeen = true;
-    file.stream?.pause();
-    void checkPostForm({ bucket, fields, filename: file.filename }, expected).then(
+    stream.pause();
+    void checkPostForm({ bucket, fields, filename }, options).then(
       (check) => {
-        if ('refused' in check) {
-          file.stream?.resume();
-          refuseForm(check.refused);
-          return;
-        }
-        maxFileBytes = check.accepted.size?.max ?? MAX_POST_OBJECT_BYTES;
-        bodyLimit = maxFileBytes + FORM_SLACK_BYTES;
-        sendForm(check.accepted, file);
+        if ('refused' in check) refuseForm(check.refused);
+        else sendForm(check.accepted, filename, stream);
       },
       (error: unknown) => {
         console.error('[object store] could not check a form:', error);
@@ -486,66 +484,52 @@ function receiveForm(
    * is known good; only then does s3rver get the form. A file s3rver got part of and then
    * lost would have it fail on a stream no one listens to yet.
    */
-  function sendForm(accepted: AcceptedForm, file: FilePart): void {
-    if (file.stream === null) {
-      const content = file.content ?? Buffer.alloc(0);
-      fileBytes = content.length;
-      const wrongSize = checkFileSize(fileBytes, accepted.size);
-      if (wrongSize !== undefined) refuseForm(wrongSize);
-      else storeForm(accepted, file.filename, Readable.from([content]));
-      return;
-    }
-    const stream = file.stream;
-    void mkdtemp(join(tmpdir(), 'object-store-form-')).then(
-      (folder) => {
-        const spooled = join(folder, 'file');
-        const removeSpool = () => {
-          void rm(folder, { recursive: true, force: true });
-        };
-        if (answered || response.destroyed) {
-          removeSpool();
+  function sendForm(accepted: AcceptedForm, filename: string, stream: Readable): void {
+    if (answered || response.destroyed) return;
+    let fileBytes = 0;
+    const maxFileBytes = accepted.size?.max ?? MAX_POST_OBJECT_BYTES;
+    // A file over the bound is counted on to its end, for the size its refusal names.
+    bodyLimit = maxFileBytes + DRAIN_BYTES;
+    const spooled = join(options.spool, randomUUID());
+    const removeSpool = () => {
+      void rm(spooled, { force: true });
+    };
+    let landing = false;
+    // Removed once closed, not before: an open still under way would make the file again.
+    const spool = createWriteStream(spooled, { mode: 0o600 }).on('close', () => {
+      if (!landing) removeSpool();
+    });
+    discardSpool = () => {
+      spool.destroy();
+    };
+    spool.on('error', () => {
+      refuseForm(INTERNAL_ERROR);
+    });
+    stream.on('data', (chunk: Buffer) => {
+      fileBytes += chunk.length;
+      // Past the policy's bound S3 takes no more of the file; the rest is only counted,
+      // for its answer (and only so far: the request's own bound ends it).
+      if (answered || fileBytes > maxFileBytes) return;
+      if (!spool.write(chunk)) {
+        stream.pause();
+        spool.once('drain', () => stream.resume());
+      }
+    });
+    stream.on('end', () => {
+      spool.end(() => {
+        const wrongSize = checkFileSize(fileBytes, accepted.size);
+        if (answered || wrongSize !== undefined) {
+          refuseForm(wrongSize ?? INTERNAL_ERROR);
           return;
         }
-        const spool = createWriteStream(spooled);
-        discardSpool = () => {
-          spool.destroy();
-          removeSpool();
-        };
-        spool.on('error', () => {
-          removeSpool();
-          refuseForm(INTERNAL_ERROR);
-        });
-        stream.on('data', (chunk: Buffer) => {
-          fileBytes += chunk.length;
-          // Past the policy's bound S3 takes no more of the file; the rest is only counted,
-          // for its answer (and only so far: the request's own bound ends it).
-          if (answered || fileBytes > maxFileBytes) return;
-          if (!spool.write(chunk)) {
-            stream.pause();
-            spool.once('drain', () => stream.resume());
-          }
-        });
-        stream.on('end', () => {
-          spool.end(() => {
-            const wrongSize = checkFileSize(fileBytes, accepted.size);
-            if (answered || wrongSize !== undefined) {
-              removeSpool();
-              refuseForm(wrongSize ?? INTERNAL_ERROR);
-              return;
-            }
-            discardSpool = () => {};
-            const content = createReadStream(spooled);
-            content.on('close', removeSpool);
-            storeForm(accepted, file.filename, content);
-          });
-        });
-        stream.resume();
-      },
-      (error: unknown) => {
-        console.error("[object store] could not keep a form's file aside:", error);
-        refuseForm(INTERNAL_ERROR);
-      },
-    );
+        landing = true;
+        discardSpool = () => {};
+        const content = createReadStream(spooled);
+        content.on('close', removeSpool);
+        storeForm(accepted, filename, content);
+      });
+    });
+    stream.resume();
   }
 
   /** The checked fields and the whole file, as a form of the front's own making, to s3rver. */

@@ -1,5 +1,7 @@
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { createServer, type RequestListener } from 'node:http';
 import { isIPv6 } from 'node:net';
+import { join } from 'node:path';
 import type S3rver from 's3rver';
 import { createObjectStoreFront } from './object-store-front.ts';
 import type { Credentials } from './sigv4-check.ts';
@@ -9,6 +11,8 @@ interface KoaApplication {
   /** The request handler Koa builds from the middleware installed so far. */
   callback(): RequestListener;
   readonly logger: { readonly exceptions: { unhandle(): void }; close(): void };
+  /** Where s3rver keeps its buckets (its `directory`). */
+  readonly store: { readonly rootDirectory: string };
 }
 
 export interface ServedObjectStore {
@@ -28,6 +32,8 @@ export const endpointOf = (host: string, port: number): string =>
  * Serves s3rver behind the authenticating front, on `host`: s3rver itself listens on
  * nothing (its `run()` is never called), so the front's port is the only way to it. Call
  * once every middleware is installed: Koa composes them here.
+ * A form's file waits until whole in `<s3rver's folder>-spool` (its user's only), not the
+ * system's temporary folder; each start clears what a killed run left there and in s3rver's.
  */
 export async function serveBehindFront(
   s3rver: S3rver,
@@ -39,10 +45,18 @@ export async function serveBehindFront(
   },
 ): Promise<ServedObjectStore> {
   const koa = s3rver as unknown as KoaApplication;
+  const spool = `${koa.store.rootDirectory}-spool`;
+  await rm(spool, { recursive: true, force: true });
+  await mkdir(spool, { mode: 0o700 });
+  // New bytes of objects that never landed (`*.incoming-<uuid>`, s3rver-atomic-objects.ts).
+  const files = await readdir(koa.store.rootDirectory, { recursive: true, withFileTypes: true });
+  const leftovers = files.filter((f) => f.isFile() && /\.incoming-[\da-f-]{36}$/.test(f.name));
+  await Promise.all(leftovers.map((file) => rm(join(file.parentPath, file.name))));
   const front = createObjectStoreFront({
     credentials: options.credentials,
     region: options.region,
     store: koa.callback(),
+    spool,
   });
   const server = createServer(front.listener);
   server.keepAliveTimeout = 5000;
@@ -70,6 +84,7 @@ export async function serveBehindFront(
       // What s3rver does when its own server closes.
       koa.logger.exceptions.unhandle();
       koa.logger.close();
+      await rm(spool, { recursive: true, force: true });
     },
   };
 }

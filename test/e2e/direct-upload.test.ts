@@ -1,8 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import { expectRefused as refused } from '#test/support/expect-refused.ts';
+import { multipartBody } from '#test/support/multipart.ts';
 import { postToSignedForm as postToS3 } from '#test/support/signed-form.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { patient } from '#test/support/patience.ts';
@@ -48,6 +52,46 @@ const listedFile = (as: number, id: number): Promise<UserFileBody> =>
 
 const expectRefused = (send: () => Promise<Response>, status: number, body: unknown) =>
   refused(stage(), send, status, body);
+
+/** A ticket's form, its fields in order and `file` last: a file part, or a plain field. */
+const formOf = (ticket: Ticket, file: Buffer, filename?: string) =>
+  multipartBody([
+    ...Object.entries(ticket.fields).map(([name, value]) => ({ name, value })),
+    { name: 'file', value: file, ...(filename === undefined ? {} : { filename }) },
+  ]);
+
+/** The object store's answer, read whole. */
+interface S3Answer {
+  readonly status: number;
+  readonly requestId: string;
+  readonly hostId: string;
+  readonly text: string;
+}
+
+const answerOf = async (response: Response): Promise<S3Answer> => ({
+  status: response.status,
+  requestId: response.headers.get('x-amz-request-id') ?? '',
+  hostId: response.headers.get('x-amz-id-2') ?? '',
+  text: await response.text(),
+});
+
+/** S3's refusal of a file over a form's 50 MiB, byte for byte, with the answer's own ids. */
+function expectEntityTooLarge(answer: S3Answer, proposed: number): void {
+  expect(answer.requestId).toMatch(/^[0-9A-F]{16}$/);
+  expect(answer).toEqual({
+    status: 400,
+    requestId: answer.requestId,
+    hostId: answer.hostId,
+    text:
+      '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>EntityTooLarge</Code>' +
+      '<Message>Your proposed upload exceeds the maximum allowed size</Message>' +
+      `<ProposedSize>${String(proposed)}</ProposedSize><MaxSizeAllowed>${String(MAX_UPLOAD_BYTES)}</MaxSizeAllowed>` +
+      `<RequestId>${answer.requestId}</RequestId><HostId>${answer.hostId}</HostId></Error>`,
+  });
+}
+
+/** The files of forms the stage's object store holds aside, in its data folder. */
+const spooled = () => readdir(join(stage().dataDir, 's3-spool'));
 
 describe('POST /api/v1/user/me/file/upload signs a direct-to-S3 upload', () => {
   it('answers 201 with a POST form for a key under the caller, limited to 1 byte..50 MiB', async () => {
@@ -138,8 +182,15 @@ describe('POST /api/v1/user/me/file/upload signs a direct-to-S3 upload', () => {
   it('refuses a file over the limit at S3 (the policy), storing nothing', async () => {
     const ticket = await ticketFor(50);
     const before = await stage().stored();
-    expect(await postToS3(ticket, Buffer.alloc(MAX_UPLOAD_BYTES + 1, 1))).toBe(400);
+    const form = formOf(ticket, Buffer.alloc(MAX_UPLOAD_BYTES + 1, 1), 'upload.bin');
+    const posted = await fetch(ticket.url, {
+      method: 'POST',
+      headers: { 'content-type': form.contentType },
+      body: form.body,
+    });
+    expectEntityTooLarge(await answerOf(posted), MAX_UPLOAD_BYTES + 1);
     expect(await stage().stored()).toEqual(before);
+    await expect.poll(spooled, { timeout: patient(10_000), interval: 50 }).toEqual([]);
     const response = await stage().request(complete(ticket.id), { method: 'POST', as: 50 });
     expect(response.status).toBe(409);
   });
@@ -388,5 +439,127 @@ describe('GET /api/v1/user/me/file/{file_id}/download', () => {
     const location = new URL(redirect.headers.get('location') ?? '');
     expect(location.searchParams.get('X-Amz-Expires')).toBe('300');
     expect(redirect.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
+/** 64 KiB at a time, each once the last is on its way: a client slower than the store. */
+const PIECE = 64 * 1024;
+
+/**
+ * POSTs a form through node:http, paced, asking for the connection to close after the answer
+ * (`Connection: close`, as Python's urllib and `curl -H 'Connection: close'` send). Resolves
+ * once the whole body is sent and the answer read; a broken pipe or a reset rejects.
+ */
+function postPacedClosing(url: string, form: { body: Buffer; contentType: string }) {
+  return new Promise<S3Answer>((resolve, reject) => {
+    const post = httpRequest(url, {
+      method: 'POST',
+      agent: false,
+      headers: {
+        'content-type': form.contentType,
+        'content-length': form.body.length,
+        connection: 'close',
+      },
+    });
+    let sent = false;
+    let answer: S3Answer | undefined;
+    const settle = () => {
+      if (sent && answer !== undefined) resolve(answer);
+    };
+    post.on('error', reject);
+    post.on('finish', () => {
+      sent = true;
+      settle();
+    });
+    post.on('response', (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => {
+        const header = (name: string) => String(response.headers[name]);
+        answer = {
+          status: response.statusCode ?? 0,
+          requestId: header('x-amz-request-id'),
+          hostId: header('x-amz-id-2'),
+          text,
+        };
+        settle();
+      });
+    });
+    let at = 0;
+    const next = () => {
+      if (at >= form.body.length) {
+        post.end();
+        return;
+      }
+      const piece = form.body.subarray(at, at + PIECE);
+      at += piece.length;
+      post.write(piece, (error) => {
+        if (error === undefined || error === null) setImmediate(next);
+      });
+    };
+    next();
+  });
+}
+
+/** The same through fetch, which keeps its connection as browsers do, paced. */
+async function postPaced(url: string, form: { body: Buffer; contentType: string }) {
+  let at = 0;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (at >= form.body.length) controller.close();
+      else controller.enqueue(form.body.subarray(at, (at += PIECE)));
+    },
+  });
+  return answerOf(
+    await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': form.contentType },
+      body,
+      duplex: 'half',
+    }),
+  );
+}
+
+describe('The local object store keeps a form whole, and refusals readable (issue 41)', () => {
+  it("stores a file sent as a text field whole (curl -F 'file=<notes.txt'), 30,000 bytes and 2 MiB", async () => {
+    // 2 MiB is past the 20 KB a form's other fields may have, and the room around them.
+    for (const [as, size] of [
+      [70, 30_000],
+      [71, 2 * 1024 * 1024],
+    ] as const) {
+      const content = randomBytes(size);
+      const ticket = await ticketFor(as, 'notes.txt', size);
+      const form = formOf(ticket, content);
+      const posted = await fetch(ticket.url, {
+        method: 'POST',
+        headers: { 'content-type': form.contentType },
+        body: form.body,
+      });
+      expect(posted.status).toBe(204);
+      expect(await posted.text()).toBe('');
+      const completed = await stage().request(complete(ticket.id), { method: 'POST', as });
+      expect(completed.status).toBe(201);
+      expect(await completed.json()).toMatchObject({ id: ticket.id, filesize: size });
+      expect(sha256(await downloaded(as, ticket.id))).toBe(sha256(content));
+      await expect.poll(spooled, { timeout: patient(10_000), interval: 50 }).toEqual([]);
+    }
+  });
+
+  it('answers a client still sending a file over the limit the whole 400 EntityTooLarge', async () => {
+    // The store knows the file is too large megabytes before its end, while the client is
+    // still sending, slowly, as one on a busy machine does. Answered then, and the
+    // connection closed, the client met a broken pipe (EPIPE) or a reset.
+    const file = Buffer.alloc(MAX_UPLOAD_BYTES + 8 * 1024 * 1024, 3);
+    const ticket = await ticketFor(72);
+    const form = formOf(ticket, file, 'too big.bin');
+    const before = await stage().stored();
+    expectEntityTooLarge(await postPacedClosing(ticket.url, form), file.length);
+    expectEntityTooLarge(await postPaced(ticket.url, form), file.length);
+    expect(await stage().stored()).toEqual(before);
+    await expect.poll(spooled, { timeout: patient(10_000), interval: 50 }).toEqual([]);
+    const response = await stage().request(complete(ticket.id), { method: 'POST', as: 72 });
+    expect(response.status).toBe(409);
   });
 });

@@ -265,6 +265,38 @@ describe('the local object store refuses what S3 refuses (issue 33, found 1)', (
     );
   });
 
+  it('refuses a file sent as a text field past the content-length-range whole, never cut (issue 41)', async () => {
+    // `curl -F 'file=<notes.txt'`: a field, not a file part. Cut at 20 KB, it was taken.
+    const key = 'users/7025/files/notes';
+    const form = await createPresignedPost(stage().s3, {
+      Bucket: stage().bucket,
+      Key: key,
+      Conditions: [['content-length-range', 1, 25_000]],
+      Expires: 60,
+    });
+    const body = multipartBody([
+      ...Object.entries(form.fields).map(([name, value]) => ({ name, value })),
+      { name: 'file', value: 'n'.repeat(30_000) },
+    ]);
+    const before = await stage().stored();
+    const answer = await fetch(form.url, {
+      method: 'POST',
+      headers: { 'content-type': body.contentType },
+      body: body.body,
+    });
+    const requestId = answer.headers.get('x-amz-request-id') ?? '';
+    const hostId = answer.headers.get('x-amz-id-2') ?? '';
+    expect(answer.status).toBe(400);
+    expect(await answer.text()).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>EntityTooLarge</Code>' +
+        '<Message>Your proposed upload exceeds the maximum allowed size</Message>' +
+        '<ProposedSize>30000</ProposedSize><MaxSizeAllowed>25000</MaxSizeAllowed>' +
+        `<RequestId>${requestId}</RequestId><HostId>${hostId}</HostId></Error>`,
+    );
+    expect(await stage().stored()).toEqual(before);
+    expect(await stage().objectKeys()).not.toContain(key);
+  });
+
   it('refuses a form field the policy does not name, and a changed metadata field', async () => {
     const ticket = await ticketFor(7020);
     await expectS3Refusal(
