@@ -723,6 +723,20 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description The account was erased (the operator's `user erase`): its id takes no new files */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This account has been erased"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
             /** @description A request with this Idempotency-Key is still running */
             409: {
                 headers: {
@@ -834,6 +848,20 @@ export interface operations {
             };
             400: components["responses"]["UnreadableJson"];
             401: components["responses"]["Unauthorized"];
+            /** @description The account was erased (the operator's `user erase`): its id takes no new uploads */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This account has been erased"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
             /** @description The body is over 16384 bytes, more than any valid request of this route (refused before it is read), or over API Gateway’s 10 MB (`{"message": …}`) */
             413: {
                 headers: {
