@@ -26,5 +26,17 @@ export const DIRECT_UPLOAD_COMPLETION = {
       why: 'the copy, a look at the recorded copy when form bytes remain, and a copy no record names',
     },
     { missingObjectsAsNotFound: true },
+    // An erased user's upload: the copy and the form's bytes go with every version.
+    { listVersionsUnder: ['users/', 'uploads/'] },
+    {
+      objects: ['s3:DeleteObjectVersion'],
+      under: 'users/',
+      why: "an erased user's upload, every version",
+    },
+    {
+      objects: ['s3:DeleteObjectVersion'],
+      under: 'uploads/',
+      why: "an erased user's upload, every version",
+    },
   ],
 } as const satisfies Required<Pick<FunctionResources, 'table' | 'bucket'>>;

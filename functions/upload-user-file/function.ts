@@ -68,5 +68,14 @@ export const uploadUserFileFunction = defineFunction({
     },
     idempotencyRecords('uploadUserFile'),
   ],
-  bucket: [{ objects: ['s3:PutObject', 's3:DeleteObject'], under: 'users/' }],
+  bucket: [
+    { objects: ['s3:PutObject', 's3:DeleteObject'], under: 'users/' },
+    // An erased user's refused upload: its bytes go with every version.
+    { listVersionsUnder: ['users/'] },
+    {
+      objects: ['s3:DeleteObjectVersion'],
+      under: 'users/',
+      why: "an erased user's refused upload",
+    },
+  ],
 });

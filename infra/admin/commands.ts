@@ -32,9 +32,9 @@ import type { StageTarget } from './stage-target.ts';
 
 /**
  * How long an erasure waits for the user's requests under way to end before its last look:
- * longer than the longest function that writes their items may run (the upload's 29 s).
+ * longer than the longest function that writes their items may run (the finalizer's 30 s).
  */
-const ERASE_SETTLE_SECONDS = 30;
+const ERASE_SETTLE_SECONDS = 40;
 
 type TableSources = Pick<AdapterSources, 'documents' | 'TABLE_NAME'>;
 

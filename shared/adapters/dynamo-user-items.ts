@@ -1,3 +1,4 @@
+import { TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, paginateQuery, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserItem, UserItemKind, UserItems } from '../removal/user-items.ts';
 import { batchWriteAll } from './aws/batch-write.ts';
@@ -13,6 +14,9 @@ import {
   SORT_KEY,
   userPartition,
 } from './keys.ts';
+
+/** Tries at marking a user erased while their own writes hold the marker's item. */
+const MARK_ATTEMPTS = 20;
 
 /** What an item of the user's own partition is, by its sort key. */
 function kindOf(sort: string): UserItemKind {
@@ -67,19 +71,27 @@ export class DynamoUserItems implements UserItems {
   }
 
   async markErased(userId: number, at: Date): Promise<void> {
-    try {
-      await this.client.send(
-        new PutCommand(
-          putNewItem(this.tableName, {
-            ...erasureMarkerKey(userId),
-            entity: 'ErasureMarker',
-            erased_at: at.toISOString(),
-          }),
-        ),
-      );
-    } catch (error) {
-      // Marked by an earlier run: its time stands.
-      if (!isConditionFailure(error)) throw error;
+    const put = new PutCommand(
+      putNewItem(this.tableName, {
+        ...erasureMarkerKey(userId),
+        entity: 'ErasureMarker',
+        erased_at: at.toISOString(),
+      }),
+    );
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.client.send(put);
+        return;
+      } catch (error) {
+        // Marked by an earlier run: its time stands.
+        if (isConditionFailure(error)) return;
+        // The user's own writes check the marker in transactions, which a plain write meets
+        // while they run (the SDK does not retry that): the erasure waits its turn.
+        if (!(error instanceof TransactionConflictException) || attempt === MARK_ATTEMPTS) {
+          throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      }
     }
   }
 

@@ -2,7 +2,7 @@ import type * as z from 'zod';
 import type { DealFileSchema } from '../schemas/deal-file.ts';
 import { HttpValidationErrorSchema } from '../schemas/error-bodies.ts';
 import type { UserFileSchema } from '../schemas/user-file.ts';
-import { AccountErased } from '../removal/user-items.ts';
+import { AccountErased } from '../domain/outcome.ts';
 import { detailAnswer, jsonAnswer, type ResponseDoc } from './operation.ts';
 
 /*

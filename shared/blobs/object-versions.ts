@@ -14,3 +14,11 @@ export async function versionsOfKey(
   }
   return versions;
 }
+
+/**
+ * Deletes every version the bucket keeps of one key, for good: a plain delete in a versioned
+ * bucket only hides the bytes behind a marker, which an erased user's bytes must not outlive.
+ */
+export async function deleteEveryVersion(store: BlobVersions, key: string): Promise<void> {
+  await store.deleteVersions(await versionsOfKey(store, key));
+}

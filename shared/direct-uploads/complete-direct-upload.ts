@@ -3,8 +3,10 @@ import {
   BlobChangedError,
   BlobNotFoundError,
   type BlobStore,
+  type BlobVersions,
   type StoredBlob,
 } from '../blobs/blob-store.ts';
+import { deleteEveryVersion } from '../blobs/object-versions.ts';
 import { settleRead } from '../domain/settle-read.ts';
 import { Conflict, NotFound, RuleBroken } from '../domain/outcome.ts';
 import { logger } from '../logger.ts';
@@ -20,7 +22,8 @@ export interface CompletionPorts {
   readonly blobs: Pick<
     BlobStore,
     'head' | 'copy' | 'delete' | 'locationOf' | 'directUploadKey' | 'userFileKey'
-  >;
+  > &
+    BlobVersions;
   readonly now?: () => Date;
   readonly newToken?: () => string;
   /** Waits between looks at an upload another completer holds (tests shorten them). */
@@ -245,9 +248,12 @@ async function completeClaimed(
     const outcome = await recordCompletion(ports, file, token);
     if (outcome === 'erased') {
       // The erasure took the upload, and may have listed the bucket before the copy landed:
-      // its bytes go here, and the upload is as gone as any the erasure found.
-      await deleteUnrecorded(ports, key, 'the account was erased', blob.size);
-      await discard(ports, staged, 'the account was erased');
+      // its bytes go here, every version, and the upload is as gone as any it found.
+      for (const erased of [key, staged]) {
+        await deleteEveryVersion(ports.blobs, erased).catch((error: unknown) => {
+          logger.error("Could not delete an erased user's upload", { key: erased, error });
+        });
+      }
       throw new NotFound();
     }
     if (outcome === 'conflict') {

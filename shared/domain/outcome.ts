@@ -31,6 +31,16 @@ export class AccessDenied extends DomainOutcome {
   readonly kind = 'access-denied';
 }
 
+/**
+ * The user was erased: their id takes no new files, uploads or notifications, so nothing
+ * written behind an erasure outlives it. Each write that creates an item of theirs refuses so.
+ */
+export class AccountErased extends AccessDenied {
+  constructor() {
+    super('This account has been erased');
+  }
+}
+
 /** The request clashes with the thing's current state; a retry later may succeed. */
 export class Conflict extends DomainOutcome {
   readonly kind = 'conflict';

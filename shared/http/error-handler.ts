@@ -12,6 +12,8 @@ const THROTTLING = new Set([
   'RequestLimitExceeded',
   'TooManyRequestsException',
   'SlowDown',
+  // Writes of one user's at once kept meeting on the same item (their erasure marker).
+  'TransactionConflictException',
 ]);
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { NotFound, RateLimited } from '../domain/outcome.ts';
+import { AccountErased, NotFound, RateLimited } from '../domain/outcome.ts';
 import { settleRead } from '../domain/settle-read.ts';
 import { logger } from '../logger.ts';
-import { AccountErased } from '../removal/user-items.ts';
 import type { MessageQueue } from '../queue/message-queue.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
 import type { NotificationRepository } from './notification-repository.ts';

@@ -1,12 +1,10 @@
-import { AccessDenied } from '../domain/outcome.ts';
-
 /** What an item of a user's is, as erasure counts it. */
 export type UserItemKind =
   | 'file'
   | 'pending-upload'
   | 'notification'
   | 'idempotency-record'
-  /** An item of the user's of no kind above (none are written today). */
+  /** An item of the user's of no kind above: their notify allowance. */
   | 'other';
 
 /** One stored item: what it is, and its key, which only the store reads. */
@@ -27,14 +25,4 @@ export interface UserItems {
    * theirs refuses (AccountErased). The marker is no item `itemsOf` returns.
    */
   markErased(userId: number, at: Date): Promise<void>;
-}
-
-/**
- * The user was erased: their id takes no new files, uploads or notifications, so nothing
- * written behind an erasure outlives it. Each write that creates an item of theirs refuses so.
- */
-export class AccountErased extends AccessDenied {
-  constructor() {
-    super('This account has been erased');
-  }
 }

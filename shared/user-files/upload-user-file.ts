@@ -1,14 +1,16 @@
-import type { BlobStore } from '../blobs/blob-store.ts';
+import type { BlobStore, BlobVersions } from '../blobs/blob-store.ts';
+import { deleteEveryVersion } from '../blobs/object-versions.ts';
 import type { IdAllocator } from '../ids/id-allocator.ts';
 import { settleRead } from '../domain/settle-read.ts';
 import { logger } from '../logger.ts';
+import { AccountErased } from '../domain/outcome.ts';
 import type { FileType } from '../domain/file-type.ts';
 import type { UserFile } from './user-file.ts';
 import type { UserFileRepository } from './user-file-repository.ts';
 
 export interface UploadPorts {
   readonly fileIds: IdAllocator;
-  readonly blobs: Pick<BlobStore, 'put' | 'delete' | 'locationOf' | 'userFileKey'>;
+  readonly blobs: Pick<BlobStore, 'put' | 'delete' | 'locationOf' | 'userFileKey'> & BlobVersions;
   readonly userFiles: Pick<UserFileRepository, 'create' | 'get'>;
   readonly now?: () => Date;
 }
@@ -21,8 +23,15 @@ export interface NewUserFile {
   readonly contentType: string;
 }
 
+/**
+ * Deletes the bytes of an upload that will have no record. An erased user's go with every
+ * version, since no erasure pass will look for them again; any other's leave a noncurrent
+ * version for the bucket's lifecycle, which undoes our own faults.
+ */
 const deleteQuietly = async (ports: Pick<UploadPorts, 'blobs'>, key: string, cause: unknown) => {
-  await ports.blobs.delete(key).catch((cleanupError: unknown) => {
+  const deleting =
+    cause instanceof AccountErased ? deleteEveryVersion(ports.blobs, key) : ports.blobs.delete(key);
+  await deleting.catch((cleanupError: unknown) => {
     // Left for the reconcile command: an object under users/ with no record.
     logger.error('Could not delete the object of a failed upload', { key, cause, cleanupError });
   });

@@ -78,19 +78,26 @@ describe('npm run admin -- user erase, while the user uploads', () => {
         multipartLoop(user, loop),
         directLoop(user, loop),
       ];
-      // The erasure starts once the loops are storing files, and they go on meanwhile.
-      await eventually(() => loop.stored >= 4);
-      const erased = await stage().admin([
-        'user',
-        'erase',
-        '--user',
-        String(user),
-        '--settle-seconds',
-        '0',
-      ]);
-      expect(erased.err).toBe('');
-      loop.stop = true;
-      await Promise.all(loops);
+      // The erasure starts once the loops are storing files, and they go on meanwhile; a loop
+      // that fails stops the others, so its own error is the one reported.
+      const running = Promise.all(loops).finally(() => {
+        loop.stop = true;
+      });
+      try {
+        await Promise.race([running, eventually(() => loop.stored >= 4)]);
+        const erased = await stage().admin([
+          'user',
+          'erase',
+          '--user',
+          String(user),
+          '--settle-seconds',
+          '0',
+        ]);
+        expect(erased.err).toBe('');
+      } finally {
+        loop.stop = true;
+      }
+      await running;
 
       // Stored, or refused as erased: a completion whose upload the erasure took is a 404, and
       // one the finalizer holds at that moment (the S3 event raced the call) a 409.

@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { AccountErased } from '../../removal/user-items.ts';
+import { AccountErased } from '../../domain/outcome.ts';
 import { erasureMarkerKey, PARTITION_KEY } from '../keys.ts';
 import { failedAt, transactWrite } from './transactions.ts';
 

@@ -1,4 +1,7 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  TransactionCanceledException,
+  TransactionConflictException,
+} from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   TransactWriteCommand,
@@ -22,12 +25,19 @@ const isConflict = (error: unknown): boolean =>
   error instanceof TransactionCanceledException &&
   (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict');
 
-const MAX_ATTEMPTS = 5;
+/**
+ * Every write that creates an item of a user's checks their erasure marker in its transaction,
+ * so one user's writes at once contend on that item: enough tries, about 3 s of waits at most,
+ * for a burst of them to pass one by one.
+ */
+const MAX_ATTEMPTS = 8;
+const MAX_WAIT_MS = 1000;
 
 /**
  * Sends a transaction, retrying the ones DynamoDB cancels because another request was
  * changing the same items at that moment (`TransactionConflict`), which the SDK does not
- * retry; backoff with full jitter, as AWS advises.
+ * retry; backoff with full jitter, as AWS advises. Conflicts that outlast the tries are
+ * raised as DynamoDB's TransactionConflictException: busy, not broken (a 503 to a caller).
  */
 export async function transactWrite(
   client: DynamoDBDocumentClient,
@@ -38,8 +48,15 @@ export async function transactWrite(
       await client.send(new TransactWriteCommand(input));
       return;
     } catch (error) {
-      if (!isConflict(error) || conditionsFailed(error) || attempt === MAX_ATTEMPTS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
+      if (!isConflict(error) || conditionsFailed(error)) throw error;
+      if (attempt === MAX_ATTEMPTS) {
+        throw new TransactionConflictException({
+          message: 'The transaction kept conflicting with others on the same items',
+          $metadata: {},
+        });
+      }
+      const wait = Math.random() * Math.min(MAX_WAIT_MS, 20 * 2 ** attempt);
+      await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
 }
