@@ -176,7 +176,10 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
   const server = createServer((request, response) => {
     serve(request, response);
   });
-  server.keepAliveTimeout = 5000;
+  // Node's 5 s closes a kept-alive connection while a client that has not yet read a large
+  // answer (a busy client: the docs bundle, a download) still holds it unread, and the client
+  // loses the answer ("other side closed"). Stopping closes every connection anyway.
+  server.keepAliveTimeout = 60_000;
   const port = await listen(server, options.port, host);
   const started: RunningEmulator[] = [];
   let stopQueues = (): Promise<void> => Promise.resolve();

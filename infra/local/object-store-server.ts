@@ -59,7 +59,10 @@ export async function serveBehindFront(
     spool,
   });
   const server = createServer(front.listener);
-  server.keepAliveTimeout = 5000;
+  // Node's 5 s closes a kept-alive connection while a client that has not yet read a large
+  // answer (a busy client: the docs bundle, a download) still holds it unread, and the client
+  // loses the answer ("other side closed"). Stopping closes every connection anyway.
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
