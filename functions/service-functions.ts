@@ -25,6 +25,7 @@ import { notifySubmissionFunction } from './notify-submission/function.ts';
 import { openApiDocumentFunction } from './openapi-document/function.ts';
 import { postAlarmFunction } from './post-alarm/function.ts';
 import { realtimeJwksFunction } from './realtime-jwks/function.ts';
+import { recordScanVerdictFunction } from './record-scan-verdict/function.ts';
 import { routeNotFoundFunction } from './route-not-found/function.ts';
 import { startDirectUploadFunction } from './start-direct-upload/function.ts';
 import { updateDealFileFunction } from './update-deal-file/function.ts';
@@ -51,6 +52,7 @@ export const SERVICE_FUNCTIONS = [
   apiDocsFunction,
   routeNotFoundFunction,
   finalizeDirectUploadFunction,
+  recordScanVerdictFunction,
   deliverNotificationFunction,
   postAlarmFunction,
   initRealtimeKeysFunction,

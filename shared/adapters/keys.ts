@@ -92,6 +92,33 @@ export function parseDirectUploadObjectKey(
   return safeIds(DIRECT_UPLOAD_OBJECT_KEY.exec(key));
 }
 
+const USER_FILE_OBJECT_KEY = /^users\/([1-9]\d{0,15})\/files\/([1-9]\d{0,15})$/;
+const DEAL_FILE_OBJECT_KEY =
+  /^groups\/([1-9]\d{0,15})\/deals\/([1-9]\d{0,15})\/files\/([1-9]\d{0,15})$/;
+
+/** The ids a file object's key names: a user file's or a deal file's; undefined for others. */
+export function parseFileObjectKey(key: string):
+  | { readonly kind: 'user-file'; readonly userId: number; readonly fileId: number }
+  | {
+      readonly kind: 'deal-file';
+      readonly groupId: number;
+      readonly dealId: number;
+      readonly fileId: number;
+    }
+  | undefined {
+  const user = safeIds(USER_FILE_OBJECT_KEY.exec(key));
+  if (user !== undefined) return { kind: 'user-file', ...user };
+  const deal = DEAL_FILE_OBJECT_KEY.exec(key);
+  if (deal === null) return undefined;
+  const [groupId, dealId, fileId] = [deal[1], deal[2], deal[3]].map(Number);
+  return groupId !== undefined &&
+    dealId !== undefined &&
+    fileId !== undefined &&
+    [groupId, dealId, fileId].every(Number.isSafeInteger)
+    ? { kind: 'deal-file', groupId, dealId, fileId }
+    : undefined;
+}
+
 /** Every key that may hold a user's bytes starts with one of these: their files and uploads. */
 export const userObjectPrefixes = (userId: number): readonly string[] => [
   `users/${userId}/`,
@@ -143,3 +170,15 @@ function safeIds(
     ? { userId, fileId }
     : undefined;
 }
+
+/**
+ * The prefixes GuardDuty's plan scans: the keys of recorded bytes, a user's files and deal
+ * files. Not `uploads/`: a form's bytes there are copied to `users/` once completed, and the
+ * copy is scanned.
+ */
+export const SCANNED_OBJECT_PREFIXES = ['users/', 'groups/'] as const;
+/** The tag GuardDuty writes on each object it scans, its value the scan's result. */
+export const SCAN_STATUS_TAG = 'GuardDutyMalwareScanStatus';
+/** The tag an operator's release writes: the bucket admits a download with either tag. */
+export const SCAN_RELEASE_TAG = 'FileServiceScanRelease';
+export const SCAN_RELEASED_VALUE = 'released';

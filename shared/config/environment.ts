@@ -99,6 +99,14 @@ export const ENVIRONMENT = {
     .max(6000)
     .default(1)
     .describe('Notify calls a minute a sender gets back after the burst, above 0, at most 6,000'),
+  // GuardDuty Malware Protection for S3 (docs/adr/0009-malware-scanning.md). Off, no download
+  // waits for a verdict and new files are recorded as stored before scanning.
+  MALWARE_SCANNING: z
+    .enum(['on', 'off'])
+    .default('on')
+    .describe(
+      '`on`: every stored file is scanned for malware and downloadable only once found clean; `off`: no scan, and files stored meanwhile are held once it is turned on, until scanned or released',
+    ),
 } as const;
 
 export type EnvironmentName = keyof typeof ENVIRONMENT;

@@ -1,3 +1,4 @@
+import type { FileScan } from './file-scan.ts';
 import type { FileType } from './file-type.ts';
 
 /** What every stored file has, a user's or a deal's. */
@@ -10,4 +11,6 @@ export interface FileRecord {
   readonly isArchived: boolean;
   readonly filesize: number;
   readonly location: string | null;
+  /** Where its bytes stand with the malware scanner; none if stored before scanning began. */
+  readonly scan?: FileScan;
 }

@@ -19,6 +19,18 @@ export const BUSINESS_METRICS = {
     unit: 'Count',
     meaning: 'A direct upload refused for its size (empty, or over the limit); its bytes deleted',
   },
+  FilesScanned: {
+    unit: 'Count',
+    meaning: "A malware-scan verdict recorded on a file for the first time (GuardDuty's event)",
+  },
+  ThreatsFound: {
+    unit: 'Count',
+    meaning: 'A file whose scan found malware: held for good, its owner may only delete it',
+  },
+  ScanFailures: {
+    unit: 'Count',
+    meaning: 'A file the scanner could not judge (unsupported, access denied, failed): held',
+  },
   RealtimeTokensIssued: { unit: 'Count', meaning: 'A realtime-collaboration token signed' },
   RoomsPerToken: { unit: 'Count', meaning: 'The rooms one issued token opens (0 or more)' },
   NotificationsQueued: { unit: 'Count', meaning: 'A submission notification accepted and queued' },

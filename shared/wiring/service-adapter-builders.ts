@@ -6,6 +6,7 @@ import { dealRoles } from './builders/deal-roles.ts';
 import { deadLetters } from './builders/dead-letters.ts';
 import { directUploads } from './builders/direct-uploads.ts';
 import { fileIds } from './builders/file-ids.ts';
+import { fileScans } from './builders/file-scans.ts';
 import { idempotency } from './builders/idempotency.ts';
 import { notificationQueue } from './builders/notification-queue.ts';
 import { notifications } from './builders/notifications.ts';
@@ -27,6 +28,7 @@ export const SERVICE_ADAPTER_BUILDERS = {
   directUploads,
   notifications,
   fileIds,
+  fileScans,
   blobs,
   idempotency,
   notificationQueue,

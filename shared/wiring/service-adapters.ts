@@ -10,6 +10,7 @@ import type { NotificationRepository } from '../notifications/notification-repos
 import type { TokenBuckets } from '../notifications/token-buckets.ts';
 import type { MessageQueue } from '../queue/message-queue.ts';
 import type { RealtimeKeyStore } from '../realtime/realtime-key-store.ts';
+import type { FileScans } from '../scanning/file-scans.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
 
 /**
@@ -25,6 +26,8 @@ export interface ServiceAdapters {
   readonly directUploads: DirectUploadRepository;
   readonly notifications: NotificationRepository;
   readonly fileIds: IdAllocator;
+  /** Files' malware-scan verdicts. */
+  readonly fileScans: FileScans;
   readonly blobs: BlobStore & BlobVersions & UploadSigner & DownloadSigner;
   readonly idempotency: IdempotencyStore;
   readonly notificationQueue: MessageQueue;
@@ -48,4 +51,5 @@ export type ServiceSettings = Pick<
   | 'CHAT_POSTS_PER_SECOND'
   | 'NOTIFY_BURST'
   | 'NOTIFY_RATE_PER_MINUTE'
+  | 'MALWARE_SCANNING'
 >;

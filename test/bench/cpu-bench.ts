@@ -62,6 +62,7 @@ const SETTINGS: ServiceSettings = {
   CHAT_POSTS_PER_SECOND: 1,
   NOTIFY_BURST: 5,
   NOTIFY_RATE_PER_MINUTE: 1,
+  MALWARE_SCANNING: 'on',
 };
 
 const claims = { sub: String(USER) };

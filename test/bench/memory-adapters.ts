@@ -125,6 +125,8 @@ export function memoryAdapters(state: MemoryState): ServiceAdapters {
           get: (ref) => Promise.resolve(notifications.get(ref.notificationId)),
         }),
       fileIds: () => onlyThese('fileIds', { next: () => Promise.resolve(nextId++) }),
+      // No benched route reads or writes a scan verdict.
+      fileScans: () => onlyThese('fileScans', {}),
       blobs: () =>
         onlyThese('blobs', {
           // Kept nowhere, as `create` above: the bench only needs the call answered.

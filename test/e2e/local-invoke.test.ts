@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
 import { createLambdaInvokeApi } from '#infra/local/lambda-invoke-api.ts';
@@ -185,6 +186,7 @@ describe('npm run event | npm run invoke, on the running local stage', () => {
         notifications: adapters.notifications,
         notificationQueue: { send: (body) => Promise.resolve(void messages.push(body)) },
         rateLimits: adapters.rateLimits,
+        scanning: settings.MALWARE_SCANNING === 'on',
       },
       notifyRule({ burst: settings.NOTIFY_BURST, perMinute: settings.NOTIFY_RATE_PER_MINUTE }),
       { userId: 8, fileIds: [fileId], fundName: 'Fund IX', message: 'Signed.' },
@@ -222,8 +224,7 @@ describe('npm run invoke refuses, saying why, and runs nothing', () => {
     expect(await cli('invoke-cli.ts', ['ListFiles'], { input: '{}' })).toEqual({
       code: 2,
       stdout: '',
-      stderr:
-        'invoke: unknown function "ListFiles"; the functions are: ListUserFiles, UploadUserFile, StartDirectUpload, CompleteDirectUpload, DownloadUserFile, UpdateUserFile, DeleteUserFile, GetUserFile, NotifySubmission, GetNotification, ListDealFiles, UpdateDealFile, DeleteDealFile, GetRealtimeToken, RealtimeJwks, OpenApiDocument, ApiDocs, RouteNotFound, FinalizeDirectUpload, DeliverNotification, PostAlarm, InitRealtimeKeys\n',
+      stderr: `invoke: unknown function "ListFiles"; the functions are: ${SERVICE_FUNCTIONS.map((f) => f.id).join(', ')}\n`,
     });
   });
 

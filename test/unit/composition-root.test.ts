@@ -14,6 +14,7 @@ describe('the composition root', () => {
         'deadLetters',
         'directUploads',
         'fileIds',
+        'fileScans',
         'idempotency',
         'notificationQueue',
         'notifications',

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SCAN_RESULTS } from '../../domain/file-scan.ts';
 import { FILE_TYPES } from '../../domain/file-type.ts';
 import {
   dealFileSortKey,
@@ -28,6 +29,19 @@ const storedFile = {
   is_archived: z.boolean(),
   filesize: z.number().int().nonnegative(),
   location: z.string().nullable(),
+  // Absent on files stored before scanning began.
+  scan: z
+    .discriminatedUnion('status', [
+      z.object({ status: z.literal('pending') }),
+      z.object({ status: z.literal('scanned'), result: z.enum(SCAN_RESULTS), at: z.string() }),
+      z.object({
+        status: z.literal('released'),
+        at: z.string(),
+        by: z.string(),
+        reason: z.string(),
+      }),
+    ])
+    .optional(),
 };
 
 /** The FilesByCreation index's sort key: written with every file, never read back. */
@@ -64,6 +78,7 @@ const fileAttributes = (file: UserFile | DealFile) => ({
   is_archived: file.isArchived,
   filesize: file.filesize,
   location: file.location,
+  ...(file.scan === undefined ? {} : { scan: file.scan }),
 });
 
 const fileOf = (item: z.infer<z.ZodObject<typeof storedFile>>) => ({
@@ -75,6 +90,7 @@ const fileOf = (item: z.infer<z.ZodObject<typeof storedFile>>) => ({
   isArchived: item.is_archived,
   filesize: item.filesize,
   location: item.location,
+  ...(item.scan === undefined ? {} : { scan: item.scan }),
 });
 
 export const toUserFileItem = (file: UserFile): UserFileItem => ({

@@ -1,0 +1,170 @@
+/**
+ * GuardDuty's verdicts on DynamoDB Local: EventBridge delivers them at least once and in any
+ * order, and a file's bytes are scanned before its record exists. A repeat or an overtaken
+ * event changes nothing; a verdict before its record is thrown back to be delivered again.
+ */
+import { randomUUID } from 'node:crypto';
+import type { GuardDutyScanResultNotificationEvent } from 'aws-lambda';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureTable } from '#infra/local/dynamodb-local.ts';
+import { createHandler } from '#functions/record-scan-verdict/handler.ts';
+import { DynamoDealFileRepository } from '#shared/adapters/dynamo-deal-file-repository.ts';
+import { DynamoFileScans } from '#shared/adapters/dynamo-file-scans.ts';
+import { DynamoGroupRepository } from '#shared/adapters/dynamo-group-repository.ts';
+import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
+import type { ScanResult } from '#shared/domain/file-scan.ts';
+import { recordScanVerdict, VerdictBeforeRecord } from '#shared/scanning/record-scan-verdict.ts';
+import type { UserFile } from '#shared/user-files/user-file.ts';
+import { lambdaContext } from '#test/support/api-events.ts';
+import { emulatorClients } from '#test/support/test-stage.ts';
+
+const { dynamodb, dynamodbEndpoint } = emulatorClients();
+const name = `scans-${randomUUID().slice(0, 8)}`;
+const userFiles = new DynamoUserFileRepository(dynamodb, name);
+const scans = new DynamoFileScans(dynamodb, name);
+
+beforeAll(async () => {
+  await ensureTable(dynamodbEndpoint, name);
+});
+
+const file = (userId: number, id: number): UserFile => ({
+  id,
+  userId,
+  name: 'deck.pdf',
+  type: 'deck',
+  createdAt: '2026-11-28T10:00:00.000Z',
+  updatedAt: null,
+  isArchived: false,
+  filesize: 5,
+  location: `s3://bucket/users/${userId}/files/${id}`,
+  scan: { status: 'pending' },
+});
+
+const verdict = (key: string, result: ScanResult, at: string) => ({ objectKey: key, result, at });
+
+describe('recording a verdict', () => {
+  it('records it on the user file its object backs', async () => {
+    await userFiles.create(file(1, 1));
+    const outcome = await recordScanVerdict(
+      { scans },
+      verdict('users/1/files/1', 'NO_THREATS_FOUND', '2026-11-28T10:00:01.000Z'),
+    );
+    expect(outcome).toEqual({
+      kind: 'recorded',
+      file: { kind: 'user-file', userId: 1, fileId: 1 },
+    });
+    expect((await userFiles.get(1, 1))?.scan).toEqual({
+      status: 'scanned',
+      result: 'NO_THREATS_FOUND',
+      at: '2026-11-28T10:00:01.000Z',
+    });
+  });
+
+  it('changes nothing for a repeated event', async () => {
+    await userFiles.create(file(1, 2));
+    const event = verdict('users/1/files/2', 'THREATS_FOUND', '2026-11-28T10:00:02.000Z');
+    expect((await recordScanVerdict({ scans }, event)).kind).toBe('recorded');
+    const after = await userFiles.get(1, 2);
+    expect((await recordScanVerdict({ scans }, event)).kind).toBe('stale');
+    expect(await userFiles.get(1, 2)).toEqual(after);
+  });
+
+  it('keeps the newer of an out-of-order pair, whichever comes first', async () => {
+    await userFiles.create(file(1, 3));
+    await userFiles.create(file(1, 4));
+    const older = (key: string) => verdict(key, 'FAILED', '2026-11-28T10:00:03.000Z');
+    const newer = (key: string) => verdict(key, 'NO_THREATS_FOUND', '2026-11-28T10:00:09.000Z');
+    // In order, then overtaken: the same file in the end.
+    await recordScanVerdict({ scans }, older('users/1/files/3'));
+    await recordScanVerdict({ scans }, newer('users/1/files/3'));
+    expect((await recordScanVerdict({ scans }, newer('users/1/files/4'))).kind).toBe('recorded');
+    expect((await recordScanVerdict({ scans }, older('users/1/files/4'))).kind).toBe('stale');
+    const clean = { status: 'scanned', result: 'NO_THREATS_FOUND', at: '2026-11-28T10:00:09.000Z' };
+    expect((await userFiles.get(1, 3))?.scan).toEqual(clean);
+    expect((await userFiles.get(1, 4))?.scan).toEqual(clean);
+  });
+
+  it('throws a verdict whose file is not recorded yet, and writes nothing', async () => {
+    const event = verdict('users/1/files/5', 'NO_THREATS_FOUND', '2026-11-28T10:00:05.000Z');
+    await expect(recordScanVerdict({ scans }, event)).rejects.toBeInstanceOf(VerdictBeforeRecord);
+    expect(await userFiles.get(1, 5)).toBeUndefined();
+    // Delivered again once the record is there, it lands.
+    await userFiles.create(file(1, 5));
+    expect((await recordScanVerdict({ scans }, event)).kind).toBe('recorded');
+  });
+
+  it("records a deal file's verdict on the deal file", async () => {
+    const groups = new DynamoGroupRepository(dynamodb, name);
+    const dealFiles = new DynamoDealFileRepository(dynamodb, name);
+    await groups.createGroup({ id: 7, name: 'Fund VII', createdAt: '2026-11-28T10:00:00.000Z' });
+    await groups.createDeal({
+      groupId: 7,
+      id: 3,
+      name: 'Acme',
+      createdAt: '2026-11-28T10:00:00.000Z',
+    });
+    await dealFiles.create({
+      ...file(1, 6),
+      groupId: 7,
+      dealId: 3,
+      location: 's3://bucket/groups/7/deals/3/files/6',
+    });
+    await recordScanVerdict(
+      { scans },
+      verdict('groups/7/deals/3/files/6', 'THREATS_FOUND', '2026-11-28T10:00:06.000Z'),
+    );
+    expect((await dealFiles.get({ groupId: 7, dealId: 3 }, 6))?.scan).toEqual({
+      status: 'scanned',
+      result: 'THREATS_FOUND',
+      at: '2026-11-28T10:00:06.000Z',
+    });
+  });
+
+  it('ignores a key that holds no file of ours', async () => {
+    const outcome = await recordScanVerdict(
+      { scans },
+      verdict(
+        'malware-protection-resource-validation-object',
+        'NO_THREATS_FOUND',
+        '2026-11-28T10:00:07.000Z',
+      ),
+    );
+    expect(outcome).toEqual({ kind: 'not-ours' });
+  });
+});
+
+describe('the RecordScanVerdict handler', () => {
+  const event = (key: string, result: ScanResult): GuardDutyScanResultNotificationEvent => ({
+    version: '0',
+    id: randomUUID(),
+    'detail-type': 'GuardDuty Malware Protection Object Scan Result',
+    source: 'aws.guardduty',
+    account: '111122223333',
+    time: '2026-11-28T11:00:00Z',
+    region: 'eu-west-1',
+    resources: ['arn:aws:guardduty:eu-west-1:111122223333:malware-protection-plan/x'],
+    detail: {
+      schemaVersion: '1.0',
+      scanStatus: 'COMPLETED',
+      resourceType: 'S3_OBJECT',
+      s3ObjectDetails: {
+        bucketName: 'bucket',
+        objectKey: key,
+        eTag: 'e',
+        versionId: 'v1',
+        s3Throttled: false,
+      },
+      scanResultDetails: { scanResultStatus: result, threats: null },
+    },
+  });
+
+  it('records the verdict, and fails the event whose record is not there yet', async () => {
+    const handler = createHandler({ fileScans: scans });
+    await userFiles.create(file(2, 1));
+    await handler(event('users/2/files/1', 'THREATS_FOUND'), lambdaContext());
+    expect((await userFiles.get(2, 1))?.scan).toMatchObject({ result: 'THREATS_FOUND' });
+    await expect(
+      handler(event('users/2/files/2', 'NO_THREATS_FOUND'), lambdaContext()),
+    ).rejects.toThrow('No file is recorded yet for the scanned object users/2/files/2');
+  });
+});
