@@ -1,10 +1,11 @@
-import type { FunctionResources } from '#shared/functions/function-declaration.ts';
+import type { FunctionSpec } from '#shared/functions/function-declaration.ts';
 
 /**
  * The complete route and the finalizer run the same completion, whichever comes first: they
- * read the form's bytes and copy them to the file's key (GetObject there, PutObject here, and,
- * in the finalizer, a HeadObject of the recorded copy when form bytes remain), delete them once
- * recorded or refused, and delete a copy no record names.
+ * read the form's bytes and copy them to the file's key (GetObject there, PutObject here),
+ * delete them once recorded or refused, and delete a copy no record names. The recorded copy
+ * is only ever listed (ListBucket), never read: until its malware scan clears it, the bucket's
+ * policy lets no function read it.
  */
 export const DIRECT_UPLOAD_COMPLETION = {
   table: [
@@ -21,9 +22,9 @@ export const DIRECT_UPLOAD_COMPLETION = {
       why: "read, copy, discard the form's bytes",
     },
     {
-      objects: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+      objects: ['s3:PutObject', 's3:DeleteObject'],
       under: 'users/',
-      why: 'the copy, a look at the recorded copy when form bytes remain, and a copy no record names',
+      why: 'the copy, and a copy no record names',
     },
     { missingObjectsAsNotFound: true },
     // An erased user's upload: the copy and the form's bytes go with every version.
@@ -39,4 +40,6 @@ export const DIRECT_UPLOAD_COMPLETION = {
       why: "an erased user's upload, every version",
     },
   ],
-} as const satisfies Required<Pick<FunctionResources, 'table' | 'bucket'>>;
+  // A new file waits for its malware-scan verdict only on a stage that scans.
+  settings: ['MALWARE_SCANNING'],
+} as const satisfies Required<Pick<FunctionSpec, 'table' | 'bucket' | 'settings'>>;

@@ -141,10 +141,21 @@ class FileServiceClient:
         """POST /api/v1/user/me/file/upload/{id}/complete: the UserFile the upload became."""
         return self._call("POST", f"/api/v1/user/me/file/upload/{upload_id}/complete")
 
-    def download(self, file_id: int) -> bytes:
-        """GET /api/v1/user/me/file/{id}/download, then its 5-minute link, without the token."""
+    def download(self, file_id: int, wait_seconds: float = 60) -> bytes:
+        """GET /api/v1/user/me/file/{id}/download, then its 5-minute link, without the token.
+        While the malware scan holds a new file the route answers 409 with Retry-After: this
+        waits as told, up to wait_seconds in all (a 409 without Retry-After waits for an
+        operator, so it is raised at once, as is a 403 for malware found)."""
         path = f"/api/v1/user/me/file/{file_id}/download"
-        status, headers, body = self._send("GET", self._url(path), None, self._auth())
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            status, headers, body = self._send(
+                "GET", self._url(path), None, self._auth(), answered=(302, 409)
+            )
+            retry_after = headers.get("Retry-After")
+            if status != 409 or retry_after is None or time.monotonic() >= deadline:
+                break
+            time.sleep(min(float(retry_after), max(0.0, deadline - time.monotonic())))
         location = headers.get("Location")
         if status != 302 or location is None:
             raise FileServiceError("GET", path, status, _parsed(body))
@@ -210,14 +221,20 @@ class FileServiceClient:
         return json.loads(answer) if answer else None
 
     def _send(
-        self, method: str, url: str, body: Optional[bytes], headers: Dict[str, str]
+        self,
+        method: str,
+        url: str,
+        body: Optional[bytes],
+        headers: Dict[str, str],
+        answered: Tuple[int, ...] = (301, 302, 303, 307, 308),
     ) -> Tuple[int, Any, bytes]:
+        """The answer; a refusal raises FileServiceError unless `answered` names its status."""
         request = urllib.request.Request(url, data=body, method=method, headers=headers)
         try:
             with self._opener.open(request, timeout=self.timeout) as answer:
                 return answer.status, answer.headers, answer.read()
         except urllib.error.HTTPError as refused:
-            if refused.code in (301, 302, 303, 307, 308):
+            if refused.code in answered:
                 return refused.code, refused.headers, refused.read()
             raise FileServiceError(method, url, refused.code, _parsed(refused.read())) from None
 

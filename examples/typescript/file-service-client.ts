@@ -152,13 +152,27 @@ export class FileServiceClient {
     return dataOf('complete direct upload', answer);
   }
 
-  /** GET /api/v1/user/me/file/{file_id}/download: its 302 names a 5-minute link, read here
-   * without the bearer token, which S3 would refuse beside the link's own signature. */
-  async download(fileId: number): Promise<Uint8Array> {
-    const { response } = await this.api.GET('/api/v1/user/me/file/{file_id}/download', {
-      params: { path: { file_id: fileId } },
-      redirect: 'manual',
-    });
+  /**
+   * GET /api/v1/user/me/file/{file_id}/download: its 302 names a 5-minute link, read here
+   * without the bearer token, which S3 would refuse beside the link's own signature. While the
+   * malware scan holds a new file the route answers 409 with Retry-After: this waits as told,
+   * up to `waitMs` in all (a 409 without Retry-After waits for an operator, and a 403 means
+   * malware was found: both are thrown at once).
+   */
+  async download(fileId: number, waitMs = 60_000): Promise<Uint8Array> {
+    const deadline = Date.now() + waitMs;
+    let response: Response;
+    for (;;) {
+      ({ response } = await this.api.GET('/api/v1/user/me/file/{file_id}/download', {
+        params: { path: { file_id: fileId } },
+        redirect: 'manual',
+      }));
+      const retryAfter = response.headers.get('retry-after');
+      if (response.status !== 409 || retryAfter === null || Date.now() >= deadline) break;
+      await response.body?.cancel();
+      const wait = Math.min(Number(retryAfter) * 1000, Math.max(0, deadline - Date.now()));
+      await setTimeout(wait);
+    }
     const link = response.headers.get('location');
     if (response.status !== 302 || link === null) {
       throw new FileServiceError(response.status, await response.text(), 'download');

@@ -1051,6 +1051,20 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Unauthorized"];
+            /** @description Malware was found in the file: its record stays, its bytes are never handed out */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Malware was found in this file; it cannot be downloaded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
             /** @description No file of yours has this id */
             404: {
                 headers: {
@@ -1060,6 +1074,20 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description The file is held by the malware scan: being scanned (with `Retry-After`), stored before scanning began, or not judged by the scanner and held for an operator */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The file is being scanned for malware; try again shortly"
                      *     }
                      */
                     "application/json": components["schemas"]["HTTPError"];

@@ -24,14 +24,15 @@ import { completeDirectUploadFunction } from './function.ts';
  */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'directUploads' | 'userFiles' | 'blobs'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
+  settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | 'MALWARE_SCANNING'>,
 ) => {
+  const ports = { ...adapters, scanning: settings.MALWARE_SCANNING === 'on' };
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(validateRequest(completeDirectUploadRequest))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
-      const completion = await completeDirectUpload(adapters, userId, input.path.file_id).catch(
+      const completion = await completeDirectUpload(ports, userId, input.path.file_id).catch(
         (error: unknown) => {
           countRefusal(error);
           throw error;

@@ -26,7 +26,15 @@ const downloadUserFileOperation = defineOperation({
         'cache-control': z.literal('no-store'),
       }),
     ),
+    403: detailAnswer(
+      'Malware was found in the file: its record stays, its bytes are never handed out',
+      'Malware was found in this file; it cannot be downloaded',
+    ),
     404: detailAnswer('No file of yours has this id', 'Not Found'),
+    409: detailAnswer(
+      'The file is held by the malware scan: being scanned (with `Retry-After`), stored before scanning began, or not judged by the scanner and held for an operator',
+      'The file is being scanned for malware; try again shortly',
+    ),
     422: idNotAnInteger('file_id'),
   },
 });
@@ -45,4 +53,6 @@ export const downloadUserFileFunction = defineFunction({
   sizing: { memoryMb: 512, timeoutSeconds: 10 },
   table: [{ items: ['GetItem'], in: 'users' }],
   bucket: [{ objects: ['s3:GetObject'], under: 'users/', why: 'the authority its link carries' }],
+  // Held files get no link on a stage that scans; the bucket's policy holds them too.
+  settings: ['MALWARE_SCANNING'],
 });

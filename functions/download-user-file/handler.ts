@@ -18,14 +18,15 @@ import { downloadUserFileFunction } from './function.ts';
 /** GET /api/v1/user/me/file/{file_id}/download (extension): 302 to a 5-minute S3 link. */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'userFiles' | 'blobs'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
+  settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | 'MALWARE_SCANNING'>,
 ) => {
+  const ports = { ...adapters, scanning: settings.MALWARE_SCANNING === 'on' };
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(validateRequest(downloadUserFileRequest))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
-      const url = await userFileDownloadLink(adapters, userId, input.path.file_id);
+      const url = await userFileDownloadLink(ports, userId, input.path.file_id);
       return { statusCode: 302, headers: { location: url, 'cache-control': 'no-store' }, body: '' };
     });
 };

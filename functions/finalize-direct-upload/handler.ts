@@ -19,7 +19,7 @@ import { directUploads } from '#shared/wiring/builders/direct-uploads.ts';
 import { userFiles } from '#shared/wiring/builders/user-files.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
+import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 import { finalizeDirectUploadFunction } from './function.ts';
 
 /**
@@ -31,7 +31,9 @@ import { finalizeDirectUploadFunction } from './function.ts';
  */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'directUploads' | 'userFiles' | 'blobs'>,
+  settings: Pick<ServiceSettings, 'MALWARE_SCANNING'>,
 ) => {
+  const ports = { ...adapters, scanning: settings.MALWARE_SCANNING === 'on' };
   return middy<S3Event>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(observeInvocation())
@@ -42,7 +44,7 @@ export const createHandler = (
         const owner = key === undefined ? undefined : parseDirectUploadObjectKey(key);
         if (owner === undefined || !record.eventName.startsWith('ObjectCreated:')) continue;
         try {
-          const judged = await judgeUploadedBytes(adapters, owner.userId, owner.fileId);
+          const judged = await judgeUploadedBytes(ports, owner.userId, owner.fileId);
           if (judged !== 'discarded') {
             countCompletion(judged);
             const { file } = judged;
@@ -73,5 +75,6 @@ export const handler = lambdaEntry(finalizeDirectUploadFunction.variables, (env)
       { ...env, documents: documentClient, s3: s3Client },
       { directUploads, userFiles, blobs },
     ),
+    env,
   ),
 );

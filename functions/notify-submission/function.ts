@@ -99,5 +99,6 @@ export const notifySubmissionFunction = defineFunction({
   ],
   notificationQueue: 'send',
   // The sender's allowance (the stage's `notifyBurst`, `notifyRatePerMinute`).
-  settings: ['NOTIFY_BURST', 'NOTIFY_RATE_PER_MINUTE'],
+  // MALWARE_SCANNING: the message says which files the malware scan holds.
+  settings: ['NOTIFY_BURST', 'NOTIFY_RATE_PER_MINUTE', 'MALWARE_SCANNING'],
 });

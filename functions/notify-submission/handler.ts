@@ -43,8 +43,12 @@ export const createHandler = (
     ServiceAdapters,
     'userFiles' | 'notifications' | 'notificationQueue' | 'idempotency' | 'rateLimits'
   >,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | 'NOTIFY_BURST' | 'NOTIFY_RATE_PER_MINUTE'>,
+  settings: Pick<
+    ServiceSettings,
+    'USER_ID_CLAIM' | 'NOTIFY_BURST' | 'NOTIFY_RATE_PER_MINUTE' | 'MALWARE_SCANNING'
+  >,
 ) => {
+  const ports = { ...adapters, scanning: settings.MALWARE_SCANNING === 'on' };
   const allowance = notifyRule({
     burst: settings.NOTIFY_BURST,
     perMinute: settings.NOTIFY_RATE_PER_MINUTE,
@@ -53,7 +57,7 @@ export const createHandler = (
     IDEMPOTENT_OPERATIONS.notifySubmission,
     async (announcement: SubmissionAnnouncement) => {
       try {
-        const queued = await notifySubmission(adapters, allowance, announcement);
+        const queued = await notifySubmission(ports, allowance, announcement);
         recordMetric('NotificationsQueued');
         return toAcceptedBody(queued);
       } catch (error) {

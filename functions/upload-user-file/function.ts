@@ -78,4 +78,6 @@ export const uploadUserFileFunction = defineFunction({
       why: "an erased user's refused upload",
     },
   ],
+  // A new file waits for its malware-scan verdict only on a stage that scans.
+  settings: ['MALWARE_SCANNING'],
 });

@@ -31,12 +31,13 @@ import { uploadUserFileFunction } from './function.ts';
  */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'fileIds' | 'blobs' | 'userFiles' | 'idempotency'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
+  settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | 'MALWARE_SCANNING'>,
 ) => {
+  const ports = { ...adapters, scanning: settings.MALWARE_SCANNING === 'on' };
   const upload = idempotentPerKey(
     IDEMPOTENT_OPERATIONS.uploadUserFile,
     async (file: NewUserFile) => {
-      const uploaded = await uploadUserFile(adapters, file);
+      const uploaded = await uploadUserFile(ports, file);
       recordMetric('MultipartUploads');
       recordMetric('MultipartUploadBytes', uploaded.filesize);
       return toUserFileBody(uploaded);

@@ -4,6 +4,7 @@ import {
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   ListObjectVersionsCommand,
   NoSuchKey,
   NotFound,
@@ -71,6 +72,16 @@ export class S3BlobStore implements BlobStore, BlobVersions, UploadSigner, Downl
     }
   }
 
+  async listed(key: string): Promise<StoredBlob | undefined> {
+    // The key itself sorts first among the keys it prefixes.
+    const { Contents = [] } = await this.client.send(
+      new ListObjectsV2Command({ Bucket: this.bucket, Prefix: key, MaxKeys: 1 }),
+    );
+    const object = Contents[0];
+    if (object?.Key !== key) return undefined;
+    return { size: object.Size ?? 0, contentType: undefined, etag: object.ETag ?? '' };
+  }
+
   async copy(
     sourceKey: string,
     key: string,
@@ -83,6 +94,9 @@ export class S3BlobStore implements BlobStore, BlobVersions, UploadSigner, Downl
           Bucket: this.bucket,
           Key: key,
           CopySource: source,
+          // Every copy lands where the malware scan holds downloads by tag: the copy starts
+          // with none (the source's verdict is not this object's), and is scanned itself.
+          TaggingDirective: 'REPLACE',
           ...(options.ifMatch === undefined ? {} : { CopySourceIfMatch: options.ifMatch }),
         }),
       );

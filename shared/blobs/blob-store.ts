@@ -48,6 +48,11 @@ export interface BlobStore extends FileObjectKeys {
   /** The object's size and type, or undefined when there is none. */
   head(key: string): Promise<StoredBlob | undefined>;
   /**
+   * The object's size and ETag as the bucket's listing shows them (no type), or undefined:
+   * no read of the object, so it answers for one the malware scan still holds.
+   */
+  listed(key: string): Promise<StoredBlob | undefined>;
+  /**
    * Copies an object within the store: BlobNotFoundError when the source is not there,
    * BlobChangedError when `ifMatch` is given and the source no longer has that ETag.
    * Resolves to the ETag of what was written.

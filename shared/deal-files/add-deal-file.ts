@@ -4,6 +4,7 @@ import type { DealRef } from '../groups/group.ts';
 import type { GroupRepository } from '../groups/group-repository.ts';
 import type { IdAllocator } from '../ids/id-allocator.ts';
 import { logger } from '../logger.ts';
+import { newFileScan, standingOf } from '../domain/file-scan.ts';
 import type { FileType } from '../domain/file-type.ts';
 import { MAX_UPLOAD_BYTES } from '../user-files/upload-limits.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
@@ -19,6 +20,8 @@ export interface AddDealFilePorts {
   readonly groups: Pick<GroupRepository, 'getDeal'>;
   readonly dealFiles: Pick<DealFileRepository, 'create' | 'get'>;
   readonly userFiles: Pick<UserFileRepository, 'get'>;
+  /** Whether the stage scans stored files (absent: it does not): a new file then waits for its verdict. */
+  readonly scanning?: boolean;
   readonly now?: () => Date;
 }
 
@@ -77,6 +80,7 @@ export async function addDealFile(
     updatedAt: null,
     isArchived: false,
     location: ports.blobs.locationOf(key),
+    ...newFileScan(ports.scanning === true),
   };
   let outcome: 'created' | 'deal-missing';
   try {
@@ -116,6 +120,14 @@ async function describe(
   const userFile = await ports.userFiles.get(source.userId, source.fileId);
   if (userFile === undefined) {
     throw new NotFound(`user ${source.userId} has no file ${source.fileId}`);
+  }
+  const standing = standingOf(userFile.scan);
+  if (ports.scanning === true && standing !== 'clean' && standing !== 'released') {
+    // Its bytes are held (the bucket would refuse to read them for the copy anyway): a deal
+    // room gets no file its owner may not download.
+    throw new Conflict(
+      `user ${source.userId}'s file ${source.fileId} is held by the malware scan (${standing}); attach it once it is clean or released`,
+    );
   }
   return {
     name: request.name ?? userFile.name,

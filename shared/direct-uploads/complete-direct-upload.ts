@@ -7,6 +7,7 @@ import {
   type StoredBlob,
 } from '../blobs/blob-store.ts';
 import { deleteEveryVersion } from '../blobs/object-versions.ts';
+import { newFileScan } from '../domain/file-scan.ts';
 import { settleRead } from '../domain/settle-read.ts';
 import { Conflict, NotFound, RuleBroken } from '../domain/outcome.ts';
 import { logger } from '../logger.ts';
@@ -19,9 +20,11 @@ import type { DirectUploadRepository } from './direct-upload-repository.ts';
 export interface CompletionPorts {
   readonly directUploads: DirectUploadRepository;
   readonly userFiles: Pick<UserFileRepository, 'get'>;
+  /** Whether the stage scans stored files (absent: it does not): a new file then waits for its verdict. */
+  readonly scanning?: boolean;
   readonly blobs: Pick<
     BlobStore,
-    'head' | 'copy' | 'delete' | 'locationOf' | 'directUploadKey' | 'userFileKey'
+    'head' | 'listed' | 'copy' | 'delete' | 'locationOf' | 'directUploadKey' | 'userFileKey'
   > &
     BlobVersions;
   readonly now?: () => Date;
@@ -127,7 +130,9 @@ async function removeRecordedSource(ports: CompletionPorts, key: string): Promis
 /**
  * Once the file is recorded, what is left under the form's key: nothing (the usual case), the
  * recorded bytes themselves (their completer has yet to remove them), or bytes the form sent
- * since, which no record will name: only those are discarded as such.
+ * since, which no record will name: only those are discarded as such. The recorded copy is
+ * seen through the bucket's listing, not read: until its malware scan clears it, the bucket
+ * lets no one read it.
  */
 async function sweepAfterRecording(
   ports: CompletionPorts,
@@ -140,7 +145,7 @@ async function sweepAfterRecording(
   try {
     left = await ports.blobs.head(staged);
     if (left === undefined) return;
-    recorded = await ports.blobs.head(ports.blobs.userFileKey(userId, fileId));
+    recorded = await ports.blobs.listed(ports.blobs.userFileKey(userId, fileId));
   } catch (error) {
     logger.error('Could not discard direct upload bytes', { key: staged, error });
     return;
@@ -244,6 +249,7 @@ async function completeClaimed(
       isArchived: false,
       filesize: blob.size,
       location: ports.blobs.locationOf(key),
+      ...newFileScan(ports.scanning === true),
     };
     const outcome = await recordCompletion(ports, file, token);
     if (outcome === 'erased') {

@@ -41,10 +41,22 @@ export class AccountErased extends AccessDenied {
   }
 }
 
-/** The request clashes with the thing's current state; a retry later may succeed. */
+/**
+ * The request clashes with the thing's current state; a retry later may succeed, after
+ * `retryAfterMs` when the state is known to settle on its own.
+ */
 export class Conflict extends DomainOutcome {
   readonly kind = 'conflict';
+  readonly retryAfterMs: number | undefined;
+
+  constructor(reason: string, retryAfterMs?: number) {
+    super(reason);
+    this.retryAfterMs = retryAfterMs;
+  }
 }
+
+/** Malware was found in the file: no one may have its bytes, though its record stays. */
+export class FileQuarantined extends AccessDenied {}
 
 /** The rules a request can break, each with its own answer at the edges. */
 export type Rule = 'file-named' | 'file-not-empty' | 'file-size-limit';

@@ -24,12 +24,16 @@ const retryAfterSeconds = (ms: number): string => String(Math.max(1, Math.ceil(m
 
 /** The one place domain outcomes become HTTP: the status and body the contract's clients parse. */
 export function outcomeAsHttpError(outcome: Outcome): HttpError {
-  if (outcome.kind === 'rate-limited') {
-    return new HttpError(STATUS[outcome.kind], outcome.message, {
-      headers: { 'retry-after': retryAfterSeconds(outcome.retryAfterMs) },
-      cause: outcome,
-    });
-  }
   const status = outcome.kind === 'rule-broken' ? RULE_STATUS[outcome.rule] : STATUS[outcome.kind];
-  return new HttpError(status, outcome.message, { cause: outcome });
+  // A wait the domain knows of: the allowance's refill, a scan under way.
+  const retryAfterMs =
+    outcome.kind === 'rate-limited' || outcome.kind === 'conflict'
+      ? outcome.retryAfterMs
+      : undefined;
+  return new HttpError(status, outcome.message, {
+    ...(retryAfterMs === undefined
+      ? {}
+      : { headers: { 'retry-after': retryAfterSeconds(retryAfterMs) } }),
+    cause: outcome,
+  });
 }

@@ -1,5 +1,5 @@
 import type { FileType } from '../domain/file-type.ts';
-import type { NotifiedFile, SubmissionNotification } from './submission-notification.ts';
+import type { FileHold, NotifiedFile, SubmissionNotification } from './submission-notification.ts';
 
 /** Slack's Block Kit text object. */
 interface TextObject {
@@ -116,8 +116,14 @@ export function humanSize(bytes: number): string {
 
 const files = (n: number): string => (n === 1 ? '1 file' : `${n} files`);
 
+/** What the message says of a file the malware scan held when it was announced. */
+const HOLD_NOTES: Readonly<Record<FileHold, string>> = {
+  'malware-found': '  ·  :warning: *malware found: not downloadable*',
+  'not-cleared': '  ·  _held until the malware scan clears it_',
+};
+
 const fileLine = (file: NotifiedFile): string =>
-  `• *${escapeMrkdwn(cut(file.name, NAME_SHOWN))}*  ·  ${typeLabel(file.type)}  ·  ${humanSize(file.size)}`;
+  `• *${escapeMrkdwn(cut(file.name, NAME_SHOWN))}*  ·  ${typeLabel(file.type)}  ·  ${humanSize(file.size)}${file.held === undefined ? '' : HOLD_NOTES[file.held]}`;
 
 /** Lines packed into as few sections as fit Slack's 3,000 characters a section. */
 function sections(lines: readonly string[]): Block[] {

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { AccountErased, NotFound, RateLimited } from '../domain/outcome.ts';
+import { type FileScan, standingOf } from '../domain/file-scan.ts';
 import { settleRead } from '../domain/settle-read.ts';
 import { logger } from '../logger.ts';
 import type { MessageQueue } from '../queue/message-queue.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
 import type { NotificationRepository } from './notification-repository.ts';
 import {
+  type FileHold,
   newSubmissionNotification,
   notificationMessageBody,
   notificationMessageGroup,
@@ -19,6 +21,8 @@ export interface NotifyPorts {
   readonly notificationQueue: Pick<MessageQueue, 'send'>;
   /** Each sender's allowance: a token bucket per user, spent by every call that would send. */
   readonly rateLimits: Pick<TokenBuckets, 'take'>;
+  /** Whether the stage scans stored files (absent: it does not): the message says which it holds. */
+  readonly scanning?: boolean;
   readonly now?: () => Date;
   readonly newId?: () => string;
 }
@@ -36,6 +40,13 @@ export interface SubmissionAnnouncement {
   readonly fileIds: readonly (number | bigint)[];
   readonly fundName: string | null;
   readonly message: string | null;
+}
+
+/** Why the scan holds a file, in the message's terms; undefined when it holds nothing. */
+function holdOf(scan: FileScan | undefined): FileHold | undefined {
+  const standing = standingOf(scan);
+  if (standing === 'clean' || standing === 'released') return undefined;
+  return standing === 'THREATS_FOUND' ? 'malware-found' : 'not-cleared';
 }
 
 const notFound = (ids: readonly (number | bigint)[]): NotFound =>
@@ -103,7 +114,14 @@ export async function notifySubmission(
     files: ids.map((id) => {
       const file = found.get(id);
       if (file === undefined) throw notFound([id]);
-      return { id, name: file.name, type: file.type, size: file.filesize };
+      const held = ports.scanning === true ? holdOf(file.scan) : undefined;
+      return {
+        id,
+        name: file.name,
+        type: file.type,
+        size: file.filesize,
+        ...(held === undefined ? {} : { held }),
+      };
     }),
     fundName: announcement.fundName,
     message: announcement.message,

@@ -15,7 +15,15 @@ export interface NotifiedFile {
   readonly name: string;
   readonly type: FileType | null;
   readonly size: number;
+  /**
+   * Why the malware scan held its bytes when it was announced: malware found, or not cleared
+   * yet (being scanned, or not judged); absent for a file anyone may download.
+   */
+  readonly held?: FileHold;
 }
+
+export const FILE_HOLDS = ['malware-found', 'not-cleared'] as const;
+export type FileHold = (typeof FILE_HOLDS)[number];
 
 /** Names one notification: its sender and its id. */
 export interface NotificationRef {

@@ -4,6 +4,7 @@ import type { IdAllocator } from '../ids/id-allocator.ts';
 import { settleRead } from '../domain/settle-read.ts';
 import { logger } from '../logger.ts';
 import { AccountErased } from '../domain/outcome.ts';
+import { newFileScan } from '../domain/file-scan.ts';
 import type { FileType } from '../domain/file-type.ts';
 import type { UserFile } from './user-file.ts';
 import type { UserFileRepository } from './user-file-repository.ts';
@@ -12,6 +13,8 @@ export interface UploadPorts {
   readonly fileIds: IdAllocator;
   readonly blobs: Pick<BlobStore, 'put' | 'delete' | 'locationOf' | 'userFileKey'> & BlobVersions;
   readonly userFiles: Pick<UserFileRepository, 'create' | 'get'>;
+  /** Whether the stage scans stored files (absent: it does not): a new file then waits for its verdict. */
+  readonly scanning?: boolean;
   readonly now?: () => Date;
 }
 
@@ -49,7 +52,7 @@ const sameFile = (a: UserFile, b: UserFile): boolean =>
  * without a record are safer than a record without bytes.
  */
 async function recordUserFile(
-  ports: Pick<UploadPorts, 'blobs' | 'userFiles' | 'now'>,
+  ports: Pick<UploadPorts, 'blobs' | 'userFiles' | 'scanning' | 'now'>,
   upload: Omit<NewUserFile, 'content' | 'contentType'> & { id: number; size: number },
 ): Promise<UserFile> {
   const key = ports.blobs.userFileKey(upload.userId, upload.id);
@@ -63,6 +66,7 @@ async function recordUserFile(
     isArchived: false,
     filesize: upload.size,
     location: ports.blobs.locationOf(key),
+    ...newFileScan(ports.scanning === true),
   };
   try {
     await ports.userFiles.create(file);

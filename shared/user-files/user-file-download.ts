@@ -1,20 +1,27 @@
 import type { BlobStore, DownloadSigner } from '../blobs/blob-store.ts';
 import { NotFound } from '../domain/outcome.ts';
+import { assertDownloadable } from '../scanning/download-hold.ts';
 import type { UserFileRepository } from './user-file-repository.ts';
 
 const DOWNLOAD_LINK_SECONDS = 5 * 60;
 
-/** A link that downloads the owner's file under its original name; valid five minutes. */
+/**
+ * A link that downloads the owner's file under its original name; valid five minutes. A file
+ * the malware scan holds gets none (FileHeld, FileQuarantined).
+ */
 export async function userFileDownloadLink(
   ports: {
     readonly userFiles: Pick<UserFileRepository, 'get'>;
     readonly blobs: DownloadSigner & Pick<BlobStore, 'userFileKey'>;
+    /** Whether the stage scans stored files (absent: it does not): only a cleared file gets a link. */
+    readonly scanning?: boolean;
   },
   userId: number,
   fileId: number,
 ): Promise<string> {
   const file = await ports.userFiles.get(userId, fileId);
   if (file === undefined) throw new NotFound();
+  assertDownloadable(file.scan, ports.scanning === true);
   return ports.blobs.signDownload(ports.blobs.userFileKey(userId, fileId), {
     downloadName: file.name,
     expiresInSeconds: DOWNLOAD_LINK_SECONDS,

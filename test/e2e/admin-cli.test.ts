@@ -11,6 +11,7 @@ import { stageRecordOf } from '#infra/local/stage-lock.ts';
 import { dealFileObjectKey, userFileObjectKey } from '#shared/adapters/keys.ts';
 import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
+import { eventually } from '#test/support/eventually.ts';
 import {
   type CloudFormationStandIn,
   startCloudFormationStandIn,
@@ -233,10 +234,19 @@ describe('admin: deal-file add and list', () => {
     await ok('deal add --group 40 --deal 1 --name One');
   });
 
-  const objectText = async (key: string) =>
-    (
-      await stage().s3.send(new GetObjectCommand({ Bucket: stage().bucket, Key: key }))
-    ).Body?.transformToString();
+  // The bucket lets no one read an object before its malware scan clears it.
+  const objectText = (key: string) =>
+    eventually(async () => {
+      try {
+        const { Body } = await stage().s3.send(
+          new GetObjectCommand({ Bucket: stage().bucket, Key: key }),
+        );
+        return (await Body?.transformToString()) ?? '';
+      } catch (error) {
+        if ((error as { name?: string }).name === 'AccessDenied') return undefined;
+        throw error;
+      }
+    });
 
   const userFile = async (id: number, name: string, content?: string) => {
     await stage().put([
@@ -250,6 +260,8 @@ describe('admin: deal-file add and list', () => {
         isArchived: false,
         filesize: content?.length ?? 3,
         location: null,
+        // Scanned and found clean, as a user's file is before it may be copied to a deal.
+        scan: { status: 'scanned', result: 'NO_THREATS_FOUND', at: '2026-06-01T00:00:01.000Z' },
       }),
     ]);
     if (content === undefined) return;

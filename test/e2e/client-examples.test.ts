@@ -108,10 +108,7 @@ async function runExample(command: string, script: string, user: number) {
     ].sort((a, b) => (a.id ?? 0) - (b.id ?? 0)),
   );
   for (const [index, sent] of [small.bytes, large.bytes].entries()) {
-    const redirect = await stage().request(`/api/v1/user/me/file/${String(ids[index])}/download`, {
-      as: user,
-      redirect: 'manual',
-    });
+    const redirect = await stage().download(user, String(ids[index]));
     const object = await fetch(redirect.headers.get('location') ?? '');
     expect(sha256(new Uint8Array(await object.arrayBuffer()))).toBe(sha256(sent));
   }

@@ -148,10 +148,7 @@ describe('POST /api/v1/user/me/file/upload signs a direct-to-S3 upload', () => {
       expect(response.status).toBe(201);
       expect(await response.json()).toEqual(file);
     }
-    const redirect = await stage().request(`/api/v1/user/me/file/${ticket.id}/download`, {
-      as: 41,
-      redirect: 'manual',
-    });
+    const redirect = await stage().download(41, ticket.id);
     expect(redirect.status).toBe(302);
     const object = await fetch(redirect.headers.get('location') ?? '');
     expect(object.headers.get('content-disposition')).toBe(
@@ -310,10 +307,7 @@ describe('POST /api/v1/user/me/file/upload signs a direct-to-S3 upload', () => {
 
 /** The bytes a file's download link serves. */
 async function downloaded(as: number, id: number): Promise<Buffer> {
-  const redirect = await stage().request(`/api/v1/user/me/file/${id}/download`, {
-    as,
-    redirect: 'manual',
-  });
+  const redirect = await stage().download(as, id);
   expect(redirect.status).toBe(302);
   return Buffer.from(await (await fetch(redirect.headers.get('location') ?? '')).arrayBuffer());
 }
@@ -432,10 +426,7 @@ describe('GET /api/v1/user/me/file/{file_id}/download', () => {
     const ticket = await ticketFor(49);
     expect(await postToS3(ticket, Buffer.from('x'))).toBe(204);
     await listedFile(49, ticket.id);
-    const redirect = await stage().request(`/api/v1/user/me/file/${ticket.id}/download`, {
-      as: 49,
-      redirect: 'manual',
-    });
+    const redirect = await stage().download(49, ticket.id);
     const location = new URL(redirect.headers.get('location') ?? '');
     expect(location.searchParams.get('X-Amz-Expires')).toBe('300');
     expect(redirect.headers.get('cache-control')).toBe('no-store');

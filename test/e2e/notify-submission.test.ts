@@ -57,6 +57,8 @@ async function seedFiles(userId: number, files: readonly SeededFile[]) {
         updatedAt: null,
         isArchived: false,
         location: null,
+        // Scanned and found clean: the message notes held files (test/e2e/malware-scan.test.ts).
+        scan: { status: 'scanned', result: 'NO_THREATS_FOUND', at: '2026-11-01T09:00:01.000Z' },
       }),
     ),
   );
@@ -171,6 +173,8 @@ describe('POST /api/v1/user/me/file/notify: one chat message per call', () => {
       { name: 'type', value: 'raw_data' },
     ]);
     const uploaded = (await (await stage().upload(902, form)).json()) as { id: number };
+    // Once its malware scan cleared it: a file still being scanned is noted as held.
+    expect((await stage().download(902, uploaded.id)).status).toBe(302);
     const id = await accepted(await notify(902, { file_ids: [uploaded.id], fund_name: null }), 1);
     expect((await settled(902, id)).status).toBe('sent');
     expect(receiver().delivered()).toHaveLength(1);

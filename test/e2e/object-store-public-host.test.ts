@@ -36,10 +36,7 @@ describe('a stage on every interface signs for its public host', () => {
       return ((await listed.json()) as UserFileBody[]).some((file) => file.id === ticket.id);
     });
 
-    const redirect = await stage().request(`/api/v1/user/me/file/${ticket.id}/download`, {
-      as: 7100,
-      redirect: 'manual',
-    });
+    const redirect = await stage().download(7100, ticket.id);
     const link = new URL(redirect.headers.get('location') ?? '');
     expect(link.host).toBe(`${PUBLIC_HOST}:${s3Port}`);
     expect(await (await fetch(link)).text()).toBe('hello');

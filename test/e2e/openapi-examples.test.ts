@@ -11,6 +11,7 @@ import {
 import { jsonBodyLimit } from '#shared/http/json-body-limit.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import { dealFile, seedDeals } from '#test/support/deal-fixtures.ts';
+import { EICAR_TEST_STRING } from '#infra/local/local-malware-scanner.ts';
 import { eventually } from '#test/support/eventually.ts';
 import {
   DYNAMODB_INTERNAL_ERROR,
@@ -122,6 +123,8 @@ const USERS = {
   earlyComplete: 26,
   bigUpload: 27,
   erased: 28,
+  infected: 29,
+  scanning: 30,
 } as const;
 
 const GROUP = 1;
@@ -187,6 +190,29 @@ async function seed(): Promise<void> {
   ]);
 }
 
+/** The EICAR test file, uploaded, and its download once the scan found it: refused. */
+async function infectedDownload(): Promise<Answer> {
+  const as = USERS.infected;
+  const uploaded = await stage().upload(
+    as,
+    uploadForm(Buffer.from(EICAR_TEST_STRING), { name: 'eicar.txt', type: 'raw_data' }),
+  );
+  const { id } = (await uploaded.json()) as { id: number };
+  return eventually(async () => {
+    const answer = await call('GET', `${fileAt(id)}/download`, { as });
+    return answer.status === 409 ? undefined : answer;
+  });
+}
+
+/** A file whose scan is under way, as the upload records it until its verdict comes. */
+async function scanningDownload(): Promise<Answer> {
+  const as = USERS.scanning;
+  await stage().put([
+    toUserFileItem({ ...dealFile(0, 0, 1), userId: as, scan: { status: 'pending' } }),
+  ]);
+  return call('GET', `${fileAt(1)}/download`, { as });
+}
+
 const NOTIFY = '/api/v1/user/me/file/notify';
 const UPLOADS = '/api/v1/user/me/file';
 const START = '/api/v1/user/me/file/upload';
@@ -224,7 +250,11 @@ async function ownersDay(): Promise<Record<string, Answer>> {
     ...json(changes),
     sent: { body: changes, parameters },
   });
-  const download = await call('GET', `${fileAt(id)}/download`, { as: OWNER, sent: { parameters } });
+  // Once its malware scan has cleared it.
+  const download = await eventually(async () => {
+    const answer = await call('GET', `${fileAt(id)}/download`, { as: OWNER, sent: { parameters } });
+    return answer.status === 409 ? undefined : answer;
+  });
   const signed = await startUpload(OWNER, requestExample('POST /api/v1/user/me/file/upload'));
   const direct = ticketOf(await startUpload(OWNER, { name, type, filesize }));
   expect(await postToSignedForm(direct, Buffer.alloc(filesize, 2))).toBe(204);
@@ -411,6 +441,8 @@ async function concurrentSituations(): Promise<Record<string, Answer>> {
     'GET /api/v1/user/me/file/{file_id}/download 422': call('GET', `${fileAt('abc')}/download`, {
       as: nobody,
     }),
+    'GET /api/v1/user/me/file/{file_id}/download 403': infectedDownload(),
+    'GET /api/v1/user/me/file/{file_id}/download 409': scanningDownload(),
     // Direct uploads.
     'POST /api/v1/user/me/file/upload 413': call('POST', START, {
       as: nobody,

@@ -96,10 +96,7 @@ describe('The local stage refuses what the platform refuses, as the platform doe
     expect(created.filesize).toBe(content.length);
     const listed = (await (await stage().request(LIST, { as: 80 })).json()) as { id: number }[];
     expect(listed.map((file) => file.id)).toEqual([created.id]);
-    const redirect = await stage().request(`${LIST}/${created.id}/download`, {
-      as: 80,
-      redirect: 'manual',
-    });
+    const redirect = await stage().download(80, created.id);
     const object = await fetch(redirect.headers.get('location') ?? '');
     expect(sha256(new Uint8Array(await object.arrayBuffer()))).toBe(sha256(content));
   });

@@ -33,10 +33,7 @@ interface UserFileBody {
 
 /** The bytes behind the download link, following the 302 as a browser would. */
 async function download(userId: number, fileId: number) {
-  const redirect = await stage().request(`/api/v1/user/me/file/${fileId}/download`, {
-    as: userId,
-    redirect: 'manual',
-  });
+  const redirect = await stage().download(userId, fileId);
   expect(redirect.status).toBe(302);
   const object = await fetch(redirect.headers.get('location') ?? '');
   expect(object.status).toBe(200);

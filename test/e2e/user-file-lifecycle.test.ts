@@ -91,10 +91,7 @@ describe('PATCH /api/v1/user/me/file/{file_id}', () => {
       name,
       updated_at: expect.any(String) as string,
     });
-    const download = await stage().request(`${own(file.id)}/download`, {
-      as: 2,
-      redirect: 'manual',
-    });
+    const download = await stage().download(2, file.id);
     expect(download.status).toBe(302);
     const link = new URL(download.headers.get('location') ?? '');
     expect(link.searchParams.get('response-content-disposition')).toBe(attachmentDisposition(name));
@@ -201,10 +198,7 @@ describe('DELETE /api/v1/user/me/file/{file_id}', () => {
     expect(response.status).toBe(204);
     expect(await response.text()).toBe('');
     expect((await listed(7)).map((f) => f.id)).toEqual([kept.id]);
-    const download = await stage().request(`${own(file.id)}/download`, {
-      as: 7,
-      redirect: 'manual',
-    });
+    const download = await stage().download(7, file.id);
     expect(download.status).toBe(404);
     await expectRefused(() => remove(7, file.id), 404, NOT_FOUND);
     await expectRefused(() => patch(7, file.id, '{}'), 404, NOT_FOUND);

@@ -46,6 +46,7 @@ const addPorts = {
   groups,
   dealFiles,
   userFiles: new DynamoUserFileRepository(dynamodb, name),
+  scanning: false,
 };
 
 const EDITOR = 9;

@@ -28,6 +28,7 @@ const ports = {
   directUploads: new DynamoDirectUploadRepository(dynamodb, name),
   userFiles: new DynamoUserFileRepository(dynamodb, name),
   blobs,
+  scanning: false,
 };
 
 beforeAll(async () => {

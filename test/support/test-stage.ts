@@ -12,6 +12,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
 import { runAdmin } from '#infra/admin/run-admin.ts';
 import { serviceContract } from './contract-check.ts';
 import { putItems } from './put-items.ts';
+import { eventually } from './eventually.ts';
 import type { IssueTokenOptions } from '#infra/local/identity-provider.ts';
 import type { RequestLogLine } from '#infra/local/gateway.ts';
 import {
@@ -71,6 +72,12 @@ export interface TestStage extends LocalStage {
     form: { body: Buffer; contentType: string },
     headers?: Record<string, string>,
   ): Promise<Response>;
+  /**
+   * GET the file's download route as this user, once its malware scan is over: while the
+   * route answers 409 with Retry-After (a scan under way) it is asked again. Any other answer,
+   * a 302 or a refusal, is the route's.
+   */
+  download(as: number, fileId: number | string, init?: RequestInit): Promise<Response>;
   /** `npm run admin -- <args>` on this stage, in this process: exit code, stdout, stderr. */
   admin(args: readonly string[]): Promise<{ code: number; out: string; err: string }>;
   /** `npm run admin -- reconcile --settle-seconds 0` on this stage: its JSON. */
@@ -102,7 +109,7 @@ const UNLIMITED_NOTIFY = { notifyBurst: 1000, notifyRatePerMinute: 6000 } as con
 export async function startTestStage(
   options: Pick<
     LocalStageOptions,
-    'notifications' | 'handlerEndpoints' | 'host' | 'publicHost'
+    'notifications' | 'handlerEndpoints' | 'host' | 'publicHost' | 'malwareScanning' | 'scanner'
   > = {},
 ): Promise<TestStage> {
   const clients = emulatorClients();
@@ -130,6 +137,8 @@ export async function startTestStage(
       : { handlerEndpoints: options.handlerEndpoints }),
     ...(options.host === undefined ? {} : { host: options.host }),
     ...(options.publicHost === undefined ? {} : { publicHost: options.publicHost }),
+    ...(options.malwareScanning === undefined ? {} : { malwareScanning: options.malwareScanning }),
+    ...(options.scanner === undefined ? {} : { scanner: options.scanner }),
   });
   // The operator CLI finds a stage by this record, as it finds `npm start`.
   await writeStageRecord(dataDir, stageRecordOf(stage));
@@ -183,20 +192,37 @@ export async function startTestStage(
     request,
     items,
     objectKeys,
-    stored: async () => ({
-      items: (await items())
-        .filter((item) => !String(item.PK).startsWith('COUNTER#') && item.entity !== 'TokenBucket')
-        .sort((a, b) =>
-          `${String(a.PK)} ${String(a.SK)}`.localeCompare(`${String(b.PK)} ${String(b.SK)}`),
-        ),
-      ...(await listed().then((etags) => ({ objects: Object.keys(etags).sort(), etags }))),
-    }),
+    stored: async () => {
+      return {
+        items: (await items())
+          .filter(
+            (item) => !String(item.PK).startsWith('COUNTER#') && item.entity !== 'TokenBucket',
+          )
+          // A malware-scan verdict lands on a record whenever its scan ends: no request's doing.
+          .map(({ scan: _verdict, ...item }) => item)
+          .sort((a, b) =>
+            `${String(a.PK)} ${String(a.SK)}`.localeCompare(`${String(b.PK)} ${String(b.SK)}`),
+          ),
+        ...(await listed().then((etags) => ({ objects: Object.keys(etags).sort(), etags }))),
+      };
+    },
     upload: (as, form, headers = {}) =>
       request('/api/v1/user/me/file', {
         method: 'POST',
         as,
         body: form.body,
         headers: { 'content-type': form.contentType, ...headers },
+      }),
+    download: async (as, fileId, init = {}) =>
+      eventually(async () => {
+        const response = await request(`/api/v1/user/me/file/${String(fileId)}/download`, {
+          redirect: 'manual',
+          ...init,
+          as,
+        });
+        if (response.status !== 409 || !response.headers.has('retry-after')) return response;
+        await response.body?.cancel();
+        return undefined;
       }),
     put: (items) => putItems(clients.dynamodb, stage.tableName, items),
     s3,

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { FILE_TYPES } from '../../domain/file-type.ts';
 import { EXPIRY_ATTRIBUTE, PARTITION_KEY, SORT_KEY } from '../keys.ts';
 import {
+  FILE_HOLDS,
   NOTIFICATION_STATUSES,
   type SubmissionNotification,
 } from '../../notifications/submission-notification.ts';
@@ -19,6 +20,7 @@ const NOTIFICATION_ITEM = z.object({
       name: z.string(),
       type: z.enum(FILE_TYPES).nullable(),
       size: z.number().int().nonnegative(),
+      held: z.enum(FILE_HOLDS).optional(),
     }),
   ),
   fund_name: z.string().nullable(),

@@ -1,0 +1,44 @@
+import { Conflict, FileQuarantined } from '../domain/outcome.ts';
+import { type FileScan, standingOf } from '../domain/file-scan.ts';
+
+/** A scan of a file this size takes seconds: a client asked to wait this long rarely asks twice. */
+const PENDING_RETRY_MS = 5_000;
+
+/**
+ * The file is held: no download until a scan or an operator clears it. A scan under way says
+ * when to ask again; a hold only an operator can lift does not.
+ */
+class FileHeld extends Conflict {}
+
+/** How each state that holds a file answers a download. */
+const HOLDS = {
+  pending: () =>
+    new FileHeld('The file is being scanned for malware; try again shortly', PENDING_RETRY_MS),
+  unscanned: () =>
+    new FileHeld(
+      'The file was stored before malware scanning began; it can be downloaded once it is scanned',
+    ),
+  THREATS_FOUND: () =>
+    new FileQuarantined('Malware was found in this file; it cannot be downloaded'),
+  UNSUPPORTED: () =>
+    new FileHeld(
+      'The file could not be scanned for malware; it is held until an operator reviews it',
+    ),
+  ACCESS_DENIED: () =>
+    new FileHeld(
+      'The file could not be scanned for malware; it is held until an operator reviews it',
+    ),
+  FAILED: () =>
+    new FileHeld('The malware scan of this file failed; it is held until an operator reviews it'),
+} as const;
+
+/**
+ * Whether the bytes may be handed out; throws the hold when not. With scanning off nothing is
+ * held: the bucket holds nothing either.
+ */
+export function assertDownloadable(scan: FileScan | undefined, scanning: boolean): void {
+  if (!scanning) return;
+  const standing = standingOf(scan);
+  if (standing === 'clean' || standing === 'released') return;
+  throw HOLDS[standing]();
+}
