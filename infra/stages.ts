@@ -106,6 +106,19 @@ const StageSettingsSchema = z.strictObject({
     .string()
     .regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]+$/, 'must be an SNS topic ARN')
     .optional(),
+  /**
+   * GuardDuty Malware Protection for S3 on the files bucket, and downloads held until a file
+   * is found clean. Its variable's `on`/`off`; `true`/`false` are taken as a flag's words.
+   */
+  malwareScanning: z.preprocess(
+    (value) =>
+      value === true || value === 'true'
+        ? 'on'
+        : value === false || value === 'false'
+          ? 'off'
+          : value,
+    ENVIRONMENT.MALWARE_SCANNING.unwrap(),
+  ),
 });
 
 type StageSettings = z.infer<typeof StageSettingsSchema>;
@@ -140,6 +153,8 @@ const shared = () => ({
   realtimeTokenSeconds: ENVIRONMENT.REALTIME_TOKEN_SECONDS.parse(undefined),
   notifyBurst: ENVIRONMENT.NOTIFY_BURST.parse(undefined),
   notifyRatePerMinute: ENVIRONMENT.NOTIFY_RATE_PER_MINUTE.parse(undefined),
+  // On in every stage: no stored byte is downloadable before a scan clears it.
+  malwareScanning: ENVIRONMENT.MALWARE_SCANNING.parse(undefined),
 });
 
 /**
@@ -196,6 +211,10 @@ export const DATA_OUTPUTS = {
   tableName: 'TableName',
   bucketName: 'BucketName',
   realtimeKeysSecretArn: 'RealtimeKeysSecretArn',
+  /** The role `admin scan release|rescan` assumes on AWS (with malwareScanning on). */
+  heldFileReleaserRoleArn: 'HeldFileReleaserRoleArn',
+  /** Scan-result events the verdict function still failed on (with malwareScanning on). */
+  scanEventFailuresQueueUrl: 'ScanEventFailuresQueueUrl',
 } as const;
 
 /** The API stack's output naming a function (`npm run invoke -- <FunctionId> --stage ...`). */

@@ -3,12 +3,14 @@ import {
   Alarm,
   ComparisonOperator,
   type IAlarmAction,
+  Metric,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { type BusinessMetric, SERVICE_NAME } from '#shared/observability/business-metrics.ts';
 
 export interface ServiceAlarmsProps {
   /** Where every alarm (and its return to OK) is sent. */
@@ -18,7 +20,7 @@ export interface ServiceAlarmsProps {
 /**
  * The stage's alarms. Each fires on the first occurrence in a five-minute period: a function
  * that threw (our own fault: handled 4xx and retried webhooks are not errors), a throttled
- * invocation, or a message resting in a dead-letter queue.
+ * invocation, a message resting in a dead-letter queue, or malware found in a stored file.
  */
 export class ServiceAlarms extends Construct {
   private readonly action: IAlarmAction;
@@ -60,6 +62,24 @@ export class ServiceAlarms extends Construct {
         statistic: 'Maximum',
       }),
       description: `${what} are waiting in a dead-letter queue for an operator`,
+    });
+  }
+
+  /**
+   * Any file GuardDuty found malware in: the verdict function's `ThreatsFound` metric, in the
+   * stage's namespace. The file's download is already refused; an operator decides the rest.
+   */
+  watchThreatsFound(metricsNamespace: string): void {
+    this.add('ThreatsFound', {
+      metric: new Metric({
+        namespace: metricsNamespace,
+        metricName: 'ThreatsFound' satisfies BusinessMetric,
+        dimensionsMap: { service: SERVICE_NAME },
+        period: Duration.minutes(5),
+        statistic: 'Sum',
+      }),
+      description:
+        'Malware was found in a stored file; its download is refused. See npm run admin -- scan list, and docs/operating.md',
     });
   }
 

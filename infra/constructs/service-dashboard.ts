@@ -169,6 +169,11 @@ export class ServiceDashboard extends Construct {
         business('NotificationsFailed'),
         business('NotificationsDeadLettered'),
       ]),
+      graph('Malware scans', [
+        business('FilesScanned'),
+        business('ThreatsFound'),
+        business('ScanFailures'),
+      ]),
       graph('Refusals and replays', [
         business('Refusals', { dimensions: { statusClass: '4xx' }, label: 'Refusals 4xx' }),
         business('Refusals', { dimensions: { statusClass: '5xx' }, label: 'Refusals 5xx' }),

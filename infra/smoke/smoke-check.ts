@@ -19,6 +19,17 @@ export interface SmokeOptions {
   /** Send one real chat message for the files uploaded. */
   readonly notify: boolean;
   /**
+   * Whether the stage scans stored files for malware (its malwareScanning setting): then a
+   * file holding the EICAR test string is uploaded too, and its download must be refused.
+   */
+  readonly malwareScanning: boolean;
+  /**
+   * How long a file's download may stay held (409) while its scan is under way.
+   *
+   * @default 5 minutes
+   */
+  readonly scanWaitMs?: number;
+  /**
    * The size of the direct upload.
    *
    * @default 3 MiB
@@ -53,10 +64,26 @@ const TicketBody = z.object({
 });
 const TokenBody = z.object({ token: z.string() });
 const AcceptedBody = z.object({ notification_id: z.string(), status: z.string() });
+const DetailBody = z.object({ detail: z.string() });
 const NotificationBody = z.object({ status: z.string() });
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The anti-malware test file's 68 bytes (eicar.org), which every scanner reports as a threat
+ * and which harms nothing. Split so that no scanner flags this source file.
+ */
+const EICAR = Buffer.from(
+  ['X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR', '-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*'].join(''),
+  'latin1',
+);
+
+/** The wait between two looks at a held download: its Retry-After, within bounds. */
+const retryAfterMs = (response: Response): number => {
+  const seconds = Number(response.headers.get('retry-after'));
+  return Math.min(Math.max(Number.isFinite(seconds) ? seconds * 1000 : 1000, 250), 10_000);
+};
 
 export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]> {
   const base = options.url.replace(/\/+$/, '');
@@ -93,17 +120,50 @@ export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]
     if (!parsed.success) throw new CheckFailed(`${what}: the body is not the documented shape`);
     return parsed.data;
   };
+  const scanWaitMs = options.scanWaitMs ?? 300_000;
+  /**
+   * The download route's answer once the file's scan is over: while it says 409 with a
+   * Retry-After (the scan under way) it is asked again when that says, for at most the scan
+   * wait. A 409 without one is a file held for an operator, not a scan to wait for.
+   */
+  const settledDownload = async (
+    id: number,
+  ): Promise<{ response: Response; held: number; seconds: number }> => {
+    const started = Date.now();
+    const deadline = started + scanWaitMs;
+    const seconds = () => Math.round((Date.now() - started) / 1000);
+    for (let held = 0; ; held += 1) {
+      const response = await call(`/api/v1/user/me/file/${String(id)}/download`, {
+        headers: auth,
+      });
+      if (response.status !== 409) return { response, held, seconds: seconds() };
+      const wait = retryAfterMs(response);
+      const pending = response.headers.get('retry-after') !== null;
+      const body = (await response.text()).slice(0, 200);
+      if (!pending) throw new CheckFailed(`download: held for an operator (409) ${body}`);
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new CheckFailed(
+          `download: still held (409) after ${String(seconds())} s, the scan's wait: ${body}`,
+        );
+      }
+      await sleep(Math.min(wait, left));
+    }
+  };
   /** The bytes a file's download link serves (the link is followed without the API token). */
-  const download = async (id: number): Promise<Buffer> => {
-    const link = await call(`/api/v1/user/me/file/${String(id)}/download`, { headers: auth });
+  const download = async (id: number): Promise<{ bytes: Buffer; held: string }> => {
+    const { response: link, held, seconds } = await settledDownload(id);
     const location = link.headers.get('location');
     if (link.status < 300 || link.status > 399 || location === null) {
-      await expectStatus(link, 307, 'download');
+      await expectStatus(link, 302, 'download');
       throw new CheckFailed('download: a redirect without a Location');
     }
     const file = await call(location);
     await expectStatus(file, 200, 'the download link');
-    return Buffer.from(await file.arrayBuffer());
+    return {
+      bytes: Buffer.from(await file.arrayBuffer()),
+      held: held === 0 ? '' : `, held (409) ${String(held)}× over ${String(seconds)} s first`,
+    };
   };
 
   const step = async (
@@ -132,8 +192,8 @@ export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]
       async () => {
         if (sent === undefined) throw new CheckFailed('nothing was uploaded');
         const got = await download(sent.id);
-        if (sha256(got) !== sha256(sent.bytes)) throw new CheckFailed('the download differs');
-        return 'same bytes';
+        if (sha256(got.bytes) !== sha256(sent.bytes)) throw new CheckFailed('the download differs');
+        return `same bytes${got.held}`;
       },
       [sent],
     );
@@ -238,6 +298,41 @@ export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]
   });
 
   await compareDownload(direct);
+
+  if (options.malwareScanning) {
+    await step('EICAR file: held, refused, deleted', async () => {
+      const form = new FormData();
+      form.set('name', 'smoke-check-eicar.txt');
+      form.set('type', 'raw_data');
+      form.set('file', new Blob([EICAR], { type: 'text/plain' }), 'smoke-check-eicar.txt');
+      const response = await call('/api/v1/user/me/file', {
+        method: 'POST',
+        headers: auth,
+        body: form,
+      });
+      await expectStatus(response, 201, 'upload the EICAR test file');
+      const { id } = await json(response, UserFileBody, 'upload the EICAR test file');
+      created.push(id);
+      const { response: refused, held, seconds } = await settledDownload(id);
+      if (refused.status >= 300 && refused.status <= 399) {
+        throw new CheckFailed(
+          `the EICAR test file's download was not refused (${String(refused.status)}): does the stage scan (malwareScanning)?`,
+        );
+      }
+      await expectStatus(refused, 403, "the EICAR test file's download");
+      const { detail } = await json(refused, DetailBody, "the EICAR test file's download");
+      // Its owner may still delete it.
+      const deleted = await call(`/api/v1/user/me/file/${String(id)}`, {
+        method: 'DELETE',
+        headers: auth,
+      });
+      await expectStatus(deleted, 204, 'delete the EICAR test file');
+      created.splice(created.indexOf(id), 1);
+      const first =
+        held === 0 ? '' : `held (409) ${String(held)}× over ${String(seconds)} s, then `;
+      return `file ${String(id)}: ${first}403 "${detail}"; deleted. Its ThreatsFound alarm should fire now`;
+    });
+  }
 
   const jwks = createRemoteJWKSet(new URL(`${base}/api/v1/auth/realtime-jwks.json`), {
     timeoutDuration: timeoutMs,

@@ -1,13 +1,15 @@
 /**
  * `npm run smoke -- --url <ApiUrl> --token <bearer> [--stage <name>] [--group <g> --deal <d>]
- * [--notify]`: proves a deployed stage works, through its public HTTP API only. Prints a table
- * (step, status, time); exits 0 when every step passed, 1 when one failed, 2 on bad usage.
+ * [--notify] [--malware-scanning on|off] [--scan-wait <seconds>]`: proves a deployed stage
+ * works, through its public HTTP API only. Prints a table (step, status, time); exits 0 when
+ * every step passed, 1 when one failed, 2 on bad usage.
  */
 import { parseCommandLine } from '#infra/command-line.ts';
 import { formatResults, runSmokeCheck } from './smoke-check.ts';
 
 const USAGE = `usage: npm run smoke -- --url <ApiUrl> --token <bearer> [--stage <name>]
                         [--group <id> --deal <id>] [--notify]
+                        [--malware-scanning on|off] [--scan-wait <seconds>]
 
   --url      the stage's API URL (the ApiUrl output of its API stack)
   --token    a bearer token from the stage's issuer; the check writes and deletes files as its user
@@ -15,6 +17,11 @@ const USAGE = `usage: npm run smoke -- --url <ApiUrl> --token <bearer> [--stage 
   --group, --deal
              a deal the user may join: its room's realtime token is checked too
   --notify   also send one real chat message and wait until it is sent (off by default)
+  --malware-scanning
+             the stage's malwareScanning setting (default: on): when on, a file holding the
+             EICAR test string is uploaded, its download must be refused, and it is deleted
+  --scan-wait
+             how long a download may stay held while its scan is under way (default: 300)
 
 The manual: docs/operating.md`;
 
@@ -37,6 +44,8 @@ const { values: flags } = parseCommandLine(
     group: { type: 'string' },
     deal: { type: 'string' },
     notify: { type: 'boolean', default: false },
+    'malware-scanning': { type: 'string', default: 'on' },
+    'scan-wait': { type: 'string', default: '300' },
   },
   `${USAGE}\n`,
   usageError,
@@ -51,12 +60,20 @@ const dealId = positiveId('deal', flags.deal);
 if ((groupId === undefined) !== (dealId === undefined)) {
   usageError('--group and --deal go together');
 }
+const scanning = flags['malware-scanning'];
+if (scanning !== 'on' && scanning !== 'off') usageError('--malware-scanning must be on or off');
+const scanWait = flags['scan-wait'];
+if (!/^[1-9][0-9]{0,4}$/.test(scanWait)) {
+  usageError('--scan-wait must be whole seconds, 1 to 99999');
+}
 
 const results = await runSmokeCheck({
   url: flags.url,
   token: flags.token,
   stage: flags.stage,
   notify: flags.notify,
+  malwareScanning: scanning === 'on',
+  scanWaitMs: Number(scanWait) * 1000,
   ...(groupId === undefined || dealId === undefined ? {} : { deal: { groupId, dealId } }),
 });
 process.stdout.write(`${formatResults(results)}\n`);

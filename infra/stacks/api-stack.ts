@@ -18,6 +18,7 @@ import { deliverNotificationFunction } from '#functions/deliver-notification/fun
 import { finalizeDirectUploadFunction } from '#functions/finalize-direct-upload/function.ts';
 import { initRealtimeKeysFunction } from '#functions/init-realtime-keys/function.ts';
 import { postAlarmFunction } from '#functions/post-alarm/function.ts';
+import { recordScanVerdictFunction } from '#functions/record-scan-verdict/function.ts';
 import { API_ROUTES, FALLBACK_FUNCTION, SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
 import { ENVIRONMENT, type EnvironmentName } from '#shared/config/environment.ts';
 import { metricsNamespace, SERVICE_NAME } from '#shared/observability/business-metrics.ts';
@@ -31,6 +32,7 @@ import type { ServiceData } from './data-stack.ts';
 import { HttpRoutes } from './http-routes.ts';
 import { NotificationWorker } from './notification-worker.ts';
 import { RealtimeKeys } from './realtime-keys.ts';
+import { ScanVerdicts } from './scan-verdicts.ts';
 import { ServiceFunctions } from './service-functions.ts';
 import { UploadFinalizer } from './upload-finalizer.ts';
 
@@ -103,6 +105,16 @@ export class ApiStack extends Stack {
       data.uploadEventFailures,
       'Object-created events the finalizer failed on',
     );
+    // The data stack makes the queue only where the stage scans.
+    const scanEventFailures = data.scanEventFailures;
+    if (scanEventFailures !== undefined) {
+      alarms?.watchDeadLetters(
+        'ScanEventFailures',
+        scanEventFailures,
+        'Scan-result events the verdict function failed on',
+      );
+      alarms?.watchThreatsFound(metricsNamespace(stage.name));
+    }
 
     const forSam = stage.name === 'local' ? samLocalTemplate(this, stage) : undefined;
     // A value for every variable any function reads (each gets only its own): a name added
@@ -126,6 +138,7 @@ export class ApiStack extends Stack {
       CHAT_POSTS_PER_SECOND: String(ENVIRONMENT.CHAT_POSTS_PER_SECOND.parse(undefined)),
       NOTIFY_BURST: String(stage.notifyBurst),
       NOTIFY_RATE_PER_MINUTE: String(stage.notifyRatePerMinute),
+      MALWARE_SCANNING: stage.malwareScanning,
       ...forSam?.values,
     };
     const functions = new ServiceFunctions(this, 'Functions', {
@@ -192,6 +205,13 @@ export class ApiStack extends Stack {
       bucket,
       failures: data.uploadEventFailures,
     });
+    if (scanEventFailures !== undefined) {
+      new ScanVerdicts(this, 'MalwareScanVerdicts', {
+        verdicts: functions.get(recordScanVerdictFunction),
+        bucketName: bucket.bucketName,
+        failures: scanEventFailures,
+      });
+    }
     new NotificationWorker(this, 'NotificationWorker', {
       worker: functions.get(deliverNotificationFunction),
       queue: data.notificationQueue,
@@ -212,6 +232,7 @@ export class ApiStack extends Stack {
       deadLetterQueues: new Map([
         ['Notifications', data.notificationDeadLetters],
         ['Upload events', data.uploadEventFailures],
+        ...(scanEventFailures === undefined ? [] : ([['Scan events', scanEventFailures]] as const)),
       ]),
       metricsNamespace: metricsNamespace(stage.name),
     });

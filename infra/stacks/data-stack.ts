@@ -30,8 +30,9 @@ import {
   REDRIVE_SLACK,
   WORKER_TIMEOUT_SECONDS,
 } from '#shared/notifications/delivery-rules.ts';
-import { DATA_OUTPUTS, type StageConfig } from '../stages.ts';
+import { apiStackName, DATA_OUTPUTS, type StageConfig } from '../stages.ts';
 import { bucketCors } from './cors.ts';
+import { MalwareScanning } from './malware-scanning.ts';
 
 /** What the API stack needs of the data stack: passed by interface, granted per function. */
 export interface ServiceData {
@@ -46,6 +47,11 @@ export interface ServiceData {
   readonly realtimeKeys: ISecret;
   /** The chat channel's incoming-webhook URL. */
   readonly chatWebhook: ISecret;
+  /**
+   * Scan-result events the verdict function failed on after Lambda's own retries; only with
+   * the stage's malwareScanning on.
+   */
+  readonly scanEventFailures?: IQueue;
 }
 
 export interface DataStackProps extends StackProps {
@@ -65,6 +71,7 @@ export class DataStack extends Stack implements ServiceData {
   readonly uploadEventFailures: Queue;
   readonly realtimeKeys: Secret;
   readonly chatWebhook: Secret;
+  readonly scanEventFailures?: Queue;
 
   constructor(scope: Construct, id: string, props: DataStackProps) {
     super(scope, id, props);
@@ -133,6 +140,22 @@ export class DataStack extends Stack implements ServiceData {
       removalPolicy,
       autoDeleteObjects: !stage.retainData,
     });
+
+    if (stage.malwareScanning === 'on') {
+      const scanning = new MalwareScanning(this, 'MalwareScanning', {
+        bucket: this.bucket,
+        ruleStackName: apiStackName(stage.name),
+        removalPolicy,
+      });
+      this.scanEventFailures = scanning.scanEventFailures;
+      // `admin scan release|rescan` assumes it; operators read the failed events here.
+      new CfnOutput(this, DATA_OUTPUTS.heldFileReleaserRoleArn, {
+        value: scanning.releaserRole.roleArn,
+      });
+      new CfnOutput(this, DATA_OUTPUTS.scanEventFailuresQueueUrl, {
+        value: scanning.scanEventFailures.queueUrl,
+      });
+    }
 
     // Submission notifications: the notify function queues each; the worker posts it, and
     // retries through the queue. Messages it gives up on, and any a crashing worker leaves

@@ -5,11 +5,28 @@ import { describe, expect, it } from 'vitest';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { freePort } from '#infra/local/free-port.ts';
 import { seedDeals } from '#test/support/deal-fixtures.ts';
-import { useTestStage } from '#test/support/test-stage.ts';
+import { startTestStage, type TestStage, useTestStage } from '#test/support/test-stage.ts';
 import { useWebhookReceiver } from '#test/support/webhook-receiver.ts';
 
 const receiver = useWebhookReceiver();
-const stage = useTestStage(() => ({ notifications: { chatWebhookUrl: receiver().url } }));
+// Scanning, as every stage does by default: the local scanner stands in for GuardDuty.
+const stage = useTestStage(() => ({
+  notifications: { chatWebhookUrl: receiver().url },
+  malwareScanning: true,
+}));
+
+/** A stage of its own for one test, closed after it whatever happened. */
+async function withStage(
+  options: Parameters<typeof startTestStage>[0],
+  run: (other: TestStage) => Promise<void>,
+): Promise<void> {
+  const other = await startTestStage(options);
+  try {
+    await run(other);
+  } finally {
+    await other.close();
+  }
+}
 
 /** `npm run smoke -- <args>`, as an operator runs it: its exit code and its output. */
 function smoke(
@@ -31,6 +48,13 @@ function smoke(
   });
 }
 
+/** The detail column of a step's row (the first row of that name). */
+const detailOf = (out: string, step: string) =>
+  out
+    .split('\n')
+    .find((line) => line.startsWith(`${step}  `))
+    ?.replace(/^.*? {2}(ok|failed|skipped) {2,}(\d+ ms|-) {2,}/, '');
+
 /** Each table row as `step: status`. */
 const statuses = (out: string) =>
   out
@@ -47,6 +71,7 @@ const PASSED = [
   'download it, compare: ok',
   'direct upload, complete: ok',
   'download it, compare: ok',
+  'EICAR file: held, refused, deleted: ok',
   'realtime token, no rooms: ok',
 ];
 
@@ -56,9 +81,74 @@ describe('npm run smoke', () => {
     const token = await stage().token(42);
     const run = await smoke(['--url', stage().url, '--token', token, '--stage', 'local']);
     expect(statuses(run.out)).toEqual([...PASSED, 'clean up: ok']);
-    expect(run.out).toContain('all 9 steps passed');
+    expect(run.out).toContain('all 10 steps passed');
     expect(run.code).toBe(0);
+    // The EICAR file's download refused for what the scan found, then the file deleted.
+    expect(detailOf(run.out, 'EICAR file: held, refused, deleted')).toMatch(
+      /^file \d+: (held \(409\) \d+× over \d+ s, then )?403 "[^"]+"; deleted\./,
+    );
     expect(await stage().stored()).toEqual(before);
+  });
+
+  it('leaves the EICAR file out with --malware-scanning off', async () => {
+    const token = await stage().token(42);
+    const run = await smoke([
+      ...['--url', stage().url, '--token', token, '--stage', 'local'],
+      ...['--malware-scanning', 'off'],
+    ]);
+    expect(statuses(run.out)).toEqual([
+      ...PASSED.filter((row) => !row.startsWith('EICAR')),
+      'clean up: ok',
+    ]);
+    expect(run.code).toBe(0);
+  });
+
+  it('fails, exit 1, on a stage that does not scan: the EICAR file is handed out', async () => {
+    await withStage({ malwareScanning: false }, async (unscanned) => {
+      const before = await unscanned.stored();
+      const token = await unscanned.token(42);
+      const run = await smoke(['--url', unscanned.url, '--token', token, '--stage', 'local']);
+      expect(statuses(run.out)).toEqual([
+        ...PASSED.map((row) => (row.startsWith('EICAR') ? row.replace(/ok$/, 'failed') : row)),
+        'clean up: ok',
+      ]);
+      expect(detailOf(run.out, 'EICAR file: held, refused, deleted')).toBe(
+        "the EICAR test file's download was not refused (302): does the stage scan (malwareScanning)?",
+      );
+      expect(run.code).toBe(1);
+      // The clean up deleted it.
+      expect(await unscanned.stored()).toEqual(before);
+    });
+  });
+
+  it('fails, exit 1, within --scan-wait when no verdict comes: the downloads stay held (409)', async () => {
+    // A verdict ten minutes away: no file of this stage is cleared during the test.
+    await withStage({ malwareScanning: true, scanner: { delayMs: 600_000 } }, async (slow) => {
+      const before = await slow.stored();
+      const token = await slow.token(42);
+      const run = await smoke([
+        ...['--url', slow.url, '--token', token, '--stage', 'local', '--scan-wait', '2'],
+      ]);
+      expect(statuses(run.out)).toEqual([
+        'GET /openapi.json: ok',
+        'no token: 401: ok',
+        'list files: ok',
+        'multipart upload: ok',
+        'download it, compare: failed',
+        'direct upload, complete: ok',
+        'download it, compare: failed',
+        'EICAR file: held, refused, deleted: failed',
+        'realtime token, no rooms: ok',
+        'clean up: ok',
+      ]);
+      const held =
+        /^download: still held \(409\) after \d+ s, the scan's wait: \{"detail":"[^"]+"\}$/;
+      expect(detailOf(run.out, 'download it, compare')).toMatch(held);
+      expect(detailOf(run.out, 'EICAR file: held, refused, deleted')).toMatch(held);
+      expect(run.out).toContain('3 of 10 steps did not pass');
+      expect(run.code).toBe(1);
+      expect(await slow.stored()).toEqual(before);
+    });
   });
 
   it('checks the deal room’s token and sends one chat message when asked', async () => {
@@ -100,18 +190,19 @@ describe('npm run smoke', () => {
       'download it, compare: skipped',
       'direct upload, complete: failed',
       'download it, compare: skipped',
+      'EICAR file: held, refused, deleted: failed',
       'realtime token, no rooms: failed',
       'clean up: ok',
     ]);
     expect(run.out).toContain('list: 401 {"message":"Unauthorized"} (expected 200)');
-    expect(run.out).toContain('6 of 9 steps did not pass');
+    expect(run.out).toContain('7 of 10 steps did not pass');
     expect(run.code).toBe(1);
   });
 
   it('fails, exit 1, where nothing answers', async () => {
     const port = await freePort();
     const run = await smoke(['--url', `http://127.0.0.1:${String(port)}`, '--token', 'x']);
-    expect(statuses(run.out).filter((row) => row.endsWith(': failed'))).toHaveLength(6);
+    expect(statuses(run.out).filter((row) => row.endsWith(': failed'))).toHaveLength(7);
     expect(run.out).toContain('ECONNREFUSED');
     expect(run.code).toBe(1);
   });
@@ -128,7 +219,7 @@ describe('npm run smoke', () => {
       expect(run.out).toContain(
         'openapi.json: 500 {"message":"Internal Server Error"} (expected 200)',
       );
-      expect(statuses(run.out).filter((row) => row.endsWith(': failed'))).toHaveLength(6);
+      expect(statuses(run.out).filter((row) => row.endsWith(': failed'))).toHaveLength(7);
       expect(run.code).toBe(1);
     } finally {
       await new Promise((resolve) => broken.close(resolve));
@@ -146,5 +237,13 @@ describe('npm run smoke', () => {
     const half = await smoke(['--url', 'http://127.0.0.1:1', '--token', 'x', '--group', '7']);
     expect(half.err).toContain('--group and --deal go together');
     expect(half.code).toBe(2);
+    const scanning = await smoke([
+      ...['--url', 'http://127.0.0.1:1', '--token', 'x', '--malware-scanning', 'maybe'],
+    ]);
+    expect(scanning.err).toContain('--malware-scanning must be on or off');
+    expect(scanning.code).toBe(2);
+    const wait = await smoke(['--url', 'http://127.0.0.1:1', '--token', 'x', '--scan-wait', '0']);
+    expect(wait.err).toContain('--scan-wait must be whole seconds, 1 to 99999');
+    expect(wait.code).toBe(2);
   });
 });

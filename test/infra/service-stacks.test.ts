@@ -115,6 +115,7 @@ function resourceLabel(resource: unknown): string {
     ['NotificationDeadLetters', 'dead letters'],
     ['Notifications', 'queue'],
     ['UploadEventFailures', 'upload event failures'],
+    ['ScanEventFailures', 'scan event failures'],
     ['RealtimeSigningKeys', 'realtime keys'],
     ['ChatWebhookUrl', 'webhook secret'],
   ];
@@ -344,6 +345,12 @@ describe('least privilege: each function may make exactly the calls its code mak
       'sqs:GetQueueUrl @ upload event failures',
       'sqs:SendMessage @ upload event failures',
     ],
+    // The verdict function's on-failure destination (malwareScanning on, as in production).
+    RecordScanVerdict: [
+      'sqs:GetQueueAttributes @ scan event failures',
+      'sqs:GetQueueUrl @ scan event failures',
+      'sqs:SendMessage @ scan event failures',
+    ],
   };
 
   for (const fn of SERVICE_FUNCTIONS) {
@@ -402,7 +409,7 @@ describe('least privilege: each function may make exactly the calls its code mak
     };
     const { api } = stage('production');
     for (const id of ALL_FUNCTIONS) {
-      const calls = callsOf(api, id).filter((call) => !call.includes('upload event failures'));
+      const calls = callsOf(api, id).filter((call) => !/(upload|scan) event failures/.test(call));
       const { Variables } = functionOf(api, id).Properties.Environment as {
         Variables: Record<string, unknown>;
       };
@@ -557,7 +564,7 @@ describe('the data stack', () => {
         maxReceiveCount: 15,
       },
     });
-    for (const queue of ['NotificationDeadLetters', 'UploadEventFailures']) {
+    for (const queue of ['NotificationDeadLetters', 'UploadEventFailures', 'ScanEventFailures']) {
       expect(only(data, 'AWS::SQS::Queue', queue)[1].Properties).toMatchObject({
         MessageRetentionPeriod: 14 * 24 * 3600,
         SqsManagedSseEnabled: true,
@@ -609,6 +616,8 @@ describe('the data stack', () => {
       'NotificationDeadLetterQueueUrl',
       'NotificationQueueArn',
       'UploadEventFailuresQueueUrl',
+      'HeldFileReleaserRoleArn',
+      'ScanEventFailuresQueueUrl',
     ]) {
       data.hasOutput(output, {});
     }
@@ -724,7 +733,7 @@ describe('alarms', () => {
   // Every function but the deploy-time key initializer, whose failure fails the deploy.
   const watched = ALL_FUNCTIONS.filter((id) => id !== 'InitRealtimeKeys');
 
-  it('alarms on every function’s errors and throttles, the API’s 5xx and any dead letter, to the stage’s topic', () => {
+  it('alarms on every function’s errors and throttles, the API’s 5xx, any dead letter and any threat found, to the stage’s topic', () => {
     const { api } = stage('development');
     const alarms = Object.entries(api.findResources('AWS::CloudWatch::Alarm'));
     const ids = alarms.map(([id]) => id.replace(/^Alarms/, '').replace(/[0-9A-F]{8}$/, ''));
@@ -734,6 +743,8 @@ describe('alarms', () => {
         'Api5xx',
         'NotificationDeadLettersDepth',
         'UploadEventFailuresDepth',
+        'ScanEventFailuresDepth',
+        'ThreatsFound',
       ].sort(),
     );
     const [topic] = only(api, 'AWS::SNS::Topic', 'AlarmTopic');
@@ -874,11 +885,12 @@ describe('alarms', () => {
     );
     expect(counts.length).toBeGreaterThan(1);
     expect(new Set(counts)).toEqual(new Set([count('production')]));
-    // The formula beside it: two a function watched, one per dead-letter queue, the API's 5xx.
+    // The formula beside it: two a function watched, one per dead-letter queue, the API's 5xx,
+    // any threat found.
     expect(row?.[3]).toContain(
-      `${watched.length} functions × 2, 2 dead-letter queues, the API’s 5xx`,
+      `${watched.length} functions × 2, 3 dead-letter queues, the API’s 5xx, any threat found`,
     );
-    expect(2 * watched.length + 3).toBe(count('production'));
+    expect(2 * watched.length + 5).toBe(count('production'));
   });
 });
 
@@ -959,6 +971,7 @@ describe('the dashboard', () => {
       'Uploaded bytes',
       'Realtime tokens',
       'Notifications',
+      'Malware scans',
       'Refusals and replays',
       'Cold starts',
     ]);
@@ -1000,7 +1013,7 @@ describe('the dashboard', () => {
     }
   });
 
-  it('draws the table’s throttled requests, the queue’s depth and age, and both dead-letter queues', () => {
+  it('draws the table’s throttled requests, the queue’s depth and age, and every dead-letter queue', () => {
     const throttles = linesOf(widget('DynamoDB throttled requests'));
     expect(throttles[0]).toBe('expression (Sum of throttled requests across all operations)');
     expect(throttles.slice(1).map((line) => /Operation=(\w+)/.exec(line)?.[1])).toEqual([
@@ -1023,6 +1036,7 @@ describe('the dashboard', () => {
     expect(linesOf(widget('Dead letters')).map((l) => l.replace(/QueueName=\S+ /, ''))).toEqual([
       'AWS/SQS ApproximateNumberOfMessagesVisible (Maximum) Notifications',
       'AWS/SQS ApproximateNumberOfMessagesVisible (Maximum) Upload events',
+      'AWS/SQS ApproximateNumberOfMessagesVisible (Maximum) Scan events',
     ]);
   });
 
@@ -1032,6 +1046,7 @@ describe('the dashboard', () => {
       'Uploaded bytes',
       'Realtime tokens',
       'Notifications',
+      'Malware scans',
       'Refusals and replays',
     ].flatMap((title) => linesOf(widget(title)));
     for (const line of business) {
