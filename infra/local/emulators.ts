@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { serveBehindFront } from './object-store-server.ts';
+import type { DirectStore } from './s3-object-tags.ts';
 import type { Credentials } from './sigv4-check.ts';
 import { newCredentials } from './stage-credentials.ts';
 import { makeObjectWritesAtomic } from './s3rver-atomic-objects.ts';
@@ -61,19 +62,23 @@ export interface RunningS3rver extends RunningEmulator {
   readonly notifications: EventEmitter;
   /** The only credentials it takes a signature by. */
   readonly credentials: Credentials;
+  /** s3rver past the front's checks, in this process only: the local scanner's way in. */
+  readonly direct: DirectStore;
 }
 
 /**
  * Starts s3rver in this process, keeping objects under `directory`, behind S3's
  * authentication (object-store-front.ts): it answers only requests signed with `credentials`
  * (new random ones unless given), on `host` (loopback unless given) and `port` (a free one
- * unless given).
+ * unless given). With `malwareScanning`, a signed download of an object under the scanned
+ * prefixes needs the tag the bucket policy asks for (s3-scan-hold.ts).
  */
 export async function startS3rver(options: {
   directory: string;
   port?: number;
   host?: string;
   credentials?: Credentials;
+  malwareScanning?: boolean;
 }): Promise<RunningS3rver> {
   const credentials = options.credentials ?? newCredentials();
   await mkdir(options.directory, { recursive: true });
@@ -89,8 +94,15 @@ export async function startS3rver(options: {
     port: options.port ?? 0,
     credentials,
     region: LOCAL_REGION,
+    malwareScanning: options.malwareScanning === true,
   });
-  return { endpoint: served.endpoint, notifications: server, credentials, stop: served.stop };
+  return {
+    endpoint: served.endpoint,
+    notifications: server,
+    credentials,
+    direct: served.direct,
+    stop: served.stop,
+  };
 }
 
 export async function ensureBucket(

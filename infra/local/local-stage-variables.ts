@@ -88,6 +88,13 @@ export const LOCAL_STAGE_VARIABLES: readonly LocalStageVariable[] = [
   functionVariable('CHAT_POSTS_PER_SECOND'),
   functionVariable('NOTIFY_BURST'),
   functionVariable('NOTIFY_RATE_PER_MINUTE'),
+  functionVariable('MALWARE_SCANNING'),
+  {
+    name: 'LOCAL_SCAN_DELAY_MS',
+    default: '0',
+    meaning:
+      "How long the local malware scanner waits before each verdict, in milliseconds up to 600,000: a file's download stays pending that long",
+  },
 ];
 
 /** What the local stage reads from its own environment, with the deployed defaults. */
@@ -102,4 +109,8 @@ export const LOCAL_OVERRIDES = z.object({
   CHAT_WEBHOOK_URL: z.url().optional(),
   NOTIFY_BURST: ENVIRONMENT.NOTIFY_BURST,
   NOTIFY_RATE_PER_MINUTE: ENVIRONMENT.NOTIFY_RATE_PER_MINUTE,
+  MALWARE_SCANNING: ENVIRONMENT.MALWARE_SCANNING,
 });
+
+/** LOCAL_SCAN_DELAY_MS, the stage's own: its scanner's wait (local-malware-scanner.ts). */
+export const LOCAL_SCAN_DELAY_MS = z.coerce.number().int().min(0).max(600_000).default(0);

@@ -2,6 +2,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import { join } from 'node:path';
 import { deliverNotificationFunction } from '#functions/deliver-notification/function.ts';
 import { finalizeDirectUploadFunction } from '#functions/finalize-direct-upload/function.ts';
+import { recordScanVerdictFunction } from '#functions/record-scan-verdict/function.ts';
 import { API_ROUTES } from '#functions/service-functions.ts';
 import { DIRECT_UPLOAD_OBJECT_PREFIX } from '#shared/adapters/keys.ts';
 import {
@@ -25,6 +26,8 @@ import { createLambdaInvokeApi } from './lambda-invoke-api.ts';
 import type { Credentials } from './sigv4-check.ts';
 import { stageCredentials } from './stage-credentials.ts';
 import { forwardObjectCreated } from './s3-event-notifications.ts';
+import { asyncInvoker } from './lambda-async-invoke.ts';
+import { type LocalScannerOptions, scanObjectsCreated } from './local-malware-scanner.ts';
 import { LOCAL_BUCKET, moveLegacyBucket } from './local-bucket.ts';
 import { endpointOf } from './object-store-server.ts';
 import { isWildcard, publicHostOf } from './public-host.ts';
@@ -33,7 +36,7 @@ import {
   REDRIVE_SLACK,
   WORKER_BATCH_SIZE,
 } from '#shared/notifications/delivery-rules.ts';
-import { LOCAL_OVERRIDES } from './local-stage-variables.ts';
+import { LOCAL_OVERRIDES, LOCAL_SCAN_DELAY_MS } from './local-stage-variables.ts';
 import type { SQSBatchResponse } from 'aws-lambda';
 
 import { REPOSITORY_ROOT } from './paths.ts';
@@ -85,6 +88,18 @@ export interface LocalStageOptions {
   /** Runs once the port is bound, before any emulator starts; throwing stops the start. */
   readonly onListening?: () => Promise<void>;
   readonly notifications?: NotificationOptions;
+  /**
+   * Whether stored files are scanned for malware: the functions' MALWARE_SCANNING, the local
+   * scanner (local-malware-scanner.ts) and the bucket policy's hold on downloads
+   * (s3-scan-hold.ts). By default MALWARE_SCANNING, `on` unless `off`; never with an object
+   * store of the caller's (`emulators.s3Endpoint`), whose events the stage does not hear.
+   */
+  readonly malwareScanning?: boolean;
+  /**
+   * The scanner's wait before each verdict (by default LOCAL_SCAN_DELAY_MS, else 0), and the
+   * results a test forces for some keys.
+   */
+  readonly scanner?: LocalScannerOptions;
   /**
    * The endpoints the handlers reach DynamoDB and S3 through, given the real ones: the
    * hardening suite puts a fault-injecting proxy in between. The real ones by default.
@@ -139,6 +154,8 @@ export interface LocalStage {
   readonly dynamodbPid?: number;
   readonly identityProvider: LocalIdentityProvider;
   readonly notifications: LocalNotifications;
+  /** Whether its functions and object store hold files until their malware scan says clean. */
+  readonly malwareScanning: boolean;
   /** The adapters, settings and SDK clients every handler of the stage runs on. */
   readonly wiring: LocalWiring;
   close(): Promise<void>;
@@ -169,6 +186,12 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
   const tableName = options.tableName ?? LOCAL_TABLE;
   const bucket = options.bucket ?? LOCAL_BUCKET;
   const host = options.host ?? '127.0.0.1';
+  const ownObjectStore = options.emulators?.s3Endpoint === undefined;
+  if (!ownObjectStore && options.malwareScanning === true) {
+    throw new Error('Malware scanning needs the stage to run its own object store');
+  }
+  const malwareScanning = ownObjectStore && (options.malwareScanning ?? localMalwareScanning());
+  const scanDelayMs = options.scanner?.delayMs ?? localScanDelayMs();
   let serve: RequestListener = (_request, response) => {
     response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
     response.end('{"message":"Service Unavailable"}');
@@ -206,7 +229,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
         console.log(`[object store] the bucket of this data folder is now named ${bucket}`);
       }
       // Authenticated, so it may listen where the stage does: another machine uploads to it.
-      return startS3rver({ directory, host, credentials });
+      return startS3rver({ directory, host, credentials, malwareScanning });
     };
     if (options.emulators === undefined) {
       const [dynamodb, s3] = await startBoth(
@@ -263,8 +286,34 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       queues: notifications,
       dataDir: options.dataDir,
       notifications: options.notifications ?? {},
+      malwareScanning,
     });
     notifications.consume(wiring);
+    // GuardDuty's plan on the scanned prefixes, its tags, and its EventBridge rule's target;
+    // before the gateway serves, so that every object it stores is scanned.
+    const verdicts = asyncInvoker({
+      functionId: recordScanVerdictFunction.id,
+      entry: recordScanVerdictFunction.entry,
+      root: REPOSITORY_ROOT,
+      wiring,
+      // A local scan takes no time, so its verdict often comes before the file's record (a
+      // scan takes seconds on AWS); the handler throws until the record is there.
+      retryDelaysMs: [1000, 5000],
+    });
+    const scanner =
+      s3rver === undefined || !malwareScanning
+        ? undefined
+        : scanObjectsCreated(s3rver.notifications, {
+            store: s3rver.direct,
+            delayMs: scanDelayMs,
+            ...(options.scanner?.resultFor === undefined
+              ? {}
+              : { resultFor: options.scanner.resultFor }),
+            ...(options.scanner?.gate === undefined ? {} : { gate: options.scanner.gate }),
+            deliver: (event) => {
+              verdicts.invoke(event);
+            },
+          });
     serve = createGateway({
       routes: API_ROUTES,
       root: REPOSITORY_ROOT,
@@ -317,6 +366,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       ...(dynamodbPid === undefined ? {} : { dynamodbPid }),
       identityProvider,
       wiring,
+      malwareScanning,
       notifications: {
         queue: notifications.queue,
         deadLetters: notifications.deadLetters,
@@ -329,7 +379,10 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
           });
         });
         await closeLambdaApi();
+        // The finalizer's copies are scanned, and each scan's verdict delivered, in this order.
         await finalizer?.drain();
+        await scanner?.drain();
+        await verdicts.drain();
         await stopQueues();
         await stopEmulators();
       },
@@ -396,6 +449,26 @@ function localAllowedOrigins(): readonly string[] {
   return parsed.data;
 }
 
+const blankAsUnset = (value: string | undefined) => (value?.trim() === '' ? undefined : value);
+
+/** MALWARE_SCANNING by the functions' own rule: scanning unless it says `off`. */
+function localMalwareScanning(): boolean {
+  const parsed = LOCAL_OVERRIDES.shape.MALWARE_SCANNING.safeParse(
+    blankAsUnset(process.env.MALWARE_SCANNING),
+  );
+  if (!parsed.success) throw new Error('MALWARE_SCANNING must be `on` or `off`');
+  return parsed.data === 'on';
+}
+
+/** LOCAL_SCAN_DELAY_MS: how long the local scanner waits before each verdict. */
+function localScanDelayMs(): number {
+  const parsed = LOCAL_SCAN_DELAY_MS.safeParse(blankAsUnset(process.env.LOCAL_SCAN_DELAY_MS));
+  if (!parsed.success) {
+    throw new Error('LOCAL_SCAN_DELAY_MS must be whole milliseconds, 0 to 600,000');
+  }
+  return parsed.data;
+}
+
 /** The gateway's CORS configuration, as the API stack gives the HTTP API; none for no origins. */
 const corsOf = (allowedOrigins: readonly string[]) => {
   const cors = apiCorsRule(allowedOrigins);
@@ -408,7 +481,7 @@ const corsOf = (allowedOrigins: readonly string[]) => {
  * chat channel. Settings a developer may change come from the stage's own environment
  * (USER_ID_CLAIM, REALTIME_AUDIENCE, REALTIME_TOKEN_SECONDS, CHAT_RETRY_BASE_SECONDS,
  * CHAT_TIMEOUT_SECONDS, CHAT_POSTS_PER_SECOND, CHAT_WEBHOOK_URL, NOTIFY_BURST,
- * NOTIFY_RATE_PER_MINUTE), or from the options the tests pass.
+ * NOTIFY_RATE_PER_MINUTE, MALWARE_SCANNING), or from the options the tests pass.
  */
 function localWiring(stage: {
   readonly url: string;
@@ -419,6 +492,7 @@ function localWiring(stage: {
   readonly queues: { readonly queue: InProcessQueue; readonly deadLetters: InProcessQueue };
   readonly dataDir: string;
   readonly notifications: NotificationOptions;
+  readonly malwareScanning: boolean;
 }): LocalWiring {
   const blank = (value: string | undefined) => (value?.trim() === '' ? undefined : value);
   const env = LOCAL_OVERRIDES.parse(
@@ -435,7 +509,8 @@ function localWiring(stage: {
     CHAT_POSTS_PER_SECOND: stage.notifications.postsPerSecond ?? env.CHAT_POSTS_PER_SECOND,
     NOTIFY_BURST: stage.notifications.notifyBurst ?? env.NOTIFY_BURST,
     NOTIFY_RATE_PER_MINUTE: stage.notifications.notifyRatePerMinute ?? env.NOTIFY_RATE_PER_MINUTE,
-  };
+    MALWARE_SCANNING: stage.malwareScanning ? 'on' : 'off',
+  } as const;
   const chatWebhookUrl = stage.notifications.chatWebhookUrl ?? env.CHAT_WEBHOOK_URL;
   const clients = localClients(stage.endpoints, stage.credentials);
   const adapters = localAdapters({

@@ -28,6 +28,8 @@ import { type AcceptedForm, checkFileSize, checkPostForm } from './s3-post-polic
 import { authenticateS3Request, splitTarget } from './s3-request-auth.ts';
 import { parseCorsConfiguration } from './s3-cors-configuration.ts';
 import { answerS3Preflight } from './s3-cors.ts';
+import { type DirectStore, readObjectTags } from './s3-object-tags.ts';
+import { admitsDownload, heldDownload } from './s3-scan-hold.ts';
 import type { CorsRule } from '../stacks/cors-rules.ts';
 import type { Credentials } from './sigv4-check.ts';
 
@@ -37,9 +39,10 @@ import type { Credentials } from './sigv4-check.ts';
  * connection that no other program can open (see `inProcessTransport`). Every request must
  * be signed with the stage's credentials (s3-request-auth.ts) or be a signed POST form
  * (s3-post-policy.ts); CORS preflights pass unsigned, and the front answers them from the
- * bucket's CORS configuration as S3 does (s3-cors.ts). Refusals carry S3's
- * XML errors (s3-errors.ts), sent once the refused body is read (bounded) so every client
- * reads the answer.
+ * bucket's CORS configuration as S3 does (s3-cors.ts). On a stage that scans for malware,
+ * a signed GET of a scanned object also needs the tag the bucket policy asks for
+ * (s3-scan-hold.ts). Refusals carry S3's XML errors (s3-errors.ts), sent once the refused
+ * body is read (bounded) so every client reads the answer.
  */
 export interface ObjectStoreFrontOptions {
   readonly credentials: Credentials;
@@ -48,10 +51,14 @@ export interface ObjectStoreFrontOptions {
   readonly store: RequestListener;
   /** A folder of the front's own for the files of forms still arriving (object-store-server.ts). */
   readonly spool: string;
+  /** The stage scans stored files: a download of one under a scanned prefix needs its tag. */
+  readonly malwareScanning?: boolean;
 }
 
 export interface ObjectStoreFront {
   readonly listener: RequestListener;
+  /** The store behind the front, unchecked: for the stage's own stand-ins (the scanner). */
+  readonly direct: DirectStore;
   /** Ends the connections to the store still open. */
   readonly close: () => void;
 }
@@ -90,6 +97,7 @@ const endToEnd = <T>(headers: Record<string, T>): Record<string, T> =>
 
 export function createObjectStoreFront(options: ObjectStoreFrontOptions): ObjectStoreFront {
   const transport = inProcessTransport(options.store);
+  const direct = directStore(transport);
   const listener: RequestListener = (request, response) => {
     handle(request, response).catch((error: unknown) => {
       console.error('[object store] could not answer a request:', error);
@@ -103,7 +111,7 @@ export function createObjectStoreFront(options: ObjectStoreFrontOptions): Object
     // S3 answers a CORS preflight from the bucket's CORS configuration, with no signature.
     if (method === 'OPTIONS') {
       const bucket = bucketOf(url);
-      const rules = bucket === undefined ? [] : await bucketCorsRules(transport, bucket);
+      const rules = bucket === undefined ? [] : await bucketCorsRules(direct, bucket);
       const answer = answerS3Preflight(rules, request.headers);
       if (answer.kind === 'refused') refuse(request, response, answer.error);
       else {
@@ -130,12 +138,20 @@ export function createObjectStoreFront(options: ObjectStoreFrontOptions): Object
       } else receiveForm(transport, options, bucket, request, response);
       return;
     }
+    const held = options.malwareScanning === true ? heldDownload(method, url) : undefined;
+    if (
+      held !== undefined &&
+      !admitsDownload(await readObjectTags(direct, held.bucket, held.key))
+    ) {
+      refuse(request, response, accessDenied());
+      return;
+    }
     if (HEX_SHA256.test(auth.payloadHash)) {
       forwardCheckingHash(transport, request, response, auth.payloadHash);
     } else forward(transport, request, response, request);
   }
 
-  return { listener, close: transport.close };
+  return { listener, direct, close: transport.close };
 }
 
 /** The bucket a path-style request names: its path's first segment. */
@@ -148,21 +164,30 @@ function bucketOf(url: string): string | undefined {
   }
 }
 
+/** Requests to s3rver from this process, past the front's checks. */
+const directStore =
+  (transport: Transport): DirectStore =>
+  ({ method, path, body }) =>
+    new Promise<IncomingMessage>((resolve, reject) => {
+      const asked = transport.request({
+        method,
+        path,
+        headers: {
+          host: 'localhost',
+          ...(body === undefined ? {} : { 'content-length': Buffer.byteLength(body) }),
+        },
+      });
+      asked.on('response', resolve);
+      asked.on('error', reject);
+      asked.end(body);
+    });
+
 /**
  * The bucket's CORS rules, as the stage set them on it (PutBucketCors, as the data stack
  * does on AWS): s3rver keeps the configuration; the front reads it for each preflight.
  */
-async function bucketCorsRules(transport: Transport, bucket: string): Promise<CorsRule[]> {
-  const answer = await new Promise<IncomingMessage>((resolve, reject) => {
-    const asked = transport.request({
-      method: 'GET',
-      path: `/${encodeURIComponent(bucket)}?cors`,
-      headers: { host: 'localhost' },
-    });
-    asked.on('response', resolve);
-    asked.on('error', reject);
-    asked.end();
-  });
+async function bucketCorsRules(direct: DirectStore, bucket: string): Promise<CorsRule[]> {
+  const answer = await direct({ method: 'GET', path: `/${encodeURIComponent(bucket)}?cors` });
   const chunks: Buffer[] = [];
   for await (const chunk of answer) chunks.push(chunk as Buffer);
   // No configuration (NoSuchCORSConfiguration) or no bucket: no rule admits anything.

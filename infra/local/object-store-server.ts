@@ -4,6 +4,7 @@ import { isIPv6 } from 'node:net';
 import { join } from 'node:path';
 import type S3rver from 's3rver';
 import { createObjectStoreFront } from './object-store-front.ts';
+import type { DirectStore } from './s3-object-tags.ts';
 import type { Credentials } from './sigv4-check.ts';
 
 /** What of s3rver's Koa application the front uses (the package ships no types). */
@@ -19,6 +20,8 @@ export interface ServedObjectStore {
   /** Where this machine reaches it: loopback when it listens on every interface. */
   readonly endpoint: string;
   readonly port: number;
+  /** s3rver past the front's checks, in this process only (object-store-front.ts). */
+  readonly direct: DirectStore;
   readonly stop: () => Promise<void>;
 }
 
@@ -42,6 +45,8 @@ export async function serveBehindFront(
     readonly port: number;
     readonly credentials: Credentials;
     readonly region: string;
+    /** Downloads of scanned objects wait for their tag (s3-scan-hold.ts). */
+    readonly malwareScanning?: boolean;
   },
 ): Promise<ServedObjectStore> {
   const koa = s3rver as unknown as KoaApplication;
@@ -57,6 +62,7 @@ export async function serveBehindFront(
     region: options.region,
     store: koa.callback(),
     spool,
+    malwareScanning: options.malwareScanning === true,
   });
   const server = createServer(front.listener);
   // Node's 5 s closes a kept-alive connection while a client that has not yet read a large
@@ -76,6 +82,7 @@ export async function serveBehindFront(
   return {
     endpoint: endpointOf(reachAt, port),
     port,
+    direct: front.direct,
     stop: async () => {
       server.closeAllConnections();
       front.close();

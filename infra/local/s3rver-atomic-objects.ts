@@ -20,6 +20,12 @@ import { s3Error } from './s3rver-errors.ts';
  * a key take turns, so a read sees one object's size, checksum and bytes together. A copy
  * checks its source (`checkCopySource`: CopyObject's conditions) in the turn it copies in,
  * so it copies the very object it checked.
+ *
+ * A new object starts with no tags, as on S3, where s3rver would keep the tags of the object
+ * it replaces; they go before the new bytes land, so no read sees new bytes with old tags
+ * (the local bucket policy admits a download by its tag: s3-scan-hold.ts). A copy starts with
+ * none too, whatever its TaggingDirective (S3 copies the source's unless it is REPLACE; the
+ * service always sends REPLACE), and a delete takes them with the object.
  */
 export function makeObjectWritesAtomic(
   server: S3rver,
@@ -37,6 +43,9 @@ export function makeObjectWritesAtomic(
   const getObject = store.getObject.bind(unlocked);
   const turns = new KeyTurns();
   const id = (bucket: string, key: string) => `${bucket}/${key}`;
+  // Where s3rver keeps an object's tags (PutObjectTagging's `tagging` subresource).
+  const removeTags = (bucket: string, key: string) =>
+    rm(store.getResourcePath(bucket, key, 'tagging.xml'), { force: true });
 
   store.putObject = async (object: StoredObject) => {
     const target = store.getResourcePath(object.bucket, object.key, 'object');
@@ -66,6 +75,7 @@ export function makeObjectWritesAtomic(
     }
     const digest = md5.digest('hex');
     await turns.take([id(object.bucket, object.key)], async () => {
+      await removeTags(object.bucket, object.key);
       await rename(incoming, target);
       await store.putMetadata(object.bucket, object.key, object.metadata, digest);
     });
@@ -91,6 +101,7 @@ export function makeObjectWritesAtomic(
       });
       const source = store.getResourcePath(sourceBucket, sourceKey, 'object');
       const target = store.getResourcePath(targetBucket, targetKey, 'object');
+      await removeTags(targetBucket, targetKey);
       if (source !== target) {
         await mkdir(dirname(target), { recursive: true });
         const incoming = `${target}.incoming-${randomUUID()}`;
@@ -107,7 +118,10 @@ export function makeObjectWritesAtomic(
     });
 
   store.deleteObject = (bucket, key) =>
-    turns.take([id(bucket, key)], () => raw.deleteObject(bucket, key));
+    turns.take([id(bucket, key)], async () => {
+      await removeTags(bucket, key);
+      await raw.deleteObject(bucket, key);
+    });
 }
 
 /** One turn at a time per key; a turn on several keys takes them in one order (no deadlock). */

@@ -132,6 +132,8 @@ export function stageValues(
     CHAT_POSTS_PER_SECOND: String(settings.CHAT_POSTS_PER_SECOND),
     NOTIFY_BURST: String(settings.NOTIFY_BURST),
     NOTIFY_RATE_PER_MINUTE: String(settings.NOTIFY_RATE_PER_MINUTE),
+    // As the stage holds downloads: its own scanner tags what lands in its object store.
+    MALWARE_SCANNING: settings.MALWARE_SCANNING,
     AWS_ENDPOINT_URL_DYNAMODB: endpointOf(address, portOf(stage.dynamodbNetworkEndpoint)),
     AWS_ENDPOINT_URL_S3: endpointOf(address, portOf(stage.s3Endpoint)),
   };

@@ -16,6 +16,8 @@ export interface StageRecord {
   readonly tableName: string;
   readonly bucket: string;
   readonly dynamodbPid?: number;
+  /** Whether the stage scans stored files (MALWARE_SCANNING): the operator CLI's `scan`. */
+  readonly malwareScanning?: boolean;
 }
 
 /** The record of a stage that this process runs. */
@@ -31,6 +33,7 @@ export const stageRecordOf = (stage: LocalStage): StageRecord => ({
   tableName: stage.tableName,
   bucket: stage.bucket,
   ...(stage.dynamodbPid === undefined ? {} : { dynamodbPid: stage.dynamodbPid }),
+  malwareScanning: stage.wiring.settings.MALWARE_SCANNING === 'on',
 });
 
 export const stageRecordPath = (dataDir: string): string => join(dataDir, 'local-stage.json');

@@ -7,6 +7,7 @@ import { patient } from '#test/support/patience.ts';
 import { postToSignedForm } from '#test/support/signed-form.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 import { useWebhookReceiver } from '#test/support/webhook-receiver.ts';
+import { EICAR_TEST_STRING } from '#infra/local/local-malware-scanner.ts';
 
 /*
  * Runs in the `observability` project, where POWERTOOLS_METRICS_DISABLED is false: the
@@ -78,8 +79,20 @@ function declared(name: string) {
   );
 }
 
+/** The malware scan's: its verdicts land whenever a scan ends, after any test's upload. */
+const SCAN_METRICS = new Set(['FilesScanned', 'ThreatsFound', 'ScanFailures']);
+
+/** The business metrics of the requests a test made: the scan's have a test of their own. */
 const businessOnly = () =>
-  Object.fromEntries(Object.entries(points()).filter(([name]) => name in BUSINESS_METRICS));
+  Object.fromEntries(
+    Object.entries(points()).filter(
+      ([name]) => name in BUSINESS_METRICS && !SCAN_METRICS.has(name),
+    ),
+  );
+
+/** The scan's metrics emitted so far. */
+const scanOnly = () =>
+  Object.fromEntries(Object.entries(points()).filter(([name]) => SCAN_METRICS.has(name)));
 
 const upload = (as: number, content: Buffer, headers: Record<string, string> = {}) => {
   const form = multipartBody([
@@ -213,6 +226,28 @@ describe('the metrics the handlers emit, as CloudWatch EMF lines', () => {
       DirectUploadBytes: [2048],
       DirectUploadsRejected: [1],
     });
+  });
+
+  it('a verdict counts a scanned file; malware found counts a threat too', async () => {
+    const eicar = Buffer.from(EICAR_TEST_STRING);
+    const infected = (await (await upload(7, eicar)).json()) as { id: number };
+    await expect
+      .poll(async () => (await stage().download(7, infected.id)).status, {
+        timeout: patient(20_000),
+      })
+      .toBe(403);
+    // Other tests' verdicts may land meanwhile: only this file is infected.
+    const { FilesScanned = [], ThreatsFound } = scanOnly();
+    expect(ThreatsFound).toEqual([1]);
+    expect(FilesScanned.length).toBeGreaterThanOrEqual(1);
+    expect(declared('ThreatsFound')).toEqual([
+      {
+        namespace: 'FileService/test',
+        dimensions: [['service']],
+        unit: 'Count',
+        service: 'file-service',
+      },
+    ]);
   });
 
   it('refusals by status class, on a line of their own', async () => {
