@@ -1,4 +1,6 @@
+import { userInfo } from 'node:os';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { AssumeRoleCommand, GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -33,6 +35,15 @@ export interface StageTarget {
     /** The least lead that is safe: running containers and JWKS caches must see the key. */
     readonly minimumLeadSeconds: number;
   };
+  /** Whether the stage scans stored files for malware (its malwareScanning setting). */
+  readonly scanning: boolean;
+  /** Who runs the command, as the stage's credentials name them: kept with each release. */
+  operator(): Promise<string>;
+  /**
+   * A client that may read and tag held objects: on AWS, as the data stack's releaser role,
+   * the one principal besides GuardDuty's the bucket's policy lets do so.
+   */
+  releaser(): Promise<S3Client>;
   close(): void;
 }
 
@@ -84,6 +95,11 @@ async function localTarget(
   return {
     stage: 'local',
     sources: sourcesOn({ tableName: record.tableName, bucket: record.bucket }, dynamodb, s3),
+    // A stage recorded before scanning existed scanned nothing.
+    scanning: record.malwareScanning === true,
+    operator: () => Promise.resolve(`local:${userInfo().username}`),
+    // The local store takes the stage's own credentials for everything.
+    releaser: () => Promise.resolve(s3),
     // The local stage reads the key file whenever it changes: a new key may sign at once.
     realtimeKeys: () =>
       Object.assign(new FileKeyStore(realtimeKeysFile(dataDir)), {
@@ -114,9 +130,42 @@ async function awsTarget(stage: StageName): Promise<StageTarget> {
   const dynamodb = new DynamoDBClient({});
   const s3 = new S3Client({});
   const secrets = new SecretsManagerClient({});
+  const sts = new STSClient({});
+  const releaserRoleArn = outputs[DATA_OUTPUTS.heldFileReleaserRoleArn];
+  let releaser: S3Client | undefined;
   return {
     stage,
     sources: sourcesOn({ tableName, bucket }, dynamodb, s3),
+    // The releaser role exists exactly when the stage scans (MalwareScanning in the data stack).
+    scanning: releaserRoleArn !== undefined,
+    operator: async () => (await sts.send(new GetCallerIdentityCommand({}))).Arn ?? 'unknown',
+    releaser: async () => {
+      if (releaserRoleArn === undefined) {
+        throw new OperatorRefusal(`stage ${stage} does not scan for malware: nothing is held`);
+      }
+      if (releaser !== undefined) return releaser;
+      // One command runs well within an hour, the role's session.
+      const { Credentials } = await sts.send(
+        new AssumeRoleCommand({
+          RoleArn: releaserRoleArn,
+          RoleSessionName: 'admin-scan',
+          DurationSeconds: 3600,
+        }),
+      );
+      if (Credentials?.AccessKeyId === undefined || Credentials.SecretAccessKey === undefined) {
+        throw new OperatorRefusal(`could not act as ${releaserRoleArn}: STS gave no credentials`);
+      }
+      releaser = new S3Client({
+        credentials: {
+          accessKeyId: Credentials.AccessKeyId,
+          secretAccessKey: Credentials.SecretAccessKey,
+          ...(Credentials.SessionToken === undefined
+            ? {}
+            : { sessionToken: Credentials.SessionToken }),
+        },
+      });
+      return releaser;
+    },
     realtimeKeys: () => {
       const secretArn = outputs[DATA_OUTPUTS.realtimeKeysSecretArn];
       if (secretArn === undefined) {
@@ -136,6 +185,8 @@ async function awsTarget(stage: StageName): Promise<StageTarget> {
       });
     },
     close: () => {
+      releaser?.destroy();
+      sts.destroy();
       secrets.destroy();
       dynamodb.destroy();
       s3.destroy();

@@ -1,0 +1,125 @@
+import type { BlobVersions } from '../blobs/blob-store.ts';
+import { deleteEveryVersion } from '../blobs/object-versions.ts';
+import { type ScanStanding, standingOf } from '../domain/file-scan.ts';
+import { Conflict, NotFound } from '../domain/outcome.ts';
+import { logger } from '../logger.ts';
+import type { FileScans, ScannedFile, ScannedFileRecord, ScannedObjects } from './file-scans.ts';
+
+/**
+ * What an operator does with the files the malware scan holds: list them, release one by an
+ * explicit decision, send some to be scanned again, delete one. Every change is logged with
+ * who made it and why.
+ */
+export interface HeldFilePorts {
+  readonly fileScans: FileScans;
+  readonly scannedObjects: ScannedObjects;
+  readonly blobs: BlobVersions;
+  readonly now?: () => Date;
+}
+
+/** Who decided, and why: both kept with a release and logged with every change. */
+export interface OperatorDecision {
+  readonly by: string;
+  readonly reason: string;
+}
+
+export interface HeldFile extends ScannedFileRecord {
+  readonly standing: Exclude<ScanStanding, 'clean' | 'released'>;
+}
+
+const isHeld = (record: ScannedFileRecord): record is HeldFile => {
+  const standing = standingOf(record.scan);
+  return standing !== 'clean' && standing !== 'released';
+};
+
+/** Every file the scan holds, oldest first: found infected, not judged, pending, never scanned. */
+export async function listHeldFiles(ports: Pick<HeldFilePorts, 'fileScans'>): Promise<HeldFile[]> {
+  const held: HeldFile[] = [];
+  for await (const page of ports.fileScans.unclearedFiles()) {
+    for (const record of page) {
+      if (isHeld(record))
+        held.push({ ...record, standing: standingOf(record.scan) as HeldFile['standing'] });
+    }
+  }
+  return held.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+async function heldFile(
+  ports: Pick<HeldFilePorts, 'fileScans'>,
+  file: ScannedFile,
+): Promise<HeldFile> {
+  const record = await ports.fileScans.get(file);
+  if (record === undefined) throw new NotFound('no such file');
+  if (!isHeld(record))
+    throw new Conflict(`the file is not held: its scan is ${standingOf(record.scan)}`);
+  return { ...record, standing: standingOf(record.scan) as HeldFile['standing'] };
+}
+
+/**
+ * An operator lets a held file be downloaded after all. The bucket's tag comes first: a
+ * release recorded but not tagged would give links the bucket refuses; tagged but not
+ * recorded, the file stays held and the release can be run again.
+ */
+export async function releaseHeldFile(
+  ports: HeldFilePorts,
+  file: ScannedFile,
+  decision: OperatorDecision,
+): Promise<HeldFile> {
+  const held = await heldFile(ports, file);
+  const key = ports.scannedObjects.keyOf(file);
+  await ports.scannedObjects.release(key);
+  const at = (ports.now?.() ?? new Date()).toISOString();
+  const outcome = await ports.fileScans.setScan(file, { status: 'released', at, ...decision });
+  if (outcome === 'no-record') throw new NotFound('no such file');
+  logger.warn('Held file released by an operator', {
+    key,
+    was: held.standing,
+    outcome,
+    ...decision,
+  });
+  return held;
+}
+
+/**
+ * Sends files to be scanned anew: those stored before scanning began, or whose scan failed.
+ * Each is marked pending first, so the verdict its new copy brings is the one that stays.
+ */
+export async function rescanFiles(
+  ports: HeldFilePorts,
+  files: readonly ScannedFile[],
+  decision: OperatorDecision,
+): Promise<{ readonly rescanned: number }> {
+  let rescanned = 0;
+  for (const file of files) {
+    const key = ports.scannedObjects.keyOf(file);
+    if (!(await ports.fileScans.markPending(file))) continue;
+    await ports.scannedObjects.rescan(key);
+    logger.info('File sent to be scanned again', { key, ...decision });
+    rescanned += 1;
+  }
+  return { rescanned };
+}
+
+/**
+ * Deletes a held file for good: its record, then every version of its bytes (an infected
+ * file's old versions must not wait out the bucket's lifecycle). Bytes that will not go are
+ * reported with their key, for the reconcile command.
+ */
+export async function deleteHeldFile(
+  ports: HeldFilePorts,
+  file: ScannedFile,
+  decision: OperatorDecision,
+): Promise<HeldFile> {
+  const held = await heldFile(ports, file);
+  const key = ports.scannedObjects.keyOf(file);
+  await ports.fileScans.deleteRecord(file);
+  logger.warn('Held file deleted by an operator', { key, was: held.standing, ...decision });
+  try {
+    await deleteEveryVersion(ports.blobs, key);
+  } catch (error) {
+    throw new Error(`the record is gone, but the bytes at ${key} could not all be deleted`, {
+      cause: error,
+    });
+  }
+  return held;
+}
