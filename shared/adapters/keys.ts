@@ -1,3 +1,5 @@
+import type { ScannedFile } from '../scanning/file-scans.ts';
+
 /**
  * Single-table keys. Every item a user owns lives in that user's partition, so a query
  * built from the caller's id cannot reach anyone else's data.
@@ -97,15 +99,7 @@ const DEAL_FILE_OBJECT_KEY =
   /^groups\/([1-9]\d{0,15})\/deals\/([1-9]\d{0,15})\/files\/([1-9]\d{0,15})$/;
 
 /** The ids a file object's key names: a user file's or a deal file's; undefined for others. */
-export function parseFileObjectKey(key: string):
-  | { readonly kind: 'user-file'; readonly userId: number; readonly fileId: number }
-  | {
-      readonly kind: 'deal-file';
-      readonly groupId: number;
-      readonly dealId: number;
-      readonly fileId: number;
-    }
-  | undefined {
+export function parseFileObjectKey(key: string): ScannedFile | undefined {
   const user = safeIds(USER_FILE_OBJECT_KEY.exec(key));
   if (user !== undefined) return { kind: 'user-file', ...user };
   const deal = DEAL_FILE_OBJECT_KEY.exec(key);
