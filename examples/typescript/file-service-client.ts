@@ -169,7 +169,6 @@ export class FileServiceClient {
       }));
       const retryAfter = response.headers.get('retry-after');
       if (response.status !== 409 || retryAfter === null || Date.now() >= deadline) break;
-      await response.body?.cancel();
       const wait = Math.min(Number(retryAfter) * 1000, Math.max(0, deadline - Date.now()));
       await setTimeout(wait);
     }
