@@ -22,4 +22,6 @@ export const recordScanVerdictFunction = defineFunction({
       why: "a deal file's verdict, only newer than the one it holds",
     },
   ],
+  // With no record, a listing tells a file not recorded yet from one deleted meanwhile.
+  bucket: [{ missingObjectsAsNotFound: true }],
 });

@@ -7,6 +7,8 @@ import { observeInvocation } from '#shared/observability/observe-invocation.ts';
 import { tracer } from '#shared/observability/tracer.ts';
 import { recordScanVerdict } from '#shared/scanning/record-scan-verdict.ts';
 import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
+import { s3Client } from '#shared/adapters/aws/s3.ts';
+import { blobs } from '#shared/wiring/builders/blobs.ts';
 import { fileScans } from '#shared/wiring/builders/file-scans.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
@@ -19,7 +21,7 @@ import { recordScanVerdictFunction } from './function.ts';
  * for a file not recorded yet throws, so that Lambda delivers it again (and, after its
  * retries, sets it aside in the scan-event failures queue, where nothing is lost).
  */
-export const createHandler = (adapters: Pick<ServiceAdapters, 'fileScans'>) => {
+export const createHandler = (adapters: Pick<ServiceAdapters, 'fileScans' | 'blobs'>) => {
   return middy<GuardDutyScanResultNotificationEvent>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(observeInvocation())
@@ -30,7 +32,10 @@ export const createHandler = (adapters: Pick<ServiceAdapters, 'fileScans'>) => {
         result: scanResultDetails.scanResultStatus,
         at: event.time,
       };
-      const outcome = await recordScanVerdict({ scans: adapters.fileScans }, verdict);
+      const outcome = await recordScanVerdict(
+        { scans: adapters.fileScans, objects: adapters.blobs },
+        verdict,
+      );
       tracer.putAnnotation('outcome', outcome.kind);
       if (outcome.kind !== 'recorded') {
         logger.info('Scan verdict changes nothing', { ...verdict, outcome: outcome.kind });
@@ -49,5 +54,7 @@ export const createHandler = (adapters: Pick<ServiceAdapters, 'fileScans'>) => {
 };
 
 export const handler = lambdaEntry(recordScanVerdictFunction.variables, (env) =>
-  createHandler(composeAdapters({ ...env, documents: documentClient }, { fileScans })),
+  createHandler(
+    composeAdapters({ ...env, documents: documentClient, s3: s3Client }, { fileScans, blobs }),
+  ),
 );

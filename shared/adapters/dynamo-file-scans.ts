@@ -6,6 +6,7 @@ import {
   paginateScan,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { FileScan } from '../domain/file-scan.ts';
 import type {
   FileScans,
   ScannedFile,
@@ -123,6 +124,30 @@ export class DynamoFileScans implements FileScans {
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;
       throw error;
+    }
+  }
+
+  async unmarkPending(file: ScannedFile, previous: FileScan | undefined): Promise<void> {
+    const put =
+      previous === undefined
+        ? { UpdateExpression: 'REMOVE #scan', ExpressionAttributeValues: { ':pending': 'pending' } }
+        : {
+            UpdateExpression: 'SET #scan = :previous',
+            ExpressionAttributeValues: { ':pending': 'pending', ':previous': previous },
+          };
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: recordKey(file),
+          ...put,
+          ConditionExpression: '#scan.#status = :pending',
+          ExpressionAttributeNames: { '#scan': 'scan', '#status': 'status' },
+        }),
+      );
+    } catch (error) {
+      // A verdict came meanwhile: it stands.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   }
 

@@ -38,6 +38,8 @@ export interface FileScans {
   unclearedFiles(): AsyncIterable<readonly ScannedFileRecord[]>;
   /** Marks the file's scan pending again, before its bytes are sent to be scanned anew. */
   markPending(file: ScannedFile): Promise<boolean>;
+  /** Puts back the scan a file had, while it is still pending: a rescan that could not start. */
+  unmarkPending(file: ScannedFile, previous: FileScan | undefined): Promise<void>;
   /** Removes the file's record; the record as it was, or undefined if there was none. */
   deleteRecord(file: ScannedFile): Promise<ScannedFileRecord | undefined>;
 }

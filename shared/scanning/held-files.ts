@@ -66,6 +66,11 @@ export async function releaseHeldFile(
   decision: OperatorDecision,
 ): Promise<HeldFile> {
   const held = await heldFile(ports, file);
+  // GuardDuty writes an object's tags whole when its scan ends, and would take the release
+  // tag with it; its verdict would replace the release on the record too.
+  if (held.standing === 'pending') {
+    throw new Conflict('the file is being scanned: decide once its verdict is in');
+  }
   const key = ports.scannedObjects.keyOf(file);
   await ports.scannedObjects.release(key);
   const at = (ports.now?.() ?? new Date()).toISOString();
@@ -82,22 +87,33 @@ export async function releaseHeldFile(
 
 /**
  * Sends files to be scanned anew: those stored before scanning began, or whose scan failed.
- * Each is marked pending first, so the verdict its new copy brings is the one that stays.
+ * Each is marked pending first, so the verdict its new copy brings is the one that stays; a
+ * copy that fails puts the file's scan back (pending for good would say "try again shortly"
+ * forever), and the others go on.
  */
 export async function rescanFiles(
   ports: HeldFilePorts,
   files: readonly ScannedFile[],
   decision: OperatorDecision,
-): Promise<{ readonly rescanned: number }> {
+): Promise<{ readonly rescanned: number; readonly failed: readonly string[] }> {
   let rescanned = 0;
+  const failed: string[] = [];
   for (const file of files) {
     const key = ports.scannedObjects.keyOf(file);
-    if (!(await ports.fileScans.markPending(file))) continue;
-    await ports.scannedObjects.rescan(key);
+    const before = await ports.fileScans.get(file);
+    if (before === undefined || !(await ports.fileScans.markPending(file))) continue;
+    try {
+      await ports.scannedObjects.rescan(key);
+    } catch (error) {
+      logger.error('Could not send a file to be scanned again', { key, error });
+      await ports.fileScans.unmarkPending(file, before.scan);
+      failed.push(key);
+      continue;
+    }
     logger.info('File sent to be scanned again', { key, ...decision });
     rescanned += 1;
   }
-  return { rescanned };
+  return { rescanned, failed };
 }
 
 /**

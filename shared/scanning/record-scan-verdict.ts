@@ -1,3 +1,4 @@
+import type { BlobStore } from '../blobs/blob-store.ts';
 import type { ScanResult } from '../domain/file-scan.ts';
 import type { FileScans, ScannedFile } from './file-scans.ts';
 
@@ -24,15 +25,19 @@ export class VerdictBeforeRecord extends Error {
 export type VerdictOutcome =
   | { readonly kind: 'recorded'; readonly file: ScannedFile }
   | { readonly kind: 'stale'; readonly file: ScannedFile }
+  /** Its file was deleted (or never recorded) and its bytes are gone: nothing to hold. */
+  | { readonly kind: 'gone'; readonly file: ScannedFile }
   | { readonly kind: 'not-ours' };
 
 /**
  * Records a verdict on the file its object backs. Events come at least once and in any
  * order: one no newer than the file's own scan changes nothing, so a repeat or an overtaken
- * event is harmless; one for a file not recorded yet throws `VerdictBeforeRecord`.
+ * event is harmless. With no record, the bucket decides: bytes still there are a file not
+ * recorded yet (`VerdictBeforeRecord`, delivered again); bytes gone are a file deleted while
+ * it was scanned, or an upload that failed, and the verdict has nothing left to hold.
  */
 export async function recordScanVerdict(
-  ports: { readonly scans: FileScans },
+  ports: { readonly scans: FileScans; readonly objects: Pick<BlobStore, 'listed'> },
   verdict: ScanVerdict,
 ): Promise<VerdictOutcome> {
   const file = ports.scans.fileOf(verdict.objectKey);
@@ -44,6 +49,7 @@ export async function recordScanVerdict(
     // milliseconds, a release's has.
     at: new Date(verdict.at).toISOString(),
   });
-  if (outcome === 'no-record') throw new VerdictBeforeRecord(verdict.objectKey);
-  return { kind: outcome, file };
+  if (outcome !== 'no-record') return { kind: outcome, file };
+  if ((await ports.objects.listed(verdict.objectKey)) === undefined) return { kind: 'gone', file };
+  throw new VerdictBeforeRecord(verdict.objectKey);
 }

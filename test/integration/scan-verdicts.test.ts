@@ -7,24 +7,31 @@ import { randomUUID } from 'node:crypto';
 import type { GuardDutyScanResultNotificationEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable } from '#infra/local/dynamodb-local.ts';
+import { ensureBucket } from '#infra/local/emulators.ts';
 import { createHandler } from '#functions/record-scan-verdict/handler.ts';
 import { DynamoDealFileRepository } from '#shared/adapters/dynamo-deal-file-repository.ts';
 import { DynamoFileScans } from '#shared/adapters/dynamo-file-scans.ts';
 import { DynamoGroupRepository } from '#shared/adapters/dynamo-group-repository.ts';
 import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
+import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
 import type { ScanResult } from '#shared/domain/file-scan.ts';
 import { recordScanVerdict, VerdictBeforeRecord } from '#shared/scanning/record-scan-verdict.ts';
 import type { UserFile } from '#shared/user-files/user-file.ts';
 import { lambdaContext } from '#test/support/api-events.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';
 
-const { dynamodb, dynamodbEndpoint } = emulatorClients();
+const { dynamodb, dynamodbEndpoint, s3, s3Endpoint, s3Credentials } = emulatorClients();
 const name = `scans-${randomUUID().slice(0, 8)}`;
 const userFiles = new DynamoUserFileRepository(dynamodb, name);
 const scans = new DynamoFileScans(dynamodb, name);
+const objects = new S3BlobStore(s3, name);
+const ports = { scans, objects };
 
 beforeAll(async () => {
-  await ensureTable(dynamodbEndpoint, name);
+  await Promise.all([
+    ensureTable(dynamodbEndpoint, name),
+    ensureBucket(s3Endpoint, name, s3Credentials),
+  ]);
 });
 
 const file = (userId: number, id: number): UserFile => ({
@@ -46,7 +53,7 @@ describe('recording a verdict', () => {
   it('records it on the user file its object backs', async () => {
     await userFiles.create(file(1, 1));
     const outcome = await recordScanVerdict(
-      { scans },
+      ports,
       verdict('users/1/files/1', 'NO_THREATS_FOUND', '2026-11-28T10:00:01.000Z'),
     );
     expect(outcome).toEqual({
@@ -63,9 +70,9 @@ describe('recording a verdict', () => {
   it('changes nothing for a repeated event', async () => {
     await userFiles.create(file(1, 2));
     const event = verdict('users/1/files/2', 'THREATS_FOUND', '2026-11-28T10:00:02.000Z');
-    expect((await recordScanVerdict({ scans }, event)).kind).toBe('recorded');
+    expect((await recordScanVerdict(ports, event)).kind).toBe('recorded');
     const after = await userFiles.get(1, 2);
-    expect((await recordScanVerdict({ scans }, event)).kind).toBe('stale');
+    expect((await recordScanVerdict(ports, event)).kind).toBe('stale');
     expect(await userFiles.get(1, 2)).toEqual(after);
   });
 
@@ -75,22 +82,33 @@ describe('recording a verdict', () => {
     const older = (key: string) => verdict(key, 'FAILED', '2026-11-28T10:00:03.000Z');
     const newer = (key: string) => verdict(key, 'NO_THREATS_FOUND', '2026-11-28T10:00:09.000Z');
     // In order, then overtaken: the same file in the end.
-    await recordScanVerdict({ scans }, older('users/1/files/3'));
-    await recordScanVerdict({ scans }, newer('users/1/files/3'));
-    expect((await recordScanVerdict({ scans }, newer('users/1/files/4'))).kind).toBe('recorded');
-    expect((await recordScanVerdict({ scans }, older('users/1/files/4'))).kind).toBe('stale');
+    await recordScanVerdict(ports, older('users/1/files/3'));
+    await recordScanVerdict(ports, newer('users/1/files/3'));
+    expect((await recordScanVerdict(ports, newer('users/1/files/4'))).kind).toBe('recorded');
+    expect((await recordScanVerdict(ports, older('users/1/files/4'))).kind).toBe('stale');
     const clean = { status: 'scanned', result: 'NO_THREATS_FOUND', at: '2026-11-28T10:00:09.000Z' };
     expect((await userFiles.get(1, 3))?.scan).toEqual(clean);
     expect((await userFiles.get(1, 4))?.scan).toEqual(clean);
   });
 
   it('throws a verdict whose file is not recorded yet, and writes nothing', async () => {
+    // Its bytes are stored: the record comes second.
+    await objects.put('users/1/files/5', Buffer.from('bytes'), { contentType: 'text/plain' });
     const event = verdict('users/1/files/5', 'NO_THREATS_FOUND', '2026-11-28T10:00:05.000Z');
-    await expect(recordScanVerdict({ scans }, event)).rejects.toBeInstanceOf(VerdictBeforeRecord);
+    await expect(recordScanVerdict(ports, event)).rejects.toBeInstanceOf(VerdictBeforeRecord);
     expect(await userFiles.get(1, 5)).toBeUndefined();
     // Delivered again once the record is there, it lands.
     await userFiles.create(file(1, 5));
-    expect((await recordScanVerdict({ scans }, event)).kind).toBe('recorded');
+    expect((await recordScanVerdict(ports, event)).kind).toBe('recorded');
+  });
+
+  it('drops a verdict whose file and bytes are gone: deleted while it was scanned', async () => {
+    const event = verdict('users/1/files/8', 'THREATS_FOUND', '2026-11-28T10:00:08.000Z');
+    expect(await recordScanVerdict(ports, event)).toEqual({
+      kind: 'gone',
+      file: { kind: 'user-file', userId: 1, fileId: 8 },
+    });
+    expect(await userFiles.get(1, 8)).toBeUndefined();
   });
 
   it("records a deal file's verdict on the deal file", async () => {
@@ -110,7 +128,7 @@ describe('recording a verdict', () => {
       location: 's3://bucket/groups/7/deals/3/files/6',
     });
     await recordScanVerdict(
-      { scans },
+      ports,
       verdict('groups/7/deals/3/files/6', 'THREATS_FOUND', '2026-11-28T10:00:06.000Z'),
     );
     expect((await dealFiles.get({ groupId: 7, dealId: 3 }, 6))?.scan).toEqual({
@@ -122,7 +140,7 @@ describe('recording a verdict', () => {
 
   it('ignores a key that holds no file of ours', async () => {
     const outcome = await recordScanVerdict(
-      { scans },
+      ports,
       verdict(
         'malware-protection-resource-validation-object',
         'NO_THREATS_FOUND',
@@ -159,8 +177,9 @@ describe('the RecordScanVerdict handler', () => {
   });
 
   it('records the verdict, and fails the event whose record is not there yet', async () => {
-    const handler = createHandler({ fileScans: scans });
+    const handler = createHandler({ fileScans: scans, blobs: objects });
     await userFiles.create(file(2, 1));
+    await objects.put('users/2/files/2', Buffer.from('bytes'), { contentType: 'text/plain' });
     await handler(event('users/2/files/1', 'THREATS_FOUND'), lambdaContext());
     expect((await userFiles.get(2, 1))?.scan).toMatchObject({ result: 'THREATS_FOUND' });
     await expect(
