@@ -30,6 +30,18 @@ export interface SmokeOptions {
    */
   readonly scanWaitMs?: number;
   /**
+   * The stage's `ThreatsFound` data points since a time (CloudWatch, with the operator's AWS
+   * credentials): given, the check also proves the infected file was counted, which is what
+   * the alarm watches.
+   */
+  readonly threatsCountedSince?: (since: Date) => Promise<number>;
+  /**
+   * How long the count may take to show: metrics reach CloudWatch minutes after the verdict.
+   *
+   * @default 5 minutes
+   */
+  readonly metricsWaitMs?: number;
+  /**
    * The size of the direct upload.
    *
    * @default 3 MiB
@@ -299,8 +311,11 @@ export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]
 
   await compareDownload(direct);
 
+  let infectedAt: Date | undefined;
   if (options.malwareScanning) {
     await step('EICAR file: held, refused, deleted', async () => {
+      // A minute early: CloudWatch keeps data points by the minute.
+      const uploadedAt = new Date(Date.now() - 60_000);
       const form = new FormData();
       form.set('name', 'smoke-check-eicar.txt');
       form.set('type', 'raw_data');
@@ -330,8 +345,31 @@ export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]
       created.splice(created.indexOf(id), 1);
       const first =
         held === 0 ? '' : `held (409) ${String(held)}× over ${String(seconds)} s, then `;
+      infectedAt = uploadedAt;
       return `file ${String(id)}: ${first}403 "${detail}"; deleted. Its ThreatsFound alarm should fire now`;
     });
+  }
+  const counted = options.threatsCountedSince;
+  if (options.malwareScanning && counted !== undefined) {
+    await step(
+      'ThreatsFound counted',
+      async () => {
+        // Metrics reach CloudWatch a minute or two after the verdict: asked again until then.
+        const waitMs = options.metricsWaitMs ?? 300_000;
+        const deadline = Date.now() + waitMs;
+        for (let looks = 1; ; looks += 1) {
+          const found = await counted(infectedAt ?? new Date());
+          if (found > 0) return `${String(found)} in the stage's metrics (look ${String(looks)})`;
+          if (Date.now() >= deadline) {
+            throw new CheckFailed(
+              `no ThreatsFound data point within ${String(waitMs / 1000)} s: is the verdict function recording (its log, the ScanEventFailures queue)?`,
+            );
+          }
+          await sleep(Math.min(15_000, Math.max(0, deadline - Date.now())));
+        }
+      },
+      [infectedAt],
+    );
   }
 
   const jwks = createRemoteJWKSet(new URL(`${base}/api/v1/auth/realtime-jwks.json`), {

@@ -1,15 +1,41 @@
 /**
  * `npm run smoke -- --url <ApiUrl> --token <bearer> [--stage <name>] [--group <g> --deal <d>]
- * [--notify] [--malware-scanning on|off] [--scan-wait <seconds>]`: proves a deployed stage
+ * [--notify] [--malware-scanning on|off] [--scan-wait <seconds>] [--metrics [--metrics-wait <seconds>]]`: proves a deployed stage
  * works, through its public HTTP API only. Prints a table (step, status, time); exits 0 when
  * every step passed, 1 when one failed, 2 on bad usage.
  */
 import { parseCommandLine } from '#infra/command-line.ts';
+import { CloudWatchClient, GetMetricStatisticsCommand } from '@aws-sdk/client-cloudwatch';
+import { metricsNamespace, SERVICE_NAME } from '#shared/observability/business-metrics.ts';
 import { formatResults, runSmokeCheck } from './smoke-check.ts';
+
+/** The stage's ThreatsFound data points since a time, summed: what its alarm watches. */
+const threatsCounted =
+  (stage: string) =>
+  async (since: Date): Promise<number> => {
+    const cloudWatch = new CloudWatchClient({});
+    try {
+      const { Datapoints = [] } = await cloudWatch.send(
+        new GetMetricStatisticsCommand({
+          Namespace: metricsNamespace(stage),
+          MetricName: 'ThreatsFound',
+          Dimensions: [{ Name: 'service', Value: SERVICE_NAME }],
+          StartTime: since,
+          EndTime: new Date(Date.now() + 60_000),
+          Period: 60,
+          Statistics: ['Sum'],
+        }),
+      );
+      return Datapoints.reduce((sum, point) => sum + (point.Sum ?? 0), 0);
+    } finally {
+      cloudWatch.destroy();
+    }
+  };
 
 const USAGE = `usage: npm run smoke -- --url <ApiUrl> --token <bearer> [--stage <name>]
                         [--group <id> --deal <id>] [--notify]
                         [--malware-scanning on|off] [--scan-wait <seconds>]
+                        [--metrics [--metrics-wait <seconds>]]
 
   --url      the stage's API URL (the ApiUrl output of its API stack)
   --token    a bearer token from the stage's issuer; the check writes and deletes files as its user
@@ -22,6 +48,10 @@ const USAGE = `usage: npm run smoke -- --url <ApiUrl> --token <bearer> [--stage 
              EICAR test string is uploaded, its download must be refused, and it is deleted
   --scan-wait
              how long a download may stay held while its scan is under way (default: 300)
+  --metrics  also read the stage's ThreatsFound metric in CloudWatch, with your AWS
+             credentials and region: the EICAR file must be counted (what its alarm watches)
+  --metrics-wait
+             how long that count may take to show (default: 300)
 
 The manual: docs/operating.md`;
 
@@ -46,6 +76,8 @@ const { values: flags } = parseCommandLine(
     notify: { type: 'boolean', default: false },
     'malware-scanning': { type: 'string', default: 'on' },
     'scan-wait': { type: 'string', default: '300' },
+    metrics: { type: 'boolean', default: false },
+    'metrics-wait': { type: 'string', default: '300' },
   },
   `${USAGE}\n`,
   usageError,
@@ -67,6 +99,11 @@ if (!/^[1-9][0-9]{0,4}$/.test(scanWait)) {
   usageError('--scan-wait must be whole seconds, 1 to 99999');
 }
 
+const metricsWait = flags['metrics-wait'];
+if (!/^[1-9][0-9]{0,4}$/.test(metricsWait)) {
+  usageError('--metrics-wait must be whole seconds, 1 to 99999');
+}
+
 const results = await runSmokeCheck({
   url: flags.url,
   token: flags.token,
@@ -74,6 +111,12 @@ const results = await runSmokeCheck({
   notify: flags.notify,
   malwareScanning: scanning === 'on',
   scanWaitMs: Number(scanWait) * 1000,
+  ...(flags.metrics
+    ? {
+        threatsCountedSince: threatsCounted(flags.stage),
+        metricsWaitMs: Number(metricsWait) * 1000,
+      }
+    : {}),
   ...(groupId === undefined || dealId === undefined ? {} : { deal: { groupId, dealId } }),
 });
 process.stdout.write(`${formatResults(results)}\n`);

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { freePort } from '#infra/local/free-port.ts';
+import { startCloudWatchStandIn } from '#test/support/cloudwatch-stand-in.ts';
 import { seedDeals } from '#test/support/deal-fixtures.ts';
 import { startTestStage, type TestStage, useTestStage } from '#test/support/test-stage.ts';
 import { useWebhookReceiver } from '#test/support/webhook-receiver.ts';
@@ -31,10 +32,12 @@ async function withStage(
 /** `npm run smoke -- <args>`, as an operator runs it: its exit code and its output. */
 function smoke(
   args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
 ): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['infra/smoke/smoke.ts', ...args], {
       cwd: REPOSITORY_ROOT,
+      env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -88,6 +91,43 @@ describe('npm run smoke', () => {
       /^file \d+: (held \(409\) \d+× over \d+ s, then )?403 "[^"]+"; deleted\./,
     );
     expect(await stage().stored()).toEqual(before);
+  });
+
+  it('with --metrics, proves the EICAR file counted in ThreatsFound, or fails saying so', async () => {
+    const cloudWatch = await startCloudWatchStandIn();
+    try {
+      const token = await stage().token(42);
+      const env = {
+        AWS_ENDPOINT_URL_CLOUDWATCH: cloudWatch.endpoint,
+        AWS_REGION: 'eu-west-1',
+        AWS_ACCESS_KEY_ID: 'AKIDSMOKE',
+        AWS_SECRET_ACCESS_KEY: 'smoke',
+      };
+      const args = ['--url', stage().url, '--token', token, '--stage', 'local', '--metrics'];
+      cloudWatch.sum = 1;
+      const counted = await smoke(args, env);
+      expect(statuses(counted.out)).toEqual([
+        ...PASSED.slice(0, 8),
+        'ThreatsFound counted: ok',
+        ...PASSED.slice(8),
+        'clean up: ok',
+      ]);
+      expect(cloudWatch.requests[0]).toMatchObject({
+        Namespace: 'FileService/local',
+        MetricName: 'ThreatsFound',
+        Dimensions: [{ Name: 'service', Value: 'file-service' }],
+        Period: 60,
+        Statistics: ['Sum'],
+      });
+      cloudWatch.sum = 0;
+      const missed = await smoke([...args, '--metrics-wait', '1'], env);
+      expect(detailOf(missed.out, 'ThreatsFound counted')).toBe(
+        'no ThreatsFound data point within 1 s: is the verdict function recording (its log, the ScanEventFailures queue)?',
+      );
+      expect(missed.code).toBe(1);
+    } finally {
+      await cloudWatch.close();
+    }
   });
 
   it('leaves the EICAR file out with --malware-scanning off', async () => {
