@@ -36,7 +36,7 @@ export const LOCAL_STAGE_VARIABLES: readonly LocalStageVariable[] = [
     name: 'HOST',
     default: '127.0.0.1',
     meaning:
-      'The address the gateway and object store bind; `0.0.0.0` exposes them on the network (DynamoDB Local and the Invoke API stay on loopback)',
+      'The address the gateway and object store bind; `0.0.0.0` exposes them (DynamoDB Local and the Invoke API stay on loopback)',
   },
   {
     name: 'PUBLIC_HOST',
@@ -71,7 +71,7 @@ export const LOCAL_STAGE_VARIABLES: readonly LocalStageVariable[] = [
     name: 'ALLOWED_ORIGINS',
     default: 'http://*',
     meaning:
-      'Origins whose pages may call the stage and its object store (CORS), comma-separated: an origin, `*`, `http://*` or `https://*`; empty for none',
+      'Comma-separated origins whose pages may call the stage and its store (CORS): an origin, `*`, `http://*`, `https://*`; or none',
   },
   functionVariable('USER_ID_CLAIM'),
   functionVariable('REALTIME_AUDIENCE'),
@@ -93,7 +93,7 @@ export const LOCAL_STAGE_VARIABLES: readonly LocalStageVariable[] = [
     name: 'LOCAL_SCAN_DELAY_MS',
     default: '0',
     meaning:
-      "How long the local malware scanner waits before each verdict, in milliseconds up to 600,000: a file's download stays pending that long",
+      'How long the local malware scanner waits before each verdict, in ms up to 600,000: downloads stay pending that long',
   },
 ];
 

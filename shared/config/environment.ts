@@ -63,7 +63,7 @@ export const ENVIRONMENT = {
   CHAT_RETRY_BASE_SECONDS: positiveSeconds
     .default(30)
     .describe(
-      'The longest wait after the first failed post, in seconds above 0 (the wait is half to all of it, with jitter); it doubles after each failed post, up to 15 minutes',
+      'Seconds above 0: the most the first retry of a post waits (half to all of it, with jitter); it doubles each time, up to 15 minutes',
     ),
   // At most 20, so that a worker (30 s) still has time to wait in place for the channel's pace.
   CHAT_TIMEOUT_SECONDS: positiveSeconds
@@ -105,7 +105,7 @@ export const ENVIRONMENT = {
     .enum(['on', 'off'])
     .default('on')
     .describe(
-      '`on`: every stored file is scanned for malware and downloadable only once found clean; `off`: no scan, and files stored meanwhile are held once it is turned on, until scanned or released',
+      '`on`: files are scanned for malware and downloadable once clean; `off`: no scan, and files stored meanwhile are held once it is on',
     ),
 } as const;
 
