@@ -15,6 +15,8 @@ const DOMAIN_FOLDERS = [
   'realtime',
   'reconcile',
   'removal',
+  'scanning',
+  'usage',
   'user-files',
 ];
 /** The edges: HTTP, API schemas and documents, adapters, configuration, wiring. */

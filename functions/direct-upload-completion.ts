@@ -2,7 +2,8 @@ import type { FunctionSpec } from '#shared/functions/function-declaration.ts';
 
 /**
  * The complete route and the finalizer run the same completion, whichever comes first: they
- * read the form's bytes and copy them to the file's key (GetObject there, PutObject here),
+ * read the form's bytes (their SHA-256) and copy them to the file's key (GetObject there,
+ * PutObject here),
  * delete them once recorded or refused, and delete a copy no record names. The recorded copy
  * is only ever listed (ListBucket), never read: until its malware scan clears it, the bucket's
  * policy lets no function read it.
@@ -10,9 +11,9 @@ import type { FunctionSpec } from '#shared/functions/function-declaration.ts';
 export const DIRECT_UPLOAD_COMPLETION = {
   table: [
     {
-      items: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem', 'ConditionCheckItem'],
+      items: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem', 'ConditionCheckItem', 'Query'],
       in: 'users',
-      why: 'ConditionCheckItem: the owner is not erased',
+      why: 'ConditionCheckItem: the owner is not erased; UpdateItem: the usage the file settles; Query: a first count of it',
     },
   ],
   bucket: [

@@ -18,6 +18,7 @@ import { finalizeDirectUploadFunction } from './finalize-direct-upload/function.
 import { getNotificationFunction } from './get-notification/function.ts';
 import { getRealtimeTokenFunction } from './get-realtime-token/function.ts';
 import { getUserFileFunction } from './get-user-file/function.ts';
+import { getUserUsageFunction } from './get-user-usage/function.ts';
 import { initRealtimeKeysFunction } from './init-realtime-keys/function.ts';
 import { listDealFilesFunction } from './list-deal-files/function.ts';
 import { listUserFilesFunction } from './list-user-files/function.ts';
@@ -41,6 +42,7 @@ export const SERVICE_FUNCTIONS = [
   updateUserFileFunction,
   deleteUserFileFunction,
   getUserFileFunction,
+  getUserUsageFunction,
   notifySubmissionFunction,
   getNotificationFunction,
   listDealFilesFunction,

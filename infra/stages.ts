@@ -97,6 +97,10 @@ const StageSettingsSchema = z.strictObject({
   /** Each sender's notify allowance (the defaults are the variables' own, justified there). */
   notifyBurst: ENVIRONMENT.NOTIFY_BURST.unwrap(),
   notifyRatePerMinute: ENVIRONMENT.NOTIFY_RATE_PER_MINUTE.unwrap(),
+  /** Files one user may hold, pending direct uploads included; more get 403. */
+  maxFilesPerUser: ENVIRONMENT.MAX_FILES_PER_USER.unwrap(),
+  /** Bytes one user may hold, pending direct uploads at their declared size included. */
+  maxBytesPerUser: ENVIRONMENT.MAX_BYTES_PER_USER.unwrap(),
   /** Whether the stage has CloudWatch alarms, and where they go. */
   alarms: flag,
   alarmEmail: z.email().optional(),
@@ -153,6 +157,8 @@ const shared = () => ({
   realtimeTokenSeconds: ENVIRONMENT.REALTIME_TOKEN_SECONDS.parse(undefined),
   notifyBurst: ENVIRONMENT.NOTIFY_BURST.parse(undefined),
   notifyRatePerMinute: ENVIRONMENT.NOTIFY_RATE_PER_MINUTE.parse(undefined),
+  maxFilesPerUser: ENVIRONMENT.MAX_FILES_PER_USER.parse(undefined),
+  maxBytesPerUser: ENVIRONMENT.MAX_BYTES_PER_USER.parse(undefined),
   // On in every stage: no stored byte is downloadable before a scan clears it.
   malwareScanning: ENVIRONMENT.MALWARE_SCANNING.parse(undefined),
 });

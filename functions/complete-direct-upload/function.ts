@@ -16,14 +16,17 @@ const completeDirectUploadOperation = defineOperation({
   request: completeDirectUploadRequest,
   responses: {
     201: jsonAnswer('The file, recorded', UserFileSchema, USER_FILE_EXAMPLE),
-    400: detailAnswer('The uploaded object is empty', 'The uploaded file is empty'),
+    400: detailAnswer(
+      'The uploaded object is empty, or its SHA-256 is not the `sha256` the start declared (the bytes are deleted, the reservation given back)',
+      'The uploaded file is empty',
+    ),
     404: detailAnswer('No upload of yours has this id', 'Not Found'),
     409: detailAnswer(
       'The bytes have not reached S3 yet, or another completion holds the upload (retry)',
       'The file has not been uploaded yet',
     ),
     413: detailAnswer(
-      'The object is over 50 MiB',
+      'The object is over 50 MiB, or over the `filesize` the start declared',
       'File too large: the limit is 52428800 bytes (50 MiB)',
     ),
     422: idNotAnInteger('file_id'),

@@ -39,9 +39,9 @@ export const deleteUserFileFunction = defineFunction({
   sizing: { memoryMb: 512, timeoutSeconds: 10 },
   table: [
     {
-      items: ['GetItem', 'DeleteItem', 'PutItem', 'ConditionCheckItem'],
+      items: ['GetItem', 'DeleteItem', 'PutItem', 'ConditionCheckItem', 'UpdateItem', 'Query'],
       in: 'users',
-      why: 'PutItem and ConditionCheckItem: the record back, if its bytes will not go and the owner is not erased',
+      why: 'PutItem and ConditionCheckItem: the record back, if its bytes will not go and the owner is not erased; UpdateItem: the usage, in the same transaction; Query: a first count of it',
     },
   ],
   // Every version of the file's bytes (or a cancelled upload's) goes for good: listed, then
@@ -55,4 +55,6 @@ export const deleteUserFileFunction = defineFunction({
     },
     { objects: ['s3:DeleteObjectVersion'], under: 'uploads/', why: 'for an upload it cancels' },
   ],
+  // A record put back (its bytes would not go) is held to the owner's limits, as a new one.
+  settings: ['MAX_FILES_PER_USER', 'MAX_BYTES_PER_USER'],
 });

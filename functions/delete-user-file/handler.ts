@@ -13,7 +13,11 @@ import { directUploads } from '#shared/wiring/builders/direct-uploads.ts';
 import { userFiles } from '#shared/wiring/builders/user-files.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import {
+  type ServiceAdapters,
+  type ServiceSettings,
+  storageLimitsOf,
+} from '#shared/wiring/service-adapters.ts';
 import { deleteUserFileFunction } from './function.ts';
 
 /**
@@ -22,14 +26,15 @@ import { deleteUserFileFunction } from './function.ts';
  */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'userFiles' | 'directUploads' | 'blobs'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
+  settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | 'MAX_FILES_PER_USER' | 'MAX_BYTES_PER_USER'>,
 ) => {
+  const ports = { ...adapters, limits: storageLimitsOf(settings) };
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(validateRequest(deleteUserFileRequest))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
-      await deleteUserFile(adapters, userId, input.path.file_id);
+      await deleteUserFile(ports, userId, input.path.file_id);
       return { statusCode: 204, body: '' };
     });
 };

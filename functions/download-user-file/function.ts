@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { EXAMPLE_BUCKET_URL, idNotAnInteger } from '#shared/api/examples.ts';
 import { defineOperation, detailAnswer, emptyAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
+import { fileDigestHeaderSchema } from '#shared/http/file-digest-header.ts';
 import { downloadUserFileRequest } from '#shared/schemas/direct-upload.ts';
 
 const downloadUserFileOperation = defineOperation({
@@ -9,7 +10,8 @@ const downloadUserFileOperation = defineOperation({
   summary: 'Download a file',
   description:
     'A redirect to a presigned S3 link, valid for 5 minutes, that serves the bytes as an ' +
-    'attachment under the file’s name.',
+    'attachment under the file’s name; `x-checksum-sha256` names the SHA-256 the bytes must ' +
+    'have.',
   tag: 'User files',
   origin: 'extension',
   request: downloadUserFileRequest,
@@ -24,6 +26,7 @@ const downloadUserFileOperation = defineOperation({
             examples: [`${EXAMPLE_BUCKET_URL}/users/7/files/42?X-Amz-Algorithm=AWS4-HMAC-SHA256&…`],
           }),
         'cache-control': z.literal('no-store'),
+        ...fileDigestHeaderSchema,
       }),
     ),
     403: detailAnswer(

@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
+import { fileDigestHeaders } from '#shared/http/file-digest-header.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
@@ -26,8 +27,12 @@ export const createHandler = (
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(validateRequest(downloadUserFileRequest))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
-      const url = await userFileDownloadLink(ports, userId, input.path.file_id);
-      return { statusCode: 302, headers: { location: url, 'cache-control': 'no-store' }, body: '' };
+      const { url, file } = await userFileDownloadLink(ports, userId, input.path.file_id);
+      return {
+        statusCode: 302,
+        headers: { location: url, 'cache-control': 'no-store', ...fileDigestHeaders(file) },
+        body: '',
+      };
     });
 };
 

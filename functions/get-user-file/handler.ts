@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
+import { fileDigestHeaders } from '#shared/http/file-digest-header.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
@@ -28,7 +29,7 @@ export const createHandler = (
     .use(validateRequest(getUserFileRequest))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
       const file = await findUserFile(adapters, userId, input.path.file_id);
-      return jsonResponse(200, toUserFileBody(file));
+      return jsonResponse(200, toUserFileBody(file), fileDigestHeaders(file));
     });
 
 export const handler = lambdaEntry(getUserFileFunction.variables, (env) =>

@@ -1,7 +1,7 @@
 import {
-  accountErased,
   EXAMPLE_BUCKET,
   EXAMPLE_BUCKET_URL,
+  storageRefused,
   validationFailed,
 } from '#shared/api/examples.ts';
 import { defineOperation, jsonAnswer } from '#shared/api/operation.ts';
@@ -17,7 +17,10 @@ const startDirectUploadOperation = defineOperation({
   description:
     'A signed S3 POST form for one file of up to 50 MiB, valid for 15 minutes. POST every ' +
     'field, then the bytes as the part named `file`, to `url`; the file becomes a UserFile ' +
-    'when it lands (or when you call the complete route).',
+    'when it lands (or when you call the complete route). S3 takes 1 byte up to the declared ' +
+    '`filesize`, which is reserved against your storage quota until the upload is completed, ' +
+    'cancelled, or can no longer be completed (a day after the form expires). With `sha256`, ' +
+    'S3 takes only bytes with that digest, and completion checks it again.',
   tag: 'Direct uploads',
   origin: 'extension',
   request: startDirectUploadRequest,
@@ -43,9 +46,9 @@ const startDirectUploadOperation = defineOperation({
         'X-Amz-Signature': '5f0c…',
       },
       expires_at: '2026-11-21T10:15:00.000Z',
-      max_filesize: 52428800,
+      max_filesize: 31457280,
     }),
-    403: accountErased('uploads'),
+    403: storageRefused('uploads'),
     422: validationFailed({
       type: 'less_than_equal',
       loc: ['body', 'filesize'],
@@ -71,9 +74,9 @@ export const startDirectUploadFunction = defineFunction({
   table: [
     { items: ['UpdateItem'], in: 'fileIds' },
     {
-      items: ['PutItem', 'ConditionCheckItem'],
+      items: ['PutItem', 'ConditionCheckItem', 'UpdateItem', 'GetItem', 'Query', 'DeleteItem'],
       in: 'users',
-      why: 'ConditionCheckItem: the owner is not erased',
+      why: 'ConditionCheckItem: the owner is not erased; UpdateItem: the reservation; GetItem, Query: the usage and a first count; DeleteItem: expired reservations',
     },
   ],
   // The signed POST form carries this function's authority to put the object: under uploads/
@@ -85,4 +88,6 @@ export const startDirectUploadFunction = defineFunction({
       why: "the authority its signed form carries: no form reaches a file's key",
     },
   ],
+  // A start reserves against the owner's storage limits.
+  settings: ['MAX_FILES_PER_USER', 'MAX_BYTES_PER_USER'],
 });

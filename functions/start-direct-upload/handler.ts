@@ -11,9 +11,14 @@ import { s3Client } from '#shared/adapters/aws/s3.ts';
 import { blobs } from '#shared/wiring/builders/blobs.ts';
 import { directUploads } from '#shared/wiring/builders/direct-uploads.ts';
 import { fileIds } from '#shared/wiring/builders/file-ids.ts';
+import { usage } from '#shared/wiring/builders/usage.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import {
+  type ServiceAdapters,
+  type ServiceSettings,
+  storageLimitsOf,
+} from '#shared/wiring/service-adapters.ts';
 import { startDirectUploadFunction } from './function.ts';
 
 /**
@@ -21,21 +26,23 @@ import { startDirectUploadFunction } from './function.ts';
  * 50 MiB goes straight to S3 and becomes a UserFile when it lands.
  */
 export const createHandler = (
-  adapters: Pick<ServiceAdapters, 'fileIds' | 'directUploads' | 'blobs'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
+  adapters: Pick<ServiceAdapters, 'fileIds' | 'directUploads' | 'blobs' | 'usage'>,
+  settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | 'MAX_FILES_PER_USER' | 'MAX_BYTES_PER_USER'>,
 ) => {
+  const ports = { ...adapters, limits: storageLimitsOf(settings) };
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(validateRequest(startDirectUploadRequest))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
-      const { name, type, filesize, content_type } = input.body;
-      const ticket = await startDirectUpload(adapters, {
+      const { name, type, filesize, content_type, sha256 } = input.body;
+      const ticket = await startDirectUpload(ports, {
         userId,
         name,
         type,
         filesize,
         contentType: content_type ?? 'application/octet-stream',
+        ...(sha256 === undefined || sha256 === null ? {} : { sha256 }),
       });
       return jsonResponse(201, {
         id: ticket.id,
@@ -52,7 +59,7 @@ export const handler = lambdaEntry(startDirectUploadFunction.variables, (env) =>
   createHandler(
     composeAdapters(
       { ...env, documents: documentClient, s3: s3Client },
-      { fileIds, directUploads, blobs },
+      { fileIds, directUploads, blobs, usage },
     ),
     env,
   ),

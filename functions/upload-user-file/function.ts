@@ -1,4 +1,4 @@
-import { accountErased, USER_FILE_EXAMPLE, validationFailed } from '#shared/api/examples.ts';
+import { storageRefused, USER_FILE_EXAMPLE, validationFailed } from '#shared/api/examples.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction, idempotencyRecords } from '#shared/functions/function-declaration.ts';
 import { GatewayMessageSchema } from '#shared/schemas/error-bodies.ts';
@@ -13,7 +13,9 @@ const uploadUserFileOperation = defineOperation({
     'Multipart uploads take files up to 4.7 MB (4,700,000 bytes) on every stage; larger files ' +
     'take the direct upload (the platform refuses a larger request with its 413 before any ' +
     'code runs; the local stage answers as it does). With an `Idempotency-Key`, a retry ' +
-    'within 24 hours gets the first 201 again and stores nothing twice.',
+    'within 24 hours gets the first 201 again and stores nothing twice. The file counts ' +
+    'against your storage quota; its SHA-256 is recorded, and S3 checks the stored bytes ' +
+    'against it (`GET …/file/{file_id}` names it in `x-checksum-sha256`).',
   tag: 'User files',
   origin: 'contract',
   request: uploadUserFileRequest,
@@ -24,7 +26,7 @@ const uploadUserFileOperation = defineOperation({
         'too many parts, a field over 16 KiB',
       'Invalid multipart data.',
     ),
-    403: accountErased('files'),
+    403: storageRefused('files'),
     409: detailAnswer(
       'A request with this Idempotency-Key is still running',
       'A request with this Idempotency-Key is still being processed; retry shortly',
@@ -58,13 +60,14 @@ export const uploadUserFileFunction = defineFunction({
   ],
   // It holds and parses a body of up to 6 MB: more memory, and with it more CPU.
   sizing: { memoryMb: 1024, timeoutSeconds: 29 },
-  // An id block, the object, the record (and the object's removal if the record fails).
+  // An id block, the object, the record with its usage (and the object's removal if the
+  // record fails).
   table: [
     { items: ['UpdateItem'], in: 'fileIds' },
     {
-      items: ['PutItem', 'ConditionCheckItem', 'GetItem'],
+      items: ['PutItem', 'ConditionCheckItem', 'GetItem', 'UpdateItem', 'Query', 'DeleteItem'],
       in: 'users',
-      why: 'ConditionCheckItem: the owner is not erased; GetItem: a record whose answer was lost, read back before its bytes go',
+      why: 'ConditionCheckItem: the owner is not erased; GetItem: the usage, and a record whose answer was lost; UpdateItem: the usage; Query: a first count, and expired reservations, which DeleteItem ends',
     },
     idempotencyRecords('uploadUserFile'),
   ],
@@ -75,9 +78,10 @@ export const uploadUserFileFunction = defineFunction({
     {
       objects: ['s3:DeleteObjectVersion'],
       under: 'users/',
-      why: "an erased user's refused upload",
+      why: 'a refused upload (an erased user, over the quota)',
     },
   ],
-  // A new file waits for its malware-scan verdict only on a stage that scans.
-  settings: ['MALWARE_SCANNING'],
+  // A new file waits for its malware-scan verdict only on a stage that scans; it is held to
+  // the owner's storage limits.
+  settings: ['MALWARE_SCANNING', 'MAX_FILES_PER_USER', 'MAX_BYTES_PER_USER'],
 });

@@ -18,10 +18,15 @@ import { s3Client } from '#shared/adapters/aws/s3.ts';
 import { blobs } from '#shared/wiring/builders/blobs.ts';
 import { fileIds } from '#shared/wiring/builders/file-ids.ts';
 import { idempotency } from '#shared/wiring/builders/idempotency.ts';
+import { usage } from '#shared/wiring/builders/usage.ts';
 import { userFiles } from '#shared/wiring/builders/user-files.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import {
+  type ServiceAdapters,
+  type ServiceSettings,
+  storageLimitsOf,
+} from '#shared/wiring/service-adapters.ts';
 import { uploadUserFileFunction } from './function.ts';
 
 /**
@@ -30,10 +35,17 @@ import { uploadUserFileFunction } from './function.ts';
  * larger files take the direct-to-S3 upload.
  */
 export const createHandler = (
-  adapters: Pick<ServiceAdapters, 'fileIds' | 'blobs' | 'userFiles' | 'idempotency'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | 'MALWARE_SCANNING'>,
+  adapters: Pick<ServiceAdapters, 'fileIds' | 'blobs' | 'userFiles' | 'idempotency' | 'usage'>,
+  settings: Pick<
+    ServiceSettings,
+    'USER_ID_CLAIM' | 'MALWARE_SCANNING' | 'MAX_FILES_PER_USER' | 'MAX_BYTES_PER_USER'
+  >,
 ) => {
-  const ports = { ...adapters, scanning: settings.MALWARE_SCANNING === 'on' };
+  const ports = {
+    ...adapters,
+    scanning: settings.MALWARE_SCANNING === 'on',
+    limits: storageLimitsOf(settings),
+  };
   const upload = idempotentPerKey(
     IDEMPOTENT_OPERATIONS.uploadUserFile,
     async (file: NewUserFile) => {
@@ -66,7 +78,7 @@ export const handler = lambdaEntry(uploadUserFileFunction.variables, (env) =>
   createHandler(
     composeAdapters(
       { ...env, dynamodb: dynamoDbClient, documents: documentClient, s3: s3Client },
-      { fileIds, blobs, userFiles, idempotency },
+      { fileIds, blobs, userFiles, idempotency, usage },
     ),
     env,
   ),

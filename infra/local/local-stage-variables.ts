@@ -89,6 +89,8 @@ export const LOCAL_STAGE_VARIABLES: readonly LocalStageVariable[] = [
   functionVariable('NOTIFY_BURST'),
   functionVariable('NOTIFY_RATE_PER_MINUTE'),
   functionVariable('MALWARE_SCANNING'),
+  functionVariable('MAX_FILES_PER_USER'),
+  functionVariable('MAX_BYTES_PER_USER'),
   {
     name: 'LOCAL_SCAN_DELAY_MS',
     default: '0',
@@ -110,6 +112,8 @@ export const LOCAL_OVERRIDES = z.object({
   NOTIFY_BURST: ENVIRONMENT.NOTIFY_BURST,
   NOTIFY_RATE_PER_MINUTE: ENVIRONMENT.NOTIFY_RATE_PER_MINUTE,
   MALWARE_SCANNING: ENVIRONMENT.MALWARE_SCANNING,
+  MAX_FILES_PER_USER: ENVIRONMENT.MAX_FILES_PER_USER,
+  MAX_BYTES_PER_USER: ENVIRONMENT.MAX_BYTES_PER_USER,
 });
 
 /** LOCAL_SCAN_DELAY_MS, the stage's own: its scanner's wait (local-malware-scanner.ts). */

@@ -96,6 +96,12 @@ export interface LocalStageOptions {
    */
   readonly malwareScanning?: boolean;
   /**
+   * What one user's files and pending direct uploads may hold (MAX_FILES_PER_USER,
+   * MAX_BYTES_PER_USER); by default those variables, else 10,000 files and 10 GiB.
+   */
+  readonly maxFilesPerUser?: number;
+  readonly maxBytesPerUser?: number;
+  /**
    * The scanner's wait before each verdict (by default LOCAL_SCAN_DELAY_MS, else 0), and the
    * results a test forces for some keys.
    */
@@ -287,6 +293,10 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       dataDir: options.dataDir,
       notifications: options.notifications ?? {},
       malwareScanning,
+      quotas: {
+        maxFilesPerUser: options.maxFilesPerUser,
+        maxBytesPerUser: options.maxBytesPerUser,
+      },
     });
     notifications.consume(wiring);
     // GuardDuty's plan on the scanned prefixes, its tags, and its EventBridge rule's target;
@@ -481,7 +491,8 @@ const corsOf = (allowedOrigins: readonly string[]) => {
  * chat channel. Settings a developer may change come from the stage's own environment
  * (USER_ID_CLAIM, REALTIME_AUDIENCE, REALTIME_TOKEN_SECONDS, CHAT_RETRY_BASE_SECONDS,
  * CHAT_TIMEOUT_SECONDS, CHAT_POSTS_PER_SECOND, CHAT_WEBHOOK_URL, NOTIFY_BURST,
- * NOTIFY_RATE_PER_MINUTE, MALWARE_SCANNING), or from the options the tests pass.
+ * NOTIFY_RATE_PER_MINUTE, MALWARE_SCANNING, MAX_FILES_PER_USER, MAX_BYTES_PER_USER), or
+ * from the options the tests pass.
  */
 function localWiring(stage: {
   readonly url: string;
@@ -493,6 +504,7 @@ function localWiring(stage: {
   readonly dataDir: string;
   readonly notifications: NotificationOptions;
   readonly malwareScanning: boolean;
+  readonly quotas: Pick<LocalStageOptions, 'maxFilesPerUser' | 'maxBytesPerUser'>;
 }): LocalWiring {
   const blank = (value: string | undefined) => (value?.trim() === '' ? undefined : value);
   const env = LOCAL_OVERRIDES.parse(
@@ -510,6 +522,8 @@ function localWiring(stage: {
     NOTIFY_BURST: stage.notifications.notifyBurst ?? env.NOTIFY_BURST,
     NOTIFY_RATE_PER_MINUTE: stage.notifications.notifyRatePerMinute ?? env.NOTIFY_RATE_PER_MINUTE,
     MALWARE_SCANNING: stage.malwareScanning ? 'on' : 'off',
+    MAX_FILES_PER_USER: stage.quotas.maxFilesPerUser ?? env.MAX_FILES_PER_USER,
+    MAX_BYTES_PER_USER: stage.quotas.maxBytesPerUser ?? env.MAX_BYTES_PER_USER,
   } as const;
   const chatWebhookUrl = stage.notifications.chatWebhookUrl ?? env.CHAT_WEBHOOK_URL;
   const clients = localClients(stage.endpoints, stage.credentials);

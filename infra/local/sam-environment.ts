@@ -134,6 +134,8 @@ export function stageValues(
     NOTIFY_RATE_PER_MINUTE: String(settings.NOTIFY_RATE_PER_MINUTE),
     // As the stage holds downloads: its own scanner tags what lands in its object store.
     MALWARE_SCANNING: settings.MALWARE_SCANNING,
+    MAX_FILES_PER_USER: String(settings.MAX_FILES_PER_USER),
+    MAX_BYTES_PER_USER: String(settings.MAX_BYTES_PER_USER),
     AWS_ENDPOINT_URL_DYNAMODB: endpointOf(address, portOf(stage.dynamodbNetworkEndpoint)),
     AWS_ENDPOINT_URL_S3: endpointOf(address, portOf(stage.s3Endpoint)),
   };

@@ -15,7 +15,7 @@ stand-in for GuardDuty's malware scan (MALWARE_SCANNING=off turns it off).
 Ctrl-C stops it. The manual: docs/local-stage.md
 
 environment:
-${LOCAL_STAGE_VARIABLES.map((v) => `  ${v.name.padEnd(24)} ${v.default.padEnd(10)} ${v.meaning.replaceAll('`', '')}`).join('\n')}
+${LOCAL_STAGE_VARIABLES.map((v) => `  ${v.name.padEnd(24)} ${v.default.padEnd(11)} ${v.meaning.replaceAll('`', '')}`).join('\n')}
 `;
 
 // Checked before anything loads: --help binds no port, makes no folder, loads no SDK.

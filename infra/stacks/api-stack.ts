@@ -139,6 +139,8 @@ export class ApiStack extends Stack {
       NOTIFY_BURST: String(stage.notifyBurst),
       NOTIFY_RATE_PER_MINUTE: String(stage.notifyRatePerMinute),
       MALWARE_SCANNING: stage.malwareScanning,
+      MAX_FILES_PER_USER: String(stage.maxFilesPerUser),
+      MAX_BYTES_PER_USER: String(stage.maxBytesPerUser),
       ...forSam?.values,
     };
     const functions = new ServiceFunctions(this, 'Functions', {

@@ -1,4 +1,5 @@
 import { API_ROUTES } from '#functions/service-functions.ts';
+import { FILE_DIGEST_HEADER } from '#shared/http/file-digest-header.ts';
 import { IDEMPOTENCY_HEADER } from '#shared/http/idempotency-key.ts';
 
 /**
@@ -24,8 +25,8 @@ const PREFLIGHT_SECONDS = 3600;
 /**
  * The HTTP API's: every method a route takes; the bearer token, the JSON and form bodies, and
  * the Idempotency-Key the upload and notify routes read; and the headers answers carry that
- * a page needs: the list's `Link` (next page), `Retry-After` (429, 503) and notify's
- * `Location`. No credentials: the API reads tokens, never cookies.
+ * a page needs: the list's `Link` (next page), `Retry-After` (429, 503), notify's
+ * `Location` and a file's `x-checksum-sha256`. No credentials: the API reads tokens, never cookies.
  */
 export function apiCorsRule(allowedOrigins: readonly string[]): CorsRule | undefined {
   if (allowedOrigins.length === 0) return undefined;
@@ -33,7 +34,7 @@ export function apiCorsRule(allowedOrigins: readonly string[]): CorsRule | undef
     allowOrigins: [...allowedOrigins],
     allowMethods: [...new Set(API_ROUTES.map((route) => route.method))].sort(),
     allowHeaders: ['authorization', 'content-type', IDEMPOTENCY_HEADER],
-    exposeHeaders: ['link', 'location', 'retry-after'],
+    exposeHeaders: ['link', 'location', 'retry-after', FILE_DIGEST_HEADER],
     maxAgeSeconds: PREFLIGHT_SECONDS,
   };
 }

@@ -1,7 +1,7 @@
 import {
-  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
+  type TransactWriteCommandInput,
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
@@ -9,8 +9,10 @@ import {
   ConditionalCheckFailedException,
   TransactionConflictException,
 } from '@aws-sdk/client-dynamodb';
-import { conditionNotErased, putNewUserItem } from './aws/conditional-writes.ts';
+import { AccountErased } from '../domain/outcome.ts';
+import { conditionNotErased, putNewItem } from './aws/conditional-writes.ts';
 import { conditionsFailed, failedAt, transactWrite } from './aws/transactions.ts';
+import { adding, removing, transactCounted, usageUpdate } from './dynamo-usage-ledger.ts';
 import {
   directUploadSortKey,
   EXPIRY_ATTRIBUTE,
@@ -20,16 +22,16 @@ import {
 } from './keys.ts';
 import { fromDirectUploadItem } from './items/direct-upload-item.ts';
 import { toUserFileItem } from './items/file-items.ts';
+import type { StorageLimits } from '../usage/usage.ts';
+import { oneFile } from '../usage/usage.ts';
 import type { UserFile } from '../user-files/user-file.ts';
-import type {
-  CompletionClaim,
-  DirectUpload,
-  DirectUploadRejection,
+import {
+  completableUntil,
+  type CompletionClaim,
+  type DirectUpload,
+  type DirectUploadRejection,
 } from '../direct-uploads/direct-upload.ts';
 import type { DirectUploadRepository } from '../direct-uploads/direct-upload-repository.ts';
-
-/** How long a pending upload's record outlives its signed form, for late completion. */
-const KEEP_AFTER_EXPIRY_SECONDS = 24 * 60 * 60;
 
 const keyOf = (userId: number, fileId: number) => ({
   [PARTITION_KEY]: userPartition(userId),
@@ -45,6 +47,8 @@ export const toDirectUploadItem = (upload: DirectUpload) => ({
   type: upload.type,
   content_type: upload.contentType,
   declared_size: upload.declaredSize,
+  ...(upload.sha256 === undefined ? {} : { sha256: upload.sha256 }),
+  ...(upload.reserved ? { reserved: true } : {}),
   created_at: upload.createdAt,
   expires_at: upload.expiresAt,
   status: upload.status,
@@ -52,8 +56,17 @@ export const toDirectUploadItem = (upload: DirectUpload) => ({
   ...(upload.claim === undefined
     ? {}
     : { claim_token: upload.claim.token, claim_until: upload.claim.until }),
-  [EXPIRY_ATTRIBUTE]: Math.ceil(Date.parse(upload.expiresAt) / 1000) + KEEP_AFTER_EXPIRY_SECONDS,
+  // A waiting upload holds a reservation, so no TTL may take it unseen: it is swept once it
+  // can no longer be completed (`UsageLedger.releaseExpired`). A refused one expires then.
+  ...(upload.status === 'rejected' ? { [EXPIRY_ATTRIBUTE]: expiryOf(upload) } : {}),
 });
+
+/** A refused upload's TTL (epoch seconds): when it could no longer have been completed. */
+const expiryOf = (upload: Pick<DirectUpload, 'expiresAt'>): number =>
+  Math.ceil(Date.parse(completableUntil(upload)) / 1000);
+
+/** What an upload holds against its owner's limits while it waits: one file, as declared. */
+const reservationOf = (upload: Pick<DirectUpload, 'declaredSize'>) => oneFile(upload.declaredSize);
 
 /**
  * Whether a conditional write did not happen because of the item's state: its condition
@@ -71,8 +84,19 @@ export class DynamoDirectUploadRepository implements DirectUploadRepository {
     this.tableName = tableName;
   }
 
-  async start(upload: DirectUpload): Promise<void> {
-    await putNewUserItem(this.client, this.tableName, upload.userId, toDirectUploadItem(upload));
+  async start(upload: DirectUpload, limits: StorageLimits): Promise<void> {
+    await transactCounted(this.client, this.tableName, {
+      userId: upload.userId,
+      items: [
+        { Put: putNewItem(this.tableName, toDirectUploadItem(upload)) },
+        usageUpdate(this.tableName, upload.userId, adding(reservationOf(upload), true), limits),
+        conditionNotErased(this.tableName, upload.userId),
+      ],
+      usageIndex: 1,
+      erasedIndex: 2,
+      limits,
+      asked: reservationOf(upload),
+    });
   }
 
   async find(userId: number, fileId: number): Promise<DirectUpload | undefined> {
@@ -123,48 +147,89 @@ export class DynamoDirectUploadRepository implements DirectUploadRepository {
   }
 
   async reject(
-    userId: number,
-    fileId: number,
+    upload: DirectUpload,
     reason: DirectUploadRejection,
     token: string,
   ): Promise<boolean> {
-    return this.update(userId, fileId, {
-      UpdateExpression: 'SET #status = :rejected, #rejection = :reason REMOVE #token, #until',
-      ConditionExpression: '#status = :completing AND #token = :token',
-      ExpressionAttributeNames: {
-        '#status': 'status',
-        '#rejection': 'rejection',
-        '#token': 'claim_token',
-        '#until': 'claim_until',
-      },
-      ExpressionAttributeValues: {
-        ':rejected': 'rejected',
-        ':reason': reason,
-        ':completing': 'completing',
-        ':token': token,
+    return this.endClaimed(upload, {
+      Update: {
+        TableName: this.tableName,
+        Key: keyOf(upload.userId, upload.id),
+        UpdateExpression:
+          'SET #status = :rejected, #rejection = :reason, #expiry = :expiry REMOVE #token, #until',
+        ConditionExpression: '#status = :completing AND #token = :token',
+        ExpressionAttributeNames: {
+          '#status': 'status',
+          '#rejection': 'rejection',
+          '#expiry': EXPIRY_ATTRIBUTE,
+          '#token': 'claim_token',
+          '#until': 'claim_until',
+        },
+        ExpressionAttributeValues: {
+          ':rejected': 'rejected',
+          ':reason': reason,
+          ':expiry': expiryOf(upload),
+          ':completing': 'completing',
+          ':token': token,
+        },
       },
     });
   }
 
-  async cancel(userId: number, fileId: number, now: Date): Promise<boolean> {
-    try {
-      await this.client.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: keyOf(userId, fileId),
-          ConditionExpression:
-            'attribute_exists(#pk) AND (#status <> :completing OR #until < :now)',
-          ExpressionAttributeNames: {
-            '#pk': PARTITION_KEY,
-            '#status': 'status',
-            '#until': 'claim_until',
+  async cancel(upload: DirectUpload, now: Date): Promise<boolean> {
+    // A refused upload gave its reservation back when it was refused. The status read is held
+    // in the condition, so one refused (or claimed) since it was read is not taken for another.
+    const refused = upload.status === 'rejected';
+    const condition: Pick<
+      UpdateCommandInput,
+      'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+    > = refused
+      ? {
+          ConditionExpression: '#status = :rejected',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':rejected': 'rejected' },
+        }
+      : {
+          ConditionExpression: '#status = :pending OR (#status = :completing AND #until < :now)',
+          ExpressionAttributeNames: { '#status': 'status', '#until': 'claim_until' },
+          ExpressionAttributeValues: {
+            ':pending': 'pending',
+            ':completing': 'completing',
+            ':now': now.toISOString(),
           },
-          ExpressionAttributeValues: { ':completing': 'completing', ':now': now.toISOString() },
-        }),
-      );
+        };
+    const remove = {
+      Delete: { TableName: this.tableName, Key: keyOf(upload.userId, upload.id), ...condition },
+    };
+    return this.endClaimed(upload, remove, upload.reserved && !refused);
+  }
+
+  /**
+   * Ends an upload by `write` (its condition says when it may), giving its reservation back
+   * in the same transaction when it `holds` one: false when the condition did not hold. A
+   * transaction that kept conflicting is DynamoDB's busy answer, raised as such (a 503).
+   */
+  private async endClaimed(
+    upload: DirectUpload,
+    write: NonNullable<TransactWriteCommandInput['TransactItems']>[number],
+    holds = upload.reserved,
+  ): Promise<boolean> {
+    try {
+      if (!holds) {
+        await transactWrite(this.client, { TransactItems: [write] });
+        return true;
+      }
+      await transactCounted(this.client, this.tableName, {
+        userId: upload.userId,
+        items: [
+          write,
+          usageUpdate(this.tableName, upload.userId, removing(reservationOf(upload), true)),
+        ],
+        usageIndex: 1,
+      });
       return true;
     } catch (error) {
-      if (conditionFailed(error)) return false;
+      if (failedAt(error, 0)) return false;
       throw error;
     }
   }
@@ -192,18 +257,25 @@ export class DynamoDirectUploadRepository implements DirectUploadRepository {
     }
   }
 
-  async complete(file: UserFile, token: string): Promise<'completed' | 'conflict' | 'erased'> {
+  async complete(
+    file: UserFile,
+    upload: DirectUpload,
+    token: string,
+  ): Promise<'completed' | 'conflict' | 'erased'> {
+    // The reservation becomes the file: one file stays held, its bytes settle to the size
+    // recorded (never above the declared size, which the form and completion both hold to).
+    // An upload started before quotas reserved nothing: its file is simply added.
+    const settled = upload.reserved
+      ? {
+          held: { files: 0, bytes: file.filesize - upload.declaredSize },
+          reserved: removing(reservationOf(upload), true).reserved,
+        }
+      : adding(oneFile(file.filesize));
     try {
-      await transactWrite(this.client, {
-        TransactItems: [
-          {
-            Put: {
-              TableName: this.tableName,
-              Item: toUserFileItem(file),
-              ConditionExpression: 'attribute_not_exists(#pk)',
-              ExpressionAttributeNames: { '#pk': PARTITION_KEY },
-            },
-          },
+      await transactCounted(this.client, this.tableName, {
+        userId: file.userId,
+        items: [
+          { Put: putNewItem(this.tableName, toUserFileItem(file)) },
           {
             Delete: {
               TableName: this.tableName,
@@ -214,11 +286,14 @@ export class DynamoDirectUploadRepository implements DirectUploadRepository {
             },
           },
           conditionNotErased(this.tableName, file.userId),
+          usageUpdate(this.tableName, file.userId, settled),
         ],
+        usageIndex: 3,
+        erasedIndex: 2,
       });
       return 'completed';
     } catch (error) {
-      if (failedAt(error, 2)) return 'erased';
+      if (error instanceof AccountErased || failedAt(error, 2)) return 'erased';
       if (conditionsFailed(error)) return 'conflict';
       throw error;
     }

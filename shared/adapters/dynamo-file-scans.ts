@@ -13,7 +13,10 @@ import type {
   ScannedFileRecord,
   TimedScan,
 } from '../scanning/file-scans.ts';
+import { failedAt } from './aws/transactions.ts';
+import { removing, transactCounted, usageUpdate } from './dynamo-usage-ledger.ts';
 import { fromDealFileItem, fromUserFileItem } from './items/file-items.ts';
+import { oneFile } from '../usage/usage.ts';
 import {
   dealFileSortKey,
   dealPartition,
@@ -152,6 +155,7 @@ export class DynamoFileScans implements FileScans {
   }
 
   async deleteRecord(file: ScannedFile): Promise<ScannedFileRecord | undefined> {
+    if (file.kind === 'user-file') return this.deleteUserFile(file);
     const { Attributes } = await this.client.send(
       new DeleteCommand({
         TableName: this.tableName,
@@ -160,6 +164,39 @@ export class DynamoFileScans implements FileScans {
       }),
     );
     return Attributes === undefined ? undefined : scannedRecord(Attributes);
+  }
+
+  /** A user's file leaves their usage in the same transaction that removes its record. */
+  private async deleteUserFile(
+    file: Extract<ScannedFile, { kind: 'user-file' }>,
+  ): Promise<ScannedFileRecord | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: recordKey(file), ConsistentRead: true }),
+    );
+    if (Item === undefined) return undefined;
+    const record = scannedRecord(Item);
+    try {
+      await transactCounted(this.client, this.tableName, {
+        userId: file.userId,
+        items: [
+          {
+            Delete: {
+              TableName: this.tableName,
+              Key: recordKey(file),
+              ConditionExpression: 'attribute_exists(#pk)',
+              ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+            },
+          },
+          usageUpdate(this.tableName, file.userId, removing(oneFile(record.filesize))),
+        ],
+        usageIndex: 1,
+      });
+    } catch (error) {
+      // Someone else deleted it meanwhile (its owner): it is gone, as asked.
+      if (failedAt(error, 0)) return undefined;
+      throw error;
+    }
+    return record;
   }
 }
 

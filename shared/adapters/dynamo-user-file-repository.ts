@@ -1,12 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from './aws/batch-get.ts';
-import { putNewUserItem } from './aws/conditional-writes.ts';
+import { conditionNotErased, putNewItem } from './aws/conditional-writes.ts';
+import { failedAt } from './aws/transactions.ts';
+import { adding, removing, transactCounted, usageUpdate } from './dynamo-usage-ledger.ts';
+import { oneFile, type StorageLimits } from '../usage/usage.ts';
 import { filesNewestFirst } from './aws/files-newest-first.ts';
 import { PARTITION_KEY, SORT_KEY, userFileSortKey, userPartition } from './keys.ts';
 import { type ListOptions, type Page, positionOf } from '../domain/page.ts';
@@ -55,8 +53,18 @@ export class DynamoUserFileRepository implements UserFileRepository {
     return (await batchGetAll(this.client, this.tableName, keys)).map(fromUserFileItem);
   }
 
-  async create(file: UserFile): Promise<void> {
-    await putNewUserItem(this.client, this.tableName, file.userId, toUserFileItem(file));
+  async create(file: UserFile, limits?: StorageLimits): Promise<void> {
+    await transactCounted(this.client, this.tableName, {
+      userId: file.userId,
+      items: [
+        { Put: putNewItem(this.tableName, toUserFileItem(file)) },
+        usageUpdate(this.tableName, file.userId, adding(oneFile(file.filesize)), limits),
+        conditionNotErased(this.tableName, file.userId),
+      ],
+      usageIndex: 1,
+      erasedIndex: 2,
+      ...(limits === undefined ? {} : { limits, asked: oneFile(file.filesize) }),
+    });
   }
 
   async update(
@@ -95,15 +103,28 @@ export class DynamoUserFileRepository implements UserFileRepository {
     }
   }
 
-  async delete(userId: number, fileId: number): Promise<UserFile | undefined> {
-    const { Attributes } = await this.client.send(
-      new DeleteCommand({
-        TableName: this.tableName,
-        Key: this.keyOf(userId, fileId),
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    return Attributes === undefined ? undefined : fromUserFileItem(Attributes);
+  async delete(file: UserFile): Promise<boolean> {
+    try {
+      await transactCounted(this.client, this.tableName, {
+        userId: file.userId,
+        items: [
+          {
+            Delete: {
+              TableName: this.tableName,
+              Key: this.keyOf(file.userId, file.id),
+              ConditionExpression: 'attribute_exists(#pk)',
+              ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+            },
+          },
+          usageUpdate(this.tableName, file.userId, removing(oneFile(file.filesize))),
+        ],
+        usageIndex: 1,
+      });
+      return true;
+    } catch (error) {
+      if (failedAt(error, 0)) return false;
+      throw error;
+    }
   }
 
   private keyOf(userId: number, fileId: number) {

@@ -36,6 +36,12 @@ export const notifyBucketKey = (userId: number) =>
  */
 export const erasureMarkerKey = (userId: number) =>
   ({ [PARTITION_KEY]: userPartition(userId), [SORT_KEY]: 'ERASED' }) as const;
+/**
+ * What a user's files and pending direct uploads hold against their limits, beside them: every
+ * write that adds or removes one changes it in the same transaction.
+ */
+export const usageKey = (userId: number) =>
+  ({ [PARTITION_KEY]: userPartition(userId), [SORT_KEY]: 'USAGE' }) as const;
 /** The chat channel's own pace, shared by every worker: one item, in a partition of its own. */
 const CHAT_CHANNEL_PARTITION = 'CHANNEL#chat';
 export const chatChannelBucketKey = () =>

@@ -11,6 +11,7 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import {
@@ -44,7 +45,11 @@ export class S3BlobStore implements BlobStore, BlobVersions, UploadSigner, Downl
     this.bucket = bucket;
   }
 
-  async put(key: string, content: Uint8Array, options: { contentType: string }): Promise<void> {
+  async put(
+    key: string,
+    content: Uint8Array,
+    options: { readonly contentType: string; readonly sha256?: string },
+  ): Promise<void> {
     await this.client.send(
       new PutObjectCommand({
         Bucket: this.bucket,
@@ -52,8 +57,34 @@ export class S3BlobStore implements BlobStore, BlobVersions, UploadSigner, Downl
         Body: content,
         ContentLength: content.byteLength,
         ContentType: options.contentType,
+        // S3 checks the bytes against it and answers 400 BadDigest, storing nothing, when they
+        // differ; given, it is the only checksum the SDK sends.
+        ...(options.sha256 === undefined ? {} : { ChecksumSHA256: options.sha256 }),
       }),
     );
+  }
+
+  async digest(key: string, options: { readonly ifMatch?: string } = {}): Promise<string> {
+    try {
+      const { Body } = await this.client.send(
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          ...(options.ifMatch === undefined ? {} : { IfMatch: options.ifMatch }),
+        }),
+      );
+      const hash = createHash('sha256');
+      // Streamed: a 50 MiB object is hashed in the SDK's chunks, never held whole.
+      for await (const chunk of Body as AsyncIterable<Uint8Array>) hash.update(chunk);
+      return hash.digest('base64');
+    } catch (error) {
+      const name = (error as { name?: string }).name;
+      if (error instanceof NoSuchKey || name === 'NoSuchKey') {
+        throw new BlobNotFoundError(key, { cause: error });
+      }
+      if (name === 'PreconditionFailed') throw new BlobChangedError(key, { cause: error });
+      throw error;
+    }
   }
 
   async head(key: string): Promise<StoredBlob | undefined> {
@@ -97,6 +128,8 @@ export class S3BlobStore implements BlobStore, BlobVersions, UploadSigner, Downl
           // Every copy lands where the malware scan holds downloads by tag: the copy starts
           // with none (the source's verdict is not this object's), and is scanned itself.
           TaggingDirective: 'REPLACE',
+          // S3 works out the copy's own SHA-256 and keeps it with the object.
+          ChecksumAlgorithm: 'SHA256',
           ...(options.ifMatch === undefined ? {} : { CopySourceIfMatch: options.ifMatch }),
         }),
       );
@@ -195,7 +228,14 @@ export class S3BlobStore implements BlobStore, BlobVersions, UploadSigner, Downl
     const metadata = Object.fromEntries(
       Object.entries(options.metadata).map(([name, value]) => [`x-amz-meta-${name}`, value]),
     );
-    const fields = { 'Content-Type': options.contentType, ...metadata };
+    // S3 checks a POST's bytes against a declared checksum as a PUT's (the POST Object
+    // reference's `x-amz-checksum-algorithm` and `x-amz-checksum-sha256` fields), and the
+    // policy signs the value, so the form takes no other bytes.
+    const checksum: Record<string, string> =
+      options.sha256 === undefined
+        ? {}
+        : { 'x-amz-checksum-algorithm': 'SHA256', 'x-amz-checksum-sha256': options.sha256 };
+    const fields = { 'Content-Type': options.contentType, ...metadata, ...checksum };
     const { url, fields: signed } = await createPresignedPost(this.client, {
       Bucket: this.bucket,
       Key: key,

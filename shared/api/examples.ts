@@ -2,6 +2,7 @@ import type * as z from 'zod';
 import type { DealFileSchema } from '../schemas/deal-file.ts';
 import { HttpValidationErrorSchema } from '../schemas/error-bodies.ts';
 import type { UserFileSchema } from '../schemas/user-file.ts';
+import { QuotaExceeded } from '../usage/usage.ts';
 import { AccountErased } from '../domain/outcome.ts';
 import { detailAnswer, jsonAnswer, type ResponseDoc } from './operation.ts';
 
@@ -59,9 +60,14 @@ export const idNotAnInteger = (name: string, input = 'abc'): ResponseDoc =>
     input,
   });
 
-/** The 403 of a route that would store something for a user `admin user erase` erased. */
-export const accountErased = (what: string): ResponseDoc =>
+/**
+ * The 403 of a route that adds to a user's storage: over their quota (the usual one), or an
+ * erased account.
+ */
+export const storageRefused = (what: string): ResponseDoc =>
   detailAnswer(
-    `The account was erased (the operator's \`user erase\`): its id takes no new ${what}`,
-    new AccountErased().message,
+    'Over your storage quota: the detail names the limit, what is in use (files and pending ' +
+      'direct uploads) and what was asked, and nothing was stored; `GET /api/v1/user/me/usage` ' +
+      `shows where you stand. Or the account was erased (the operator's \`user erase\`): its id takes no new ${what} ("${new AccountErased().message}")`,
+    new QuotaExceeded('files', 10000, 10000, 1).message,
   );

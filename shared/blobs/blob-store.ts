@@ -44,7 +44,21 @@ interface FileObjectKeys {
 
 /** Where file bytes live. Keys are ours (`FileObjectKeys`), never a client's name. */
 export interface BlobStore extends FileObjectKeys {
-  put(key: string, content: Uint8Array, options: { readonly contentType: string }): Promise<void>;
+  /**
+   * Stores the bytes. With `sha256` (base64 of the 32 bytes), the store checks them against it
+   * as they arrive and refuses bytes that differ, storing nothing.
+   */
+  put(
+    key: string,
+    content: Uint8Array,
+    options: { readonly contentType: string; readonly sha256?: string },
+  ): Promise<void>;
+  /**
+   * The SHA-256 of the object's bytes (base64 of the 32 bytes), read through once:
+   * BlobNotFoundError when there is none, BlobChangedError when `ifMatch` is given and the
+   * object no longer has that ETag.
+   */
+  digest(key: string, options?: { readonly ifMatch?: string }): Promise<string>;
   /** The object's size and type, or undefined when there is none. */
   head(key: string): Promise<StoredBlob | undefined>;
   /**
@@ -101,6 +115,8 @@ export interface UploadSigner {
     options: {
       readonly maxBytes: number;
       readonly contentType: string;
+      /** The SHA-256 the bytes must have (base64 of the 32 bytes): the store refuses others. */
+      readonly sha256?: string;
       /** Stored with the object as `x-amz-meta-<name>`; each value is signed exactly. */
       readonly metadata: Readonly<Record<string, string>>;
       readonly expiresInSeconds: number;

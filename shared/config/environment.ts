@@ -107,6 +107,27 @@ export const ENVIRONMENT = {
     .describe(
       '`on`: files are scanned for malware and downloadable once clean; `off`: no scan, and files stored meanwhile are held once it is on',
     ),
+  // Per-user storage quotas (docs/adr/0010-usage-counting.md): what one user's files and
+  // pending direct uploads may hold at once. 10,000 files keep a whole list well inside one
+  // answer; 10 GiB is a generous deal room's worth of documents.
+  MAX_FILES_PER_USER: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(10_000)
+    .describe(
+      'Files a user may hold, pending direct uploads included: 1 to 1,000,000; more get `403`',
+    ),
+  MAX_BYTES_PER_USER: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(10 * 1024 ** 3)
+    .describe(
+      'Bytes a user may hold, pending direct uploads at their declared size included: at least 1; more get `403`',
+    ),
 } as const;
 
 export type EnvironmentName = keyof typeof ENVIRONMENT;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { BlobNotFoundError, type BlobStore } from '../blobs/blob-store.ts';
 import { Conflict, NotFound, RuleBroken } from '../domain/outcome.ts';
 import type { DealRef } from '../groups/group.ts';
@@ -57,7 +58,10 @@ export async function addDealFile(
   const key = ports.blobs.dealFileKey(deal.groupId, deal.dealId, id);
   try {
     if (source.kind === 'bytes') {
-      await ports.blobs.put(key, source.content, { contentType: source.contentType });
+      await ports.blobs.put(key, source.content, {
+        contentType: source.contentType,
+        ...(described.sha256 === undefined ? {} : { sha256: described.sha256 }),
+      });
     } else {
       await ports.blobs.copy(ports.blobs.userFileKey(source.userId, source.fileId), key);
     }
@@ -103,7 +107,7 @@ export async function addDealFile(
 async function describe(
   ports: AddDealFilePorts,
   request: NewDealFile,
-): Promise<Pick<DealFile, 'name' | 'type' | 'filesize'>> {
+): Promise<Pick<DealFile, 'name' | 'type' | 'filesize' | 'sha256'>> {
   const { source } = request;
   if (source.kind === 'bytes') {
     if (request.name === undefined) throw new RuleBroken('file-named', 'a name is required');
@@ -115,7 +119,12 @@ async function describe(
         `the file is ${size} bytes; the limit is ${MAX_UPLOAD_BYTES}`,
       );
     }
-    return { name: request.name, type: request.type ?? null, filesize: size };
+    return {
+      name: request.name,
+      type: request.type ?? null,
+      filesize: size,
+      sha256: createHash('sha256').update(source.content).digest('base64'),
+    };
   }
   const userFile = await ports.userFiles.get(source.userId, source.fileId);
   if (userFile === undefined) {
@@ -133,6 +142,8 @@ async function describe(
     name: request.name ?? userFile.name,
     type: request.type === undefined ? userFile.type : request.type,
     filesize: userFile.filesize,
+    // A copy within the bucket: the bytes, and so their digest, are the user file's.
+    ...(userFile.sha256 === undefined ? {} : { sha256: userFile.sha256 }),
   };
 }
 

@@ -33,5 +33,5 @@ export async function cancelDirectUpload(
     await ports.blobs.deleteVersions(await versionsOfKey(ports.blobs, key));
   }
   // A completer may have claimed it since it was read.
-  if (!(await ports.directUploads.cancel(userId, fileId, now))) throw new CompletionInProgress();
+  if (!(await ports.directUploads.cancel(upload, now))) throw new CompletionInProgress();
 }

@@ -14,7 +14,11 @@ import { logger } from '../logger.ts';
 import { MAX_UPLOAD_BYTES, tooLargeMessage } from '../user-files/upload-limits.ts';
 import type { UserFile } from '../user-files/user-file.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
-import type { DirectUpload, DirectUploadRejection } from './direct-upload.ts';
+import {
+  completableUntil,
+  type DirectUpload,
+  type DirectUploadRejection,
+} from './direct-upload.ts';
 import type { DirectUploadRepository } from './direct-upload-repository.ts';
 
 export interface CompletionPorts {
@@ -24,7 +28,14 @@ export interface CompletionPorts {
   readonly scanning?: boolean;
   readonly blobs: Pick<
     BlobStore,
-    'head' | 'listed' | 'copy' | 'delete' | 'locationOf' | 'directUploadKey' | 'userFileKey'
+    | 'head'
+    | 'listed'
+    | 'copy'
+    | 'delete'
+    | 'digest'
+    | 'locationOf'
+    | 'directUploadKey'
+    | 'userFileKey'
   > &
     BlobVersions;
   readonly now?: () => Date;
@@ -59,23 +70,49 @@ export interface Completion {
 }
 
 /**
- * The upload's bytes break the size rule. Every completer is refused the same; only the one
- * whose own write refused the upload is told `refusedNow`, so that refusals are counted once.
+ * The upload's bytes break its rules. Every completer is refused the same; only the one whose
+ * own write refused the upload is told `refusedNow`, so that refusals are counted once.
  */
 export class UploadRefused extends RuleBroken {
   readonly refusedNow: boolean;
 
-  constructor(reason: DirectUploadRejection | undefined, refusedNow: boolean) {
-    if (reason === 'empty') super('file-not-empty', 'The uploaded file is empty');
-    else super('file-size-limit', tooLargeMessage());
+  constructor(
+    upload: DirectUpload,
+    reason: DirectUploadRejection | undefined,
+    refusedNow: boolean,
+  ) {
+    switch (reason) {
+      case 'empty':
+        super('file-not-empty', 'The uploaded file is empty');
+        break;
+      case 'larger_than_declared':
+        super(
+          'file-size-limit',
+          `The uploaded file is larger than its declared filesize of ${String(upload.declaredSize)} bytes`,
+        );
+        break;
+      case 'digest_mismatch':
+        super(
+          'file-digest',
+          `The uploaded file's SHA-256 is not the declared sha256 ${upload.sha256 ?? ''}`,
+        );
+        break;
+      default:
+        super('file-size-limit', tooLargeMessage());
+    }
     this.refusedNow = refusedNow;
   }
 }
 
-/** What the stored bytes break, if anything: the rule S3's policy holds uploads to. */
-function ruleBroken(size: number): DirectUploadRejection | undefined {
+/**
+ * What the stored bytes' size breaks, if anything: the rules the upload's form holds S3 to
+ * (1 byte to the declared size, which is at most the limit; a form signed before quotas took
+ * up to the limit whatever was declared).
+ */
+function sizeRuleBroken(size: number, upload: DirectUpload): DirectUploadRejection | undefined {
   if (size === 0) return 'empty';
-  return size > MAX_UPLOAD_BYTES ? 'too_large' : undefined;
+  if (size > MAX_UPLOAD_BYTES) return 'too_large';
+  return upload.reserved && size > upload.declaredSize ? 'larger_than_declared' : undefined;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -190,9 +227,11 @@ export async function completeDirectUpload(
     if (upload.status === 'rejected') {
       // A reused form may have sent bytes since: they are never recorded.
       await discard(ports, ports.blobs.directUploadKey(userId, fileId), 'the upload was refused');
-      throw new UploadRefused(upload.rejection, false);
+      throw new UploadRefused(upload, upload.rejection, false);
     }
     const now = ports.now?.() ?? new Date();
+    // Its reservation is given back now (`UsageLedger.releaseExpired`): it is as gone.
+    if (completableUntil(upload) < now.toISOString()) throw new NotFound();
     const claim = {
       token: (ports.newToken ?? randomUUID)(),
       until: new Date(now.getTime() + COMPLETION_CLAIM_SECONDS * 1000).toISOString(),
@@ -224,19 +263,24 @@ async function completeClaimed(
     // The ETag the copy is held to, and the size the record states.
     const blob = await ports.blobs.head(staged);
     if (blob === undefined) throw new Conflict('The file has not been uploaded yet');
-    // Defence in depth: the signed form's `content-length-range` holds S3 to the size rule,
-    // but the key takes any write the bucket's policy allows (another signer, an operator, a
-    // form signed without the range); the rule is ours, so a record never breaks it.
-    const broken = ruleBroken(blob.size);
+    // Defence in depth: the signed form's `content-length-range` and checksum hold S3 to the
+    // rules, but the key takes any write the bucket's policy allows (another signer, an
+    // operator, a form signed before); the rules are ours, so a record never breaks them.
+    const sizeBroken = sizeRuleBroken(blob.size, upload);
+    // The digest of the very bytes the copy takes: it is held to the same ETag.
+    const sha256 = sizeBroken === undefined ? await digestExactly(ports, staged, blob) : '';
+    const broken =
+      sizeBroken ??
+      (upload.sha256 !== undefined && upload.sha256 !== sha256 ? 'digest_mismatch' : undefined);
     if (broken !== undefined) {
       // Refuse first, then delete: a crash in between leaves bytes the reconcile command
-      // finds, never a record of bytes that are gone.
-      const refusedNow = await ports.directUploads.reject(userId, fileId, broken, token);
+      // finds, never a record of bytes that are gone. The refusal gives the reservation back.
+      const refusedNow = await ports.directUploads.reject(upload, broken, token);
       if (refusedNow) {
         logger.warn('Direct upload refused', { key: staged, size: blob.size, reason: broken });
-        await discard(ports, staged, 'the bytes break the size rule');
+        await discardEveryVersion(ports, staged, `the bytes were refused: ${broken}`);
       }
-      throw new UploadRefused(broken, refusedNow);
+      throw new UploadRefused(upload, broken, refusedNow);
     }
     await copyExactly(ports, staged, key, blob);
     const file: UserFile = {
@@ -249,9 +293,10 @@ async function completeClaimed(
       isArchived: false,
       filesize: blob.size,
       location: ports.blobs.locationOf(key),
+      sha256,
       ...newFileScan(ports.scanning === true),
     };
-    const outcome = await recordCompletion(ports, file, token);
+    const outcome = await recordCompletion(ports, file, upload, token);
     if (outcome === 'erased') {
       // The erasure took the upload, and may have listed the bucket before the copy landed:
       // its bytes go here, every version, and the upload is as gone as any it found.
@@ -273,6 +318,38 @@ async function completeClaimed(
   } catch (error) {
     await release();
     throw error;
+  }
+}
+
+/**
+ * The SHA-256 of the bytes whose ETag was read, and no others: bytes a form wrote since are
+ * a change, as for the copy.
+ */
+async function digestExactly(
+  ports: CompletionPorts,
+  staged: string,
+  read: StoredBlob,
+): Promise<string> {
+  try {
+    return await ports.blobs.digest(staged, { ifMatch: read.etag });
+  } catch (error) {
+    if (error instanceof BlobChangedError || error instanceof BlobNotFoundError) {
+      throw new Conflict('The file changed while it was being completed; complete it again');
+    }
+    throw error;
+  }
+}
+
+/**
+ * Discards refused bytes with every version the bucket keeps of them: nothing of a refusal
+ * is kept. A failure leaves them to the bucket's lifecycle for `uploads/`.
+ */
+async function discardEveryVersion(ports: CompletionPorts, key: string, why: string) {
+  try {
+    await deleteEveryVersion(ports.blobs, key);
+    logger.info('Direct upload bytes discarded', { key, why });
+  } catch (error) {
+    logger.error('Could not discard direct upload bytes', { key, why, error });
   }
 }
 
@@ -305,10 +382,11 @@ async function copyExactly(
 async function recordCompletion(
   ports: CompletionPorts,
   file: UserFile,
+  upload: DirectUpload,
   token: string,
 ): Promise<'completed' | 'conflict' | 'erased'> {
   try {
-    return await ports.directUploads.complete(file, token);
+    return await ports.directUploads.complete(file, upload, token);
   } catch (error) {
     const released = await ports.directUploads
       .release(file.userId, file.id, token)

@@ -1,10 +1,18 @@
+import type { StorageLimits } from '../usage/usage.ts';
 import type { UserFile } from '../user-files/user-file.ts';
 import type { CompletionClaim, DirectUpload, DirectUploadRejection } from './direct-upload.ts';
 
-/** Pending direct uploads, kept in the owner's partition beside the files they become. */
+/**
+ * Pending direct uploads, kept in the owner's partition beside the files they become. Each
+ * write that starts or ends one changes the owner's usage in the same transaction.
+ */
 export interface DirectUploadRepository {
-  /** Records a pending upload; AccountErased, writing nothing, when the owner was erased. */
-  start(upload: DirectUpload): Promise<void>;
+  /**
+   * Records a pending upload and reserves one file and its declared size within `limits`;
+   * writing nothing, QuotaExceeded when they would be exceeded, AccountErased when the owner
+   * was erased.
+   */
+  start(upload: DirectUpload, limits: StorageLimits): Promise<void>;
   find(userId: number, fileId: number): Promise<DirectUpload | undefined>;
   /**
    * Takes the upload for completion: when it is pending, or its last claim lapsed before
@@ -16,22 +24,25 @@ export interface DirectUploadRepository {
    * completion under it can land any more; false when it was not.
    */
   release(userId: number, fileId: number, token: string): Promise<boolean>;
-  /** Marks a claimed upload refused; false when the claim was no longer held. */
-  reject(
-    userId: number,
-    fileId: number,
-    reason: DirectUploadRejection,
-    token: string,
-  ): Promise<boolean>;
+  /**
+   * Marks a claimed upload refused and gives its reservation back; false when the claim was
+   * no longer held.
+   */
+  reject(upload: DirectUpload, reason: DirectUploadRejection, token: string): Promise<boolean>;
   /**
    * Removes an upload no completer holds (pending, rejected, or its claim lapsed before
-   * `now`); false when it is gone or a completer's claim still holds.
+   * `now`), giving back its reservation if it held one; false when it is gone or a
+   * completer's claim still holds.
    */
-  cancel(userId: number, fileId: number, now: Date): Promise<boolean>;
+  cancel(upload: DirectUpload, now: Date): Promise<boolean>;
   /**
-   * Records the file and ends its claimed upload in one transaction: `completed`, or
-   * `conflict` when the claim was no longer held or the id is taken, `erased` when the owner
-   * was erased (nothing is written then).
+   * Records the file and ends its claimed upload in one transaction, the reservation settled
+   * to the file's size: `completed`, or `conflict` when the claim was no longer held or the
+   * id is taken, `erased` when the owner was erased (nothing is written then).
    */
-  complete(file: UserFile, token: string): Promise<'completed' | 'conflict' | 'erased'>;
+  complete(
+    file: UserFile,
+    upload: DirectUpload,
+    token: string,
+  ): Promise<'completed' | 'conflict' | 'erased'>;
 }

@@ -1,7 +1,11 @@
 import type { FileType } from '../domain/file-type.ts';
 
-/** Why a finished direct upload was refused: the bytes broke the size rule S3 enforces. */
-export type DirectUploadRejection = 'too_large' | 'empty';
+/**
+ * Why a finished direct upload was refused: its bytes broke the size rule its form holds S3
+ * to (none, more than the limit or than declared), or their SHA-256 is not the one declared.
+ */
+export type DirectUploadRejection =
+  'too_large' | 'empty' | 'larger_than_declared' | 'digest_mismatch';
 
 /**
  * Who is turning the upload's bytes into its file: one completer at a time, for a while. A
@@ -27,6 +31,9 @@ export interface CompletionClaim {
  *
  * Its owner's DELETE of the id removes a `pending` or `rejected` upload, or one whose claim
  * lapsed, bytes first; one a completer holds is left to finish.
+ *
+ * Until it is completed, refused, cancelled or can no longer be completed, it holds a
+ * reservation of one file and its declared size against its owner's limits.
  */
 export interface DirectUpload {
   /** The id the UserFile will have. */
@@ -35,8 +42,18 @@ export interface DirectUpload {
   readonly name: string;
   readonly type: FileType;
   readonly contentType: string;
-  /** The size the client announced; the stored object's own size is what gets recorded. */
+  /**
+   * The size the client announced: the most its form lets S3 take, and what its reservation
+   * holds. The stored object's own size is what gets recorded.
+   */
   readonly declaredSize: number;
+  /** The SHA-256 the client declared (base64 of the 32 bytes): the bytes must have it. */
+  readonly sha256?: string;
+  /**
+   * Whether it holds a reservation against its owner's limits, as every upload started since
+   * quotas does; one started before holds none, so ending it gives none back.
+   */
+  readonly reserved: boolean;
   readonly createdAt: string;
   /** When the signed form stops working. */
   readonly expiresAt: string;
@@ -45,3 +62,13 @@ export interface DirectUpload {
   /** Present while `completing`. */
   readonly claim?: CompletionClaim;
 }
+
+/**
+ * How long after its form expires a pending upload can still be completed (bytes that came in
+ * time, a completion that failed): a day. Then its reservation is given back.
+ */
+const COMPLETABLE_AFTER_FORM_MS = 24 * 60 * 60 * 1000;
+
+/** When the upload stops being completable (ISO 8601): a day after its form expires. */
+export const completableUntil = (upload: Pick<DirectUpload, 'expiresAt'>): string =>
+  new Date(Date.parse(upload.expiresAt) + COMPLETABLE_AFTER_FORM_MS).toISOString();

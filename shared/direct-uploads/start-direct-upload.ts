@@ -1,7 +1,7 @@
 import type { BlobStore, UploadSigner } from '../blobs/blob-store.ts';
 import type { IdAllocator } from '../ids/id-allocator.ts';
 import type { FileType } from '../domain/file-type.ts';
-import { MAX_UPLOAD_BYTES } from '../user-files/upload-limits.ts';
+import { type RoomPorts, withExpiredReleased } from '../usage/room.ts';
 import type { DirectUploadRepository } from './direct-upload-repository.ts';
 
 /** How long a signed upload form works. 50 MiB needs 7 minutes at 1 Mbit/s. */
@@ -13,6 +13,8 @@ export interface DirectUploadRequest {
   readonly type: FileType;
   readonly filesize: number;
   readonly contentType: string;
+  /** The SHA-256 the bytes will have (base64 of the 32 bytes), if the client declares one. */
+  readonly sha256?: string;
 }
 
 export interface DirectUploadTicket {
@@ -35,16 +37,17 @@ export function metadataValue(text: string): string {
 }
 
 /**
- * Reserves the file's id, records the pending upload, and signs a POST form for the upload's
- * own key (never the file's: see `completeDirectUpload`), which S3 accepts only for 1 byte
- * to the limit and only with our metadata.
+ * Reserves the file's id, records the pending upload with its reservation of one file and its
+ * declared size (refused, with nothing written, over the owner's limits), and signs a POST
+ * form for the upload's own key (never the file's: see `completeDirectUpload`). S3 accepts
+ * it only for 1 byte to the declared size, only with our metadata, and, when the client
+ * declared a SHA-256, only bytes that have it.
  */
 export async function startDirectUpload(
-  ports: {
+  ports: RoomPorts & {
     readonly fileIds: IdAllocator;
     readonly directUploads: Pick<DirectUploadRepository, 'start'>;
     readonly blobs: UploadSigner & Pick<BlobStore, 'directUploadKey'>;
-    readonly now?: () => Date;
   },
   request: DirectUploadRequest,
 ): Promise<DirectUploadTicket> {
@@ -52,19 +55,24 @@ export async function startDirectUpload(
   const id = await ports.fileIds.next();
   const key = ports.blobs.directUploadKey(request.userId, id);
   const expiresAt = new Date(now.getTime() + UPLOAD_FORM_SECONDS * 1000).toISOString();
-  await ports.directUploads.start({
+  const upload = {
     id,
     userId: request.userId,
     name: request.name,
     type: request.type,
     contentType: request.contentType,
     declaredSize: request.filesize,
+    ...(request.sha256 === undefined ? {} : { sha256: request.sha256 }),
     createdAt: now.toISOString(),
     expiresAt,
     status: 'pending',
-  });
+    reserved: true,
+  } as const;
+  // Signed first: a form that could not be signed leaves no reservation behind for a client
+  // that never learns its id. A form without its record completes nothing.
   const form = await ports.blobs.signUpload(key, {
-    maxBytes: MAX_UPLOAD_BYTES,
+    maxBytes: request.filesize,
+    ...(request.sha256 === undefined ? {} : { sha256: request.sha256 }),
     contentType: request.contentType,
     metadata: {
       name: metadataValue(request.name),
@@ -73,5 +81,8 @@ export async function startDirectUpload(
     },
     expiresInSeconds: UPLOAD_FORM_SECONDS,
   });
-  return { id, key, ...form, expiresAt, maxFilesize: MAX_UPLOAD_BYTES };
+  await withExpiredReleased(ports, request.userId, () =>
+    ports.directUploads.start(upload, ports.limits),
+  );
+  return { id, key, ...form, expiresAt, maxFilesize: request.filesize };
 }

@@ -11,6 +11,11 @@ export interface FileRecord {
   readonly isArchived: boolean;
   readonly filesize: number;
   readonly location: string | null;
+  /**
+   * The SHA-256 of its bytes (base64 of the 32 bytes), worked out as they were stored; none
+   * on files stored before digests were kept.
+   */
+  readonly sha256?: string;
   /** Where its bytes stand with the malware scanner; none if stored before scanning began. */
   readonly scan?: FileScan;
 }

@@ -59,7 +59,7 @@ export class Conflict extends DomainOutcome {
 export class FileQuarantined extends AccessDenied {}
 
 /** The rules a request can break, each with its own answer at the edges. */
-export type Rule = 'file-named' | 'file-not-empty' | 'file-size-limit';
+export type Rule = 'file-named' | 'file-not-empty' | 'file-size-limit' | 'file-digest';
 
 /** The request breaks a rule of the domain; the reason says which and how. */
 export class RuleBroken extends DomainOutcome {

@@ -14,6 +14,8 @@ const RULE_STATUS: Readonly<Record<Rule, number>> = {
   'file-named': 400,
   'file-not-empty': 400,
   'file-size-limit': 413,
+  // S3's own answer to bytes that do not match their declared checksum (400 BadDigest).
+  'file-digest': 400,
 };
 
 /**

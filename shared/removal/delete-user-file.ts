@@ -5,12 +5,15 @@ import type { DirectUploadRepository } from '../direct-uploads/direct-upload-rep
 import { logger } from '../logger.ts';
 import type { UserFile } from '../user-files/user-file.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
+import type { StorageLimits } from '../usage/usage.ts';
 
 export interface DeleteUserFilePorts {
   readonly userFiles: Pick<UserFileRepository, 'get' | 'delete' | 'create'>;
   readonly directUploads: Pick<DirectUploadRepository, 'find' | 'cancel'>;
   readonly blobs: BlobVersions & Pick<BlobStore, 'userFileKey' | 'directUploadKey'>;
   readonly now?: () => Date;
+  /** The owner's limits, which a record put back is held to as any new one. */
+  readonly limits: StorageLimits;
 }
 
 /**
@@ -37,7 +40,7 @@ export async function deleteUserFile(
   const versions = await versionsOfKey(ports.blobs, key);
   const current: BlobVersion[] = versions.filter((version) => version.isLatest);
   await ports.blobs.deleteVersions(versions.filter((version) => !version.isLatest));
-  const deleted = await ports.userFiles.delete(userId, fileId);
+  const deleted = (await ports.userFiles.delete(file)) ? file : undefined;
   try {
     // Nothing came back when the record was gone already: a concurrent delete took it, or
     // ours landed and lost its answer to a retry. Either way its bytes go now.
@@ -79,7 +82,9 @@ async function restore(
     logger.error('A deleted file kept its bytes', { key, error });
     return;
   }
-  await ports.userFiles.create(deleted).catch((restoreError: unknown) => {
+  // Held to the limits as any new record: room the delete freed may be taken meanwhile, and
+  // then the bytes are left to reconcile rather than the limit overshot.
+  await ports.userFiles.create(deleted, ports.limits).catch((restoreError: unknown) => {
     logger.error('A deleted file kept its bytes: its record could not come back', {
       key,
       error,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { BlobStore, BlobVersions } from '../blobs/blob-store.ts';
 import { deleteEveryVersion } from '../blobs/object-versions.ts';
 import type { IdAllocator } from '../ids/id-allocator.ts';
@@ -6,10 +7,12 @@ import { logger } from '../logger.ts';
 import { AccountErased } from '../domain/outcome.ts';
 import { newFileScan } from '../domain/file-scan.ts';
 import type { FileType } from '../domain/file-type.ts';
+import { assertRoom, type RoomPorts } from '../usage/room.ts';
+import { oneFile, QuotaExceeded } from '../usage/usage.ts';
 import type { UserFile } from './user-file.ts';
 import type { UserFileRepository } from './user-file-repository.ts';
 
-export interface UploadPorts {
+export interface UploadPorts extends RoomPorts {
   readonly fileIds: IdAllocator;
   readonly blobs: Pick<BlobStore, 'put' | 'delete' | 'locationOf' | 'userFileKey'> & BlobVersions;
   readonly userFiles: Pick<UserFileRepository, 'create' | 'get'>;
@@ -27,13 +30,14 @@ export interface NewUserFile {
 }
 
 /**
- * Deletes the bytes of an upload that will have no record. An erased user's go with every
- * version, since no erasure pass will look for them again; any other's leave a noncurrent
- * version for the bucket's lifecycle, which undoes our own faults.
+ * Deletes the bytes of an upload that will have no record. Refused ones (an erased user's, or
+ * over the quota) go with every version: nothing of a refusal is kept, and no erasure pass
+ * will look for them again. A fault's leave a noncurrent version for the bucket's lifecycle,
+ * which undoes our own faults.
  */
 const deleteQuietly = async (ports: Pick<UploadPorts, 'blobs'>, key: string, cause: unknown) => {
-  const deleting =
-    cause instanceof AccountErased ? deleteEveryVersion(ports.blobs, key) : ports.blobs.delete(key);
+  const refused = cause instanceof AccountErased || cause instanceof QuotaExceeded;
+  const deleting = refused ? deleteEveryVersion(ports.blobs, key) : ports.blobs.delete(key);
   await deleting.catch((cleanupError: unknown) => {
     // Left for the reconcile command: an object under users/ with no record.
     logger.error('Could not delete the object of a failed upload', { key, cause, cleanupError });
@@ -52,8 +56,12 @@ const sameFile = (a: UserFile, b: UserFile): boolean =>
  * without a record are safer than a record without bytes.
  */
 async function recordUserFile(
-  ports: Pick<UploadPorts, 'blobs' | 'userFiles' | 'scanning' | 'now'>,
-  upload: Omit<NewUserFile, 'content' | 'contentType'> & { id: number; size: number },
+  ports: Pick<UploadPorts, 'blobs' | 'userFiles' | 'scanning' | 'now' | 'limits'>,
+  upload: Omit<NewUserFile, 'content' | 'contentType'> & {
+    id: number;
+    size: number;
+    sha256: string;
+  },
 ): Promise<UserFile> {
   const key = ports.blobs.userFileKey(upload.userId, upload.id);
   const file: UserFile = {
@@ -66,10 +74,11 @@ async function recordUserFile(
     isArchived: false,
     filesize: upload.size,
     location: ports.blobs.locationOf(key),
+    sha256: upload.sha256,
     ...newFileScan(ports.scanning === true),
   };
   try {
-    await ports.userFiles.create(file);
+    await ports.userFiles.create(file, ports.limits);
   } catch (error) {
     const record = await settleRead(() => ports.userFiles.get(file.userId, file.id)).then(
       (found) => (found === undefined ? 'none' : sameFile(found, file) ? 'ours' : 'other'),
@@ -85,11 +94,21 @@ async function recordUserFile(
   return file;
 }
 
-/** Stores the bytes, then the record: never a record for bytes that failed to store. */
+/**
+ * Stores the bytes, then the record: never a record for bytes that failed to store. A full
+ * account is refused before any byte is stored; the record's own transaction holds the limits
+ * again, and bytes it refuses go. The SHA-256 is worked out once over the bytes the form
+ * held (on Lambda the whole body arrives in the event), sent with them so S3 checks what it
+ * received, and recorded.
+ */
 export async function uploadUserFile(ports: UploadPorts, upload: NewUserFile): Promise<UserFile> {
+  const size = upload.content.byteLength;
+  await assertRoom(ports, upload.userId, oneFile(size));
   const id = await ports.fileIds.next();
+  const sha256 = createHash('sha256').update(upload.content).digest('base64');
   await ports.blobs.put(ports.blobs.userFileKey(upload.userId, id), upload.content, {
     contentType: upload.contentType,
+    sha256,
   });
-  return recordUserFile(ports, { ...upload, id, size: upload.content.byteLength });
+  return recordUserFile(ports, { ...upload, id, size, sha256 });
 }

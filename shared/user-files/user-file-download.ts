@@ -1,13 +1,14 @@
 import type { BlobStore, DownloadSigner } from '../blobs/blob-store.ts';
 import { NotFound } from '../domain/outcome.ts';
 import { assertDownloadable } from '../scanning/download-hold.ts';
+import type { UserFile } from './user-file.ts';
 import type { UserFileRepository } from './user-file-repository.ts';
 
 const DOWNLOAD_LINK_SECONDS = 5 * 60;
 
 /**
- * A link that downloads the owner's file under its original name; valid five minutes. A file
- * the malware scan holds gets none (FileHeld, FileQuarantined).
+ * A link that downloads the owner's file under its original name; valid five minutes, with
+ * the file it serves. A file the malware scan holds gets none (FileHeld, FileQuarantined).
  */
 export async function userFileDownloadLink(
   ports: {
@@ -18,12 +19,13 @@ export async function userFileDownloadLink(
   },
   userId: number,
   fileId: number,
-): Promise<string> {
+): Promise<{ readonly url: string; readonly file: UserFile }> {
   const file = await ports.userFiles.get(userId, fileId);
   if (file === undefined) throw new NotFound();
   assertDownloadable(file.scan, ports.scanning === true);
-  return ports.blobs.signDownload(ports.blobs.userFileKey(userId, fileId), {
+  const url = await ports.blobs.signDownload(ports.blobs.userFileKey(userId, fileId), {
     downloadName: file.name,
     expiresInSeconds: DOWNLOAD_LINK_SECONDS,
   });
+  return { url, file };
 }

@@ -1,4 +1,5 @@
 import type { ListOptions, Page } from '../domain/page.ts';
+import type { StorageLimits } from '../usage/usage.ts';
 import type { UserFile } from './user-file.ts';
 
 /** Where user files are recorded. Every call is scoped to one owner. */
@@ -10,14 +11,19 @@ export interface UserFileRepository {
   /** Those of these files that the owner has, in no particular order; one read. */
   getMany(userId: number, fileIds: readonly number[]): Promise<UserFile[]>;
   /**
-   * Records a new file; fails, writing nothing, when the id is already taken, or with
+   * Records a new file and counts it in the owner's usage, within `limits` when given (a
+   * restored record takes back what it held, and is not held to them). Fails, writing
+   * nothing, when the id is already taken, with QuotaExceeded over the limits, or with
    * AccountErased when the owner was erased.
    */
-  create(file: UserFile): Promise<void>;
+  create(file: UserFile, limits?: StorageLimits): Promise<void>;
   /** Sets the given fields of the owner's file; the file as it now is, or undefined if none. */
   update(userId: number, fileId: number, change: UserFileChange): Promise<UserFile | undefined>;
-  /** Removes the owner's file record; the record as it was, or undefined if there was none. */
-  delete(userId: number, fileId: number): Promise<UserFile | undefined>;
+  /**
+   * Removes the file's record and takes it out of the owner's usage in one transaction; false
+   * when there was no record to remove.
+   */
+  delete(file: UserFile): Promise<boolean>;
 }
 
 /** What an owner may change of a file, with the time of the change. */

@@ -12,6 +12,7 @@ import { notificationQueue } from './builders/notification-queue.ts';
 import { notifications } from './builders/notifications.ts';
 import { rateLimits } from './builders/rate-limits.ts';
 import { realtimeKeys } from './builders/realtime-keys.ts';
+import { usage } from './builders/usage.ts';
 import { userFiles } from './builders/user-files.ts';
 import type { ServiceAdapters } from './service-adapters.ts';
 
@@ -36,6 +37,7 @@ export const SERVICE_ADAPTER_BUILDERS = {
   realtimeKeys,
   chat,
   rateLimits,
+  usage,
 } as const satisfies {
   readonly [K in keyof ServiceAdapters]: (sources: AdapterSources) => ServiceAdapters[K];
 };

@@ -11,6 +11,8 @@ import type { TokenBuckets } from '../notifications/token-buckets.ts';
 import type { MessageQueue } from '../queue/message-queue.ts';
 import type { RealtimeKeyStore } from '../realtime/realtime-key-store.ts';
 import type { FileScans } from '../scanning/file-scans.ts';
+import type { UsageLedger } from '../usage/usage-ledger.ts';
+import type { StorageLimits } from '../usage/usage.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
 
 /**
@@ -36,6 +38,8 @@ export interface ServiceAdapters {
   readonly chat: ChatChannel;
   /** Senders' notify allowances and the chat channel's pace. */
   readonly rateLimits: TokenBuckets;
+  /** Users' usage against their storage limits. */
+  readonly usage: UsageLedger;
 }
 
 /** The settings handlers take besides their adapters: values, never clients. */
@@ -52,4 +56,11 @@ export type ServiceSettings = Pick<
   | 'NOTIFY_BURST'
   | 'NOTIFY_RATE_PER_MINUTE'
   | 'MALWARE_SCANNING'
+  | 'MAX_FILES_PER_USER'
+  | 'MAX_BYTES_PER_USER'
 >;
+
+/** The storage limits the quota settings say. */
+export const storageLimitsOf = (
+  settings: Pick<ServiceSettings, 'MAX_FILES_PER_USER' | 'MAX_BYTES_PER_USER'>,
+): StorageLimits => ({ files: settings.MAX_FILES_PER_USER, bytes: settings.MAX_BYTES_PER_USER });

@@ -97,11 +97,17 @@ describe('a web app on another origin, in Chromium', () => {
             headers: auth,
           },
         );
-        // The API's 302 sends the browser on to the bucket's signed link.
-        const downloaded = await fetch(
-          `${api}/api/v1/user/me/file/${String(uploadedFile.id)}/download`,
-          { headers: auth },
-        );
+        // The API's 302 sends the browser on to the bucket's signed link, once the malware scan
+        // has cleared the file: a 409 with Retry-After (exposed to the page) says ask again.
+        const download = () =>
+          fetch(`${api}/api/v1/user/me/file/${String(uploadedFile.id)}/download`, {
+            headers: auth,
+          });
+        let downloaded = await download();
+        while (downloaded.status === 409 && downloaded.headers.get('retry-after') !== null) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          downloaded = await download();
+        }
         const notified = await fetch(`${api}/api/v1/user/me/file/notify`, {
           method: 'POST',
           headers: json,

@@ -35,7 +35,12 @@ async function startUpload(as: number, body: unknown): Promise<Response> {
   });
 }
 
-async function ticketFor(as: number, name = 'model.xlsx', filesize = 10): Promise<Ticket> {
+/** A form for up to `filesize` bytes: by default the limit, so any size a test sends fits. */
+async function ticketFor(
+  as: number,
+  name = 'model.xlsx',
+  filesize = MAX_UPLOAD_BYTES,
+): Promise<Ticket> {
   const response = await startUpload(as, { name, type: 'financials', filesize });
   expect(response.status).toBe(201);
   return (await response.json()) as Ticket;
@@ -94,12 +99,12 @@ function expectEntityTooLarge(answer: S3Answer, proposed: number): void {
 const spooled = () => readdir(join(stage().dataDir, 's3-spool'));
 
 describe('POST /api/v1/user/me/file/upload signs a direct-to-S3 upload', () => {
-  it('answers 201 with a POST form for a key under the caller, limited to 1 byte..50 MiB', async () => {
+  it('answers 201 with a POST form for a key under the caller, limited to 1 byte..its declared size', async () => {
     const before = Date.now();
     const ticket = await ticketFor(40, 'Résumé 2026.pdf', 1234);
     // The form's own key, never the file's: see "A signed form cannot change a recorded file".
     expect(ticket.key).toBe(`uploads/40/${ticket.id}`);
-    expect(ticket.max_filesize).toBe(MAX_UPLOAD_BYTES);
+    expect(ticket.max_filesize).toBe(1234);
     expect(ticket.url).toBe(`${stage().s3Endpoint}/${stage().bucket}`);
     const expires = Date.parse(ticket.expires_at);
     expect(expires - before).toBeGreaterThanOrEqual(15 * 60 * 1000 - 1000);
@@ -116,7 +121,7 @@ describe('POST /api/v1/user/me/file/upload signs a direct-to-S3 upload', () => {
     };
     expect(policy.conditions).toEqual(
       expect.arrayContaining([
-        ['content-length-range', 1, MAX_UPLOAD_BYTES],
+        ['content-length-range', 1, 1234],
         { key: ticket.key },
         { 'x-amz-meta-owner': '40' },
         { 'x-amz-meta-type': 'financials' },
@@ -154,9 +159,20 @@ describe('POST /api/v1/user/me/file/upload signs a direct-to-S3 upload', () => {
     expect(object.headers.get('content-disposition')).toBe(
       `attachment; filename="big model.xlsx"; filename*=UTF-8''big%20model.xlsx`,
     );
-    expect(sha256(new Uint8Array(await object.arrayBuffer()))).toBe(sha256(content));
+    const downloaded = new Uint8Array(await object.arrayBuffer());
+    expect(sha256(downloaded)).toBe(sha256(content));
+    // The digest the completion recorded is the downloaded bytes' own (sha256sum's, in base64).
+    const digest = createHash('sha256').update(downloaded).digest('base64');
+    expect(redirect.headers.get('x-checksum-sha256')).toBe(digest);
     const items = (await stage().items()).filter((item) => String(item.PK) === 'USER#41');
-    expect(items.map((item) => item.SK)).toEqual([`FILE#${ticket.id}`]);
+    expect(items.map((item) => item.SK)).toEqual([`FILE#${ticket.id}`, 'USAGE']);
+    // The reservation became the file.
+    expect(items[1]).toMatchObject({
+      held_files: 1,
+      held_bytes: MAX_UPLOAD_BYTES,
+      reserved_files: 0,
+      reserved_bytes: 0,
+    });
   });
 
   it('records exactly one file when complete races the finalizer', async () => {
@@ -318,7 +334,7 @@ const formObjects = async () =>
 
 describe('A signed form cannot change a recorded file', () => {
   it('keeps the recorded bytes when the form is used again after completion', async () => {
-    const ticket = await ticketFor(60, 'deck.pdf', 5);
+    const ticket = await ticketFor(60, 'deck.pdf');
     expect(await postToS3(ticket, Buffer.from('first'))).toBe(204);
     const completed = await stage().request(complete(ticket.id), { method: 'POST', as: 60 });
     expect(completed.status).toBe(201);
@@ -339,7 +355,7 @@ describe('A signed form cannot change a recorded file', () => {
   });
 
   it('deletes bytes a refused upload is sent later; complete keeps its answer', async () => {
-    const ticket = await ticketFor(61, 'empty.bin', 1);
+    const ticket = await ticketFor(61, 'empty.bin');
     const before = await stage().stored();
     // The form's policy refuses an empty file (EntityTooSmall); one put there anyway lands,
     // and completion refuses and deletes it.
@@ -372,7 +388,7 @@ describe('A signed form cannot change a recorded file', () => {
   });
 
   it('records the bytes it copied when the form is used again during completion', async () => {
-    const ticket = await ticketFor(62, 'model.xlsx', 5);
+    const ticket = await ticketFor(62, 'model.xlsx');
     // Five completions and five more POSTs, interleaved: whichever bytes are recorded, the
     // record's size is theirs and the download serves them.
     const sends = Array.from({ length: 5 }, (_, i) => Buffer.alloc(100 * (i + 1), 65 + i));

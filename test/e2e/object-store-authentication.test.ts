@@ -239,7 +239,7 @@ describe('the local object store refuses what S3 refuses (issue 33, found 1)', (
   });
 
   it('refuses a file outside the content-length-range: EntityTooLarge, EntityTooSmall', async () => {
-    const ticket = await ticketFor(7019, 1);
+    const ticket = await ticketFor(7019, MAX_UPLOAD_BYTES);
     const text = await expectS3Refusal(
       () =>
         postForm(ticket.url, Object.entries(ticket.fields), Buffer.alloc(MAX_UPLOAD_BYTES + 1, 1)),

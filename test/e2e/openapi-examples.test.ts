@@ -122,7 +122,8 @@ const USERS = {
   emptyUpload: 25,
   earlyComplete: 26,
   bigUpload: 27,
-  erased: 28,
+  full: 28,
+  counted: 31,
   infected: 29,
   scanning: 30,
 } as const;
@@ -227,6 +228,20 @@ const ticketOf = (answer: Answer) => {
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
   return answer.body as { id: number; key: string; url: string; fields: Record<string, string> };
 };
+
+/** A user with one file of the example's size, and a direct upload of the example's waiting. */
+async function usageOfOne(): Promise<Answer> {
+  const as = USERS.counted;
+  const uploaded = await stage().upload(
+    as,
+    uploadForm(Buffer.alloc(USER_FILE_EXAMPLE.filesize, 1)),
+  );
+  expect(uploaded.status).toBe(201);
+  expect((await startUpload(as, requestExample('POST /api/v1/user/me/file/upload'))).status).toBe(
+    201,
+  );
+  return call('GET', '/api/v1/user/me/usage', { as });
+}
 
 /**
  * The example owner's day, in order: a multipart upload, read, listed (alone), archived,
@@ -361,13 +376,20 @@ async function concurrentSituations(): Promise<Record<string, Answer>> {
   });
   const nobody = USERS.nobody;
   const asset = 'swagger-ui.css';
-  const erased = stage().admin([
-    'user',
-    'erase',
-    '--user',
-    String(USERS.erased),
-    '--settle-seconds',
-    '0',
+  // A user whose usage is at the files limit (10,000 files, as the stage allows), as if
+  // they had uploaded them all.
+  const full = stage().put([
+    {
+      PK: `USER#${String(USERS.full)}`,
+      SK: 'USAGE',
+      entity: 'Usage',
+      held_files: 10_000,
+      held_bytes: 10_000 * USER_FILE_EXAMPLE.filesize,
+      reserved_files: 0,
+      reserved_bytes: 0,
+      version: 1,
+      counted_at: new Date().toISOString(),
+    },
   ]);
   const situations: Record<string, Promise<Answer | Record<string, Answer>>> = {
     owner: ownersDay(),
@@ -402,9 +424,9 @@ async function concurrentSituations(): Promise<Record<string, Answer>> {
         contentType: 'multipart/form-data; boundary=x',
       })
       .then((r) => answerOf(r)),
-    'POST /api/v1/user/me/file 403': erased.then(() =>
+    'POST /api/v1/user/me/file 403': full.then(() =>
       stage()
-        .upload(USERS.erased, uploadForm('after the erasure'))
+        .upload(USERS.full, uploadForm('one file too many'))
         .then((r) => answerOf(r)),
     ),
     'POST /api/v1/user/me/file 413': stage()
@@ -448,9 +470,10 @@ async function concurrentSituations(): Promise<Record<string, Answer>> {
       as: nobody,
       ...oversized('POST /api/v1/user/me/file/upload'),
     }),
-    'POST /api/v1/user/me/file/upload 403': erased.then(() =>
-      startUpload(USERS.erased, { name: 'late.bin', type: 'other', filesize: 5 }),
+    'POST /api/v1/user/me/file/upload 403': full.then(() =>
+      startUpload(USERS.full, { name: 'late.bin', type: 'other', filesize: 5 }),
     ),
+    'GET /api/v1/user/me/usage 200': usageOfOne(),
     'POST /api/v1/user/me/file/upload 422': startUpload(nobody, {
       name: 'model.xlsx',
       type: 'financials',

@@ -207,7 +207,13 @@ describe('DELETE /api/v1/user/me/file/{file_id}', () => {
     expect(objects).not.toContain(`users/7/files/${file.id}`);
     expect(items.filter((item) => item.PK === 'USER#7').map((item) => item.SK)).toEqual([
       `FILE#${kept.id}`,
+      'USAGE',
     ]);
+    // The delete took the file out of the usage in the same transaction.
+    expect(items.find((item) => item.PK === 'USER#7' && item.SK === 'USAGE')).toMatchObject({
+      held_files: 1,
+      held_bytes: kept.filesize,
+    });
   });
 
   it('keeps the record when the bytes will not go, answers the error, and a retry finishes', async () => {
@@ -306,6 +312,8 @@ describe('npm run admin -- user erase', () => {
       ],
       deals: [{ groupId: 21, dealId: 1 }],
     });
+    // A deal gets only a file its scan cleared: wait for the verdict.
+    expect((await stage().download(21, first.id)).status).toBe(302);
     await admin(
       'deal-file',
       'add',
@@ -327,8 +335,8 @@ describe('npm run admin -- user erase', () => {
       pending_uploads: 1,
       notifications: 1,
       idempotency_records: 1,
-      // The sender's notify allowance (a token bucket) goes with the rest.
-      other_items: 1,
+      // The sender's notify allowance (a token bucket) and their usage go with the rest.
+      other_items: 2,
       object_versions: 2,
       memberships: [
         { group_id: 21, role: 'editor' },

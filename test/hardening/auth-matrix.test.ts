@@ -76,6 +76,7 @@ const OTHER_USERS_IDS: Record<string, { status: number; body: unknown } | 'own-d
   'GET /api/v1/user/me/file': 'own-data-only',
   'POST /api/v1/user/me/file': 'own-data-only',
   'POST /api/v1/user/me/file/upload': 'own-data-only',
+  'GET /api/v1/user/me/usage': 'own-data-only',
   'POST /api/v1/user/me/file/upload/{file_id}/complete': {
     status: 404,
     body: NOT_FOUND,
@@ -243,6 +244,7 @@ beforeAll(async () => {
       createdAt: hourAgo,
       expiresAt: new Date(Date.now() + 900_000).toISOString(),
       status: 'pending',
+      reserved: true,
     }),
     toNotificationItem({
       userId: OWNER,

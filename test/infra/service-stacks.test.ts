@@ -15,7 +15,13 @@ import {
 } from '#functions/service-functions.ts';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { alarmTarget } from '#infra/stacks/alarm-action.ts';
-import { functionNameOutput, STAGE_DEFAULTS, stageConfig, type StageName } from '#infra/stages.ts';
+import {
+  functionNameOutput,
+  STAGE_DEFAULTS,
+  STAGE_NAMES,
+  stageConfig,
+  type StageName,
+} from '#infra/stages.ts';
 import {
   type FunctionDeclaration,
   RESOURCE_NAMES,
@@ -46,6 +52,8 @@ beforeAll(() => {
     allowedOrigins: DEVELOPMENT_ORIGINS.join(','),
     notifyBurst: '3',
     notifyRatePerMinute: '0.5',
+    maxFilesPerUser: '500',
+    maxBytesPerUser: '1048576',
   });
   stages.local = synthStage({ stage: 'local' });
 });
@@ -693,6 +701,25 @@ describe('the data stack', () => {
     }
   });
 
+  it("sets the per-user quotas from the stage's settings in every function that reads them", () => {
+    // The variables' defaults, except in development, set with -c on its synth above.
+    const quotas = {
+      production: { MAX_FILES_PER_USER: '10000', MAX_BYTES_PER_USER: '10737418240' },
+      development: { MAX_FILES_PER_USER: '500', MAX_BYTES_PER_USER: '1048576' },
+      local: { MAX_FILES_PER_USER: '10000', MAX_BYTES_PER_USER: '10737418240' },
+    } as const;
+    for (const name of ['production', 'development', 'local'] as const) {
+      for (const id of ALL_FUNCTIONS) {
+        const { Variables } = functionOf(stage(name).api, id).Properties.Environment as {
+          Variables: Record<string, unknown>;
+        };
+        for (const [variable, value] of Object.entries(quotas[name])) {
+          if (variable in Variables) expect(Variables[variable], `${name} ${id}`).toBe(value);
+        }
+      }
+    }
+  });
+
   it('keeps the SAM parts out of the deployed templates: no parameters of ours, no SamResourceId', () => {
     for (const name of ['production', 'development'] as const) {
       const { api } = stage(name);
@@ -1119,6 +1146,24 @@ describe('stage config', () => {
     });
   });
 
+  it("starts every stage's per-user quotas from their variables' defaults, and takes an operator's", () => {
+    for (const name of STAGE_NAMES) {
+      expect(stageConfig(context({ stage: name, jwtIssuer: ISSUER })), name).toMatchObject({
+        maxFilesPerUser: 10_000,
+        maxBytesPerUser: 10 * 1024 ** 3,
+      });
+    }
+    expect(
+      stageConfig(
+        context({
+          stage: 'production',
+          stages: { production: { jwtIssuer: ISSUER, maxBytesPerUser: 5_368_709_120 } },
+          maxFilesPerUser: '2000',
+        }),
+      ),
+    ).toMatchObject({ maxFilesPerUser: 2000, maxBytesPerUser: 5_368_709_120 });
+  });
+
   it('names the setting and the value it refuses', () => {
     const refuse = (values: Record<string, unknown>) => () =>
       stageConfig(context({ stage: 'development', jwtIssuer: ISSUER, ...values }));
@@ -1144,6 +1189,11 @@ describe('stage config', () => {
     );
     expect(refuse({ notifyBurst: '0' })).toThrow(/notifyBurst .* \(got "0"\)/);
     expect(refuse({ notifyRatePerMinute: '-1' })).toThrow(/notifyRatePerMinute .* \(got "-1"\)/);
+    expect(refuse({ maxFilesPerUser: '0' })).toThrow(/maxFilesPerUser .* \(got "0"\)/);
+    expect(refuse({ maxFilesPerUser: '1000001' })).toThrow(/maxFilesPerUser .* \(got "1000001"\)/);
+    expect(refuse({ maxFilesPerUser: '2.5' })).toThrow(/maxFilesPerUser .* \(got "2.5"\)/);
+    expect(refuse({ maxBytesPerUser: '0' })).toThrow(/maxBytesPerUser .* \(got "0"\)/);
+    expect(refuse({ maxBytesPerUser: '10GiB' })).toThrow(/maxBytesPerUser .* \(got "10GiB"\)/);
     expect(
       refuse({
         alarmEmail: 'oncall@example.com',
@@ -1175,7 +1225,7 @@ const API_CORS = {
   AllowCredentials: false,
   AllowHeaders: ['authorization', 'content-type', 'idempotency-key'],
   AllowMethods: ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'],
-  ExposeHeaders: ['link', 'location', 'retry-after'],
+  ExposeHeaders: ['link', 'location', 'retry-after', 'x-checksum-sha256'],
   MaxAge: 3600,
 };
 const bucketRules = (origins: string[]) => ({

@@ -9,6 +9,7 @@ import { ensureBucket } from '#infra/local/emulators.ts';
 import { ensureTable } from '#infra/local/dynamodb-local.ts';
 import { DynamoBlockIdAllocator } from '#shared/adapters/dynamo-block-id-allocator.ts';
 import { DynamoDirectUploadRepository } from '#shared/adapters/dynamo-direct-upload-repository.ts';
+import { DynamoUsageLedger } from '#shared/adapters/dynamo-usage-ledger.ts';
 import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
 import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
 import {
@@ -24,6 +25,8 @@ const { dynamodb, s3, dynamodbEndpoint, s3Endpoint, s3Credentials } = emulatorCl
 const name = `discards-${randomUUID().slice(0, 8)}`;
 const fileIds = new DynamoBlockIdAllocator(dynamodb, name, { sequence: 'file', blockSize: 10 });
 const blobs = new S3BlobStore(s3, name);
+/** Limits no test here reaches. */
+const room = { usage: new DynamoUsageLedger(dynamodb, name), limits: { files: 1e6, bytes: 1e12 } };
 const ports = {
   directUploads: new DynamoDirectUploadRepository(dynamodb, name),
   userFiles: new DynamoUserFileRepository(dynamodb, name),
@@ -51,7 +54,7 @@ function infoLines() {
 /** A direct upload whose form has sent `bytes`. */
 async function uploaded(userId: number, bytes: string) {
   const ticket = await startDirectUpload(
-    { fileIds, directUploads: ports.directUploads, blobs },
+    { ...room, fileIds, directUploads: ports.directUploads, blobs },
     { userId, name: 'd.pdf', type: 'deck', filesize: bytes.length, contentType: 'application/pdf' },
   );
   await blobs.put(ticket.key, Buffer.from(bytes), { contentType: 'application/pdf' });

@@ -11,6 +11,7 @@ import { completeDirectUpload } from '#shared/direct-uploads/complete-direct-upl
 import { DynamoDirectUploadRepository } from '#shared/adapters/dynamo-direct-upload-repository.ts';
 import { startDirectUpload } from '#shared/direct-uploads/start-direct-upload.ts';
 import { DynamoBlockIdAllocator } from '#shared/adapters/dynamo-block-id-allocator.ts';
+import { DynamoUsageLedger } from '#shared/adapters/dynamo-usage-ledger.ts';
 import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
 import { uploadUserFile } from '#shared/user-files/upload-user-file.ts';
 import { answerLost, failing, storedIn } from '#test/support/faults.ts';
@@ -28,6 +29,8 @@ const fileIds = new DynamoBlockIdAllocator(dynamodb, name, { sequence: 'file', b
 const blobs = new S3BlobStore(s3, name);
 const userFiles = new DynamoUserFileRepository(dynamodb, name);
 const directUploads = new DynamoDirectUploadRepository(dynamodb, name);
+/** Limits no test here reaches: quotas are tested in quotas.test.ts. */
+const room = { usage: new DynamoUsageLedger(dynamodb, name), limits: { files: 1e6, bytes: 1e12 } };
 
 const stored = () => storedIn(dynamodb, s3, name);
 
@@ -73,7 +76,7 @@ describe('an upload leaves nothing behind, whichever write fails', () => {
   it('writes no record when the bytes fail to store', async () => {
     const before = await stored();
     await expect(
-      uploadUserFile({ fileIds, blobs: failing(blobs, 'put'), userFiles }, newFile(1)),
+      uploadUserFile({ ...room, fileIds, blobs: failing(blobs, 'put'), userFiles }, newFile(1)),
     ).rejects.toThrow('injected');
     expect(await stored()).toEqual(before);
   });
@@ -81,14 +84,17 @@ describe('an upload leaves nothing behind, whichever write fails', () => {
   it('deletes the bytes when the record fails to write', async () => {
     const before = await stored();
     await expect(
-      uploadUserFile({ fileIds, blobs, userFiles: failing(userFiles, 'create') }, newFile(2)),
+      uploadUserFile(
+        { ...room, fileIds, blobs, userFiles: failing(userFiles, 'create') },
+        newFile(2),
+      ),
     ).rejects.toThrow('injected');
     expect(await stored()).toEqual(before);
   });
 
   it('completes when the record landed but its answer was lost', async () => {
     const file = await uploadUserFile(
-      { fileIds, blobs, userFiles: answerLost(userFiles, 'create') },
+      { ...room, fileIds, blobs, userFiles: answerLost(userFiles, 'create') },
       newFile(4),
     );
     const after = await stored();
@@ -99,9 +105,9 @@ describe('an upload leaves nothing behind, whichever write fails', () => {
   it('keeps the bytes when neither the write nor the read back can be trusted', async () => {
     const blind = failing(failing(userFiles, 'create'), 'get');
     const before = await stored();
-    await expect(uploadUserFile({ fileIds, blobs, userFiles: blind }, newFile(5))).rejects.toThrow(
-      'injected: create failed',
-    );
+    await expect(
+      uploadUserFile({ ...room, fileIds, blobs, userFiles: blind }, newFile(5)),
+    ).rejects.toThrow('injected: create failed');
     const after = await stored();
     // Bytes without a record, for reconcile; never a record without bytes.
     expect(after.items).toEqual(before.items);
@@ -154,7 +160,7 @@ describe('an Idempotency-Key repeated while the first request runs', () => {
 describe('a direct upload becomes a record exactly once, or not at all', () => {
   it('records nothing and keeps the upload pending when the transaction fails', async () => {
     const ticket = await startDirectUpload(
-      { fileIds, directUploads, blobs },
+      { ...room, fileIds, directUploads, blobs },
       { userId: 4, name: 'n.pdf', type: 'deck', filesize: 5, contentType: 'application/pdf' },
     );
     await blobs.put(ticket.key, Buffer.from('12345'), { contentType: 'application/pdf' });
@@ -181,8 +187,8 @@ describe('a direct upload becomes a record exactly once, or not at all', () => {
 
   it('refuses bytes that changed between its read and its copy, by the copy itself', async () => {
     const ticket = await startDirectUpload(
-      { fileIds, directUploads, blobs },
-      { userId: 6, name: 'c.pdf', type: 'deck', filesize: 5, contentType: 'application/pdf' },
+      { ...room, fileIds, directUploads, blobs },
+      { userId: 6, name: 'c.pdf', type: 'deck', filesize: 9, contentType: 'application/pdf' },
     );
     await blobs.put(ticket.key, Buffer.from('first'), { contentType: 'application/pdf' });
     const before = await stored();
@@ -213,7 +219,7 @@ describe('a direct upload becomes a record exactly once, or not at all', () => {
 
   it('keeps the object when refusing it fails, so a retry can refuse it', async () => {
     const ticket = await startDirectUpload(
-      { fileIds, directUploads, blobs },
+      { ...room, fileIds, directUploads, blobs },
       { userId: 5, name: 'e.pdf', type: 'deck', filesize: 1, contentType: 'application/pdf' },
     );
     await blobs.put(ticket.key, Buffer.alloc(0), { contentType: 'application/pdf' });

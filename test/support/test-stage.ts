@@ -109,7 +109,14 @@ const UNLIMITED_NOTIFY = { notifyBurst: 1000, notifyRatePerMinute: 6000 } as con
 export async function startTestStage(
   options: Pick<
     LocalStageOptions,
-    'notifications' | 'handlerEndpoints' | 'host' | 'publicHost' | 'malwareScanning' | 'scanner'
+    | 'notifications'
+    | 'handlerEndpoints'
+    | 'host'
+    | 'publicHost'
+    | 'malwareScanning'
+    | 'scanner'
+    | 'maxFilesPerUser'
+    | 'maxBytesPerUser'
   > = {},
 ): Promise<TestStage> {
   const clients = emulatorClients();
@@ -139,6 +146,8 @@ export async function startTestStage(
     ...(options.publicHost === undefined ? {} : { publicHost: options.publicHost }),
     ...(options.malwareScanning === undefined ? {} : { malwareScanning: options.malwareScanning }),
     ...(options.scanner === undefined ? {} : { scanner: options.scanner }),
+    ...(options.maxFilesPerUser === undefined ? {} : { maxFilesPerUser: options.maxFilesPerUser }),
+    ...(options.maxBytesPerUser === undefined ? {} : { maxBytesPerUser: options.maxBytesPerUser }),
   });
   // The operator CLI finds a stage by this record, as it finds `npm start`.
   await writeStageRecord(dataDir, stageRecordOf(stage));
@@ -200,6 +209,17 @@ export async function startTestStage(
           )
           // A malware-scan verdict lands on a record whenever its scan ends: no request's doing.
           .map(({ scan: _verdict, ...item }) => item)
+          // A usage is what it counts: a change undone (a delete whose bytes would not go, so
+          // its record came back) leaves the counts as they were, though not its version; and
+          // a usage of nothing is none (a user's first write stores their count).
+          .flatMap((item) => {
+            if (item.entity !== 'Usage') return [item];
+            const { version: _version, counted_at: _counted, ...counts } = item;
+            const nothing = ['held_files', 'held_bytes', 'reserved_files', 'reserved_bytes'].every(
+              (name) => counts[name] === 0,
+            );
+            return nothing ? [] : [counts];
+          })
           .sort((a, b) =>
             `${String(a.PK)} ${String(a.SK)}`.localeCompare(`${String(b.PK)} ${String(b.SK)}`),
           ),

@@ -20,6 +20,7 @@ describe('the composition root', () => {
         'notifications',
         'rateLimits',
         'realtimeKeys',
+        'usage',
         'userFiles',
       ].sort(),
     );

@@ -128,6 +128,11 @@ const LARGEST: Record<string, () => ApiResult | 'empty' | Promise<ApiResult>> = 
   'GET /api/v1/user/me/file/{file_id}/download': () => 'empty',
   'GET /api/v1/user/me/file/{file_id}': () => jsonResponse(200, toUserFileBody(worstUserFile)),
   'PATCH /api/v1/user/me/file/{file_id}': () => jsonResponse(200, toUserFileBody(worstUserFile)),
+  // Six numbers, each at most 2^53 - 1.
+  'GET /api/v1/user/me/usage': () => {
+    const most = { used: MAX_ID, reserved: MAX_ID, allowed: MAX_ID };
+    return jsonResponse(200, { files: most, bytes: most });
+  },
   'DELETE /api/v1/user/me/file/{file_id}': () => 'empty',
   'POST /api/v1/user/me/file/notify': () => jsonResponse(202, toAcceptedBody(worstNotification)),
   'GET /api/v1/user/me/file/notify/{notification_id}': () =>

@@ -55,14 +55,14 @@ describe("the gateway's CORS headers (API Gateway's, for its configuration)", ()
     expect(ask('GET', { origin: 'http://127.0.0.1:5173' })).toEqual({
       'access-control-allow-origin': 'http://127.0.0.1:5173',
       vary: 'origin',
-      'access-control-expose-headers': 'link,location,retry-after',
+      'access-control-expose-headers': 'link,location,retry-after,x-checksum-sha256',
     });
     const any = apiCorsRule(['*']);
     if (any === undefined) throw new Error('origins give a rule');
     expect(apiCorsHeaders(any, { method: 'GET', headers: { origin: 'http://x.example' } })).toEqual(
       {
         'access-control-allow-origin': '*',
-        'access-control-expose-headers': 'link,location,retry-after',
+        'access-control-expose-headers': 'link,location,retry-after,x-checksum-sha256',
       },
     );
   });

@@ -14,13 +14,18 @@ const DIRECT_UPLOAD_ITEM = z.object({
   type: z.enum(FILE_TYPES),
   content_type: z.string(),
   declared_size: z.number().int().nonnegative(),
+  sha256: z.string().optional(),
+  // Absent on uploads started before quotas: they hold no reservation.
+  reserved: z.boolean().optional(),
   created_at: z.string(),
   expires_at: z.string(),
   status: z.enum(['pending', 'completing', 'rejected']),
-  rejection: z.enum(['too_large', 'empty']).optional(),
+  rejection: z.enum(['too_large', 'empty', 'larger_than_declared', 'digest_mismatch']).optional(),
   claim_token: z.string().optional(),
   claim_until: z.string().optional(),
-  [EXPIRY_ATTRIBUTE]: z.number().int(),
+  // Only a refused upload expires by TTL: a waiting one holds a reservation, given back when
+  // it is completed, cancelled or swept once it can no longer be completed.
+  [EXPIRY_ATTRIBUTE]: z.number().int().optional(),
 });
 
 export const fromDirectUploadItem = (item: unknown): DirectUpload => {
@@ -32,6 +37,8 @@ export const fromDirectUploadItem = (item: unknown): DirectUpload => {
     type: stored.type,
     contentType: stored.content_type,
     declaredSize: stored.declared_size,
+    ...(stored.sha256 === undefined ? {} : { sha256: stored.sha256 }),
+    reserved: stored.reserved === true,
     createdAt: stored.created_at,
     expiresAt: stored.expires_at,
     status: stored.status,

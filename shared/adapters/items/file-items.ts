@@ -29,6 +29,8 @@ const storedFile = {
   is_archived: z.boolean(),
   filesize: z.number().int().nonnegative(),
   location: z.string().nullable(),
+  // Absent on files stored before digests were kept.
+  sha256: z.string().optional(),
   // Absent on files stored before scanning began.
   scan: z
     .discriminatedUnion('status', [
@@ -78,6 +80,7 @@ const fileAttributes = (file: UserFile | DealFile) => ({
   is_archived: file.isArchived,
   filesize: file.filesize,
   location: file.location,
+  ...(file.sha256 === undefined ? {} : { sha256: file.sha256 }),
   ...(file.scan === undefined ? {} : { scan: file.scan }),
 });
 
@@ -90,6 +93,7 @@ const fileOf = (item: z.infer<z.ZodObject<typeof storedFile>>) => ({
   isArchived: item.is_archived,
   filesize: item.filesize,
   location: item.location,
+  ...(item.sha256 === undefined ? {} : { sha256: item.sha256 }),
   ...(item.scan === undefined ? {} : { scan: item.scan }),
 });
 
