@@ -10,7 +10,9 @@ import { MAX_REALTIME_TOKEN_SECONDS } from '#shared/realtime/realtime-config.ts'
 import { withNewKey } from '#shared/realtime/realtime-key-set.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import { awsStorage } from '#shared/adapters/aws-reconcile-storage.ts';
-import { reconcileStorage } from '#shared/reconcile/reconcile-storage.ts';
+import { reconcileStorage, toUsageRecord } from '#shared/reconcile/reconcile-storage.ts';
+import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
+import { usage } from '#shared/wiring/builders/usage.ts';
 import { DynamoUserItems } from '#shared/adapters/dynamo-user-items.ts';
 import { eraseUser } from '#shared/removal/erase-user.ts';
 import type { AdapterSources } from '#shared/wiring/adapter-sources.ts';
@@ -73,6 +75,12 @@ export function portsOn(target: StageTarget) {
       new S3ScannedObjects(await target.releaser(), BUCKET_NAME),
     scanning: () => target.scanning,
     operator: () => target.operator(),
+    usage,
+    limits: () => target.limits(),
+    // Reads every file's object: on a stage that scans, as the releaser, the one principal
+    // besides GuardDuty's the bucket lets read a held file.
+    digests: async ({ s3, BUCKET_NAME }: StageTarget['sources']) =>
+      new S3BlobStore(target.scanning ? await target.releaser() : s3(), BUCKET_NAME),
   });
 }
 
@@ -394,23 +402,70 @@ export const COMMANDS: readonly Command[] = [
   }),
   command({
     name: 'reconcile',
-    usage: 'reconcile [--settle-seconds <seconds>]',
-    summary: 'Report where the table and the bucket disagree; changes nothing.',
+    usage: 'reconcile [--settle-seconds <seconds>] [--verify-digests]',
+    summary:
+      "Report where the table and the bucket disagree; recount users' usage and repair drift.",
     help: {
       flags: [
         [
           '--settle-seconds <seconds>',
           'ignore writes younger than this (default 900); use 0 only on a stage with no requests under way',
         ],
+        [
+          '--verify-digests',
+          "also read every file's object and compare its SHA-256 with the recorded one (a GET per file: slow and billed on a big bucket)",
+        ],
       ],
-      note: 'Prints objects_without_records, records_without_objects, stale_notifications, uploads_in_flight, objects_settling and clean.',
+      note:
+        'Prints objects_without_records, records_without_objects, stale_notifications, ' +
+        'usage_repaired, uploads_in_flight, objects_settling, checked and clean; with ' +
+        '--verify-digests also digest_mismatches, digests_verified and digests_unrecorded. ' +
+        "It writes only users' usage items, where their count had drifted or was never " +
+        'made; every other repair is left to the operator. Exit 0 whatever it finds: read clean.',
     },
     schema: z.object({
       'settle-seconds': secondsFlag('settle-seconds'),
+      'verify-digests': switchFlag(),
     }),
-    // Read-only: it lists, and leaves every repair to the operator.
-    run: ({ storage }, input) =>
-      reconcileStorage(storage, { settleSeconds: input['settle-seconds'] ?? 900 }),
+    run: async (ports, input) => {
+      const verifyDigests = input['verify-digests'];
+      const digests = verifyDigests ? await ports.digests : undefined;
+      return reconcileStorage(
+        {
+          ...ports.storage,
+          usage: ports.usage,
+          ...(digests === undefined ? {} : { digest: (key: string) => digests.digest(key) }),
+        },
+        { settleSeconds: input['settle-seconds'] ?? 900, verifyDigests },
+      );
+    },
+  }),
+  command({
+    name: 'usage',
+    usage: 'usage --user <id>',
+    summary: "A user's storage usage: files and bytes used, reserved and allowed.",
+    help: {
+      flags: [['--user <id>', 'the user id of their tokens']],
+      note:
+        'used: what their files hold; reserved: their pending direct uploads, each at its ' +
+        "declared size; allowed: the stage's limit (maxFilesPerUser, maxBytesPerUser), read " +
+        'where allowed_from says (null when the stage does not say). A user whose usage was ' +
+        'never stored is counted from their items. It reads; it changes nothing.',
+    },
+    schema: z.object({ user: idFlag('user') }),
+    run: async (ports, input) => {
+      const [counted, { limits, from }] = await Promise.all([
+        ports.usage.read(input.user),
+        ports.limits,
+      ]);
+      const { files, bytes } = toUsageRecord(counted);
+      return {
+        user_id: input.user,
+        files: { ...files, allowed: limits?.files ?? null },
+        bytes: { ...bytes, allowed: limits?.bytes ?? null },
+        allowed_from: from,
+      };
+    },
   }),
   command({
     name: 'user erase',

@@ -4,6 +4,8 @@ import { AssumeRoleCommand, GetCallerIdentityCommand, STSClient } from '@aws-sdk
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetFunctionConfigurationCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import * as z from 'zod';
 import { s3ClientOptions } from '#infra/local/emulators.ts';
 import { OperatorRefusal } from './operator-refusal.ts';
 import { readStackOutputs } from './stack-outputs.ts';
@@ -12,13 +14,22 @@ import { readStageCredentials } from '../local/stage-credentials.ts';
 import { FileKeyStore } from '#infra/local/file-key-store.ts';
 import type { RealtimeKeyStore } from '#shared/realtime/realtime-key-store.ts';
 import { DOCUMENT_TRANSLATION } from '#shared/adapters/aws/dynamodb.ts';
+import { ENVIRONMENT } from '#shared/config/environment.ts';
+import type { StorageLimits } from '#shared/usage/usage.ts';
 import type { AdapterSources } from '#shared/wiring/adapter-sources.ts';
 import { realtimeKeys } from '#shared/wiring/builders/realtime-keys.ts';
 import { realtimeKeysFile } from '../local/local-stage.ts';
 import { stageHome } from '../local/stage-home.ts';
-import { runningStage } from '../local/stage-lock.ts';
+import { runningStage, stageRecordPath } from '../local/stage-lock.ts';
 import { chooseDataFolder } from '../local/data-folder.ts';
-import { DATA_OUTPUTS, dataStackName, type StageName } from '../stages.ts';
+import {
+  apiStackName,
+  DATA_OUTPUTS,
+  dataStackName,
+  functionNameOutput,
+  type StageName,
+} from '../stages.ts';
+import { getUserUsageFunction } from '#functions/get-user-usage/function.ts';
 
 /** Where a command's data lives: one stage's table and bucket, and clients on them. */
 export interface StageTarget {
@@ -44,7 +55,74 @@ export interface StageTarget {
    * the one principal besides GuardDuty's the bucket's policy lets do so.
    */
   releaser(): Promise<S3Client>;
+  /**
+   * The storage limits the stage holds each user to (its maxFilesPerUser and maxBytesPerUser
+   * settings), and where they were read; undefined limits when the stage does not say.
+   */
+  limits(): Promise<StageLimits>;
   close(): void;
+}
+
+interface StageLimits {
+  readonly limits: StorageLimits | undefined;
+  /** Where the limits come from, for the operator. */
+  readonly from: string;
+}
+
+/** The limits a stage record keeps, as `npm start` runs with them. */
+const RecordedLimits = z.object({
+  maxFilesPerUser: ENVIRONMENT.MAX_FILES_PER_USER.unwrap().optional(),
+  maxBytesPerUser: ENVIRONMENT.MAX_BYTES_PER_USER.unwrap().optional(),
+});
+
+/** The limits a local stage's record names: those its functions run with. */
+function recordedLimits(record: unknown, dataDir: string): StageLimits {
+  const recorded = RecordedLimits.safeParse(record);
+  const files = recorded.success ? recorded.data.maxFilesPerUser : undefined;
+  const bytes = recorded.success ? recorded.data.maxBytesPerUser : undefined;
+  if (files === undefined || bytes === undefined) {
+    return {
+      limits: undefined,
+      from: `unknown: the local stage's record (${stageRecordPath(dataDir)}) names no limits; restart \`npm start\``,
+    };
+  }
+  return {
+    limits: { files, bytes },
+    from: `the local stage's MAX_FILES_PER_USER and MAX_BYTES_PER_USER, as its record (${stageRecordPath(dataDir)}) names them`,
+  };
+}
+
+/**
+ * The limits a deployed stage's functions run with: the MAX_FILES_PER_USER and
+ * MAX_BYTES_PER_USER variables of its usage function, which the stage's maxFilesPerUser and
+ * maxBytesPerUser settings set at deploy (a variable it lacks reads as the function would).
+ */
+async function deployedLimits(stage: StageName): Promise<StageLimits> {
+  const stackName = apiStackName(stage);
+  const outputs = await readStackOutputs(stackName, stage);
+  const output = functionNameOutput(getUserUsageFunction.id);
+  const functionName = outputs[output];
+  if (functionName === undefined) {
+    throw new OperatorRefusal(
+      `stack ${stackName} has no ${output} output: deploy this version of the service first`,
+    );
+  }
+  const lambda = new LambdaClient({});
+  try {
+    const { Environment } = await lambda.send(
+      new GetFunctionConfigurationCommand({ FunctionName: functionName }),
+    );
+    const variables = Environment?.Variables ?? {};
+    return {
+      limits: {
+        files: ENVIRONMENT.MAX_FILES_PER_USER.parse(variables.MAX_FILES_PER_USER),
+        bytes: ENVIRONMENT.MAX_BYTES_PER_USER.parse(variables.MAX_BYTES_PER_USER),
+      },
+      from: `the MAX_FILES_PER_USER and MAX_BYTES_PER_USER of function ${functionName} (stack ${stackName}), as deployed`,
+    };
+  } finally {
+    lambda.destroy();
+  }
 }
 
 /** The sources on one stage's table and bucket, by these clients. */
@@ -100,6 +178,7 @@ async function localTarget(
     operator: () => Promise.resolve(`local:${userInfo().username}`),
     // The local store takes the stage's own credentials for everything.
     releaser: () => Promise.resolve(s3),
+    limits: () => Promise.resolve(recordedLimits(record, dataDir)),
     // The local stage reads the key file whenever it changes: a new key may sign at once.
     realtimeKeys: () =>
       Object.assign(new FileKeyStore(realtimeKeysFile(dataDir)), {
@@ -139,6 +218,7 @@ async function awsTarget(stage: StageName): Promise<StageTarget> {
     // The releaser role exists exactly when the stage scans (MalwareScanning in the data stack).
     scanning: releaserRoleArn !== undefined,
     operator: async () => (await sts.send(new GetCallerIdentityCommand({}))).Arn ?? 'unknown',
+    limits: () => deployedLimits(stage),
     releaser: async () => {
       if (releaserRoleArn === undefined) {
         throw new OperatorRefusal(`stage ${stage} does not scan for malware: nothing is held`);

@@ -18,6 +18,9 @@ export interface StageRecord {
   readonly dynamodbPid?: number;
   /** Whether the stage scans stored files (MALWARE_SCANNING): the operator CLI's `scan`. */
   readonly malwareScanning?: boolean;
+  /** Its storage limits (MAX_FILES_PER_USER, MAX_BYTES_PER_USER): the operator CLI's `usage`. */
+  readonly maxFilesPerUser?: number;
+  readonly maxBytesPerUser?: number;
 }
 
 /** The record of a stage that this process runs. */
@@ -34,6 +37,8 @@ export const stageRecordOf = (stage: LocalStage): StageRecord => ({
   bucket: stage.bucket,
   ...(stage.dynamodbPid === undefined ? {} : { dynamodbPid: stage.dynamodbPid }),
   malwareScanning: stage.wiring.settings.MALWARE_SCANNING === 'on',
+  maxFilesPerUser: stage.wiring.settings.MAX_FILES_PER_USER,
+  maxBytesPerUser: stage.wiring.settings.MAX_BYTES_PER_USER,
 });
 
 export const stageRecordPath = (dataDir: string): string => join(dataDir, 'local-stage.json');

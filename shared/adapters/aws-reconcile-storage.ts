@@ -11,6 +11,8 @@ import {
   NOTIFICATION_PREFIX,
   PARTITION_KEY,
   SORT_KEY,
+  erasureMarkerKey,
+  usageKey,
   userFileObjectKey,
 } from './keys.ts';
 
@@ -19,8 +21,6 @@ import {
  * `userFileObjectKey`, `dealFileObjectKey`, `directUploadObjectKey`).
  */
 const FILE_PREFIXES = ['users/', 'groups/', DIRECT_UPLOAD_OBJECT_PREFIX] as const;
-
-const USER_PREFIX = 'USER#';
 
 /** The object a file record's bytes live in, by our key convention; undefined for others. */
 function objectKeyOf(pk: string, sk: string): string | undefined {
@@ -35,6 +35,12 @@ function objectKeyOf(pk: string, sk: string): string | undefined {
   return undefined;
 }
 
+/** The user a partition key names (`USER#<id>`), or undefined for any other partition. */
+function userIdOf(pk: string): number | undefined {
+  const id = /^USER#([1-9]\d{0,15})$/.exec(pk)?.[1];
+  return id === undefined || !Number.isSafeInteger(Number(id)) ? undefined : Number(id);
+}
+
 /** A stored value that should be text; anything else reads as absent. */
 const text = (value: unknown): string | undefined =>
   typeof value === 'string' ? value : undefined;
@@ -46,22 +52,32 @@ const text = (value: unknown): string | undefined =>
 export function storedItem(item: Readonly<Record<string, unknown>>): StoredItem {
   const pk = String(item[PARTITION_KEY]);
   const sk = String(item[SORT_KEY]);
+  const userId = userIdOf(pk);
   const objectKey = objectKeyOf(pk, sk);
-  if (objectKey !== undefined) return { kind: 'file', record: { pk, sk }, objectKey };
-  if (pk.startsWith(USER_PREFIX) && sk.startsWith(DIRECT_UPLOAD_PREFIX)) {
-    const userId = Number(pk.slice(USER_PREFIX.length));
+  if (objectKey !== undefined) {
+    return { kind: 'file', record: { pk, sk }, objectKey, userId, sha256: text(item.sha256) };
+  }
+  if (userId === undefined) return { kind: 'other' };
+  if (sk === usageKey(userId)[SORT_KEY]) return { kind: 'usage', userId };
+  if (sk === erasureMarkerKey(userId)[SORT_KEY]) return { kind: 'erased', userId };
+  if (sk.startsWith(DIRECT_UPLOAD_PREFIX)) {
     const fileId = Number(sk.slice(DIRECT_UPLOAD_PREFIX.length));
     return {
       kind: 'direct-upload',
+      userId,
       status: text(item.status),
-      expiresAtSeconds: Number(item[EXPIRY_ATTRIBUTE]),
+      formExpiresAt: text(item.expires_at),
+      claimUntil: text(item.claim_until),
+      // Only a refused upload has one now; a waiting one stored before may too.
+      expiresAtSeconds:
+        item[EXPIRY_ATTRIBUTE] === undefined ? Number.NaN : Number(item[EXPIRY_ATTRIBUTE]),
       objectKeys: [directUploadObjectKey(userId, fileId), userFileObjectKey(userId, fileId)],
     };
   }
-  if (pk.startsWith(USER_PREFIX) && sk.startsWith(NOTIFICATION_PREFIX)) {
+  if (sk.startsWith(NOTIFICATION_PREFIX)) {
     return {
       kind: 'notification',
-      userId: Number(pk.slice(USER_PREFIX.length)),
+      userId,
       notificationId: sk.slice(NOTIFICATION_PREFIX.length),
       status: text(item.status),
       updatedAt: text(item.updated_at),
@@ -78,7 +94,7 @@ export function awsStorage(options: {
   readonly tableName: string;
   readonly s3: S3Client;
   readonly bucket: string;
-}): StoragePorts {
+}): Pick<StoragePorts, 'items' | 'objects'> {
   return {
     items: async function* () {
       for await (const page of paginateScan(

@@ -1,13 +1,27 @@
+import { BlobNotFoundError } from '../blobs/blob-store.ts';
+import { completableUntil } from '../direct-uploads/direct-upload.ts';
+import { AccountErased } from '../domain/outcome.ts';
+import type { UsageLedger } from '../usage/usage-ledger.ts';
+import type { Usage } from '../usage/usage.ts';
+
 /**
  * What the table and the bucket should agree on, and where they do not:
  * - an object with no record: bytes nobody can list or delete (a write that failed halfway);
  * - a record with no object: a file that lists but cannot be downloaded;
- * - a notification left `queued` or `sending` long after a worker should have settled it.
- * An object whose direct upload still waits (its form's bytes, or the copy completion
- * writes) is in flight, not an orphan. A record without its object is reported whatever its
- * age: records are written after their object.
+ * - a notification left `queued` or `sending` long after a worker should have settled it;
+ * - a user's stored usage that is not what their files and pending uploads add up to: it is
+ *   counted again and repaired, the one thing reconcile writes;
+ * - with `verifyDigests`, a file whose object's bytes no longer have its recorded SHA-256.
+ * An object whose direct upload can still be completed (its form's bytes, or the copy
+ * completion writes) is in flight, not an orphan. A record without its object is reported
+ * whatever its age: records are written after their object.
  */
 export interface Reconciliation {
+  /**
+   * Nothing was wrong: no orphan, no missing object, no stale notification, no usage that
+   * had drifted from its items (a first count of a user never counted is no drift), and no
+   * digest mismatch.
+   */
   readonly clean: boolean;
   readonly objects_without_records: readonly string[];
   readonly records_without_objects: readonly { pk: string; sk: string; object_key: string }[];
@@ -17,12 +31,45 @@ export interface Reconciliation {
     status: string;
     updated_at: string;
   }[];
-  /** Direct uploads signed but not finished, with their object (or none yet). */
+  /**
+   * Each user whose usage was written: counted for the first time (`before` null), or
+   * repaired from what had drifted. By user id.
+   */
+  readonly usage_repaired: readonly {
+    user_id: number;
+    before: UsageRecord | null;
+    after: UsageRecord;
+  }[];
+  /** With `verifyDigests`: records whose object's bytes are not the ones recorded. */
+  readonly digest_mismatches?: readonly {
+    pk: string;
+    sk: string;
+    object_key: string;
+    recorded: string;
+    actual: string;
+  }[];
+  /** With `verifyDigests`: records whose object's bytes have their recorded SHA-256. */
+  readonly digests_verified?: number;
+  /** With `verifyDigests`: records with no SHA-256 (stored before digests were kept). */
+  readonly digests_unrecorded?: number;
+  /** Direct uploads signed and still completable, with their object (or none yet). */
   readonly uploads_in_flight: number;
   /** Objects younger than the settle time, not judged. */
   readonly objects_settling: number;
-  readonly checked: { readonly items: number; readonly objects: number };
+  /** What was read: items, objects, and users whose usage was counted. */
+  readonly checked: { readonly items: number; readonly objects: number; readonly users: number };
 }
+
+/** A usage as the operator CLI prints it: files and bytes, each used and reserved. */
+export interface UsageRecord {
+  readonly files: { readonly used: number; readonly reserved: number };
+  readonly bytes: { readonly used: number; readonly reserved: number };
+}
+
+export const toUsageRecord = (usage: Usage): UsageRecord => ({
+  files: { used: usage.used.files, reserved: usage.reserved.files },
+  bytes: { used: usage.used.bytes, reserved: usage.reserved.bytes },
+});
 
 /** The key of a record, as the table holds it: reported, never read. */
 interface RecordKey {
@@ -35,12 +82,24 @@ interface RecordKey {
  * judgement needs, as they are stored (a value of another type reads as absent).
  */
 export type StoredItem =
-  /** A file's record, a user's or a deal's, and the object its bytes must be in. */
-  | { readonly kind: 'file'; readonly record: RecordKey; readonly objectKey: string }
+  /** A file's record, a user's (with their id) or a deal's, and the object of its bytes. */
+  | {
+      readonly kind: 'file';
+      readonly record: RecordKey;
+      readonly objectKey: string;
+      readonly userId: number | undefined;
+      /** The SHA-256 recorded for its bytes (base64); absent on files stored before. */
+      readonly sha256: string | undefined;
+    }
   /** A direct upload we signed, and the objects it writes while it waits. */
   | {
       readonly kind: 'direct-upload';
+      readonly userId: number;
       readonly status: string | undefined;
+      /** When its signed form expires (`expires_at`). */
+      readonly formExpiresAt: string | undefined;
+      /** While `completing`, until when its completer holds it. */
+      readonly claimUntil: string | undefined;
       /** When DynamoDB's TTL may delete it, in epoch seconds (NaN when it has none). */
       readonly expiresAtSeconds: number;
       readonly objectKeys: readonly string[];
@@ -54,6 +113,10 @@ export type StoredItem =
       readonly leaseUntil: string | undefined;
       readonly notBefore: string | undefined;
     }
+  /** A user's stored usage. */
+  | { readonly kind: 'usage'; readonly userId: number }
+  /** A user's erasure marker: they hold nothing, and their usage is not counted. */
+  | { readonly kind: 'erased'; readonly userId: number }
   /** Anything else: a group, a member, a deal, a counter, a rate limit, an idempotency record. */
   | { readonly kind: 'other' };
 
@@ -62,6 +125,13 @@ export interface StoragePorts {
   readonly items: () => AsyncIterable<readonly StoredItem[]>;
   /** Every current object of the bucket. */
   readonly objects: () => AsyncIterable<readonly { key: string; lastModified: Date }[]>;
+  /** Users' usage, counted again from their items (and stored when it differs). */
+  readonly usage: Pick<UsageLedger, 'recount'>;
+  /**
+   * The SHA-256 of an object's bytes (base64), read through: BlobNotFoundError when it is
+   * gone. Read only with `verifyDigests`.
+   */
+  readonly digest?: (objectKey: string) => Promise<string>;
   readonly now?: () => Date;
 }
 
@@ -71,13 +141,19 @@ export interface ReconcileOptions {
    * record, a notification between tries): they are counted, not judged.
    */
   readonly settleSeconds: number;
+  /** Read every file's object and compare its SHA-256 with the recorded one. */
+  readonly verifyDigests?: boolean;
 }
 
+/** How many users are recounted, or objects read, at once. */
+const CONCURRENCY = 8;
+
 type StoredNotification = Extract<StoredItem, { kind: 'notification' }>;
+type StoredDirectUpload = Extract<StoredItem, { kind: 'direct-upload' }>;
+
+const time = (value: string | undefined) => (value === undefined ? Number.NaN : Date.parse(value));
 
 function staleness(item: StoredNotification, now: number, settleMs: number): boolean {
-  const time = (value: string | undefined) =>
-    value === undefined ? Number.NaN : Date.parse(value);
   if (item.status === 'sending') {
     // The worker that held the lease died; a redelivery would have marked it unconfirmed.
     return !(time(item.leaseUntil) + settleMs > now);
@@ -92,15 +168,62 @@ function staleness(item: StoredNotification, now: number, settleMs: number): boo
   return false;
 }
 
-/** Reads the whole table and the whole bucket once, and says where they disagree. */
+/**
+ * Whether a direct upload may still write its objects: it waits (`pending`, `completing`),
+ * and can still be completed (until a day after its form expires, or while a completer's
+ * claim holds), and no TTL has passed on it (records stored before a waiting upload lost
+ * its TTL have one; DynamoDB deletes late, and an expired record is as good as gone).
+ */
+function inFlight(item: StoredDirectUpload, now: number): boolean {
+  if (item.status !== 'pending' && item.status !== 'completing') return false;
+  if (item.expiresAtSeconds * 1000 <= now) return false;
+  const { formExpiresAt } = item;
+  const completable =
+    formExpiresAt !== undefined &&
+    !Number.isNaN(time(formExpiresAt)) &&
+    time(completableUntil({ expiresAt: formExpiresAt })) > now;
+  const claimed = item.status === 'completing' && time(item.claimUntil) > now;
+  return completable || claimed;
+}
+
+/** Runs `work` on each of `inputs`, `limit` at a time. */
+async function eachAtMost<T>(
+  inputs: readonly T[],
+  limit: number,
+  work: (input: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < inputs.length) {
+      const input = inputs[next++] as T;
+      await work(input);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, inputs.length) }, worker));
+}
+
+const sameUsage = (a: UsageRecord, b: UsageRecord): boolean =>
+  a.files.used === b.files.used &&
+  a.files.reserved === b.files.reserved &&
+  a.bytes.used === b.bytes.used &&
+  a.bytes.reserved === b.bytes.reserved;
+
+/**
+ * Reads the whole table and the whole bucket once, and says where they disagree; counts
+ * every user's usage again and repairs what drifted; with `verifyDigests`, reads every file's
+ * object too.
+ */
 export async function reconcileStorage(
   ports: StoragePorts,
   options: ReconcileOptions,
 ): Promise<Reconciliation> {
   const now = (ports.now?.() ?? new Date()).getTime();
   const settleMs = options.settleSeconds * 1000;
-  const records = new Map<string, RecordKey>();
+  const records = new Map<string, RecordKey & { readonly sha256: string | undefined }>();
   const pendingUploads = new Set<string>();
+  // Users whose usage counts anything: those with a usage, a file or a direct upload.
+  const counted = new Set<number>();
+  const erased = new Set<number>();
   let uploadsInFlight = 0;
   const stale: Reconciliation['stale_notifications'][number][] = [];
   let items = 0;
@@ -108,15 +231,19 @@ export async function reconcileStorage(
     for (const item of page) {
       items += 1;
       if (item.kind === 'file') {
-        records.set(item.objectKey, item.record);
+        records.set(item.objectKey, { ...item.record, sha256: item.sha256 });
+        if (item.userId !== undefined) counted.add(item.userId);
       } else if (item.kind === 'direct-upload') {
-        // DynamoDB's TTL deletes late: an expired record is as good as gone. A waiting
-        // upload's form bytes, and the copy a completion may be writing, are in flight.
-        const waiting = item.status === 'pending' || item.status === 'completing';
-        if (waiting && item.expiresAtSeconds * 1000 > now) {
+        counted.add(item.userId);
+        // A waiting upload's form bytes, and the copy a completion may be writing.
+        if (inFlight(item, now)) {
           uploadsInFlight += 1;
           for (const key of item.objectKeys) pendingUploads.add(key);
         }
+      } else if (item.kind === 'usage') {
+        counted.add(item.userId);
+      } else if (item.kind === 'erased') {
+        erased.add(item.userId);
       } else if (item.kind === 'notification' && staleness(item, now, settleMs)) {
         stale.push({
           user_id: item.userId,
@@ -144,13 +271,81 @@ export async function reconcileStorage(
     .filter(([objectKey]) => !seen.has(objectKey))
     .map(([objectKey, { pk, sk }]) => ({ pk, sk, object_key: objectKey }))
     .sort((a, b) => a.object_key.localeCompare(b.object_key));
+
+  const users = [...counted].filter((userId) => !erased.has(userId)).sort((a, b) => a - b);
+  const repaired: Reconciliation['usage_repaired'][number][] = [];
+  let drifted = 0;
+  await eachAtMost(users, CONCURRENCY, async (userId) => {
+    let recount;
+    try {
+      recount = await ports.usage.recount(userId);
+    } catch (error) {
+      // Erased since the table was read: nothing of theirs is counted any more.
+      if (error instanceof AccountErased) return;
+      throw error;
+    }
+    const before = recount.before === undefined ? null : toUsageRecord(recount.before);
+    const after = toUsageRecord(recount.after);
+    if (before !== null && sameUsage(before, after)) return;
+    if (before !== null) drifted += 1;
+    repaired.push({ user_id: userId, before, after });
+  });
+  repaired.sort((a, b) => a.user_id - b.user_id);
+
+  const digests =
+    options.verifyDigests === true ? await verifyDigests(ports, records, seen) : undefined;
   return {
-    clean: orphans.length === 0 && missing.length === 0 && stale.length === 0,
+    clean:
+      orphans.length === 0 &&
+      missing.length === 0 &&
+      stale.length === 0 &&
+      drifted === 0 &&
+      (digests?.digest_mismatches.length ?? 0) === 0,
     objects_without_records: orphans.sort(),
     records_without_objects: missing,
     stale_notifications: stale,
+    usage_repaired: repaired,
+    ...digests,
     uploads_in_flight: uploadsInFlight,
     objects_settling: settling,
-    checked: { items, objects },
+    checked: { items, objects, users: users.length },
+  };
+}
+
+/**
+ * Reads the object of every file record that has one and a recorded SHA-256, and compares.
+ * An object that went since it was listed (its file deleted meanwhile) is not judged.
+ */
+async function verifyDigests(
+  ports: StoragePorts,
+  records: ReadonlyMap<string, RecordKey & { readonly sha256: string | undefined }>,
+  seen: ReadonlySet<string>,
+) {
+  const { digest } = ports;
+  if (digest === undefined) throw new Error('verifyDigests needs a digest port');
+  const mismatches: NonNullable<Reconciliation['digest_mismatches']>[number][] = [];
+  let verified = 0;
+  let unrecorded = 0;
+  const toRead: [string, RecordKey & { readonly sha256: string }][] = [];
+  for (const [objectKey, record] of records) {
+    if (record.sha256 === undefined) unrecorded += 1;
+    else if (seen.has(objectKey)) toRead.push([objectKey, { ...record, sha256: record.sha256 }]);
+  }
+  await eachAtMost(toRead, CONCURRENCY, async ([objectKey, { pk, sk, sha256 }]) => {
+    let actual: string;
+    try {
+      actual = await digest(objectKey);
+    } catch (error) {
+      if (error instanceof BlobNotFoundError) return;
+      throw error;
+    }
+    if (actual === sha256) verified += 1;
+    else mismatches.push({ pk, sk, object_key: objectKey, recorded: sha256, actual });
+  });
+  mismatches.sort((a, b) => a.object_key.localeCompare(b.object_key));
+  return {
+    digest_mismatches: mismatches,
+    digests_verified: verified,
+    digests_unrecorded: unrecorded,
   };
 }

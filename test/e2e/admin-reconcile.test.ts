@@ -1,11 +1,15 @@
+import { createHash } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { dealFileObjectKey, userFileObjectKey } from '#shared/adapters/keys.ts';
+import { dealFileObjectKey, usageKey, userFileObjectKey } from '#shared/adapters/keys.ts';
 import { toDealFileItem } from '#shared/adapters/items/file-items.ts';
 import { toDirectUploadItem } from '#shared/adapters/dynamo-direct-upload-repository.ts';
 import { toNotificationItem } from '#shared/adapters/dynamo-notification-repository.ts';
 import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
-import { useTestStage } from '#test/support/test-stage.ts';
+import type { UserFileBody } from '#test/support/fastapi-bodies.ts';
+import { uploadForm } from '#test/support/multipart.ts';
+import { emulatorClients, useTestStage } from '#test/support/test-stage.ts';
 
 const stage = useTestStage();
 
@@ -16,8 +20,39 @@ async function reconcile(...flags: string[]) {
   return JSON.parse(out) as Record<string, unknown>;
 }
 
-const putObject = (key: string) =>
-  stage().s3.send(new PutObjectCommand({ Bucket: stage().bucket, Key: key, Body: 'bytes' }));
+const putObject = (key: string, body: string | Buffer = 'bytes') =>
+  stage().s3.send(new PutObjectCommand({ Bucket: stage().bucket, Key: key, Body: body }));
+
+const sha256 = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('base64');
+
+/** Uploads a file through the API, as this user: its id. */
+async function upload(as: number, content: string): Promise<number> {
+  const response = await stage().upload(as, uploadForm(content));
+  expect(response.status).toBe(201);
+  return ((await response.json()) as UserFileBody).id;
+}
+
+/** What reconcile read: every item, and every object where file bytes live. */
+async function everything() {
+  return {
+    items: (await stage().items()).length,
+    objects: (await stage().objectKeys()).filter((key) => /^(users|groups|uploads)\//.test(key))
+      .length,
+  };
+}
+
+const usage = (files: number, bytes: number, reserved = { files: 0, bytes: 0 }) => ({
+  files: { used: files, reserved: reserved.files },
+  bytes: { used: bytes, reserved: reserved.bytes },
+});
+
+const NOTHING_WRONG = {
+  objects_without_records: [],
+  records_without_objects: [],
+  stale_notifications: [],
+  uploads_in_flight: 0,
+  objects_settling: 0,
+};
 
 const HOUR_AGO = new Date(Date.now() - 3_600_000).toISOString();
 const userFile = (userId: number, id: number) => ({
@@ -62,9 +97,96 @@ describe('npm run admin -- reconcile', () => {
       objects_without_records: [],
       records_without_objects: [],
       stale_notifications: [],
+      // A user whose usage was never counted (their file predates the ledger) is counted: no
+      // drift, so still clean.
+      usage_repaired: [{ user_id: 1, before: null, after: usage(1, 5) }],
       uploads_in_flight: 0,
       objects_settling: 0,
-      checked: { items: 1, objects: 1 },
+      checked: { items: 1, objects: 1, users: 1 },
+    });
+    expect(await reconcile()).toEqual({
+      clean: true,
+      ...NOTHING_WRONG,
+      usage_repaired: [],
+      checked: { items: 2, objects: 1, users: 1 },
+    });
+  });
+
+  it("repairs a user's usage that drifted from their files, and says so", async () => {
+    const sizes = ['first file', 'the second file'].map((content) => content.length);
+    await upload(40, 'first file');
+    await upload(40, 'the second file');
+    const bytes = (sizes[0] ?? 0) + (sizes[1] ?? 0);
+    // Drift: the usage says five files more than the user holds.
+    const { dynamodb } = emulatorClients();
+    await dynamodb.send(
+      new UpdateCommand({
+        TableName: stage().tableName,
+        Key: usageKey(40),
+        UpdateExpression: 'ADD held_files :five',
+        ExpressionAttributeValues: { ':five': 5 },
+      }),
+    );
+    const read = await everything();
+    expect(await reconcile('--settle-seconds', '0')).toEqual({
+      clean: false,
+      ...NOTHING_WRONG,
+      usage_repaired: [{ user_id: 40, before: usage(7, bytes), after: usage(2, bytes) }],
+      checked: { ...read, users: 2 },
+    });
+    const { Item } = await dynamodb.send(
+      new GetCommand({ TableName: stage().tableName, Key: usageKey(40), ConsistentRead: true }),
+    );
+    expect(Item).toMatchObject({ held_files: 2, held_bytes: bytes, reserved_files: 0 });
+    // Repaired: nothing left to repair, and nothing wrong.
+    expect(await reconcile('--settle-seconds', '0')).toEqual({
+      clean: true,
+      ...NOTHING_WRONG,
+      usage_repaired: [],
+      checked: { ...read, users: 2 },
+    });
+  });
+
+  it('with --verify-digests, reads every file and finds the one whose bytes changed', async () => {
+    await upload(50, 'bytes that stay');
+    const original = 'bytes that will change';
+    const changed = await upload(50, original);
+    // Behind the service's back: the object's bytes are replaced in the store.
+    const tampered = 'other bytes';
+    await putObject(userFileObjectKey(50, changed), tampered);
+    const read = await everything();
+    expect(await reconcile('--settle-seconds', '0', '--verify-digests')).toEqual({
+      clean: false,
+      ...NOTHING_WRONG,
+      usage_repaired: [],
+      digest_mismatches: [
+        {
+          pk: 'USER#50',
+          sk: `FILE#${String(changed)}`,
+          object_key: userFileObjectKey(50, changed),
+          recorded: sha256(original),
+          actual: sha256(tampered),
+        },
+      ],
+      // User 40's two, and user 50's other; user 1's file was stored with no digest.
+      digests_verified: 3,
+      digests_unrecorded: 1,
+      checked: { ...read, users: 3 },
+    });
+    // Without the flag no object is read, and nothing is said of digests.
+    expect(await reconcile('--settle-seconds', '0')).toEqual({
+      clean: true,
+      ...NOTHING_WRONG,
+      usage_repaired: [],
+      checked: { ...read, users: 3 },
+    });
+    // The bytes put back: nothing wrong.
+    await putObject(userFileObjectKey(50, changed), original);
+    expect(await reconcile('--settle-seconds', '0', '--verify-digests')).toMatchObject({
+      clean: true,
+      digest_mismatches: [],
+      digests_verified: 4,
+      digests_unrecorded: 1,
     });
   });
 
@@ -97,6 +219,7 @@ describe('npm run admin -- reconcile', () => {
         createdAt: new Date().toISOString(),
         expiresAt: new Date(Date.now() + 900_000).toISOString(),
         status: 'pending',
+        reserved: true,
       }),
     ]);
     // Notifications: one queued an hour ago, one whose worker died, one sent, and one waiting
@@ -110,6 +233,7 @@ describe('npm run admin -- reconcile', () => {
         notBefore: new Date(Date.now() + 600_000).toISOString(),
       }),
     ]);
+    const read = await everything();
     const found = await reconcile('--settle-seconds', '0');
     expect(found).toEqual({
       clean: false,
@@ -132,17 +256,22 @@ describe('npm run admin -- reconcile', () => {
           updated_at: HOUR_AGO,
         },
       ],
+      // User 2's file and pending upload, never counted: counted now.
+      usage_repaired: [{ user_id: 2, before: null, after: usage(1, 5, { files: 1, bytes: 5 }) }],
       uploads_in_flight: 1,
       objects_settling: 0,
-      checked: { items: 8, objects: 3 },
+      checked: { ...read, users: 4 },
     });
     // With the default 15 minutes to settle, the fresh orphans are counted, not judged.
     expect(await reconcile()).toMatchObject({
       objects_without_records: [],
       objects_settling: 2,
     });
-    // It reads; it changes nothing.
-    expect((await stage().stored()).items.length).toBe(before.items.length + 7);
+    // It reads, and writes only the usage it counted.
+    expect((await stage().stored()).items.length).toBe(before.items.length + 8);
+    expect((await stage().items()).filter((item) => item.SK === 'USAGE').map((i) => i.PK)).toEqual(
+      expect.arrayContaining(['USER#2']),
+    );
     expect((await stage().stored()).objects).toContain('exports/report.csv');
   });
 
