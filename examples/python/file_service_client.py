@@ -2,7 +2,8 @@
 
 Every route of the contract (list and upload your files, notify a submission, update a deal
 file, get a realtime token) and the extensions a client needs for files of any size: the
-direct upload (start, POST the signed form to S3, complete) and the download.
+direct upload (start, POST the signed form to S3, complete), the download (its bytes checked
+against the SHA-256 the service recorded) and your usage against your storage quota.
 
     client = FileServiceClient("http://localhost:8000", token)
     uploaded = client.upload("deck.pdf", file_type="deck")   # any size up to 50 MiB
@@ -19,6 +20,8 @@ BASE_URL and TOKEN may come from FILE_SERVICE_URL and FILE_SERVICE_TOKEN instead
 from __future__ import annotations
 
 import argparse
+import base64
+import hashlib
 import json
 import mimetypes
 import os
@@ -39,6 +42,9 @@ MULTIPART_LIMIT = 4_700_000
 #: Calls of complete, a second apart, while another completion holds the upload (409).
 COMPLETE_ATTEMPTS = 5
 
+#: The header that names a file's SHA-256 on its GET and on its download's 302.
+DIGEST_HEADER = "x-checksum-sha256"
+
 Json = Any
 FileSource = Union[str, os.PathLike, bytes]
 
@@ -56,6 +62,30 @@ class FileServiceError(Exception):
     def detail(self) -> Json:
         """FastAPI's `detail`: a string, or the list of validation errors of a 422."""
         return self.body.get("detail") if isinstance(self.body, dict) else None
+
+
+class QuotaExceeded(FileServiceError):
+    """A 403 over your storage quota: `detail` names the limit, what is in use and what was
+    asked (`usage()` shows where you stand). Nothing was stored."""
+
+
+class ChecksumMismatch(Exception):
+    """Downloaded bytes whose SHA-256 is not the one the service recorded: never use them."""
+
+
+def sha256_of(content: bytes) -> str:
+    """A SHA-256 as the service writes one (and S3's `x-amz-checksum-sha256`): base64 of the
+    32 bytes."""
+    return base64.b64encode(hashlib.sha256(content).digest()).decode()
+
+
+def _refusal(method: str, url: str, status: int, body: Json) -> FileServiceError:
+    """The error for a refusal. A 403 also answers an erased account: the detail tells the
+    quota's refusal apart."""
+    detail = body.get("detail") if isinstance(body, dict) else None
+    if status == 403 and isinstance(detail, str) and detail.startswith("Storage quota"):
+        return QuotaExceeded(method, url, status, body)
+    return FileServiceError(method, url, status, body)
 
 
 class _KeepRedirects(urllib.request.HTTPRedirectHandler):
@@ -116,15 +146,27 @@ class FileServiceClient:
 
     # The extensions a client needs for files of any size
 
+    def usage(self) -> Json:
+        """GET /api/v1/user/me/usage: what your files and pending direct uploads hold, and your
+        limits, in files and in bytes."""
+        return self._call("GET", "/api/v1/user/me/usage")
+
     def start_direct_upload(
-        self, name: str, file_type: str, filesize: int, content_type: str
+        self,
+        name: str,
+        file_type: str,
+        filesize: int,
+        content_type: str,
+        sha256: Optional[str] = None,
     ) -> Json:
-        """POST /api/v1/user/me/file/upload: a signed S3 form for one file, for 15 minutes."""
+        """POST /api/v1/user/me/file/upload: a signed S3 form for one file, for 15 minutes.
+        With the bytes' sha256, S3 and the completion refuse any other bytes."""
         request = {
             "name": name,
             "type": file_type,
             "filesize": filesize,
             "content_type": content_type,
+            "sha256": sha256,
         }
         return self._call_json("POST", "/api/v1/user/me/file/upload", request)
 
@@ -145,7 +187,9 @@ class FileServiceClient:
         """GET /api/v1/user/me/file/{id}/download, then its 5-minute link, without the token.
         While the malware scan holds a new file the route answers 409 with Retry-After: this
         waits as told, up to wait_seconds in all (a 409 without Retry-After waits for an
-        operator, so it is raised at once, as is a 403 for malware found)."""
+        operator, so it is raised at once, as is a 403 for malware found). Bytes whose SHA-256
+        is not the one the 302 names raise ChecksumMismatch (a file stored before digests were
+        kept has none)."""
         path = f"/api/v1/user/me/file/{file_id}/download"
         deadline = time.monotonic() + wait_seconds
         while True:
@@ -158,8 +202,15 @@ class FileServiceClient:
             time.sleep(min(float(retry_after), max(0.0, deadline - time.monotonic())))
         location = headers.get("Location")
         if status != 302 or location is None:
-            raise FileServiceError("GET", path, status, _parsed(body))
-        return self._send("GET", location, None, {})[2]
+            raise _refusal("GET", path, status, _parsed(body))
+        content = self._send("GET", location, None, {})[2]
+        recorded = headers.get(DIGEST_HEADER)
+        if recorded is not None and recorded != sha256_of(content):
+            raise ChecksumMismatch(
+                f"download: file {file_id}: the bytes' SHA-256 is {sha256_of(content)},"
+                f" not {recorded}"
+            )
+        return content
 
     # Any size
 
@@ -171,7 +222,8 @@ class FileServiceClient:
         content_type: Optional[str] = None,
     ) -> Json:
         """Upload a path's file or bytes of any size up to 50 MiB, and answer its UserFile:
-        multipart up to MULTIPART_LIMIT, the direct upload above it."""
+        multipart up to MULTIPART_LIMIT, the direct upload above it (declaring the bytes'
+        SHA-256). Over your storage quota it raises QuotaExceeded."""
         if isinstance(source, bytes):
             content, filename = source, name or "upload.bin"
         else:
@@ -182,7 +234,9 @@ class FileServiceClient:
         )
         if len(content) <= MULTIPART_LIMIT:
             return self.upload_multipart(content, filename, name, file_type, content_type)
-        ticket = self.start_direct_upload(name, file_type, len(content), content_type)
+        ticket = self.start_direct_upload(
+            name, file_type, len(content), content_type, sha256_of(content)
+        )
         self.post_to_storage(ticket, content, filename)
         # S3's event completes the upload too; while it holds the upload, complete answers
         # 409 "try again", and the next call answers the same file.
@@ -236,7 +290,7 @@ class FileServiceClient:
         except urllib.error.HTTPError as refused:
             if refused.code in answered:
                 return refused.code, refused.headers, refused.read()
-            raise FileServiceError(method, url, refused.code, _parsed(refused.read())) from None
+            raise _refusal(method, url, refused.code, _parsed(refused.read())) from None
 
 
 def _parsed(body: bytes) -> Json:
@@ -291,9 +345,18 @@ def _demo(argv: Sequence[str]) -> None:
         size = record["filesize"]
         print(f"upload: {record['name']} is file {record['id']}, {size} bytes ({path})")
     print(f"list: {len(client.list_files())} files")
+    usage = client.usage()
+    held = "; ".join(
+        f"{unit} {usage[unit]['used']} used, {usage[unit]['reserved']} reserved,"
+        f" {usage[unit]['allowed']} allowed"
+        for unit in ("files", "bytes")
+    )
+    print(f"usage: {held}")
     for record, content in uploaded:
-        same = "the same bytes" if client.download(record["id"]) == content else "OTHER BYTES"
-        print(f"download: file {record['id']}, {same}")
+        # The client checks the copy against the SHA-256 the service recorded, and raises if not.
+        copy = client.download(record["id"])
+        same = "the same bytes" if copy == content else "OTHER BYTES"
+        print(f"download: file {record['id']}, {same}, SHA-256 {sha256_of(copy)}")
     accepted = client.notify([record["id"] for record, _ in uploaded], fund_name="Example Fund")
     print(f"notify: {accepted['status']}, {accepted['file_count']} files")
     if args.deal_file:
@@ -310,5 +373,7 @@ def _demo(argv: Sequence[str]) -> None:
 if __name__ == "__main__":
     try:
         _demo(sys.argv[1:])
+    except QuotaExceeded as over:
+        sys.exit(f"over quota: {over.detail}")
     except FileServiceError as refused:
         sys.exit(f"refused: {refused}")

@@ -8,7 +8,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { FileServiceClient, FileServiceError, MULTIPART_LIMIT } from './file-service-client.ts';
+import {
+  FileServiceClient,
+  FileServiceError,
+  MULTIPART_LIMIT,
+  QuotaExceededError,
+  sha256Of,
+} from './file-service-client.ts';
 
 const USAGE =
   'usage: node demo.ts BASE_URL TOKEN [FILE ...] [--deal-file GROUP/DEAL/FILE] [--room ROOM_ID]';
@@ -36,10 +42,15 @@ async function demo(args: string[]): Promise<void> {
     );
   }
   console.log(`list: ${String((await client.listFiles()).length)} files`);
+  const usage = await client.usage();
+  const held = ({ used, reserved, allowed }: typeof usage.files) =>
+    `${String(used)} used, ${String(reserved)} reserved, ${String(allowed)} allowed`;
+  console.log(`usage: files ${held(usage.files)}; bytes ${held(usage.bytes)}`);
   for (const { file, bytes } of uploaded) {
+    // The client checks the copy against the SHA-256 the service recorded, and throws if not.
     const copy = await client.download(file.id);
     const same = Buffer.from(copy).equals(bytes) ? 'the same bytes' : 'OTHER BYTES';
-    console.log(`download: file ${String(file.id)}, ${same}`);
+    console.log(`download: file ${String(file.id)}, ${same}, SHA-256 ${sha256Of(copy)}`);
   }
   const accepted = await client.notify(
     uploaded.map(({ file }) => file.id),
@@ -67,6 +78,8 @@ async function demo(args: string[]): Promise<void> {
 try {
   await demo(process.argv.slice(2));
 } catch (error) {
-  console.error(error instanceof FileServiceError ? `refused: ${error.message}` : String(error));
+  if (error instanceof QuotaExceededError) console.error(`over quota: ${error.detail}`);
+  else if (error instanceof FileServiceError) console.error(`refused: ${error.message}`);
+  else console.error(String(error));
   process.exitCode = 1;
 }

@@ -3,12 +3,14 @@
  * from the service's OpenAPI document. Every route of the contract (list and upload your files,
  * notify a submission, update a deal file, get a realtime token) and the extensions a client
  * needs for files of any size: the direct upload (start, POST the signed form to S3,
- * complete) and the download.
+ * complete), the download (its bytes checked against the SHA-256 the service recorded) and
+ * your usage against your storage quota.
  *
  *   const client = new FileServiceClient('http://localhost:8000', token);
  *   const file = await client.upload('deck.pdf', { type: 'deck' }); // any size up to 50 MiB
  *   await client.notify([file.id], { fund_name: 'Acme Growth Fund III' });
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { setTimeout } from 'node:timers/promises';
@@ -18,6 +20,7 @@ import type { components, paths } from './file-service.d.ts';
 export type UserFile = components['schemas']['UserFile'];
 export type DealFile = components['schemas']['DealFile'];
 export type FileType = components['schemas']['FileType'];
+export type UserUsage = components['schemas']['UserUsage'];
 type DirectUploadTicket = components['schemas']['DirectUploadTicket'];
 type NotificationAccepted = components['schemas']['NotificationAccepted'];
 
@@ -31,6 +34,14 @@ export const MULTIPART_LIMIT = 4_700_000;
 
 /** Calls of complete, a second apart, while another completion holds the upload (409). */
 const COMPLETE_ATTEMPTS = 5;
+
+/** The header that names a file's SHA-256 on its GET and on its download's 302. */
+const DIGEST_HEADER = 'x-checksum-sha256';
+
+/** A SHA-256 as the service writes one (and S3's `x-amz-checksum-sha256`): base64 of the 32
+ * bytes. */
+export const sha256Of = (bytes: Uint8Array): string =>
+  createHash('sha256').update(bytes).digest('base64');
 
 /** A refusal: the HTTP status and the body as sent (FastAPI's `{"detail": …}`, API Gateway's
  * `{"message": …}`, or S3's XML for the direct upload's form). */
@@ -46,6 +57,26 @@ export class FileServiceError extends Error {
   }
 }
 
+/** A 403 over your storage quota: `detail` names the limit, what is in use and what was
+ * asked (`usage()` shows where you stand). Nothing was stored. */
+export class QuotaExceededError extends FileServiceError {
+  readonly detail: string;
+
+  constructor(detail: string, body: unknown, call: string) {
+    super(403, body, call);
+    this.name = 'QuotaExceededError';
+    this.detail = detail;
+  }
+}
+
+/** Downloaded bytes whose SHA-256 is not the one the service recorded: never use them. */
+export class ChecksumMismatchError extends Error {
+  constructor(fileId: number, recorded: string, received: string) {
+    super(`download: file ${String(fileId)}: the bytes' SHA-256 is ${received}, not ${recorded}`);
+    this.name = 'ChecksumMismatchError';
+  }
+}
+
 /** What openapi-fetch answers: the documented success, or the refusal's body. */
 interface Answer<T> {
   readonly data?: T;
@@ -54,8 +85,13 @@ interface Answer<T> {
 }
 
 function dataOf<T>(call: string, { data, error, response }: Answer<T>): T {
-  if (!response.ok || data === undefined) throw new FileServiceError(response.status, error, call);
-  return data;
+  if (response.ok && data !== undefined) return data;
+  // A 403 also answers an erased account: the detail tells the quota's refusal apart.
+  const detail = (error as { detail?: unknown } | undefined)?.detail;
+  if (response.status === 403 && typeof detail === 'string' && detail.startsWith('Storage quota')) {
+    throw new QuotaExceededError(detail, error, call);
+  }
+  throw new FileServiceError(response.status, error, call);
 }
 
 export class FileServiceClient {
@@ -121,15 +157,23 @@ export class FileServiceClient {
 
   // The extensions a client needs for files of any size
 
-  /** POST /api/v1/user/me/file/upload: a signed S3 form for one file, for 15 minutes. */
+  /** GET /api/v1/user/me/usage: what your files and pending direct uploads hold, and your
+   * limits, in files and in bytes. */
+  async usage(): Promise<UserUsage> {
+    return dataOf('usage', await this.api.GET('/api/v1/user/me/usage'));
+  }
+
+  /** POST /api/v1/user/me/file/upload: a signed S3 form for one file, for 15 minutes. With
+   * the bytes' `sha256`, S3 and the completion refuse any other bytes. */
   async startDirectUpload(
     name: string,
     type: FileType,
     filesize: number,
     contentType: string,
+    sha256?: string,
   ): Promise<DirectUploadTicket> {
     const answer = await this.api.POST('/api/v1/user/me/file/upload', {
-      body: { name, type, filesize, content_type: contentType },
+      body: { name, type, filesize, content_type: contentType, sha256 },
     });
     return dataOf('start direct upload', answer);
   }
@@ -157,7 +201,8 @@ export class FileServiceClient {
    * without the bearer token, which S3 would refuse beside the link's own signature. While the
    * malware scan holds a new file the route answers 409 with Retry-After: this waits as told,
    * up to `waitMs` in all (a 409 without Retry-After waits for an operator, and a 403 means
-   * malware was found: both are thrown at once).
+   * malware was found: both are thrown at once). Bytes whose SHA-256 is not the one the 302
+   * names throw ChecksumMismatchError (a file stored before digests were kept has none).
    */
   async download(fileId: number, waitMs = 60_000): Promise<Uint8Array> {
     const deadline = Date.now() + waitMs;
@@ -178,14 +223,20 @@ export class FileServiceClient {
     }
     const object = await fetch(link);
     if (!object.ok) throw new FileServiceError(object.status, await object.text(), 'download');
-    return new Uint8Array(await object.arrayBuffer());
+    const bytes = new Uint8Array(await object.arrayBuffer());
+    const recorded = response.headers.get(DIGEST_HEADER);
+    if (recorded !== null && recorded !== sha256Of(bytes)) {
+      throw new ChecksumMismatchError(fileId, recorded, sha256Of(bytes));
+    }
+    return bytes;
   }
 
   // Any size
 
   /**
    * Upload a path's file, or bytes, of any size up to 50 MiB, and answer its UserFile:
-   * multipart up to MULTIPART_LIMIT, the direct upload above it.
+   * multipart up to MULTIPART_LIMIT, the direct upload above it (declaring the bytes'
+   * SHA-256). Over your storage quota it throws QuotaExceededError.
    */
   async upload(
     source: string | Uint8Array,
@@ -199,7 +250,7 @@ export class FileServiceClient {
     const name = options.name ?? filename;
     const type = options.type ?? 'other';
     if (file.size <= MULTIPART_LIMIT) return this.uploadMultipart(file, name, type);
-    const ticket = await this.startDirectUpload(name, type, file.size, file.type);
+    const ticket = await this.startDirectUpload(name, type, file.size, file.type, sha256Of(bytes));
     await this.postToStorage(ticket, file);
     // S3's event completes the upload too; while it holds the upload, complete answers 409
     // "try again", and the next call answers the same file.

@@ -16,7 +16,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file
-         * @description A multipart form with `file`, `name` and `type`. Stores the bytes and records the file. Multipart uploads take files up to 4.7 MB (4,700,000 bytes) on every stage; larger files take the direct upload (the platform refuses a larger request with its 413 before any code runs; the local stage answers as it does). With an `Idempotency-Key`, a retry within 24 hours gets the first 201 again and stores nothing twice.
+         * @description A multipart form with `file`, `name` and `type`. Stores the bytes and records the file. Multipart uploads take files up to 4.7 MB (4,700,000 bytes) on every stage; larger files take the direct upload (the platform refuses a larger request with its 413 before any code runs; the local stage answers as it does). With an `Idempotency-Key`, a retry within 24 hours gets the first 201 again and stores nothing twice. The file counts against your storage quota; its SHA-256 is recorded, and S3 checks the stored bytes against it (`GET …/file/{file_id}` names it in `x-checksum-sha256`).
          */
         post: operations["uploadUserFile"];
         delete?: never;
@@ -36,7 +36,7 @@ export interface paths {
         put?: never;
         /**
          * Sign a direct-to-S3 upload
-         * @description **Extension**: not in the contract. A signed S3 POST form for one file of up to 50 MiB, valid for 15 minutes. POST every field, then the bytes as the part named `file`, to `url`; the file becomes a UserFile when it lands (or when you call the complete route).
+         * @description **Extension**: not in the contract. A signed S3 POST form for one file of up to 50 MiB, valid for 15 minutes. POST every field, then the bytes as the part named `file`, to `url`; the file becomes a UserFile when it lands (or when you call the complete route). S3 takes 1 byte up to the declared `filesize`, which is reserved against your storage quota until the upload is completed, cancelled, or can no longer be completed (a day after the form expires). With `sha256`, S3 takes only bytes with that digest, and completion checks it again.
          */
         post: operations["startDirectUpload"];
         delete?: never;
@@ -74,7 +74,7 @@ export interface paths {
         };
         /**
          * Download a file
-         * @description **Extension**: not in the contract. A redirect to a presigned S3 link, valid for 5 minutes, that serves the bytes as an attachment under the file’s name.
+         * @description **Extension**: not in the contract. A redirect to a presigned S3 link, valid for 5 minutes, that serves the bytes as an attachment under the file’s name; `x-checksum-sha256` names the SHA-256 the bytes must have.
          */
         get: operations["downloadUserFile"];
         put?: never;
@@ -94,7 +94,7 @@ export interface paths {
         };
         /**
          * Get one of your files
-         * @description **Extension**: not in the contract. The file with this id, as the list shows it, if it is yours.
+         * @description **Extension**: not in the contract. The file with this id, as the list shows it, if it is yours; `x-checksum-sha256` names the SHA-256 of its bytes.
          */
         get: operations["getUserFile"];
         put?: never;
@@ -111,6 +111,26 @@ export interface paths {
          * @description **Extension**: not in the contract. Sets the file’s `name` (1 to 255 characters, kept as given) and `is_archived`; an absent field is left as it is, an empty object changes nothing, and `updated_at` moves only when something changed. Archived files stay in the list. Other fields are ignored.
          */
         patch: operations["updateUserFile"];
+        trace?: never;
+    };
+    "/api/v1/user/me/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your storage usage
+         * @description **Extension**: not in the contract. What your files and pending direct uploads hold against your storage quota, in files and in bytes. An upload or a direct-upload start that would take either over `allowed` gets `403`, and stores nothing.
+         */
+        get: operations["getUserUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/user/me/file/notify": {
@@ -307,10 +327,12 @@ export interface components {
             /** @description Name of the file, including its extension; kept exactly as given */
             name: string;
             type: components["schemas"]["FileType"];
-            /** @description Size in bytes the client will upload; S3 takes 1 byte up to the limit */
+            /** @description Size in bytes the client will upload: S3 takes 1 byte up to it, and it is reserved against your storage quota until the upload ends */
             filesize: number;
             /** @description Media type stored with the object; application/octet-stream when absent */
             content_type?: string | null;
+            /** @description The SHA-256 of the bytes, base64 of the 32 bytes (as `openssl dgst -sha256 -binary | base64` prints it): S3 and the completion refuse other bytes */
+            sha256?: string | null;
         };
         UserFileUpdate: {
             /** @description true archives the file, false brings it back */
@@ -392,8 +414,28 @@ export interface components {
             };
             /** @description When the form stops working (ISO 8601, UTC) */
             expires_at: string;
-            /** @description Largest file S3 accepts with this form, in bytes */
+            /** @description Largest file S3 accepts with this form, in bytes: the declared `filesize` */
             max_filesize: number;
+        };
+        UserUsage: {
+            files: components["schemas"]["UsageFiles"];
+            bytes: components["schemas"]["UsageBytes"];
+        };
+        UsageFiles: {
+            /** @description Files your files hold */
+            used: number;
+            /** @description Files your pending direct uploads hold (each at its declared size) */
+            reserved: number;
+            /** @description Your limit: used and reserved together stay within it */
+            allowed: number;
+        };
+        UsageBytes: {
+            /** @description Bytes your files hold */
+            used: number;
+            /** @description Bytes your pending direct uploads hold (each at its declared size) */
+            reserved: number;
+            /** @description Your limit: used and reserved together stay within it */
+            allowed: number;
         };
         NotificationAccepted: {
             /** @description Names the notification; see its status at its URL */
@@ -723,7 +765,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The account was erased (the operator's `user erase`): its id takes no new files */
+            /** @description Over your storage quota: the detail names the limit, what is in use (files and pending direct uploads) and what was asked, and nothing was stored; `GET /api/v1/user/me/usage` shows where you stand. Or the account was erased (the operator's `user erase`): its id takes no new files ("This account has been erased") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -731,7 +773,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "This account has been erased"
+                     *       "detail": "Storage quota exceeded: 10000 files allowed, 10000 in use, 1 more asked"
                      *     }
                      */
                     "application/json": components["schemas"]["HTTPError"];
@@ -840,7 +882,7 @@ export interface operations {
                      *         "X-Amz-Signature": "5f0c…"
                      *       },
                      *       "expires_at": "2026-11-21T10:15:00.000Z",
-                     *       "max_filesize": 52428800
+                     *       "max_filesize": 31457280
                      *     }
                      */
                     "application/json": components["schemas"]["DirectUploadTicket"];
@@ -848,7 +890,7 @@ export interface operations {
             };
             400: components["responses"]["UnreadableJson"];
             401: components["responses"]["Unauthorized"];
-            /** @description The account was erased (the operator's `user erase`): its id takes no new uploads */
+            /** @description Over your storage quota: the detail names the limit, what is in use (files and pending direct uploads) and what was asked, and nothing was stored; `GET /api/v1/user/me/usage` shows where you stand. Or the account was erased (the operator's `user erase`): its id takes no new uploads ("This account has been erased") */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -856,7 +898,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "This account has been erased"
+                     *       "detail": "Storage quota exceeded: 10000 files allowed, 10000 in use, 1 more asked"
                      *     }
                      */
                     "application/json": components["schemas"]["HTTPError"];
@@ -942,7 +984,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserFile"];
                 };
             };
-            /** @description The uploaded object is empty */
+            /** @description The uploaded object is empty, or its SHA-256 is not the `sha256` the start declared (the bytes are deleted, the reservation given back) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -985,7 +1027,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The object is over 50 MiB */
+            /** @description The object is over 50 MiB, or over the `filesize` the start declared */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1046,6 +1088,8 @@ export interface operations {
                     /** @description The presigned S3 GET, valid for 5 minutes */
                     location: string;
                     "cache-control": "no-store";
+                    /** @description The SHA-256 of the file’s bytes, base64 of the 32 bytes (as S3’s `x-amz-checksum-sha256`); absent for a file stored before digests were kept */
+                    "x-checksum-sha256"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1137,6 +1181,8 @@ export interface operations {
             /** @description The file */
             200: {
                 headers: {
+                    /** @description The SHA-256 of the file’s bytes, base64 of the 32 bytes (as S3’s `x-amz-checksum-sha256`); absent for a file stored before digests were kept */
+                    "x-checksum-sha256"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1377,6 +1423,44 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUserUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your usage and limits */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "files": {
+                     *         "used": 1,
+                     *         "reserved": 1,
+                     *         "allowed": 10000
+                     *       },
+                     *       "bytes": {
+                     *         "used": 482133,
+                     *         "reserved": 31457280,
+                     *         "allowed": 10737418240
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserUsage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
