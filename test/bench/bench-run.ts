@@ -6,10 +6,13 @@
  * - `cpu`: CPU time per request of each route's handler, in this process, on ports answered
  *   from memory, against that route's floor (`cpu-bench.ts`);
  * - `decoding`: CPU per MB of a JSON body by the numbers it holds, against integers;
+ * - `digests`: CPU per MB of a SHA-256 with `node:crypto` (reported);
  * then, on one local stage in a process of its own, on DynamoDB Local and s3rver:
  * - `tokens`: a 50-room realtime token against its BatchGetItem sent directly;
  * - `listing`: 10,000 files listed against the raw paginated Query of the same items;
- * - `uploads`: a 4 MiB multipart upload against a direct PutObject (reported);
+ * - `uploads`: a 4 MiB multipart upload against a direct PutObject (reported), then the
+ *   DynamoDB and S3 calls of one upload on the real adapters, held to at most one DynamoDB
+ *   call more than before quotas;
  * - `load`: each route under 50 clients (reported).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -26,12 +29,14 @@ import type { BenchPart } from './bench.ts';
 import { benchColdStarts, coldStartReport, coldStartsMet } from './cold-start.ts';
 import { benchCpu } from './cpu-bench.ts';
 import { benchDecoding } from './decode-bench.ts';
+import { benchDigests } from './digest-bench.ts';
 import { type Figure, missed } from './figures.ts';
 import { benchBigAccounts } from './big-account-bench.ts';
 import { benchListing } from './listing-bench.ts';
 import { benchRoutes } from './route-bench.ts';
 import { benchTokens } from './token-bench.ts';
 import { benchUploads } from './upload-bench.ts';
+import { benchUploadRoundTrips } from './upload-round-trips.ts';
 
 const TOKEN_ROUNDS = Number(process.env.BENCH_TOKEN_ROUNDS ?? 300);
 /** Set to a folder to write a CPU profile of the stage process there (`--cpu-prof`). */
@@ -107,6 +112,11 @@ export async function runBench(parts: ReadonlySet<BenchPart>): Promise<number> {
       console.log(decoding.report);
       figures.push(...decoding.figures);
     }
+    if (runs('digests')) {
+      const digests = benchDigests();
+      console.log(digests.report);
+      figures.push(...digests.figures);
+    }
     if (runs('tokens') || runs('listing') || runs('uploads') || runs('load')) {
       const dynamodb = await startDynamoDbLocal();
       try {
@@ -172,6 +182,13 @@ export async function runBench(parts: ReadonlySet<BenchPart>): Promise<number> {
           });
           console.log(uploads.report);
           figures.push(...uploads.figures);
+          const roundTrips = await benchUploadRoundTrips({
+            dynamodbEndpoint: dynamodb.endpoint,
+            s3Endpoint,
+            s3Credentials,
+          });
+          console.log(roundTrips.report);
+          figures.push(...roundTrips.figures);
         }
         if (runs('load')) {
           const users = await Promise.all(

@@ -10,6 +10,7 @@
  * CPU time is `process.cpuUsage()` around the invocation: every thread of the process, so work
  * done on libuv's pool counts too.
  */
+import { createHash } from 'node:crypto';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import type { DealFile } from '#shared/deal-files/deal-file.ts';
@@ -63,6 +64,10 @@ const SETTINGS: ServiceSettings = {
   NOTIFY_BURST: 5,
   NOTIFY_RATE_PER_MINUTE: 1,
   MALWARE_SCANNING: 'on',
+  // Held to, as deployed, but out of reach: every upload counts 4 MiB against the bench user,
+  // and the bench measures the handler, not an allowance it runs out of (1 TiB: 262,144 runs).
+  MAX_FILES_PER_USER: 1_000_000,
+  MAX_BYTES_PER_USER: 1024 ** 4,
 };
 
 const claims = { sub: String(USER) };
@@ -213,12 +218,16 @@ function cases(state: MemoryState): CpuCase[] {
         return () => {
           // Lambda hands the form over in base64; the file part lies between two boundaries.
           const raw = Buffer.from(uploadEvent.body ?? '', 'base64');
-          raw.subarray(raw.indexOf(boundary), raw.lastIndexOf(boundary));
+          const part = raw.subarray(raw.indexOf(boundary), raw.lastIndexOf(boundary));
+          // Every stored byte's SHA-256 is recorded: one pass over the file is the least any
+          // upload must do now (docs/benchmarks.md, "SHA-256 per MB").
+          createHash('sha256').update(part).digest('base64');
           return JSON.stringify(response);
         };
       },
-      floorName: 'base64-decoding the form, finding its part, serialising',
-      budget: 2.5,
+      floorName: 'base64-decoding the form, finding its part, hashing it (SHA-256), serialising',
+      // The hash is most of the floor: a second pass over the bytes would show as about 2.
+      budget: 1.5,
     },
     {
       name: 'token, 0 rooms',

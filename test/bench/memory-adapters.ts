@@ -1,16 +1,21 @@
 /**
  * Ports answered from memory, for the CPU bench: each answers at once with what it holds,
- * so the time a handler takes is its own. Only what the benched routes call is here; any
- * other method throws, so a route that starts calling one shows up at once. They are built
- * by the composition root, as every other set is, in place of its builders.
+ * so the time a handler takes is its own. Only what the benched routes call is here, and the
+ * writes that change a user's usage (`memoryStorage`); any other method throws, so a route
+ * that starts calling one shows up at once. They are built by the composition root, as every
+ * other set is, in place of its builders.
  */
+import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { userFileObjectKey } from '#shared/adapters/keys.ts';
+import { BlobChangedError, BlobNotFoundError } from '#shared/blobs/blob-store.ts';
 import type { DealFile } from '#shared/deal-files/deal-file.ts';
+import { completableUntil, type DirectUpload } from '#shared/direct-uploads/direct-upload.ts';
 import { type ListOptions, type ListPosition, type Page, positionOf } from '#shared/domain/page.ts';
 import type { DealRef, Role } from '#shared/groups/group.ts';
 import type { RealtimeKeySet } from '#shared/realtime/realtime-key-set.ts';
 import type { SubmissionNotification } from '#shared/notifications/submission-notification.ts';
+import { oneFile, quotaRefusal, type Storage, type Usage } from '#shared/usage/usage.ts';
 import type { UserFile } from '#shared/user-files/user-file.ts';
 import { idempotency } from '#shared/wiring/builders/idempotency.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
@@ -60,7 +65,231 @@ function pageOf<T extends ListPosition>(files: T[], { page }: ListOptions = {}):
     : { items };
 }
 
+const keyOf = (userId: number, id: number) => `${String(userId)}:${String(id)}`;
+
+const plus = (a: Storage, b: Storage, sign: 1 | -1 = 1): Storage => ({
+  files: a.files + sign * b.files,
+  bytes: a.bytes + sign * b.bytes,
+});
+
+/**
+ * Files recorded and direct uploads started in the bench, and each user's usage, counted as
+ * the DynamoDB adapters count it: from the user's items the first time it is needed, then
+ * changed by every write that adds or removes what it counts, and held to the limits a write
+ * gives with the domain's own refusal (`quotaRefusal`). The records the bench starts with
+ * (`MemoryState.userFiles`) are listed; those it adds are kept apart, so that the listing
+ * case lists the same 1,000 files however many uploads ran beside it.
+ */
+function memoryStorage(state: MemoryState) {
+  const added = new Map<string, UserFile>();
+  const listed = new Map(state.userFiles.map((file) => [keyOf(file.userId, file.id), file]));
+  const uploads = new Map<string, DirectUpload>();
+  const usages = new Map<number, Usage>();
+
+  const filesOf = (userId: number) => [
+    ...state.userFiles.filter((file) => file.userId === userId),
+    ...[...added.values()].filter((file) => file.userId === userId),
+  ];
+  const uploadsOf = (userId: number) =>
+    [...uploads.values()].filter((upload) => upload.userId === userId);
+  const counted = (userId: number): Usage => {
+    const used = filesOf(userId).reduce<Storage>((sum, file) => plus(sum, oneFile(file.filesize)), {
+      files: 0,
+      bytes: 0,
+    });
+    const reserved = uploadsOf(userId)
+      .filter((upload) => upload.status !== 'rejected')
+      .reduce<Storage>((sum, upload) => plus(sum, oneFile(upload.declaredSize)), {
+        files: 0,
+        bytes: 0,
+      });
+    return { used, reserved };
+  };
+  const usageOf = (userId: number): Usage => {
+    let usage = usages.get(userId);
+    if (usage === undefined) {
+      usage = counted(userId);
+      usages.set(userId, usage);
+    }
+    return usage;
+  };
+  const change = (userId: number, used: Storage, reserved: Storage, sign: 1 | -1) => {
+    const usage = usageOf(userId);
+    usages.set(userId, {
+      used: plus(usage.used, used, sign),
+      reserved: plus(usage.reserved, reserved, sign),
+    });
+  };
+  const none: Storage = { files: 0, bytes: 0 };
+  const fileOf = (userId: number, fileId: number): UserFile | undefined =>
+    added.get(keyOf(userId, fileId)) ?? listed.get(keyOf(userId, fileId));
+  /** Ends an upload, giving back its reservation unless a refusal already did. */
+  const end = (upload: DirectUpload) => {
+    uploads.delete(keyOf(upload.userId, upload.id));
+    if (upload.status !== 'rejected') {
+      change(upload.userId, none, oneFile(upload.declaredSize), -1);
+    }
+  };
+
+  const userFiles: Partial<ServiceAdapters['userFiles']> = {
+    create: (file, limits) => {
+      if (fileOf(file.userId, file.id) !== undefined) {
+        return Promise.reject(new Error(`bench: file ${String(file.id)} is already recorded`));
+      }
+      const refusal =
+        limits === undefined
+          ? undefined
+          : quotaRefusal(usageOf(file.userId), limits, oneFile(file.filesize));
+      if (refusal !== undefined) return Promise.reject(refusal);
+      added.set(keyOf(file.userId, file.id), file);
+      change(file.userId, oneFile(file.filesize), none, 1);
+      return Promise.resolve();
+    },
+    delete: (file) => {
+      const key = keyOf(file.userId, file.id);
+      const recorded = fileOf(file.userId, file.id);
+      if (recorded === undefined) return Promise.resolve(false);
+      if (!added.delete(key)) {
+        listed.delete(key);
+        state.userFiles.splice(state.userFiles.indexOf(recorded), 1);
+      }
+      change(file.userId, oneFile(recorded.filesize), none, -1);
+      return Promise.resolve(true);
+    },
+  };
+
+  const directUploads: Partial<ServiceAdapters['directUploads']> = {
+    start: (upload, limits) => {
+      const key = keyOf(upload.userId, upload.id);
+      if (uploads.has(key) || fileOf(upload.userId, upload.id) !== undefined) {
+        return Promise.reject(new Error(`bench: upload ${String(upload.id)} is already taken`));
+      }
+      const asked = oneFile(upload.declaredSize);
+      const refusal = quotaRefusal(usageOf(upload.userId), limits, asked);
+      if (refusal !== undefined) return Promise.reject(refusal);
+      uploads.set(key, upload);
+      change(upload.userId, none, asked, 1);
+      return Promise.resolve();
+    },
+    find: (userId, fileId) => Promise.resolve(uploads.get(keyOf(userId, fileId))),
+    claim: (userId, fileId, claim, now) => {
+      const upload = uploads.get(keyOf(userId, fileId));
+      const lapsed =
+        upload?.status === 'completing' && (upload.claim?.until ?? '') < now.toISOString();
+      if (upload === undefined || !(upload.status === 'pending' || lapsed)) {
+        return Promise.resolve(false);
+      }
+      uploads.set(keyOf(userId, fileId), { ...upload, status: 'completing', claim });
+      return Promise.resolve(true);
+    },
+    release: (userId, fileId, token) => {
+      const upload = uploads.get(keyOf(userId, fileId));
+      if (upload?.status !== 'completing' || upload.claim?.token !== token) {
+        return Promise.resolve(false);
+      }
+      const { claim: _released, ...pending } = upload;
+      uploads.set(keyOf(userId, fileId), { ...pending, status: 'pending' });
+      return Promise.resolve(true);
+    },
+    reject: (upload, reason, token) => {
+      const held = uploads.get(keyOf(upload.userId, upload.id));
+      if (held?.status !== 'completing' || held.claim?.token !== token) {
+        return Promise.resolve(false);
+      }
+      const { claim: _ended, ...rest } = held;
+      uploads.set(keyOf(upload.userId, upload.id), {
+        ...rest,
+        status: 'rejected',
+        rejection: reason,
+      });
+      change(upload.userId, none, oneFile(held.declaredSize), -1);
+      return Promise.resolve(true);
+    },
+    cancel: (upload, now) => {
+      const held = uploads.get(keyOf(upload.userId, upload.id));
+      const claimed =
+        held?.status === 'completing' && (held.claim?.until ?? '') >= now.toISOString();
+      if (held === undefined || claimed) return Promise.resolve(false);
+      end(held);
+      return Promise.resolve(true);
+    },
+    complete: (file, upload, token) => {
+      const held = uploads.get(keyOf(upload.userId, upload.id));
+      if (
+        held?.status !== 'completing' ||
+        held.claim?.token !== token ||
+        fileOf(file.userId, file.id) !== undefined
+      ) {
+        return Promise.resolve('conflict' as const);
+      }
+      uploads.delete(keyOf(upload.userId, upload.id));
+      added.set(keyOf(file.userId, file.id), file);
+      // The reservation becomes the file, at the size recorded.
+      change(file.userId, none, oneFile(held.declaredSize), -1);
+      change(file.userId, oneFile(file.filesize), none, 1);
+      return Promise.resolve('completed' as const);
+    },
+  };
+
+  const usage: ServiceAdapters['usage'] = {
+    read: (userId) => Promise.resolve(usageOf(userId)),
+    releaseExpired: (userId, now) => {
+      const at = now.toISOString();
+      const expired = uploadsOf(userId).filter(
+        (upload) =>
+          upload.status !== 'rejected' &&
+          !(upload.status === 'completing' && (upload.claim?.until ?? '') >= at) &&
+          completableUntil(upload) <= at,
+      );
+      expired.forEach(end);
+      return Promise.resolve(expired.length);
+    },
+    recount: (userId) => {
+      const before = usages.get(userId);
+      const after = counted(userId);
+      usages.set(userId, after);
+      return Promise.resolve({ before, after });
+    },
+  };
+
+  return { userFiles, directUploads, usage, fileOf };
+}
+
+/**
+ * Bytes answered from memory: each put keeps its SHA-256 alone (the one the caller sent, or
+ * worked out here when it sent none), never the bytes, so a bench of many uploads stays
+ * small; `digest` answers it.
+ */
+function memoryBlobs(): Partial<ServiceAdapters['blobs']> {
+  const digests = new Map<string, { sha256: string; etag: string }>();
+  return {
+    put: (key, content, { sha256 }) => {
+      const digest = sha256 ?? createHash('sha256').update(content).digest('base64');
+      digests.set(key, {
+        sha256: digest,
+        etag: `"${Buffer.from(digest, 'base64').toString('hex')}"`,
+      });
+      return Promise.resolve();
+    },
+    digest: (key, { ifMatch } = {}) => {
+      const stored = digests.get(key);
+      if (stored === undefined) return Promise.reject(new BlobNotFoundError(key));
+      if (ifMatch !== undefined && ifMatch !== stored.etag) {
+        return Promise.reject(new BlobChangedError(key));
+      }
+      return Promise.resolve(stored.sha256);
+    },
+    delete: (key) => {
+      digests.delete(key);
+      return Promise.resolve();
+    },
+    userFileKey: userFileObjectKey,
+    locationOf: (key) => `s3://bench-bucket/${key}`,
+  };
+}
+
 export function memoryAdapters(state: MemoryState): ServiceAdapters {
+  const storage = memoryStorage(state);
   let nextId = 1_000_000;
   const notifications = new Map<string, SubmissionNotification>();
   const dealFile = (deal: DealRef, fileId: number) =>
@@ -80,16 +309,14 @@ export function memoryAdapters(state: MemoryState): ServiceAdapters {
                 options,
               ),
             ),
-          get: (userId, fileId) =>
-            Promise.resolve(state.userFiles.find((f) => f.userId === userId && f.id === fileId)),
+          get: (userId, fileId) => Promise.resolve(storage.fileOf(userId, fileId)),
           getMany: (userId, fileIds) => {
             const wanted = new Set(fileIds);
             return Promise.resolve(
               state.userFiles.filter((file) => file.userId === userId && wanted.has(file.id)),
             );
           },
-          // Kept nowhere: a bench of many uploads would otherwise grow without end.
-          create: () => Promise.resolve(),
+          ...storage.userFiles,
         }),
       dealFiles: () =>
         onlyThese('dealFiles', {
@@ -115,7 +342,7 @@ export function memoryAdapters(state: MemoryState): ServiceAdapters {
               ),
             ),
         }),
-      directUploads: () => onlyThese('directUploads', {}),
+      directUploads: () => onlyThese('directUploads', storage.directUploads),
       notifications: () =>
         onlyThese('notifications', {
           create: (notification) => {
@@ -127,13 +354,7 @@ export function memoryAdapters(state: MemoryState): ServiceAdapters {
       fileIds: () => onlyThese('fileIds', { next: () => Promise.resolve(nextId++) }),
       // No benched route reads or writes a scan verdict.
       fileScans: () => onlyThese('fileScans', {}),
-      blobs: () =>
-        onlyThese('blobs', {
-          // Kept nowhere, as `create` above: the bench only needs the call answered.
-          put: () => Promise.resolve(),
-          userFileKey: userFileObjectKey,
-          locationOf: (key) => `s3://bench-bucket/${key}`,
-        }),
+      blobs: () => onlyThese('blobs', memoryBlobs()),
       idempotency,
       notificationQueue: () => onlyThese('notificationQueue', { send: () => Promise.resolve() }),
       deadLetters: () => onlyThese('deadLetters', {}),
@@ -142,6 +363,7 @@ export function memoryAdapters(state: MemoryState): ServiceAdapters {
       // Every call admitted: the bench measures the handler, not an allowance it runs out of.
       rateLimits: () =>
         onlyThese('rateLimits', { take: () => Promise.resolve({ admitted: true }) }),
+      usage: () => onlyThese('usage', storage.usage),
     },
   );
 }
