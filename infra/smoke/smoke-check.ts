@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as z from 'zod';
+import { FILE_DIGEST_HEADER } from '#shared/http/file-digest-header.ts';
 
 /**
  * The black-box check of a deployed stage: what a client does, through public HTTP only,
@@ -69,6 +70,8 @@ export interface StepResult {
 class CheckFailed extends Error {}
 
 const UserFileBody = z.object({ id: z.number(), filesize: z.number() });
+const UsageAmount = z.object({ used: z.number(), reserved: z.number(), allowed: z.number() });
+const UsageBody = z.object({ files: UsageAmount, bytes: UsageAmount });
 const TicketBody = z.object({
   id: z.number(),
   url: z.string(),
@@ -80,6 +83,7 @@ const DetailBody = z.object({ detail: z.string() });
 const NotificationBody = z.object({ status: z.string() });
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+const base64Sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -163,7 +167,9 @@ export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]
     }
   };
   /** The bytes a file's download link serves (the link is followed without the API token). */
-  const download = async (id: number): Promise<{ bytes: Buffer; held: string }> => {
+  const download = async (
+    id: number,
+  ): Promise<{ bytes: Buffer; held: string; digest: string | null }> => {
     const { response: link, held, seconds } = await settledDownload(id);
     const location = link.headers.get('location');
     if (link.status < 300 || link.status > 399 || location === null) {
@@ -175,6 +181,7 @@ export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]
     return {
       bytes: Buffer.from(await file.arrayBuffer()),
       held: held === 0 ? '' : `, held (409) ${String(held)}× over ${String(seconds)} s first`,
+      digest: link.headers.get(FILE_DIGEST_HEADER),
     };
   };
 
@@ -205,7 +212,11 @@ export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]
         if (sent === undefined) throw new CheckFailed('nothing was uploaded');
         const got = await download(sent.id);
         if (sha256(got.bytes) !== sha256(sent.bytes)) throw new CheckFailed('the download differs');
-        return `same bytes${got.held}`;
+        // The digest the API tells is the bytes' own, as recorded when they were stored.
+        if (got.digest !== base64Sha256(got.bytes)) {
+          throw new CheckFailed(`the ${FILE_DIGEST_HEADER} header is ${String(got.digest)}`);
+        }
+        return `same bytes, same SHA-256${got.held}`;
       },
       [sent],
     );
@@ -274,6 +285,8 @@ export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]
         name: 'smoke-check-direct.bin',
         type: 'raw_data',
         filesize: bytes.length,
+        // Signed into the form: S3 takes these bytes only with this digest.
+        sha256: base64Sha256(bytes),
       }),
     });
     await expectStatus(started, 201, 'start a direct upload');
@@ -310,6 +323,52 @@ export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]
   });
 
   await compareDownload(direct);
+
+  await step('declared SHA-256, other bytes: refused', async () => {
+    const declared = randomBytes(1024);
+    const started = await call('/api/v1/user/me/file/upload', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'smoke-check-digest.bin',
+        type: 'raw_data',
+        filesize: declared.length,
+        sha256: base64Sha256(declared),
+      }),
+    });
+    await expectStatus(started, 201, 'start a direct upload');
+    const ticket = await json(started, TicketBody, 'start a direct upload');
+    created.push(ticket.id);
+    const form = new FormData();
+    for (const [name, value] of Object.entries(ticket.fields)) form.set(name, value);
+    form.set('file', new Blob([randomBytes(declared.length)]), 'smoke-check-digest.bin');
+    const posted = await call(ticket.url, { method: 'POST', body: form });
+    const answer = await posted.text();
+    // S3 checks the form's signed checksum itself (400 BadDigest); a store that does not (the
+    // local stand-in) takes the bytes, and the completion refuses them.
+    if (posted.status === 400 && answer.includes('BadDigest')) return 'S3 refused them: BadDigest';
+    if (posted.status < 200 || posted.status > 299) {
+      throw new CheckFailed(`the signed form: ${String(posted.status)} ${answer.slice(0, 200)}`);
+    }
+    const complete = `/api/v1/user/me/file/upload/${String(ticket.id)}/complete`;
+    for (const wait of [250, 500, 1000, 2000, 4000, 0]) {
+      const response = await call(complete, { method: 'POST', headers: auth });
+      if (response.status === 409 && wait > 0) {
+        await sleep(wait);
+        continue;
+      }
+      await expectStatus(response, 400, 'complete bytes of another digest');
+      return 'the store took them; the completion refused them (400)';
+    }
+    throw new CheckFailed('complete: still in progress');
+  });
+
+  await step('GET /api/v1/user/me/usage', async () => {
+    const response = await call('/api/v1/user/me/usage', { headers: auth });
+    await expectStatus(response, 200, 'usage');
+    const usage = await json(response, UsageBody, 'usage');
+    return `${String(usage.files.used)} of ${String(usage.files.allowed)} files, ${String(usage.bytes.used)} of ${String(usage.bytes.allowed)} bytes`;
+  });
 
   let infectedAt: Date | undefined;
   if (options.malwareScanning) {

@@ -74,6 +74,8 @@ const PASSED = [
   'download it, compare: ok',
   'direct upload, complete: ok',
   'download it, compare: ok',
+  'declared SHA-256, other bytes: refused: ok',
+  'GET /api/v1/user/me/usage: ok',
   'EICAR file: held, refused, deleted: ok',
   'realtime token, no rooms: ok',
 ];
@@ -84,7 +86,7 @@ describe('npm run smoke', () => {
     const token = await stage().token(42);
     const run = await smoke(['--url', stage().url, '--token', token, '--stage', 'local']);
     expect(statuses(run.out)).toEqual([...PASSED, 'clean up: ok']);
-    expect(run.out).toContain('all 10 steps passed');
+    expect(run.out).toContain('all 12 steps passed');
     expect(run.code).toBe(0);
     // The EICAR file's download refused for what the scan found, then the file deleted.
     expect(detailOf(run.out, 'EICAR file: held, refused, deleted')).toMatch(
@@ -107,9 +109,9 @@ describe('npm run smoke', () => {
       cloudWatch.sum = 1;
       const counted = await smoke(args, env);
       expect(statuses(counted.out)).toEqual([
-        ...PASSED.slice(0, 8),
+        ...PASSED.slice(0, 10),
         'ThreatsFound counted: ok',
-        ...PASSED.slice(8),
+        ...PASSED.slice(10),
         'clean up: ok',
       ]);
       expect(cloudWatch.requests[0]).toMatchObject({
@@ -177,6 +179,8 @@ describe('npm run smoke', () => {
         'download it, compare: failed',
         'direct upload, complete: ok',
         'download it, compare: failed',
+        'declared SHA-256, other bytes: refused: ok',
+        'GET /api/v1/user/me/usage: ok',
         'EICAR file: held, refused, deleted: failed',
         'realtime token, no rooms: ok',
         'clean up: ok',
@@ -185,7 +189,7 @@ describe('npm run smoke', () => {
         /^download: still held \(409\) after \d+ s, the scan's wait: \{"detail":"[^"]+"\}$/;
       expect(detailOf(run.out, 'download it, compare')).toMatch(held);
       expect(detailOf(run.out, 'EICAR file: held, refused, deleted')).toMatch(held);
-      expect(run.out).toContain('3 of 10 steps did not pass');
+      expect(run.out).toContain('3 of 12 steps did not pass');
       expect(run.code).toBe(1);
       expect(await slow.stored()).toEqual(before);
     });
@@ -230,19 +234,21 @@ describe('npm run smoke', () => {
       'download it, compare: skipped',
       'direct upload, complete: failed',
       'download it, compare: skipped',
+      'declared SHA-256, other bytes: refused: failed',
+      'GET /api/v1/user/me/usage: failed',
       'EICAR file: held, refused, deleted: failed',
       'realtime token, no rooms: failed',
       'clean up: ok',
     ]);
     expect(run.out).toContain('list: 401 {"message":"Unauthorized"} (expected 200)');
-    expect(run.out).toContain('7 of 10 steps did not pass');
+    expect(run.out).toContain('9 of 12 steps did not pass');
     expect(run.code).toBe(1);
   });
 
   it('fails, exit 1, where nothing answers', async () => {
     const port = await freePort();
     const run = await smoke(['--url', `http://127.0.0.1:${String(port)}`, '--token', 'x']);
-    expect(statuses(run.out).filter((row) => row.endsWith(': failed'))).toHaveLength(7);
+    expect(statuses(run.out).filter((row) => row.endsWith(': failed'))).toHaveLength(9);
     expect(run.out).toContain('ECONNREFUSED');
     expect(run.code).toBe(1);
   });
@@ -259,7 +265,7 @@ describe('npm run smoke', () => {
       expect(run.out).toContain(
         'openapi.json: 500 {"message":"Internal Server Error"} (expected 200)',
       );
-      expect(statuses(run.out).filter((row) => row.endsWith(': failed'))).toHaveLength(7);
+      expect(statuses(run.out).filter((row) => row.endsWith(': failed'))).toHaveLength(9);
       expect(run.code).toBe(1);
     } finally {
       await new Promise((resolve) => broken.close(resolve));
