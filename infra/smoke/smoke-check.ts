@@ -185,6 +185,41 @@ export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]
     };
   };
 
+  /** A direct upload of these bytes, signed with their SHA-256 (a later delete takes it). */
+  const startDirectUpload = async (name: string, size: number, sha256: string) => {
+    const started = await call('/api/v1/user/me/file/upload', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      // The digest is signed into the form: S3 takes only bytes with it.
+      body: JSON.stringify({ name, type: 'raw_data', filesize: size, sha256 }),
+    });
+    await expectStatus(started, 201, 'start a direct upload');
+    const ticket = await json(started, TicketBody, 'start a direct upload');
+    created.push(ticket.id);
+    return ticket;
+  };
+
+  /** The signed form, posted as a browser posts it: its fields, then the bytes. */
+  const postSignedForm = (ticket: z.infer<typeof TicketBody>, bytes: Buffer, name: string) => {
+    const form = new FormData();
+    for (const [field, value] of Object.entries(ticket.fields)) form.set(field, value);
+    form.set('file', new Blob([bytes]), name);
+    return call(ticket.url, { method: 'POST', body: form });
+  };
+
+  /** The complete call's answer, once the S3 event's finalizer no longer holds it (409). */
+  const completed = async (id: number): Promise<Response> => {
+    const complete = `/api/v1/user/me/file/upload/${String(id)}/complete`;
+    for (const wait of [250, 500, 1000, 2000, 4000]) {
+      const response = await call(complete, { method: 'POST', headers: auth });
+      if (response.status !== 409) return response;
+      await sleep(wait);
+    }
+    const response = await call(complete, { method: 'POST', headers: auth });
+    if (response.status === 409) throw new CheckFailed('complete: still in progress');
+    return response;
+  };
+
   const step = async (
     name: string,
     run: () => Promise<string>,
@@ -278,71 +313,33 @@ export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]
 
   await step('direct upload, complete', async () => {
     const bytes = randomBytes(options.directUploadBytes ?? 3 * 1024 * 1024);
-    const started = await call('/api/v1/user/me/file/upload', {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        name: 'smoke-check-direct.bin',
-        type: 'raw_data',
-        filesize: bytes.length,
-        // Signed into the form: S3 takes these bytes only with this digest.
-        sha256: base64Sha256(bytes),
-      }),
-    });
-    await expectStatus(started, 201, 'start a direct upload');
-    const ticket = await json(started, TicketBody, 'start a direct upload');
-    created.push(ticket.id);
-    const form = new FormData();
-    for (const [name, value] of Object.entries(ticket.fields)) form.set(name, value);
-    form.set('file', new Blob([bytes]), 'smoke-check-direct.bin');
-    const posted = await call(ticket.url, { method: 'POST', body: form });
+    const name = 'smoke-check-direct.bin';
+    const ticket = await startDirectUpload(name, bytes.length, base64Sha256(bytes));
+    const posted = await postSignedForm(ticket, bytes, name);
     if (posted.status < 200 || posted.status > 299) {
       throw new CheckFailed(
         `the signed form: ${String(posted.status)} ${(await posted.text()).slice(0, 200)}`,
       );
     }
-    // The S3 event's finalizer may hold the upload for a moment: 409 says try again.
-    const complete = `/api/v1/user/me/file/upload/${String(ticket.id)}/complete`;
-    for (const wait of [250, 500, 1000, 2000, 4000, 0]) {
-      const response = await call(complete, { method: 'POST', headers: auth });
-      if (response.status === 409 && wait > 0) {
-        await sleep(wait);
-        continue;
-      }
-      await expectStatus(response, 201, 'complete');
-      const file = await json(response, UserFileBody, 'complete');
-      if (file.filesize !== bytes.length) {
-        throw new CheckFailed(
-          `complete: recorded ${String(file.filesize)} bytes of ${String(bytes.length)}`,
-        );
-      }
-      direct = { id: file.id, bytes };
-      return `file ${String(file.id)}, ${String(bytes.length)} bytes`;
+    const response = await completed(ticket.id);
+    await expectStatus(response, 201, 'complete');
+    const file = await json(response, UserFileBody, 'complete');
+    if (file.filesize !== bytes.length) {
+      throw new CheckFailed(
+        `complete: recorded ${String(file.filesize)} bytes of ${String(bytes.length)}`,
+      );
     }
-    throw new CheckFailed('complete: still in progress');
+    direct = { id: file.id, bytes };
+    return `file ${String(file.id)}, ${String(bytes.length)} bytes`;
   });
 
   await compareDownload(direct);
 
   await step('declared SHA-256, other bytes: refused', async () => {
     const declared = randomBytes(1024);
-    const started = await call('/api/v1/user/me/file/upload', {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        name: 'smoke-check-digest.bin',
-        type: 'raw_data',
-        filesize: declared.length,
-        sha256: base64Sha256(declared),
-      }),
-    });
-    await expectStatus(started, 201, 'start a direct upload');
-    const ticket = await json(started, TicketBody, 'start a direct upload');
-    created.push(ticket.id);
-    const form = new FormData();
-    for (const [name, value] of Object.entries(ticket.fields)) form.set(name, value);
-    form.set('file', new Blob([randomBytes(declared.length)]), 'smoke-check-digest.bin');
-    const posted = await call(ticket.url, { method: 'POST', body: form });
+    const name = 'smoke-check-digest.bin';
+    const ticket = await startDirectUpload(name, declared.length, base64Sha256(declared));
+    const posted = await postSignedForm(ticket, randomBytes(declared.length), name);
     const answer = await posted.text();
     // S3 checks the form's signed checksum itself (400 BadDigest); a store that does not (the
     // local stand-in) takes the bytes, and the completion refuses them.
@@ -350,17 +347,8 @@ export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]
     if (posted.status < 200 || posted.status > 299) {
       throw new CheckFailed(`the signed form: ${String(posted.status)} ${answer.slice(0, 200)}`);
     }
-    const complete = `/api/v1/user/me/file/upload/${String(ticket.id)}/complete`;
-    for (const wait of [250, 500, 1000, 2000, 4000, 0]) {
-      const response = await call(complete, { method: 'POST', headers: auth });
-      if (response.status === 409 && wait > 0) {
-        await sleep(wait);
-        continue;
-      }
-      await expectStatus(response, 400, 'complete bytes of another digest');
-      return 'the store took them; the completion refused them (400)';
-    }
-    throw new CheckFailed('complete: still in progress');
+    await expectStatus(await completed(ticket.id), 400, 'complete bytes of another digest');
+    return 'the store took them; the completion refused them (400)';
   });
 
   await step('GET /api/v1/user/me/usage', async () => {

@@ -13,10 +13,8 @@ import type {
   ScannedFileRecord,
   TimedScan,
 } from '../scanning/file-scans.ts';
-import { failedAt } from './aws/transactions.ts';
-import { removing, transactCounted, usageUpdate } from './dynamo-usage-ledger.ts';
+import { deleteCountedUserFile } from './dynamo-user-file-repository.ts';
 import { fromDealFileItem, fromUserFileItem } from './items/file-items.ts';
-import { oneFile } from '../usage/usage.ts';
 import {
   dealFileSortKey,
   dealPartition,
@@ -175,28 +173,13 @@ export class DynamoFileScans implements FileScans {
     );
     if (Item === undefined) return undefined;
     const record = scannedRecord(Item);
-    try {
-      await transactCounted(this.client, this.tableName, {
-        userId: file.userId,
-        items: [
-          {
-            Delete: {
-              TableName: this.tableName,
-              Key: recordKey(file),
-              ConditionExpression: 'attribute_exists(#pk)',
-              ExpressionAttributeNames: { '#pk': PARTITION_KEY },
-            },
-          },
-          usageUpdate(this.tableName, file.userId, removing(oneFile(record.filesize))),
-        ],
-        usageIndex: 1,
-      });
-    } catch (error) {
-      // Someone else deleted it meanwhile (its owner): it is gone, as asked.
-      if (failedAt(error, 0)) return undefined;
-      throw error;
-    }
-    return record;
+    // Not deleted here when its owner deleted it meanwhile: gone all the same, as asked.
+    const deleted = await deleteCountedUserFile(this.client, this.tableName, {
+      userId: file.userId,
+      id: file.fileId,
+      filesize: record.filesize,
+    });
+    return deleted ? record : undefined;
   }
 }
 

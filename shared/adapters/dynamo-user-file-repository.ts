@@ -104,30 +104,45 @@ export class DynamoUserFileRepository implements UserFileRepository {
   }
 
   async delete(file: UserFile): Promise<boolean> {
-    try {
-      await transactCounted(this.client, this.tableName, {
-        userId: file.userId,
-        items: [
-          {
-            Delete: {
-              TableName: this.tableName,
-              Key: this.keyOf(file.userId, file.id),
-              ConditionExpression: 'attribute_exists(#pk)',
-              ExpressionAttributeNames: { '#pk': PARTITION_KEY },
-            },
-          },
-          usageUpdate(this.tableName, file.userId, removing(oneFile(file.filesize))),
-        ],
-        usageIndex: 1,
-      });
-      return true;
-    } catch (error) {
-      if (failedAt(error, 0)) return false;
-      throw error;
-    }
+    return deleteCountedUserFile(this.client, this.tableName, file);
   }
 
   private keyOf(userId: number, fileId: number) {
     return { [PARTITION_KEY]: userPartition(userId), [SORT_KEY]: userFileSortKey(fileId) };
+  }
+}
+
+/**
+ * Removes a user's file record and takes it out of their usage, in one transaction: false
+ * when there was no record (another delete took it).
+ */
+export async function deleteCountedUserFile(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  file: Pick<UserFile, 'userId' | 'id' | 'filesize'>,
+): Promise<boolean> {
+  try {
+    await transactCounted(client, tableName, {
+      userId: file.userId,
+      items: [
+        {
+          Delete: {
+            TableName: tableName,
+            Key: {
+              [PARTITION_KEY]: userPartition(file.userId),
+              [SORT_KEY]: userFileSortKey(file.id),
+            },
+            ConditionExpression: 'attribute_exists(#pk)',
+            ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+          },
+        },
+        usageUpdate(tableName, file.userId, removing(oneFile(file.filesize))),
+      ],
+      usageIndex: 1,
+    });
+    return true;
+  } catch (error) {
+    if (failedAt(error, 0)) return false;
+    throw error;
   }
 }
