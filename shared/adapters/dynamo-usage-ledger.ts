@@ -115,15 +115,17 @@ export async function transactCounted(
       }
       if (!failedAt(error, write.usageIndex)) throw error;
       const stored = await readUsage(client, tableName, write.userId);
-      if (stored === undefined) {
-        await countUsage(client, tableName, write.userId);
-        continue;
-      }
+      const usage = stored?.usage ?? (await usageFromItems(client, tableName, write.userId));
       const refusal =
         write.limits === undefined
           ? undefined
-          : quotaRefusal(stored.usage, write.limits, write.asked ?? NONE);
+          : quotaRefusal(usage, write.limits, write.asked ?? NONE);
+      // Refused before a first count is stored: a refusal stores nothing at all.
       if (refusal !== undefined) throw refusal;
+      if (stored === undefined) {
+        await storeFirstCount(client, tableName, write.userId, usage);
+        continue;
+      }
       // Room was freed between the write and the read: the write may pass now. One whose
       // usage keeps moving under it is as busy as a transaction that keeps conflicting.
       if (attempt >= COUNTED_ATTEMPTS) {
@@ -147,20 +149,30 @@ async function readUsage(
   return Item === undefined ? undefined : fromUsageItem(Item);
 }
 
-/** Every item of the user's partition whose sort key starts with `prefix`, these attributes. */
+/**
+ * Every item of the user's partition whose sort key starts with `prefix`; with `attributes`,
+ * only those of each (a count of 10,000 files reads their sizes, not their names).
+ */
 async function* itemsUnder(
   client: DynamoDBDocumentClient,
   tableName: string,
   userId: number,
   prefix: string,
+  attributes?: readonly string[],
 ): AsyncGenerator<Record<string, unknown>> {
+  const projected = Object.fromEntries(
+    (attributes ?? []).map((name, i) => [`#a${String(i)}`, name]),
+  );
   const pages = paginateQuery(
     { client },
     {
       TableName: tableName,
       ConsistentRead: true,
       KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
+      ...(attributes === undefined
+        ? {}
+        : { ProjectionExpression: Object.keys(projected).join(', ') }),
+      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY, ...projected },
       ExpressionAttributeValues: { ':pk': userPartition(userId), ':prefix': prefix },
     },
   );
@@ -177,32 +189,36 @@ async function usageFromItems(
   userId: number,
 ): Promise<Usage> {
   const used = { files: 0, bytes: 0 };
-  for await (const item of itemsUnder(client, tableName, userId, FILE_PREFIX)) {
+  for await (const item of itemsUnder(client, tableName, userId, FILE_PREFIX, ['filesize'])) {
     used.files += 1;
     used.bytes += typeof item.filesize === 'number' ? item.filesize : 0;
   }
   const reserved = { files: 0, bytes: 0 };
-  for await (const item of itemsUnder(client, tableName, userId, DIRECT_UPLOAD_PREFIX)) {
-    const upload = fromDirectUploadItem(item);
+  const uploads = itemsUnder(client, tableName, userId, DIRECT_UPLOAD_PREFIX, [
+    'status',
+    'reserved',
+    'declared_size',
+  ]);
+  for await (const item of uploads) {
     // A refused upload gave its reservation back; one started before quotas held none.
-    if (upload.status === 'rejected' || !upload.reserved) continue;
+    if (item.status === 'rejected' || item.reserved !== true) continue;
     reserved.files += 1;
-    reserved.bytes += upload.declaredSize;
+    reserved.bytes += typeof item.declared_size === 'number' ? item.declared_size : 0;
   }
   return { used, reserved };
 }
 
 /**
- * Counts a user's usage for the first time. No write that changes what it counts can land
- * meanwhile (each needs the usage item), so the count is exact; two counting at once write
- * the same, and the second finds the first's. An erased user gets none: AccountErased.
+ * Stores a user's first count (`usageFromItems`). No write that changes what it counts can
+ * land meanwhile (each needs the usage item), so the count is exact; two counting at once
+ * write the same, and the second finds the first's. An erased user gets none: AccountErased.
  */
-async function countUsage(
+async function storeFirstCount(
   client: DynamoDBDocumentClient,
   tableName: string,
   userId: number,
+  usage: Usage,
 ): Promise<void> {
-  const usage = await usageFromItems(client, tableName, userId);
   try {
     await transactWrite(client, {
       TransactItems: [

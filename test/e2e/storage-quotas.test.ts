@@ -132,6 +132,12 @@ describe('Uploads over the quota', () => {
     expect(await versionsOf(5)).toEqual([]);
   });
 
+  it('refuses a first write over the limit without storing even the first count', async () => {
+    // User 12 has never stored anything: the refusal comes before their usage is stored.
+    await expectRefused(() => start(12, 10_001), 403, refusal('bytes', MAX_BYTES, 0, 10_001));
+    expect((await stage().items()).filter((item) => item.PK === 'USER#12')).toEqual([]);
+  });
+
   it('lets 100 concurrent uploads at the edge take exactly what is left, every 201 recorded', async () => {
     await uploaded(6, 100);
     const answers = await Promise.all(

@@ -210,15 +210,11 @@ export async function startTestStage(
           // A malware-scan verdict lands on a record whenever its scan ends: no request's doing.
           .map(({ scan: _verdict, ...item }) => item)
           // A usage is what it counts: a change undone (a delete whose bytes would not go, so
-          // its record came back) leaves the counts as they were, though not its version; and
-          // a usage of nothing is none (a user's first write stores their count).
-          .flatMap((item) => {
-            if (item.entity !== 'Usage') return [item];
+          // its record came back) leaves the counts as they were, though not its version.
+          .map((item) => {
+            if (item.entity !== 'Usage') return item;
             const { version: _version, counted_at: _counted, ...counts } = item;
-            const nothing = ['held_files', 'held_bytes', 'reserved_files', 'reserved_bytes'].every(
-              (name) => counts[name] === 0,
-            );
-            return nothing ? [] : [counts];
+            return counts;
           })
           .sort((a, b) =>
             `${String(a.PK)} ${String(a.SK)}`.localeCompare(`${String(b.PK)} ${String(b.SK)}`),
