@@ -2,14 +2,16 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-/** Where use cases, models and ports live. */
-const DOMAIN_FOLDERS = [
+/**
+ * The features: each folder of shared/ holds a feature's use cases, models and ports at its
+ * top, its adapters (and their builders) in `adapters/`, its request and response schemas in
+ * `api/`. `domain` holds what every feature shares (outcomes, pages, files' common record).
+ */
+const FEATURES = [
   'blobs',
   'deal-files',
   'direct-uploads',
-  'domain',
   'groups',
-  'ids',
   'notifications',
   'queue',
   'realtime',
@@ -19,15 +21,24 @@ const DOMAIN_FOLDERS = [
   'usage',
   'user-files',
 ];
-/** The edges: HTTP, API schemas and documents, adapters, configuration, wiring. */
-const EDGE_FOLDERS = ['adapters', 'api', 'config', 'docs', 'http', 'openapi', 'schemas', 'wiring'];
-/** The HTTP layer: middlewares and bodies, the route table and operations, their documents. */
-const HTTP_FOLDERS = ['api', 'docs', 'http', 'openapi', 'schemas'];
+/** Where use cases, models and ports live: the top of each feature folder, and `domain`. */
+const DOMAIN_FILES = [`shared/{${FEATURES.join(',')}}/*.ts`, 'shared/domain/**/*.ts'];
+/** A feature's adapters, and what every adapter shares (shared/storage). */
+const ADAPTER_FILES = [`shared/{${FEATURES.join(',')}}/adapters/**/*.ts`, 'shared/storage/**/*.ts'];
+/** The platform's edges: HTTP, API documents, storage, configuration, wiring. */
+const EDGE_FOLDERS = ['api', 'config', 'docs', 'http', 'openapi', 'storage', 'wiring'];
+/** The platform's HTTP folders: middlewares and bodies, the route table, their documents. */
+const HTTP_FOLDERS = ['api', 'docs', 'http', 'openapi'];
 /** A relative or `#shared/` import of one of these folders of shared/. */
 const sharedFolder = (folders) => `^(#shared/|(\\.\\./)+)(${folders.join('|')})/`;
+/** An import of a feature's edge: its `adapters/` or `api/` folder, its own or another's. */
+const featureEdge = (edges) =>
+  `^(#shared/|\\./|(\\.\\./)+)((${FEATURES.join('|')})/)?(${edges.join('|')})/`;
+/** The storage layout's modules: the keys, and every item schema. */
+const LAYOUT_MODULE = '(^|/)(storage/(keys|[a-z-]+-item|file-items)|adapters/[a-z-]+-item)\\.ts$';
 
 /**
- * Storage layout, which only the adapters know (shared/adapters/keys.ts): the table's
+ * Storage layout, which only the adapters know (shared/storage/keys.ts): the table's
  * partition and sort-key prefixes, and the bucket's key prefixes. A use case that writes one
  * builds or matches a key; it asks its port instead.
  */
@@ -37,7 +48,7 @@ const SORT_KEY_PREFIX =
 const OBJECT_KEY_PREFIX = '/^(users|uploads|groups)\\x2F/';
 const STORAGE_LAYOUT = {
   selector: `:matches(Literal[raw=${SORT_KEY_PREFIX}], TemplateElement[value.raw=${SORT_KEY_PREFIX}], Literal[value=${OBJECT_KEY_PREFIX}], TemplateElement[value.raw=${OBJECT_KEY_PREFIX}])`,
-  message: "Keys are the adapters' layout (shared/adapters/keys.ts): ask the port for them.",
+  message: "Keys are the adapters' layout (shared/storage/keys.ts): ask the port for them.",
 };
 
 // zod's `z` object holds every export, so a bundle that imports it keeps all of zod
@@ -114,25 +125,25 @@ export default tseslint.config(
   // not HTTP, not the SDK or its adapters, not configuration, not the local stage; and it
   // neither builds nor matches a storage key.
   {
-    files: [`shared/{${DOMAIN_FOLDERS.join(',')}}/**/*.ts`],
+    files: DOMAIN_FILES,
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              regex: '^(#shared/|(\\.\\./)+)adapters/(keys\\.ts$|items/)',
+              regex: LAYOUT_MODULE,
               message: "Keys and item schemas are storage layout, the adapters' own: ask the port.",
             },
             {
               // Keys and item schemas have a message of their own, above.
-              regex: `^(#shared/|(\\.\\./)+)(?!adapters/(keys\\.ts$|items/))(${EDGE_FOLDERS.join('|')})/`,
+              regex: `^(?!.*${LAYOUT_MODULE})(${sharedFolder(EDGE_FOLDERS)}|${featureEdge(['adapters', 'api'])})`,
               message: 'The domain raises outcomes and takes ports; edges map and implement them.',
             },
             {
               regex: '^(@aws-sdk/|@middy/|@aws-lambda-powertools/(?!logger)|#infra/|#functions/)',
               message:
-                'The domain reaches AWS only through its ports (shared/adapters implements them).',
+                "The domain reaches AWS only through its ports (each feature's adapters/ implements them).",
             },
             {
               regex: '^node:(fs|http|https|child_process)',
@@ -147,14 +158,16 @@ export default tseslint.config(
   // Adapters implement the domain's ports on the SDK: they know no HTTP, configuration or
   // wiring (they are given clients and names), and nothing of infra or the handlers.
   {
-    files: ['shared/adapters/**/*.ts'],
+    files: ADAPTER_FILES,
+    // The sources name each resource by the variable a function reads it from.
+    ignores: ['shared/storage/adapter-sources.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              regex: sharedFolder(HTTP_FOLDERS),
+              regex: `${sharedFolder(HTTP_FOLDERS)}|${featureEdge(['api'])}`,
               message: 'An adapter speaks to its store, not HTTP: HTTP maps at the edge.',
             },
             {

@@ -1,8 +1,8 @@
 import { USER_FILE_EXAMPLE, idNotAnInteger } from '#shared/api/examples.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
-import { completeDirectUploadRequest } from '#shared/schemas/direct-upload.ts';
-import { UserFileSchema } from '#shared/schemas/user-file.ts';
+import { completeDirectUploadRequest } from '#shared/direct-uploads/api/direct-upload.ts';
+import { UserFileSchema } from '#shared/user-files/api/user-file.ts';
 import { DIRECT_UPLOAD_COMPLETION } from '../direct-upload-completion.ts';
 
 const completeDirectUploadOperation = defineOperation({

@@ -2,7 +2,7 @@ import { DEAL_FILE_CHANGE_REFUSALS } from '#shared/api/deal-file-change-refusals
 import { idNotAnInteger } from '#shared/api/examples.ts';
 import { defineOperation, emptyAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
-import { deleteDealFileRequest } from '#shared/schemas/deal-file.ts';
+import { deleteDealFileRequest } from '#shared/deal-files/api/deal-file.ts';
 
 const deleteDealFileOperation = defineOperation({
   operationId: 'deleteDealFile',

@@ -1,7 +1,7 @@
 import { idNotAnInteger } from '#shared/api/examples.ts';
 import { defineOperation, detailAnswer, emptyAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
-import { deleteUserFileRequest } from '#shared/schemas/user-file-update.ts';
+import { deleteUserFileRequest } from '#shared/user-files/api/user-file-update.ts';
 
 const deleteUserFileOperation = defineOperation({
   operationId: 'deleteUserFile',

@@ -5,12 +5,12 @@ import { httpApi } from '#shared/http/http-api.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { deleteUserFile } from '#shared/removal/delete-user-file.ts';
-import { deleteUserFileRequest } from '#shared/schemas/user-file-update.ts';
-import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
-import { s3Client } from '#shared/adapters/aws/s3.ts';
-import { blobs } from '#shared/wiring/builders/blobs.ts';
-import { directUploads } from '#shared/wiring/builders/direct-uploads.ts';
-import { userFiles } from '#shared/wiring/builders/user-files.ts';
+import { deleteUserFileRequest } from '#shared/user-files/api/user-file-update.ts';
+import { documentClient } from '#shared/storage/aws/dynamodb.ts';
+import { s3Client } from '#shared/storage/aws/s3.ts';
+import { blobs } from '#shared/blobs/adapters/s3-blob-store.ts';
+import { directUploads } from '#shared/direct-uploads/adapters/dynamo-direct-upload-repository.ts';
+import { userFiles } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import {

@@ -10,14 +10,14 @@ import {
   type DeliveryResult,
 } from '#shared/notifications/deliver-notification.ts';
 import type { BusinessMetric } from '#shared/observability/business-metrics.ts';
-import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
-import { secretsManagerClient } from '#shared/adapters/aws/secrets-manager.ts';
-import { sqsClient } from '#shared/adapters/aws/sqs.ts';
-import { chat } from '#shared/wiring/builders/chat.ts';
-import { deadLetters } from '#shared/wiring/builders/dead-letters.ts';
-import { notificationQueue } from '#shared/wiring/builders/notification-queue.ts';
-import { notifications } from '#shared/wiring/builders/notifications.ts';
-import { rateLimits } from '#shared/wiring/builders/rate-limits.ts';
+import { documentClient } from '#shared/storage/aws/dynamodb.ts';
+import { secretsManagerClient } from '#shared/storage/aws/secrets-manager.ts';
+import { sqsClient } from '#shared/storage/aws/sqs.ts';
+import { chat } from '#shared/notifications/adapters/slack-webhook-channel.ts';
+import { deadLetters } from '#shared/queue/adapters/sqs-message-queue.ts';
+import { notificationQueue } from '#shared/queue/adapters/sqs-message-queue.ts';
+import { notifications } from '#shared/notifications/adapters/dynamo-notification-repository.ts';
+import { rateLimits } from '#shared/notifications/adapters/dynamo-token-buckets.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';

@@ -3,7 +3,7 @@ import { EXAMPLE_BUCKET_URL, idNotAnInteger } from '#shared/api/examples.ts';
 import { defineOperation, detailAnswer, emptyAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
 import { fileDigestHeaderSchema } from '#shared/http/file-digest-header.ts';
-import { downloadUserFileRequest } from '#shared/schemas/direct-upload.ts';
+import { downloadUserFileRequest } from '#shared/user-files/api/file-id-path.ts';
 
 const downloadUserFileOperation = defineOperation({
   operationId: 'downloadUserFile',

@@ -1,8 +1,8 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { S3Event } from 'aws-lambda';
-import { decodeEventKey } from '#shared/adapters/aws/s3-event-key.ts';
-import { parseDirectUploadObjectKey } from '#shared/adapters/keys.ts';
+import { decodeEventKey } from '#shared/storage/aws/s3-event-key.ts';
+import { parseDirectUploadObjectKey } from '#shared/storage/keys.ts';
 import {
   CompletionInProgress,
   judgeUploadedBytes,
@@ -12,11 +12,11 @@ import { logger } from '#shared/logger.ts';
 import { countCompletion, countRefusal } from '#shared/observability/direct-upload-metrics.ts';
 import { observeInvocation } from '#shared/observability/observe-invocation.ts';
 import { tracer } from '#shared/observability/tracer.ts';
-import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
-import { s3Client } from '#shared/adapters/aws/s3.ts';
-import { blobs } from '#shared/wiring/builders/blobs.ts';
-import { directUploads } from '#shared/wiring/builders/direct-uploads.ts';
-import { userFiles } from '#shared/wiring/builders/user-files.ts';
+import { documentClient } from '#shared/storage/aws/dynamodb.ts';
+import { s3Client } from '#shared/storage/aws/s3.ts';
+import { blobs } from '#shared/blobs/adapters/s3-blob-store.ts';
+import { directUploads } from '#shared/direct-uploads/adapters/dynamo-direct-upload-repository.ts';
+import { userFiles } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';

@@ -3,7 +3,7 @@ import { defineFunction } from '#shared/functions/function-declaration.ts';
 import {
   getNotificationRequest,
   NotificationStatusBodySchema,
-} from '#shared/schemas/notify-submission.ts';
+} from '#shared/notifications/api/notify-submission.ts';
 
 const getNotificationOperation = defineOperation({
   operationId: 'getNotification',

@@ -4,7 +4,7 @@ import { defineFunction } from '#shared/functions/function-declaration.ts';
 import {
   getRealtimeTokenRequest,
   RealtimeAccessResponseSchema,
-} from '#shared/schemas/realtime-token.ts';
+} from '#shared/realtime/api/realtime-token.ts';
 
 const getRealtimeTokenOperation = defineOperation({
   operationId: 'getRealtimeToken',

@@ -3,7 +3,7 @@ import { USER_FILE_EXAMPLE, idNotAnInteger } from '#shared/api/examples.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
 import { fileDigestHeaderSchema } from '#shared/http/file-digest-header.ts';
-import { getUserFileRequest, UserFileSchema } from '#shared/schemas/user-file.ts';
+import { getUserFileRequest, UserFileSchema } from '#shared/user-files/api/user-file.ts';
 
 const getUserFileOperation = defineOperation({
   operationId: 'getUserFile',

@@ -1,6 +1,6 @@
 import { defineOperation, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
-import { UserUsageSchema } from '#shared/schemas/user-usage.ts';
+import { UserUsageSchema } from '#shared/usage/api/user-usage.ts';
 
 const getUserUsageOperation = defineOperation({
   operationId: 'getUserUsage',

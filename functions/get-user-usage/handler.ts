@@ -1,13 +1,13 @@
 import middy from '@middy/core';
-import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
+import { documentClient } from '#shared/storage/aws/dynamodb.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
-import { toUserUsageBody } from '#shared/schemas/user-usage.ts';
+import { toUserUsageBody } from '#shared/usage/api/user-usage.ts';
 import { userUsage } from '#shared/usage/user-usage.ts';
-import { usage } from '#shared/wiring/builders/usage.ts';
+import { usage } from '#shared/usage/adapters/dynamo-usage-ledger.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import {

@@ -1,7 +1,7 @@
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { logger } from '#shared/logger.ts';
-import { secretsManagerClient } from '#shared/adapters/aws/secrets-manager.ts';
-import { realtimeKeys } from '#shared/wiring/builders/realtime-keys.ts';
+import { secretsManagerClient } from '#shared/storage/aws/secrets-manager.ts';
+import { realtimeKeys } from '#shared/realtime/adapters/secrets-manager-key-store.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import { initRealtimeKeysFunction } from './function.ts';

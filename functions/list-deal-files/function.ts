@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { FILES_BY_CREATION_INDEX } from '#shared/adapters/keys.ts';
+import { FILES_BY_CREATION_INDEX } from '#shared/storage/keys.ts';
 import { DEAL_FILE_EXAMPLE, idNotAnInteger } from '#shared/api/examples.ts';
 import { listHeaders, LIST_PAGING, LIST_TOO_LARGE } from '#shared/api/list-answers.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
-import { DealFileSchema, listDealFilesRequest } from '#shared/schemas/deal-file.ts';
+import { DealFileSchema, listDealFilesRequest } from '#shared/deal-files/api/deal-file.ts';
 
 const listDealFilesOperation = defineOperation({
   operationId: 'listDealFiles',

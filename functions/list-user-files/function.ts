@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { FILES_BY_CREATION_INDEX } from '#shared/adapters/keys.ts';
+import { FILES_BY_CREATION_INDEX } from '#shared/storage/keys.ts';
 import { USER_FILE_EXAMPLE, validationFailed } from '#shared/api/examples.ts';
 import { listHeaders, LIST_PAGING, LIST_TOO_LARGE } from '#shared/api/list-answers.ts';
 import { defineOperation, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
-import { listUserFilesRequest, UserFileSchema } from '#shared/schemas/user-file.ts';
+import { listUserFilesRequest, UserFileSchema } from '#shared/user-files/api/user-file.ts';
 
 const listUserFilesOperation = defineOperation({
   operationId: 'listUserFiles',

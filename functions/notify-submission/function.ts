@@ -3,11 +3,11 @@ import { validationFailed } from '#shared/api/examples.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction, idempotencyRecords } from '#shared/functions/function-declaration.ts';
 import { TOO_MANY_NOTIFICATIONS } from '#shared/notifications/notify-submission.ts';
-import { ErrorFromEitherSchema } from '#shared/schemas/error-bodies.ts';
+import { ErrorFromEitherSchema } from '#shared/http/error-bodies.ts';
 import {
   NotificationAcceptedSchema,
   notifySubmissionRequest,
-} from '#shared/schemas/notify-submission.ts';
+} from '#shared/notifications/api/notify-submission.ts';
 
 const notifySubmissionOperation = defineOperation({
   operationId: 'notifySubmission',

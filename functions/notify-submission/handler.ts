@@ -1,5 +1,5 @@
 import middy from '@middy/core';
-import { IDEMPOTENT_OPERATIONS } from '#shared/adapters/keys.ts';
+import { IDEMPOTENT_OPERATIONS } from '#shared/storage/keys.ts';
 import { RateLimited } from '#shared/domain/outcome.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
@@ -11,21 +11,21 @@ import {
   announcementFingerprint,
   notificationPath,
   toAcceptedBody,
-} from '#shared/schemas/notification-response.ts';
+} from '#shared/notifications/api/notification-response.ts';
 import {
   notifySubmission,
   type SubmissionAnnouncement,
 } from '#shared/notifications/notify-submission.ts';
 import { notifyRule } from '#shared/notifications/token-buckets.ts';
-import { notifySubmissionRequest } from '#shared/schemas/notify-submission.ts';
+import { notifySubmissionRequest } from '#shared/notifications/api/notify-submission.ts';
 import { recordMetric } from '#shared/observability/metrics.ts';
-import { documentClient, dynamoDbClient } from '#shared/adapters/aws/dynamodb.ts';
-import { sqsClient } from '#shared/adapters/aws/sqs.ts';
-import { idempotency } from '#shared/wiring/builders/idempotency.ts';
-import { notificationQueue } from '#shared/wiring/builders/notification-queue.ts';
-import { notifications } from '#shared/wiring/builders/notifications.ts';
-import { rateLimits } from '#shared/wiring/builders/rate-limits.ts';
-import { userFiles } from '#shared/wiring/builders/user-files.ts';
+import { documentClient, dynamoDbClient } from '#shared/storage/aws/dynamodb.ts';
+import { sqsClient } from '#shared/storage/aws/sqs.ts';
+import { idempotency } from '#shared/storage/idempotency-store.ts';
+import { notificationQueue } from '#shared/queue/adapters/sqs-message-queue.ts';
+import { notifications } from '#shared/notifications/adapters/dynamo-notification-repository.ts';
+import { rateLimits } from '#shared/notifications/adapters/dynamo-token-buckets.ts';
+import { userFiles } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';

@@ -1,6 +1,6 @@
 import { defineOperation, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
-import { RealtimeJwksSchema } from '#shared/schemas/realtime-jwks.ts';
+import { RealtimeJwksSchema } from '#shared/realtime/api/realtime-jwks.ts';
 
 const realtimeJwksOperation = defineOperation({
   operationId: 'realtimeJwks',

@@ -9,7 +9,7 @@ import { defineFunction } from '#shared/functions/function-declaration.ts';
 import {
   DirectUploadTicketSchema,
   startDirectUploadRequest,
-} from '#shared/schemas/direct-upload.ts';
+} from '#shared/direct-uploads/api/direct-upload.ts';
 
 const startDirectUploadOperation = defineOperation({
   operationId: 'startDirectUpload',

@@ -2,7 +2,7 @@ import { DEAL_FILE_CHANGE_REFUSALS } from '#shared/api/deal-file-change-refusals
 import { DEAL_FILE_EXAMPLE, validationFailed } from '#shared/api/examples.ts';
 import { defineOperation, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
-import { DealFileSchema, updateDealFileRequest } from '#shared/schemas/deal-file.ts';
+import { DealFileSchema, updateDealFileRequest } from '#shared/deal-files/api/deal-file.ts';
 
 const updateDealFileOperation = defineOperation({
   operationId: 'updateDealFile',

@@ -1,14 +1,14 @@
 import middy from '@middy/core';
-import { toDealFileBody } from '#shared/schemas/deal-file-response.ts';
+import { toDealFileBody } from '#shared/deal-files/api/deal-file-response.ts';
 import { updateDealFile } from '#shared/deal-files/update-deal-file.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
-import { updateDealFileRequest } from '#shared/schemas/deal-file.ts';
-import { documentClient } from '#shared/adapters/aws/dynamodb.ts';
-import { dealFiles } from '#shared/wiring/builders/deal-files.ts';
+import { updateDealFileRequest } from '#shared/deal-files/api/deal-file.ts';
+import { documentClient } from '#shared/storage/aws/dynamodb.ts';
+import { dealFiles } from '#shared/deal-files/adapters/dynamo-deal-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';

@@ -1,8 +1,8 @@
 import { USER_FILE_EXAMPLE, validationFailed } from '#shared/api/examples.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
-import { UserFileSchema } from '#shared/schemas/user-file.ts';
-import { updateUserFileRequest } from '#shared/schemas/user-file-update.ts';
+import { UserFileSchema } from '#shared/user-files/api/user-file.ts';
+import { updateUserFileRequest } from '#shared/user-files/api/user-file-update.ts';
 
 const updateUserFileOperation = defineOperation({
   operationId: 'updateUserFile',

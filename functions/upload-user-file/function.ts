@@ -1,9 +1,9 @@
 import { storageRefused, USER_FILE_EXAMPLE, validationFailed } from '#shared/api/examples.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction, idempotencyRecords } from '#shared/functions/function-declaration.ts';
-import { GatewayMessageSchema } from '#shared/schemas/error-bodies.ts';
-import { uploadUserFileRequest } from '#shared/schemas/user-file-upload.ts';
-import { UserFileSchema } from '#shared/schemas/user-file.ts';
+import { GatewayMessageSchema } from '#shared/http/error-bodies.ts';
+import { uploadUserFileRequest } from '#shared/user-files/api/user-file-upload.ts';
+import { UserFileSchema } from '#shared/user-files/api/user-file.ts';
 
 const uploadUserFileOperation = defineOperation({
   operationId: 'uploadUserFile',

@@ -1,5 +1,5 @@
 import middy from '@middy/core';
-import { IDEMPOTENT_OPERATIONS } from '#shared/adapters/keys.ts';
+import { IDEMPOTENT_OPERATIONS } from '#shared/storage/keys.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
@@ -7,19 +7,19 @@ import { IDEMPOTENCY_HEADER, idempotentPerKey } from '#shared/http/idempotency-k
 import { readForm } from '#shared/http/fastapi/multipart-form.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
-import { uploadUserFileRequest } from '#shared/schemas/user-file-upload.ts';
-import { UPLOAD_FORM_LIMITS } from '#shared/schemas/upload-form-limits.ts';
+import { uploadUserFileRequest } from '#shared/user-files/api/user-file-upload.ts';
+import { UPLOAD_FORM_LIMITS } from '#shared/user-files/api/upload-form-limits.ts';
 import { uploadFingerprint } from '#shared/user-files/upload-fingerprint.ts';
 import { type NewUserFile, uploadUserFile } from '#shared/user-files/upload-user-file.ts';
-import { toUserFileBody } from '#shared/schemas/user-file-response.ts';
+import { toUserFileBody } from '#shared/user-files/api/user-file-response.ts';
 import { recordMetric } from '#shared/observability/metrics.ts';
-import { documentClient, dynamoDbClient } from '#shared/adapters/aws/dynamodb.ts';
-import { s3Client } from '#shared/adapters/aws/s3.ts';
-import { blobs } from '#shared/wiring/builders/blobs.ts';
-import { fileIds } from '#shared/wiring/builders/file-ids.ts';
-import { idempotency } from '#shared/wiring/builders/idempotency.ts';
-import { usage } from '#shared/wiring/builders/usage.ts';
-import { userFiles } from '#shared/wiring/builders/user-files.ts';
+import { documentClient, dynamoDbClient } from '#shared/storage/aws/dynamodb.ts';
+import { s3Client } from '#shared/storage/aws/s3.ts';
+import { blobs } from '#shared/blobs/adapters/s3-blob-store.ts';
+import { fileIds } from '#shared/storage/dynamo-block-id-allocator.ts';
+import { idempotency } from '#shared/storage/idempotency-store.ts';
+import { usage } from '#shared/usage/adapters/dynamo-usage-ledger.ts';
+import { userFiles } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import {

@@ -2,24 +2,24 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import * as z from 'zod';
 import { addDealFile, type DealFileSource } from '#shared/deal-files/add-deal-file.ts';
-import { toDealFileRecord } from '#shared/schemas/deal-file-response.ts';
-import { DynamoGroupRepository } from '#shared/adapters/dynamo-group-repository.ts';
+import { toDealFileRecord } from '#shared/deal-files/api/deal-file-response.ts';
+import { DynamoGroupRepository } from '#shared/groups/adapters/dynamo-group-repository.ts';
 import { addDeal, addGroup, addMember, removeMember } from '#shared/groups/manage-groups.ts';
 import { OperatorRefusal } from './operator-refusal.ts';
 import { MAX_REALTIME_TOKEN_SECONDS } from '#shared/realtime/realtime-config.ts';
 import { withNewKey } from '#shared/realtime/realtime-key-set.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
-import { awsStorage } from '#shared/adapters/aws-reconcile-storage.ts';
+import { awsStorage } from '#shared/reconcile/adapters/aws-reconcile-storage.ts';
 import { reconcileStorage, toUsageRecord } from '#shared/reconcile/reconcile-storage.ts';
-import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
-import { usage } from '#shared/wiring/builders/usage.ts';
-import { DynamoUserItems } from '#shared/adapters/dynamo-user-items.ts';
+import { S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
+import { usage } from '#shared/usage/adapters/dynamo-usage-ledger.ts';
+import { DynamoUserItems } from '#shared/removal/adapters/dynamo-user-items.ts';
 import { eraseUser } from '#shared/removal/erase-user.ts';
-import type { AdapterSources } from '#shared/wiring/adapter-sources.ts';
-import { blobs } from '#shared/wiring/builders/blobs.ts';
-import { dealFiles } from '#shared/wiring/builders/deal-files.ts';
-import { fileIdsInBlocksOf } from '#shared/wiring/builders/file-ids.ts';
-import { userFiles } from '#shared/wiring/builders/user-files.ts';
+import type { AdapterSources } from '#shared/storage/adapter-sources.ts';
+import { blobs } from '#shared/blobs/adapters/s3-blob-store.ts';
+import { dealFiles } from '#shared/deal-files/adapters/dynamo-deal-file-repository.ts';
+import { fileIdsInBlocksOf } from '#shared/storage/dynamo-block-id-allocator.ts';
+import { userFiles } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import {
   fileTypeFlag,
@@ -31,7 +31,7 @@ import {
   switchFlag,
 } from './cli-flags.ts';
 import type { StageTarget } from './stage-target.ts';
-import { S3ScannedObjects } from '#shared/adapters/s3-scanned-objects.ts';
+import { S3ScannedObjects } from '#shared/scanning/adapters/s3-scanned-objects.ts';
 import type { ScannedFile } from '#shared/scanning/file-scans.ts';
 import {
   deleteHeldFile,
@@ -41,7 +41,7 @@ import {
   releaseHeldFile,
   rescanFiles,
 } from '#shared/scanning/held-files.ts';
-import { fileScans } from '#shared/wiring/builders/file-scans.ts';
+import { fileScans } from '#shared/scanning/adapters/dynamo-file-scans.ts';
 
 /**
  * How long an erasure waits for the user's requests under way to end before its last look:

@@ -19,7 +19,7 @@ import {
   FILES_BY_CREATION_INDEX,
   PARTITION_KEY,
   SORT_KEY,
-} from '#shared/adapters/keys.ts';
+} from '#shared/storage/keys.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type RunningEmulator } from './emulators.ts';
 import { freePort } from './free-port.ts';
 import { REPOSITORY_ROOT } from './paths.ts';

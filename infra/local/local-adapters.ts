@@ -1,9 +1,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DOCUMENT_TRANSLATION } from '#shared/adapters/aws/dynamodb.ts';
-import { sdkLogger } from '#shared/adapters/aws/s3.ts';
-import { SlackWebhookChannel } from '#shared/adapters/slack-webhook-channel.ts';
+import { DOCUMENT_TRANSLATION } from '#shared/storage/aws/dynamodb.ts';
+import { sdkLogger } from '#shared/storage/aws/s3.ts';
+import { SlackWebhookChannel } from '#shared/notifications/adapters/slack-webhook-channel.ts';
 import type { MessageQueue } from '#shared/queue/message-queue.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { SERVICE_ADAPTER_BUILDERS } from '#shared/wiring/service-adapter-builders.ts';

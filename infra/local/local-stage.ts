@@ -4,7 +4,7 @@ import { deliverNotificationFunction } from '#functions/deliver-notification/fun
 import { finalizeDirectUploadFunction } from '#functions/finalize-direct-upload/function.ts';
 import { recordScanVerdictFunction } from '#functions/record-scan-verdict/function.ts';
 import { API_ROUTES } from '#functions/service-functions.ts';
-import { DIRECT_UPLOAD_OBJECT_PREFIX } from '#shared/adapters/keys.ts';
+import { DIRECT_UPLOAD_OBJECT_PREFIX } from '#shared/storage/keys.ts';
 import {
   ensureBucket,
   LOCAL_REGION,

@@ -1,5 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
+import { S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
 import type { DownloadSigner, UploadSigner } from '#shared/blobs/blob-store.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import type { S3Event } from 'aws-lambda';
-import { encodeEventKey } from '#shared/adapters/aws/s3-event-key.ts';
+import { encodeEventKey } from '#shared/storage/aws/s3-event-key.ts';
 import type { LocalWiring } from './handler-loader.ts';
 import { asyncInvoker } from './lambda-async-invoke.ts';
 

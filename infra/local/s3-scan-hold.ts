@@ -4,7 +4,7 @@ import {
   SCAN_RELEASED_VALUE,
   SCAN_STATUS_TAG,
   SCANNED_OBJECT_PREFIXES,
-} from '#shared/adapters/keys.ts';
+} from '#shared/storage/keys.ts';
 import { splitTarget } from './s3-request-auth.ts';
 
 /**

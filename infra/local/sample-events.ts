@@ -12,7 +12,7 @@ import type {
 import { API_ROUTES } from '#functions/service-functions.ts';
 import { createRouteMatcher } from '#shared/api/route-matcher.ts';
 import { routeKey } from '#shared/api/routes.ts';
-import { encodeEventKey } from '#shared/adapters/aws/s3-event-key.ts';
+import { encodeEventKey } from '#shared/storage/aws/s3-event-key.ts';
 import { newRequestId, splitTarget, toApiGatewayEvent } from './api-gateway-event.ts';
 import { LOCAL_REGION } from './emulators.ts';
 import { sqsRecordOf } from './in-process-queue.ts';

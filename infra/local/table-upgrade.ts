@@ -10,14 +10,14 @@ import {
   waitUntilTableNotExists,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
-import { batchWriteAll } from '#shared/adapters/aws/batch-write.ts';
+import { batchWriteAll } from '#shared/storage/aws/batch-write.ts';
 import {
   fromDealFileItem,
   fromUserFileItem,
   toDealFileItem,
   toUserFileItem,
-} from '#shared/adapters/items/file-items.ts';
-import { FILE_CREATED_ATTRIBUTE, fileCreatedKey } from '#shared/adapters/keys.ts';
+} from '#shared/storage/file-items.ts';
+import { FILE_CREATED_ATTRIBUTE, fileCreatedKey } from '#shared/storage/keys.ts';
 
 /** The local table is rebuilt in seconds; a wait longer than this means DynamoDB Local is stuck. */
 const MAX_WAIT_SECONDS = 60;

@@ -24,7 +24,7 @@ import {
   FILES_BY_CREATION_INDEX,
   PARTITION_KEY,
   SORT_KEY,
-} from '#shared/adapters/keys.ts';
+} from '#shared/storage/keys.ts';
 import {
   DELIVERY_ATTEMPTS,
   REDRIVE_SLACK,

@@ -5,7 +5,7 @@ import { EventType, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { DIRECT_UPLOAD_OBJECT_PREFIX } from '#shared/adapters/keys.ts';
+import { DIRECT_UPLOAD_OBJECT_PREFIX } from '#shared/storage/keys.ts';
 
 export interface UploadFinalizerProps {
   readonly finalizer: IFunction;

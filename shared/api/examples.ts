@@ -1,7 +1,7 @@
 import type * as z from 'zod';
-import type { DealFileSchema } from '../schemas/deal-file.ts';
-import { HttpValidationErrorSchema } from '../schemas/error-bodies.ts';
-import type { UserFileSchema } from '../schemas/user-file.ts';
+import type { DealFileSchema } from '../deal-files/api/deal-file.ts';
+import { HttpValidationErrorSchema } from '../http/error-bodies.ts';
+import type { UserFileSchema } from '../user-files/api/user-file.ts';
 import { QuotaExceeded } from '../usage/usage.ts';
 import { AccountErased } from '../domain/outcome.ts';
 import { detailAnswer, jsonAnswer, type ResponseDoc } from './operation.ts';

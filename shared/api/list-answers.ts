@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { LIST_TOO_LARGE_DETAIL } from '../http/list-too-large.ts';
-import { MAX_FILES_IN_ONE_ANSWER, MAX_PAGE_SIZE } from '../schemas/list-page.ts';
+import { MAX_FILES_IN_ONE_ANSWER, MAX_PAGE_SIZE } from '../http/list-page.ts';
 import { detailAnswer, type ResponseDoc } from './operation.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import type { RequestSchemas } from '../http/validate-request.ts';
-import { HttpErrorSchema } from '../schemas/error-bodies.ts';
+import { HttpErrorSchema } from '../http/error-bodies.ts';
 
 /** Groups in the reference, in the order it shows them. */
 export const API_TAGS = {

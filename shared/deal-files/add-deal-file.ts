@@ -3,7 +3,7 @@ import { BlobNotFoundError, type BlobStore } from '../blobs/blob-store.ts';
 import { Conflict, NotFound, RuleBroken } from '../domain/outcome.ts';
 import type { DealRef } from '../groups/group.ts';
 import type { GroupRepository } from '../groups/group-repository.ts';
-import type { IdAllocator } from '../ids/id-allocator.ts';
+import type { IdAllocator } from '../domain/file-record.ts';
 import { logger } from '../logger.ts';
 import { newFileScan, standingOf } from '../domain/file-scan.ts';
 import type { FileType } from '../domain/file-type.ts';

@@ -1,5 +1,5 @@
 import type { BlobStore, UploadSigner } from '../blobs/blob-store.ts';
-import type { IdAllocator } from '../ids/id-allocator.ts';
+import type { IdAllocator } from '../domain/file-record.ts';
 import type { FileType } from '../domain/file-type.ts';
 import { type RoomPorts, withExpiredReleased } from '../usage/room.ts';
 import type { DirectUploadRepository } from './direct-upload-repository.ts';

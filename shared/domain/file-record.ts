@@ -19,3 +19,8 @@ export interface FileRecord {
   /** Where its bytes stand with the malware scanner; none if stored before scanning began. */
   readonly scan?: FileScan;
 }
+
+/** Hands out integer ids that are unique across every container and never reused. */
+export interface IdAllocator {
+  next(): Promise<number>;
+}

@@ -11,7 +11,7 @@ import {
   IDEMPOTENT_OPERATIONS,
   idempotencyPartitions,
   PARTITION_PATTERNS,
-} from '../adapters/keys.ts';
+} from '../storage/keys.ts';
 import type { ApiOperation } from '../api/operation.ts';
 import type { HttpMethod } from '../api/routes.ts';
 import type { EnvironmentName } from '../config/environment.ts';

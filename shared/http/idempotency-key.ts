@@ -4,16 +4,8 @@ import {
   IdempotencyValidationError,
   makeIdempotent,
 } from '@aws-lambda-powertools/idempotency';
-import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { Context } from 'aws-lambda';
-import {
-  EXPIRY_ATTRIBUTE,
-  idempotencyPartition,
-  type IdempotentOperation,
-  PARTITION_KEY,
-  SORT_KEY,
-} from '../adapters/keys.ts';
 import { recordMetric } from '../observability/metrics.ts';
 import { ConflictError, RequestValidationError } from './http-errors.ts';
 
@@ -30,10 +22,13 @@ interface IdempotentCall {
   readonly fingerprint: string;
 }
 
-/** Where idempotency records live: the service's table. */
+/**
+ * Where idempotency records live: a store for one operation's records of one caller (the
+ * table's layout is the adapter's, shared/storage/idempotency-store.ts).
+ */
 export interface IdempotencyStore {
-  readonly client: DynamoDBClient;
-  readonly tableName: string;
+  // A method, so that an adapter may take only the operations it lays out.
+  recordsOf(operation: string, userId: number): BasePersistenceLayer;
 }
 
 /** A request as the idempotent call sees it; without a key it simply runs. */
@@ -57,7 +52,7 @@ export type JsonValue =
  * Idempotency-Key draft's codes). Each replay adds to the IdempotentReplays metric.
  */
 export function idempotentPerKey<A, R extends JsonValue>(
-  operation: IdempotentOperation,
+  operation: string,
   work: (argument: A) => Promise<R>,
   store: IdempotencyStore,
 ): (argument: A, request: KeyedRequest, context: Context) => Promise<R> {
@@ -71,14 +66,7 @@ export function idempotentPerKey<A, R extends JsonValue>(
       throwOnNoIdempotencyKey: true,
     });
     config.registerLambdaContext(context);
-    const persistenceStore = new DynamoDBPersistenceLayer({
-      tableName: store.tableName,
-      keyAttr: PARTITION_KEY,
-      sortKeyAttr: SORT_KEY,
-      staticPkValue: idempotencyPartition(operation, userId),
-      expiryAttr: EXPIRY_ATTRIBUTE,
-      awsSdkV3Client: store.client,
-    });
+    const persistenceStore = store.recordsOf(operation, userId);
     return makeIdempotent((argument: A, _call: IdempotentCall): Promise<R> => run(argument), {
       persistenceStore,
       config,

@@ -51,7 +51,7 @@ xray.setAWSWhitelist(RECORDED_PARAMETERS);
 
 /**
  * One X-Ray tracer per container; it traces only inside Lambda (elsewhere every call is a
- * no-op). AWS SDK clients are captured where they are made (`#shared/adapters/aws/`).
+ * no-op). AWS SDK clients are captured where they are made (`#shared/storage/aws/`).
  * Outgoing HTTPS is not captured: the chat webhook's URL is its secret, and a traced request
  * would store it in the trace.
  */

@@ -14,7 +14,7 @@ import {
   ErrorFromEitherSchema,
   GatewayMessageSchema,
   HttpErrorSchema,
-} from '../schemas/error-bodies.ts';
+} from '../http/error-bodies.ts';
 
 /** FastAPI's name for its bearer scheme, which generated clients may already use. */
 const BEARER_SCHEME = 'HTTPBearer';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { BlobStore, BlobVersions } from '../blobs/blob-store.ts';
 import { deleteEveryVersion } from '../blobs/object-versions.ts';
-import type { IdAllocator } from '../ids/id-allocator.ts';
+import type { IdAllocator } from '../domain/file-record.ts';
 import { settleRead } from '../domain/settle-read.ts';
 import { logger } from '../logger.ts';
 import { AccountErased } from '../domain/outcome.ts';

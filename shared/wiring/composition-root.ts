@@ -7,7 +7,7 @@ export type ComposedAdapters<B> = {
  * The composition root: the adapters named by `builders`, each built from `sources` the first
  * time it is read and kept from then on, so a handler builds, and a bundle holds, only the
  * adapters it takes. Every caller builds its adapters here: the Lambda entries with the
- * builders they need (`./builders/`), and the local stage, the operator CLI and the bench
+ * builders they need (each beside its adapter, in its feature's `adapters/`), and the local stage, the operator CLI and the bench
  * with the whole set (`SERVICE_ADAPTER_BUILDERS`) or a part of it, overriding only what they
  * must by putting a builder of their own under the same name. A source a builder needs and
  * `sources` lacks does not compile.

@@ -4,7 +4,7 @@ import type { DealFileRepository } from '../deal-files/deal-file-repository.ts';
 import type { DirectUploadRepository } from '../direct-uploads/direct-upload-repository.ts';
 import type { DealRoleReader } from '../groups/deal-roles.ts';
 import type { IdempotencyStore } from '../http/idempotency-key.ts';
-import type { IdAllocator } from '../ids/id-allocator.ts';
+import type { IdAllocator } from '../domain/file-record.ts';
 import type { ChatChannel } from '../notifications/chat-channel.ts';
 import type { NotificationRepository } from '../notifications/notification-repository.ts';
 import type { TokenBuckets } from '../notifications/token-buckets.ts';

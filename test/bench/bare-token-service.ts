@@ -7,8 +7,8 @@
  * Prints its URL, then serves until SIGTERM.
  */
 import { createServer } from 'node:http';
-import { batchGetAll } from '#shared/adapters/aws/batch-get.ts';
-import { dealKey, memberKey } from '#shared/adapters/dynamo-group-repository.ts';
+import { batchGetAll } from '#shared/storage/aws/batch-get.ts';
+import { dealKey, memberKey } from '#shared/groups/adapters/dynamo-group-repository.ts';
 import { parseRoomId } from '#shared/realtime/room-id.ts';
 import { withNewKey } from '#shared/realtime/realtime-key-set.ts';
 import { signRealtimeToken } from '#shared/realtime/sign-realtime-token.ts';

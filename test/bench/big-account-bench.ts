@@ -4,8 +4,8 @@
  * through the `Link` headers, each page's size against Lambda's 6 MB.
  */
 import { LOCAL_TABLE } from '#infra/local/local-stage.ts';
-import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
-import { userFileObjectKey } from '#shared/adapters/keys.ts';
+import { toUserFileItem } from '#shared/storage/file-items.ts';
+import { userFileObjectKey } from '#shared/storage/keys.ts';
 import { LAMBDA_MAX_RESPONSE_BYTES } from '#shared/http/answer-size.ts';
 import { putItems } from '#test/support/put-items.ts';
 import { floorClient } from './floor-client.ts';

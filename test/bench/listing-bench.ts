@@ -8,8 +8,8 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_TABLE } from '#infra/local/local-stage.ts';
-import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
-import { FILES_BY_CREATION_INDEX, PARTITION_KEY, userPartition } from '#shared/adapters/keys.ts';
+import { toUserFileItem } from '#shared/storage/file-items.ts';
+import { FILES_BY_CREATION_INDEX, PARTITION_KEY, userPartition } from '#shared/storage/keys.ts';
 import { putItems } from '#test/support/put-items.ts';
 import { floorClient } from './floor-client.ts';
 import { type Figure, figureLine, FIGURE_HEADER, median, spreadOf, timed } from './figures.ts';

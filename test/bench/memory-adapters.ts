@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { userFileObjectKey } from '#shared/adapters/keys.ts';
+import { userFileObjectKey } from '#shared/storage/keys.ts';
 import { BlobChangedError, BlobNotFoundError } from '#shared/blobs/blob-store.ts';
 import type { DealFile } from '#shared/deal-files/deal-file.ts';
 import { completableUntil, type DirectUpload } from '#shared/direct-uploads/direct-upload.ts';
@@ -17,7 +17,7 @@ import type { RealtimeKeySet } from '#shared/realtime/realtime-key-set.ts';
 import type { SubmissionNotification } from '#shared/notifications/submission-notification.ts';
 import { oneFile, quotaRefusal, type Storage, type Usage } from '#shared/usage/usage.ts';
 import type { UserFile } from '#shared/user-files/user-file.ts';
-import { idempotency } from '#shared/wiring/builders/idempotency.ts';
+import { idempotency } from '#shared/storage/idempotency-store.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
 

@@ -14,14 +14,14 @@
  */
 import { Agent, request as httpRequest } from 'node:http';
 import { LOCAL_TABLE } from '#infra/local/local-stage.ts';
-import { batchGetAll } from '#shared/adapters/aws/batch-get.ts';
+import { batchGetAll } from '#shared/storage/aws/batch-get.ts';
 import {
   dealKey,
   memberKey,
   toDealItem,
   toGroupItem,
   toMemberItem,
-} from '#shared/adapters/dynamo-group-repository.ts';
+} from '#shared/groups/adapters/dynamo-group-repository.ts';
 import { putItems } from '#test/support/put-items.ts';
 import { floorClient } from './floor-client.ts';
 import { type Figure, figureLine, FIGURE_HEADER, spreadOf, timed } from './figures.ts';

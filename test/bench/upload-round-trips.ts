@@ -20,11 +20,11 @@ import {
   s3ClientOptions,
 } from '#infra/local/emulators.ts';
 import { LOCAL_BUCKET } from '#infra/local/local-stage.ts';
-import { DynamoBlockIdAllocator } from '#shared/adapters/dynamo-block-id-allocator.ts';
-import { DynamoUsageLedger } from '#shared/adapters/dynamo-usage-ledger.ts';
-import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
-import { FILE_ID_SEQUENCE } from '#shared/adapters/keys.ts';
-import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
+import { DynamoBlockIdAllocator } from '#shared/storage/dynamo-block-id-allocator.ts';
+import { DynamoUsageLedger } from '#shared/usage/adapters/dynamo-usage-ledger.ts';
+import { DynamoUserFileRepository } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
+import { FILE_ID_SEQUENCE } from '#shared/storage/keys.ts';
+import { S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
 import { uploadUserFile } from '#shared/user-files/upload-user-file.ts';
 import { type Figure, figureLine, FIGURE_HEADER } from './figures.ts';
 

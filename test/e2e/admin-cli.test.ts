@@ -8,8 +8,8 @@ import { runAdmin } from '#infra/admin/run-admin.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { stageRecordOf } from '#infra/local/stage-lock.ts';
-import { dealFileObjectKey, userFileObjectKey } from '#shared/adapters/keys.ts';
-import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
+import { dealFileObjectKey, userFileObjectKey } from '#shared/storage/keys.ts';
+import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 import { eventually } from '#test/support/eventually.ts';
 import {

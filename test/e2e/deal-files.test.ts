@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dealFileObjectKey } from '#shared/adapters/keys.ts';
+import { dealFileObjectKey } from '#shared/storage/keys.ts';
 import type { DealFile } from '#shared/deal-files/deal-file.ts';
 import { dealFile, dealFileBody, seedDeals } from '#test/support/deal-fixtures.ts';
 import { expectRefused } from '#test/support/expect-refused.ts';

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_ROUTES } from '#functions/service-functions.ts';
-import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
+import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { launchChromium } from '#test/support/chromium.ts';
 import { patient } from '#test/support/patience.ts';
 import { useTestStage } from '#test/support/test-stage.ts';

@@ -4,9 +4,9 @@
  * bytes are gone; and every answer the user got is a stored file or the erased refusal.
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { DynamoGroupRepository } from '#shared/adapters/dynamo-group-repository.ts';
-import { DynamoUserItems } from '#shared/adapters/dynamo-user-items.ts';
-import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
+import { DynamoGroupRepository } from '#shared/groups/adapters/dynamo-group-repository.ts';
+import { DynamoUserItems } from '#shared/removal/adapters/dynamo-user-items.ts';
+import { S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
 import { eraseUser } from '#shared/removal/erase-user.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { expectRefused } from '#test/support/expect-refused.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
+import { toUserFileItem } from '#shared/storage/file-items.ts';
 import type { UserFile } from '#shared/user-files/user-file.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 

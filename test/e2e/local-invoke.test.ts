@@ -19,7 +19,7 @@ import { createLambdaInvokeApi } from '#infra/local/lambda-invoke-api.ts';
 import { chatLogFile, type LocalStage, startLocalStage } from '#infra/local/local-stage.ts';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { stageRecordOf, writeStageRecord } from '#infra/local/stage-lock.ts';
-import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
+import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { notifySubmission } from '#shared/notifications/notify-submission.ts';
 import { notifyRule } from '#shared/notifications/token-buckets.ts';
 import {

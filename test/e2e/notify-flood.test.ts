@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
+import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { readEnvironment } from '#shared/config/environment.ts';
 import { TOO_MANY_NOTIFICATIONS } from '#shared/notifications/notify-submission.ts';
 import { eventually } from '#test/support/eventually.ts';

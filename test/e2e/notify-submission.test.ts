@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
+import { toUserFileItem } from '#shared/storage/file-items.ts';
 import type { FileType } from '#shared/domain/file-type.ts';
 import { expectRefused } from '#test/support/expect-refused.ts';
 import { multipartBody } from '#test/support/multipart.ts';

@@ -21,7 +21,7 @@ import { LOCAL_TABLE } from '#infra/local/local-stage.ts';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { registerRunningStage } from '#infra/local/data-folder.ts';
 import { readStageRecord, stageRecordPath, type StageRecord } from '#infra/local/stage-lock.ts';
-import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
+import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { undocumented } from '#test/support/contract-check.ts';
 import type { DirectUploadTicket } from '#test/support/fastapi-bodies.ts';
 import { uploadForm } from '#test/support/multipart.ts';

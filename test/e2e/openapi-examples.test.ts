@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { toDealFileItem, toUserFileItem } from '#shared/adapters/items/file-items.ts';
+import { toDealFileItem, toUserFileItem } from '#shared/storage/file-items.ts';
 import {
   DEAL_FILE_EXAMPLE,
   EXAMPLE_BUCKET,

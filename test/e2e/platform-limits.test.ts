@@ -2,7 +2,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
+import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { LIST_TOO_LARGE_DETAIL } from '#shared/http/list-too-large.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import {

@@ -3,7 +3,11 @@ import { base64url, decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT }
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { realtimeKeysFile } from '#infra/local/local-stage.ts';
-import { toDealItem, toGroupItem, toMemberItem } from '#shared/adapters/dynamo-group-repository.ts';
+import {
+  toDealItem,
+  toGroupItem,
+  toMemberItem,
+} from '#shared/groups/adapters/dynamo-group-repository.ts';
 import { FileKeyStore } from '#infra/local/file-key-store.ts';
 import { signRealtimeToken } from '#shared/realtime/sign-realtime-token.ts';
 import { patient } from '#test/support/patience.ts';

@@ -1,6 +1,10 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { toDealItem, toGroupItem, toMemberItem } from '#shared/adapters/dynamo-group-repository.ts';
+import {
+  toDealItem,
+  toGroupItem,
+  toMemberItem,
+} from '#shared/groups/adapters/dynamo-group-repository.ts';
 import type { Role } from '#shared/groups/group.ts';
 import { expectRefused } from '#test/support/expect-refused.ts';
 import { useTestStage } from '#test/support/test-stage.ts';

@@ -5,7 +5,7 @@
  */
 import { ListObjectVersionsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { toDirectUploadItem } from '#shared/adapters/dynamo-direct-upload-repository.ts';
+import { toDirectUploadItem } from '#shared/direct-uploads/adapters/dynamo-direct-upload-repository.ts';
 import { expectRefused as refused } from '#test/support/expect-refused.ts';
 import type { DirectUploadTicket, UserFileBody } from '#test/support/fastapi-bodies.ts';
 import { uploadForm } from '#test/support/multipart.ts';

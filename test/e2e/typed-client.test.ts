@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
+import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { patient } from '#test/support/patience.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 

@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { FilePart } from '#shared/http/fastapi/file-part.ts';
 import { readForm } from '#shared/http/fastapi/multipart-form.ts';
-import { UPLOAD_FORM_LIMITS } from '#shared/schemas/upload-form-limits.ts';
+import { UPLOAD_FORM_LIMITS } from '#shared/user-files/api/upload-form-limits.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import { multipartBody, uploadForm } from '#test/support/multipart.ts';
 import { expectRefused as refused } from '#test/support/expect-refused.ts';

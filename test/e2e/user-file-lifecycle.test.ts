@@ -4,7 +4,7 @@
  * delete whose bytes will not go can be shown to keep its record.
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { attachmentDisposition } from '#shared/adapters/content-disposition.ts';
+import { attachmentDisposition } from '#shared/blobs/adapters/content-disposition.ts';
 import { type FaultProxy, S3_INTERNAL_ERROR, startFaultProxy } from '#test/support/fault-proxy.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { expectRefused as refused } from '#test/support/expect-refused.ts';

@@ -4,8 +4,8 @@
  * that says how to page, never the platform's 500.
  */
 import { describe, expect, it } from 'vitest';
-import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
-import { userFileObjectKey } from '#shared/adapters/keys.ts';
+import { toUserFileItem } from '#shared/storage/file-items.ts';
+import { userFileObjectKey } from '#shared/storage/keys.ts';
 import { LIST_TOO_LARGE_DETAIL } from '#shared/http/list-too-large.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 

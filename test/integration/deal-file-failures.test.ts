@@ -4,16 +4,16 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBucket } from '#infra/local/emulators.ts';
 import { ensureTable } from '#infra/local/dynamodb-local.ts';
-import { batchGetAll } from '#shared/adapters/aws/batch-get.ts';
-import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
-import { dealFileObjectKey, userFileObjectKey } from '#shared/adapters/keys.ts';
+import { batchGetAll } from '#shared/storage/aws/batch-get.ts';
+import { S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
+import { dealFileObjectKey, userFileObjectKey } from '#shared/storage/keys.ts';
 import { addDealFile } from '#shared/deal-files/add-deal-file.ts';
 import { deleteDealFile } from '#shared/deal-files/delete-deal-file.ts';
 import {
   dealFileKey,
   DynamoDealFileRepository,
-} from '#shared/adapters/dynamo-deal-file-repository.ts';
-import { toDealFileItem } from '#shared/adapters/items/file-items.ts';
+} from '#shared/deal-files/adapters/dynamo-deal-file-repository.ts';
+import { toDealFileItem } from '#shared/storage/file-items.ts';
 import type { DealFileRepository } from '#shared/deal-files/deal-file-repository.ts';
 import { updateDealFile } from '#shared/deal-files/update-deal-file.ts';
 import {
@@ -23,11 +23,11 @@ import {
   toDealItem,
   toGroupItem,
   toMemberItem,
-} from '#shared/adapters/dynamo-group-repository.ts';
+} from '#shared/groups/adapters/dynamo-group-repository.ts';
 import { AccessDenied, NotFound } from '#shared/domain/outcome.ts';
-import { DynamoBlockIdAllocator } from '#shared/adapters/dynamo-block-id-allocator.ts';
-import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
-import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
+import { DynamoBlockIdAllocator } from '#shared/storage/dynamo-block-id-allocator.ts';
+import { DynamoUserFileRepository } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
+import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { dealFile } from '#test/support/deal-fixtures.ts';
 import { failing, storedIn } from '#test/support/faults.ts';
 import { putItems } from '#test/support/put-items.ts';

@@ -7,11 +7,11 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensureBucket } from '#infra/local/emulators.ts';
 import { ensureTable } from '#infra/local/dynamodb-local.ts';
-import { DynamoBlockIdAllocator } from '#shared/adapters/dynamo-block-id-allocator.ts';
-import { DynamoDirectUploadRepository } from '#shared/adapters/dynamo-direct-upload-repository.ts';
-import { DynamoUsageLedger } from '#shared/adapters/dynamo-usage-ledger.ts';
-import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
-import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
+import { DynamoBlockIdAllocator } from '#shared/storage/dynamo-block-id-allocator.ts';
+import { DynamoDirectUploadRepository } from '#shared/direct-uploads/adapters/dynamo-direct-upload-repository.ts';
+import { DynamoUsageLedger } from '#shared/usage/adapters/dynamo-usage-ledger.ts';
+import { DynamoUserFileRepository } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
+import { S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
 import {
   completeDirectUpload,
   judgeUploadedBytes,

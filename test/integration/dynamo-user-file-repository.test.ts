@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable } from '#infra/local/dynamodb-local.ts';
-import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
-import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
+import { DynamoUserFileRepository } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
+import { toUserFileItem } from '#shared/storage/file-items.ts';
 import type { UserFile } from '#shared/user-files/user-file.ts';
 import { putItems } from '#test/support/put-items.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';

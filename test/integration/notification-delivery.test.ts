@@ -2,16 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, beforeEach, afterAll, describe, expect, it } from 'vitest';
 import { ensureTable } from '#infra/local/dynamodb-local.ts';
-import { chatChannelBucketKey } from '#shared/adapters/keys.ts';
+import { chatChannelBucketKey } from '#shared/storage/keys.ts';
 import { deliverNotification } from '#shared/notifications/deliver-notification.ts';
 import type { DeliveryRules } from '#shared/notifications/delivery-rules.ts';
-import { DynamoNotificationRepository } from '#shared/adapters/dynamo-notification-repository.ts';
-import { DynamoTokenBuckets } from '#shared/adapters/dynamo-token-buckets.ts';
+import { DynamoNotificationRepository } from '#shared/notifications/adapters/dynamo-notification-repository.ts';
+import { DynamoTokenBuckets } from '#shared/notifications/adapters/dynamo-token-buckets.ts';
 import { notifySubmission } from '#shared/notifications/notify-submission.ts';
 import {
   SlackWebhookChannel,
   WebhookNotConfigured,
-} from '#shared/adapters/slack-webhook-channel.ts';
+} from '#shared/notifications/adapters/slack-webhook-channel.ts';
 import {
   NOTIFICATION_STATUSES,
   notificationMessageBody,
@@ -19,8 +19,8 @@ import {
 } from '#shared/notifications/submission-notification.ts';
 import type { ChatChannel, PostOutcome } from '#shared/notifications/chat-channel.ts';
 import { type DeliveryEvent, nextStatus } from '#shared/notifications/delivery-transitions.ts';
-import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
-import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
+import { DynamoUserFileRepository } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
+import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { patient } from '#test/support/patience.ts';
 import { answerLost, failing } from '#test/support/faults.ts';
 import { putItems } from '#test/support/put-items.ts';

@@ -15,7 +15,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import type { RunningS3rver } from '#infra/local/emulators.ts';
-import { listAllObjects } from '#shared/adapters/aws/list-all-objects.ts';
+import { listAllObjects } from '#shared/storage/aws/list-all-objects.ts';
 import { patient } from '#test/support/patience.ts';
 import { signedS3Request } from '#test/support/signed-s3-request.ts';
 

@@ -3,7 +3,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
 import { parseKeySet, withNewKey } from '#shared/realtime/realtime-key-set.ts';
-import { SecretsManagerKeyStore } from '#shared/adapters/secrets-manager-key-store.ts';
+import { SecretsManagerKeyStore } from '#shared/realtime/adapters/secrets-manager-key-store.ts';
 
 /**
  * Secrets Manager's JSON protocol, just GetSecretValue and PutSecretValue on one secret: no

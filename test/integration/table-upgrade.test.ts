@@ -3,8 +3,8 @@ import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamo
 import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureTable, tableDefinition } from '#infra/local/dynamodb-local.ts';
-import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
-import { FILE_CREATED_ATTRIBUTE, FILES_BY_CREATION_INDEX } from '#shared/adapters/keys.ts';
+import { DynamoUserFileRepository } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
+import { FILE_CREATED_ATTRIBUTE, FILES_BY_CREATION_INDEX } from '#shared/storage/keys.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';
 
 const { dynamodb, dynamodbEndpoint } = emulatorClients();

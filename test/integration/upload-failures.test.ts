@@ -5,14 +5,15 @@ import { ensureBucket, LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emul
 import { ensureTable } from '#infra/local/dynamodb-local.ts';
 import { localLambdaContext } from '#infra/local/lambda-context.ts';
 import { idempotentPerKey } from '#shared/http/idempotency-key.ts';
-import { IDEMPOTENT_OPERATIONS } from '#shared/adapters/keys.ts';
-import { S3BlobStore } from '#shared/adapters/s3-blob-store.ts';
+import { idempotency } from '#shared/storage/idempotency-store.ts';
+import { IDEMPOTENT_OPERATIONS } from '#shared/storage/keys.ts';
+import { S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
 import { completeDirectUpload } from '#shared/direct-uploads/complete-direct-upload.ts';
-import { DynamoDirectUploadRepository } from '#shared/adapters/dynamo-direct-upload-repository.ts';
+import { DynamoDirectUploadRepository } from '#shared/direct-uploads/adapters/dynamo-direct-upload-repository.ts';
 import { startDirectUpload } from '#shared/direct-uploads/start-direct-upload.ts';
-import { DynamoBlockIdAllocator } from '#shared/adapters/dynamo-block-id-allocator.ts';
-import { DynamoUsageLedger } from '#shared/adapters/dynamo-usage-ledger.ts';
-import { DynamoUserFileRepository } from '#shared/adapters/dynamo-user-file-repository.ts';
+import { DynamoBlockIdAllocator } from '#shared/storage/dynamo-block-id-allocator.ts';
+import { DynamoUsageLedger } from '#shared/usage/adapters/dynamo-usage-ledger.ts';
+import { DynamoUserFileRepository } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { uploadUserFile } from '#shared/user-files/upload-user-file.ts';
 import { answerLost, failing, storedIn } from '#test/support/faults.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';
@@ -138,7 +139,7 @@ describe('an Idempotency-Key repeated while the first request runs', () => {
         await running;
         return { value };
       },
-      { client: dynamoClient, tableName: name },
+      idempotency({ dynamodb: () => dynamoClient, TABLE_NAME: name }),
     );
     const call = { userId: 1, key: 'k', fingerprint: () => 'f' };
     const first = once('first', call, localLambdaContext('test', 10_000));

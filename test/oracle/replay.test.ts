@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { toUserFileItem } from '#shared/adapters/items/file-items.ts';
+import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { dealFile, seedDeals } from '#test/support/deal-fixtures.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 import { DELIBERATE_DIFFERENCES } from './deliberate-differences.ts';

@@ -1,8 +1,12 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { dealFileObjectKey } from '#shared/adapters/keys.ts';
+import { dealFileObjectKey } from '#shared/storage/keys.ts';
 import type { DealFile } from '#shared/deal-files/deal-file.ts';
-import { toDealFileItem } from '#shared/adapters/items/file-items.ts';
-import { toDealItem, toGroupItem, toMemberItem } from '#shared/adapters/dynamo-group-repository.ts';
+import { toDealFileItem } from '#shared/storage/file-items.ts';
+import {
+  toDealItem,
+  toGroupItem,
+  toMemberItem,
+} from '#shared/groups/adapters/dynamo-group-repository.ts';
 import type { Role } from '#shared/groups/group.ts';
 import type { TestStage } from './test-stage.ts';
 

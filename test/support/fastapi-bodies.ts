@@ -3,8 +3,8 @@
  * parity suite records), so no test spells an enum message or a 404 body of its own.
  */
 import type { z } from 'zod';
-import type { DirectUploadTicketSchema } from '#shared/schemas/direct-upload.ts';
-import type { UserFileSchema } from '#shared/schemas/user-file.ts';
+import type { DirectUploadTicketSchema } from '#shared/direct-uploads/api/direct-upload.ts';
+import type { UserFileSchema } from '#shared/user-files/api/user-file.ts';
 
 /** What the caller may not see. */
 export const NOT_FOUND = { detail: 'Not Found' } as const;

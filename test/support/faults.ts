@@ -1,6 +1,6 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
-import { listAllObjects } from '#shared/adapters/aws/list-all-objects.ts';
+import { listAllObjects } from '#shared/storage/aws/list-all-objects.ts';
 
 /** A fault we cannot cause for real: this one call fails, everything else is real. */
 export const failing = <T extends object>(target: T, method: keyof T): T =>

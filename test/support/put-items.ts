@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { batchWriteAll } from '#shared/adapters/aws/batch-write.ts';
+import { batchWriteAll } from '#shared/storage/aws/batch-write.ts';
 
 /** Seeds a table 25 items a call, retrying whatever DynamoDB leaves unprocessed. */
 export async function putItems(

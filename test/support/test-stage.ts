@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import { listAllObjects } from '#shared/adapters/aws/list-all-objects.ts';
+import { listAllObjects } from '#shared/storage/aws/list-all-objects.ts';
 import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { s3ClientOptions } from '#infra/local/emulators.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';

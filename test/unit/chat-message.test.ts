@@ -16,7 +16,7 @@ import {
   MAX_FILES_PER_NOTIFICATION,
   MAX_FUND_NAME_LENGTH,
   MAX_NOTIFY_MESSAGE_LENGTH,
-} from '#shared/schemas/notify-submission.ts';
+} from '#shared/notifications/api/notify-submission.ts';
 
 const notification = (overrides: Partial<SubmissionNotification>): SubmissionNotification => ({
   ...newSubmissionNotification({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { userFiles } from '#shared/wiring/builders/user-files.ts';
+import { userFiles } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { SERVICE_ADAPTER_BUILDERS } from '#shared/wiring/service-adapter-builders.ts';
 

@@ -4,7 +4,7 @@ import { contentTypeOf } from '#shared/http/fastapi/content-type.ts';
 import { FilePart } from '#shared/http/fastapi/file-part.ts';
 import { readJsonBody } from '#shared/http/fastapi/json-body.ts';
 import { readForm } from '#shared/http/fastapi/multipart-form.ts';
-import { UPLOAD_FORM_LIMITS } from '#shared/schemas/upload-form-limits.ts';
+import { UPLOAD_FORM_LIMITS } from '#shared/user-files/api/upload-form-limits.ts';
 
 /** The event our gateway (as API Gateway) builds from these Content-Type header lines. */
 const eventWith = (contentTypes: readonly string[], body: string) =>

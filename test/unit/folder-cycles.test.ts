@@ -9,10 +9,16 @@ const sources = (folder: string): string[] =>
     .filter((file) => file.endsWith('.ts'))
     .map((file) => join(REPOSITORY_ROOT, folder, file));
 
-/** `shared/<folder>` for a file in shared/, else the top-level folder. */
+/**
+ * `shared/<folder>` for a file in shared/, and `shared/<feature>/adapters` or `…/api` for a
+ * feature's edges: a feature's domain, its adapters and its HTTP schemas are layers apart (one
+ * feature's adapters may build on another's while their use cases import the other way), so
+ * each is a folder of its own. Else the top-level folder.
+ */
 const folderOf = (path: string): string => {
-  const [top = '', second = ''] = relative(REPOSITORY_ROOT, path).split('/');
-  return top === 'shared' ? `shared/${second}` : top;
+  const [top = '', second = '', third = ''] = relative(REPOSITORY_ROOT, path).split('/');
+  if (top !== 'shared') return top;
+  return third === 'adapters' || third === 'api' ? `shared/${second}/${third}` : `shared/${second}`;
 };
 
 /** Which folders each folder imports from (relative and `#` alias imports). */

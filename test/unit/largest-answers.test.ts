@@ -14,16 +14,16 @@ import type { DealFile } from '#shared/deal-files/deal-file.ts';
 import { DOCS_ASSET_NAMES } from '#shared/docs/swagger-ui-assets.ts';
 import { LAMBDA_MAX_RESPONSE_BYTES, resultBytes } from '#shared/http/answer-size.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
-import { MAX_ROOMS_PER_TOKEN } from '#shared/schemas/realtime-token.ts';
+import { MAX_ROOMS_PER_TOKEN } from '#shared/realtime/api/realtime-token.ts';
 import {
   MAX_FILES_PER_NOTIFICATION,
   MAX_NOTIFY_MESSAGE_LENGTH,
   MAX_FUND_NAME_LENGTH,
-} from '#shared/schemas/notify-submission.ts';
-import { MAX_PAGE_SIZE } from '#shared/schemas/list-page.ts';
-import { toDealFileBody } from '#shared/schemas/deal-file-response.ts';
-import { toAcceptedBody, toStatusBody } from '#shared/schemas/notification-response.ts';
-import { toUserFileBody } from '#shared/schemas/user-file-response.ts';
+} from '#shared/notifications/api/notify-submission.ts';
+import { MAX_PAGE_SIZE } from '#shared/http/list-page.ts';
+import { toDealFileBody } from '#shared/deal-files/api/deal-file-response.ts';
+import { toAcceptedBody, toStatusBody } from '#shared/notifications/api/notification-response.ts';
+import { toUserFileBody } from '#shared/user-files/api/user-file-response.ts';
 import { ROOM_ID_MAX_LENGTH } from '#shared/realtime/room-id.ts';
 import { signRealtimeToken } from '#shared/realtime/sign-realtime-token.ts';
 import { publicJwkOf, withNewKey } from '#shared/realtime/realtime-key-set.ts';

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createHandler } from '#functions/list-user-files/handler.ts';
 import { LIST_TOO_LARGE_DETAIL } from '#shared/http/list-too-large.ts';
-import { MAX_FILES_IN_ONE_ANSWER } from '#shared/schemas/list-page.ts';
+import { MAX_FILES_IN_ONE_ANSWER } from '#shared/http/list-page.ts';
 import type { UserFileRepository } from '#shared/user-files/user-file-repository.ts';
 import { apiEvent, bodyOf, lambdaContext } from '#test/support/api-events.ts';
 import { listUserFiles } from '#shared/user-files/list-user-files.ts';
 import type { UserFile } from '#shared/user-files/user-file.ts';
-import { toUserFileBody } from '#shared/schemas/user-file-response.ts';
+import { toUserFileBody } from '#shared/user-files/api/user-file-response.ts';
 
 const file = (id: number, createdAt: string): UserFile => ({
   id,

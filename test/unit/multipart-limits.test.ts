@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FilePart } from '#shared/http/fastapi/file-part.ts';
 import { HttpError } from '#shared/http/http-errors.ts';
 import { parseOptionsHeader, readForm } from '#shared/http/fastapi/multipart-form.ts';
-import { UPLOAD_FORM_LIMITS } from '#shared/schemas/upload-form-limits.ts';
+import { UPLOAD_FORM_LIMITS } from '#shared/user-files/api/upload-form-limits.ts';
 
 /** What the upload route answers for a body: its form, or the refusal's status and body. */
 function read(body: string, contentType: string) {

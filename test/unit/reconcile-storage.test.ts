@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { storedItem } from '#shared/adapters/aws-reconcile-storage.ts';
+import { storedItem } from '#shared/reconcile/adapters/aws-reconcile-storage.ts';
 import { BlobNotFoundError } from '#shared/blobs/blob-store.ts';
 import { AccountErased } from '#shared/domain/outcome.ts';
 import { reconcileStorage, type StoragePorts } from '#shared/reconcile/reconcile-storage.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { httpEvent, s3PutEvent, sqsEvent } from '#infra/local/sample-events.ts';
-import { decodeEventKey } from '#shared/adapters/aws/s3-event-key.ts';
+import { decodeEventKey } from '#shared/storage/aws/s3-event-key.ts';
 
 describe('httpEvent: the payload 2.0 event, as the local gateway builds it', () => {
   it('takes the route, its path parameters, the query and the claims from the table', () => {

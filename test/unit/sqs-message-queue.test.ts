@@ -1,6 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { SqsMessageQueue } from '#shared/adapters/sqs-message-queue.ts';
+import { SqsMessageQueue } from '#shared/queue/adapters/sqs-message-queue.ts';
 
 /** SQS is not on these machines; what matters here is the request each call makes. */
 function recordingClient() {

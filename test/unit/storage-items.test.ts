@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { fromDirectUploadItem } from '#shared/adapters/items/direct-upload-item.ts';
+import { fromDirectUploadItem } from '#shared/storage/direct-upload-item.ts';
 import {
   fromDealFileItem,
   fromUserFileItem,
   toDealFileItem,
   toUserFileItem,
-} from '#shared/adapters/items/file-items.ts';
-import { fromNotificationItem } from '#shared/adapters/items/notification-item.ts';
+} from '#shared/storage/file-items.ts';
+import { fromNotificationItem } from '#shared/notifications/adapters/notification-item.ts';
 import type { DealFile } from '#shared/deal-files/deal-file.ts';
 import type { UserFile } from '#shared/user-files/user-file.ts';
 

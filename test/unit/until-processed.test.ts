@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { sendUntilProcessed } from '#shared/adapters/aws/until-processed.ts';
+import { sendUntilProcessed } from '#shared/storage/aws/until-processed.ts';
 
 afterEach(() => {
   vi.useRealTimers();

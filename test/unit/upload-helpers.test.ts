@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { decodeEventKey, encodeEventKey } from '#shared/adapters/aws/s3-event-key.ts';
+import { decodeEventKey, encodeEventKey } from '#shared/storage/aws/s3-event-key.ts';
 import {
   directUploadObjectKey,
   parseDirectUploadObjectKey,
   userFileObjectKey,
-} from '#shared/adapters/keys.ts';
+} from '#shared/storage/keys.ts';
 import { metadataValue } from '#shared/direct-uploads/start-direct-upload.ts';
-import { attachmentDisposition } from '#shared/adapters/content-disposition.ts';
+import { attachmentDisposition } from '#shared/blobs/adapters/content-disposition.ts';
 import { FilePart } from '#shared/http/fastapi/file-part.ts';
 import { readForm } from '#shared/http/fastapi/multipart-form.ts';
-import { UPLOAD_FORM_LIMITS } from '#shared/schemas/upload-form-limits.ts';
+import { UPLOAD_FORM_LIMITS } from '#shared/user-files/api/upload-form-limits.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 
 const event = (form: { body: Buffer; contentType: string }) => ({

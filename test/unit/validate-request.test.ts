@@ -5,7 +5,7 @@ import type { ApiEvent } from '#shared/http/api-event.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
-import { FileTypeSchema } from '#shared/schemas/file-type.ts';
+import { FileTypeSchema } from '#shared/http/file-type-schema.ts';
 import { pyBoundedInt, pyInt } from '#shared/http/fastapi/pydantic-fields.ts';
 import { apiEvent, bodyOf, lambdaContext } from '#test/support/api-events.ts';
 

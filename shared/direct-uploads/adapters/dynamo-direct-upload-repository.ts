@@ -1,0 +1,314 @@
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  TransactionConflictException,
+} from '@aws-sdk/client-dynamodb';
+import { AccountErased } from '../../domain/outcome.ts';
+import { conditionNotErased, putNewItem } from '../../storage/aws/conditional-writes.ts';
+import { conditionsFailed, failedAt, transactWrite } from '../../storage/aws/transactions.ts';
+import {
+  adding,
+  removing,
+  transactCounted,
+  usageUpdate,
+} from '../../usage/adapters/dynamo-usage-ledger.ts';
+import {
+  directUploadSortKey,
+  EXPIRY_ATTRIBUTE,
+  PARTITION_KEY,
+  SORT_KEY,
+  userPartition,
+} from '../../storage/keys.ts';
+import { fromDirectUploadItem } from '../../storage/direct-upload-item.ts';
+import { toUserFileItem } from '../../storage/file-items.ts';
+import type { StorageLimits } from '../../usage/usage.ts';
+import { oneFile } from '../../usage/usage.ts';
+import type { UserFile } from '../../user-files/user-file.ts';
+import {
+  completableUntil,
+  type CompletionClaim,
+  type DirectUpload,
+  type DirectUploadRejection,
+} from '../direct-upload.ts';
+import type { DirectUploadRepository } from '../direct-upload-repository.ts';
+import type { AdapterSources } from '../../storage/adapter-sources.ts';
+
+const keyOf = (userId: number, fileId: number) => ({
+  [PARTITION_KEY]: userPartition(userId),
+  [SORT_KEY]: directUploadSortKey(fileId),
+});
+
+export const toDirectUploadItem = (upload: DirectUpload) => ({
+  ...keyOf(upload.userId, upload.id),
+  entity: 'DirectUpload',
+  id: upload.id,
+  user_id: upload.userId,
+  name: upload.name,
+  type: upload.type,
+  content_type: upload.contentType,
+  declared_size: upload.declaredSize,
+  ...(upload.sha256 === undefined ? {} : { sha256: upload.sha256 }),
+  ...(upload.reserved ? { reserved: true } : {}),
+  created_at: upload.createdAt,
+  expires_at: upload.expiresAt,
+  status: upload.status,
+  ...(upload.rejection === undefined ? {} : { rejection: upload.rejection }),
+  ...(upload.claim === undefined
+    ? {}
+    : { claim_token: upload.claim.token, claim_until: upload.claim.until }),
+  // A waiting upload holds a reservation, so no TTL may take it unseen: it is swept once it
+  // can no longer be completed (`UsageLedger.releaseExpired`). A refused one expires then.
+  ...(upload.status === 'rejected' ? { [EXPIRY_ATTRIBUTE]: expiryOf(upload) } : {}),
+});
+
+/** A refused upload's TTL (epoch seconds): when it could no longer have been completed. */
+const expiryOf = (upload: Pick<DirectUpload, 'expiresAt'>): number =>
+  Math.ceil(Date.parse(completableUntil(upload)) / 1000);
+
+/** What an upload holds against its owner's limits while it waits: one file, as declared. */
+const reservationOf = (upload: Pick<DirectUpload, 'declaredSize'>) => oneFile(upload.declaredSize);
+
+/**
+ * Whether a conditional write did not happen because of the item's state: its condition
+ * failed, or a transaction (a completion) was writing the item at that moment.
+ */
+const conditionFailed = (error: unknown): boolean =>
+  error instanceof ConditionalCheckFailedException || error instanceof TransactionConflictException;
+
+export class DynamoDirectUploadRepository implements DirectUploadRepository {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(client: DynamoDBDocumentClient, tableName: string) {
+    this.client = client;
+    this.tableName = tableName;
+  }
+
+  async start(upload: DirectUpload, limits: StorageLimits): Promise<void> {
+    await transactCounted(this.client, this.tableName, {
+      userId: upload.userId,
+      items: [
+        { Put: putNewItem(this.tableName, toDirectUploadItem(upload)) },
+        usageUpdate(this.tableName, upload.userId, adding(reservationOf(upload), true), limits),
+        conditionNotErased(this.tableName, upload.userId),
+      ],
+      usageIndex: 1,
+      erasedIndex: 2,
+      limits,
+      asked: reservationOf(upload),
+    });
+  }
+
+  async find(userId: number, fileId: number): Promise<DirectUpload | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: keyOf(userId, fileId),
+        ConsistentRead: true,
+      }),
+    );
+    return Item === undefined ? undefined : fromDirectUploadItem(Item);
+  }
+
+  async claim(userId: number, fileId: number, claim: CompletionClaim, now: Date): Promise<boolean> {
+    return this.update(userId, fileId, {
+      UpdateExpression: 'SET #status = :completing, #token = :token, #until = :until',
+      ConditionExpression: '#status = :pending OR (#status = :completing AND #until < :now)',
+      ExpressionAttributeNames: {
+        '#status': 'status',
+        '#token': 'claim_token',
+        '#until': 'claim_until',
+      },
+      ExpressionAttributeValues: {
+        ':completing': 'completing',
+        ':pending': 'pending',
+        ':token': claim.token,
+        ':until': claim.until,
+        ':now': now.toISOString(),
+      },
+    });
+  }
+
+  async release(userId: number, fileId: number, token: string): Promise<boolean> {
+    return this.update(userId, fileId, {
+      UpdateExpression: 'SET #status = :pending REMOVE #token, #until',
+      ConditionExpression: '#status = :completing AND #token = :token',
+      ExpressionAttributeNames: {
+        '#status': 'status',
+        '#token': 'claim_token',
+        '#until': 'claim_until',
+      },
+      ExpressionAttributeValues: {
+        ':pending': 'pending',
+        ':completing': 'completing',
+        ':token': token,
+      },
+    });
+  }
+
+  async reject(
+    upload: DirectUpload,
+    reason: DirectUploadRejection,
+    token: string,
+  ): Promise<boolean> {
+    return this.endClaimed(upload, {
+      Update: {
+        TableName: this.tableName,
+        Key: keyOf(upload.userId, upload.id),
+        UpdateExpression:
+          'SET #status = :rejected, #rejection = :reason, #expiry = :expiry REMOVE #token, #until',
+        ConditionExpression: '#status = :completing AND #token = :token',
+        ExpressionAttributeNames: {
+          '#status': 'status',
+          '#rejection': 'rejection',
+          '#expiry': EXPIRY_ATTRIBUTE,
+          '#token': 'claim_token',
+          '#until': 'claim_until',
+        },
+        ExpressionAttributeValues: {
+          ':rejected': 'rejected',
+          ':reason': reason,
+          ':expiry': expiryOf(upload),
+          ':completing': 'completing',
+          ':token': token,
+        },
+      },
+    });
+  }
+
+  async cancel(upload: DirectUpload, now: Date): Promise<boolean> {
+    // A refused upload gave its reservation back when it was refused. The status read is held
+    // in the condition, so one refused (or claimed) since it was read is not taken for another.
+    const refused = upload.status === 'rejected';
+    const condition: Pick<
+      UpdateCommandInput,
+      'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+    > = refused
+      ? {
+          ConditionExpression: '#status = :rejected',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':rejected': 'rejected' },
+        }
+      : {
+          ConditionExpression: '#status = :pending OR (#status = :completing AND #until < :now)',
+          ExpressionAttributeNames: { '#status': 'status', '#until': 'claim_until' },
+          ExpressionAttributeValues: {
+            ':pending': 'pending',
+            ':completing': 'completing',
+            ':now': now.toISOString(),
+          },
+        };
+    const remove = {
+      Delete: { TableName: this.tableName, Key: keyOf(upload.userId, upload.id), ...condition },
+    };
+    return this.endClaimed(upload, remove, upload.reserved && !refused);
+  }
+
+  /**
+   * Ends an upload by `write` (its condition says when it may), giving its reservation back
+   * in the same transaction when it `holds` one: false when the condition did not hold. A
+   * transaction that kept conflicting is DynamoDB's busy answer, raised as such (a 503).
+   */
+  private async endClaimed(
+    upload: DirectUpload,
+    write: NonNullable<TransactWriteCommandInput['TransactItems']>[number],
+    holds = upload.reserved,
+  ): Promise<boolean> {
+    try {
+      if (!holds) {
+        await transactWrite(this.client, { TransactItems: [write] });
+        return true;
+      }
+      await transactCounted(this.client, this.tableName, {
+        userId: upload.userId,
+        items: [
+          write,
+          usageUpdate(this.tableName, upload.userId, removing(reservationOf(upload), true)),
+        ],
+        usageIndex: 1,
+      });
+      return true;
+    } catch (error) {
+      if (failedAt(error, 0)) return false;
+      throw error;
+    }
+  }
+
+  /** A conditional update of the upload's item: false when its condition failed. */
+  private async update(
+    userId: number,
+    fileId: number,
+    expression: Pick<
+      UpdateCommandInput,
+      | 'UpdateExpression'
+      | 'ConditionExpression'
+      | 'ExpressionAttributeNames'
+      | 'ExpressionAttributeValues'
+    >,
+  ): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({ TableName: this.tableName, Key: keyOf(userId, fileId), ...expression }),
+      );
+      return true;
+    } catch (error) {
+      if (conditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async complete(
+    file: UserFile,
+    upload: DirectUpload,
+    token: string,
+  ): Promise<'completed' | 'conflict' | 'erased'> {
+    // The reservation becomes the file: one file stays held, its bytes settle to the size
+    // recorded (never above the declared size, which the form and completion both hold to).
+    // An upload started before quotas reserved nothing: its file is simply added.
+    const settled = upload.reserved
+      ? {
+          held: { files: 0, bytes: file.filesize - upload.declaredSize },
+          reserved: removing(reservationOf(upload), true).reserved,
+        }
+      : adding(oneFile(file.filesize));
+    try {
+      await transactCounted(this.client, this.tableName, {
+        userId: file.userId,
+        items: [
+          { Put: putNewItem(this.tableName, toUserFileItem(file)) },
+          {
+            Delete: {
+              TableName: this.tableName,
+              Key: keyOf(file.userId, file.id),
+              ConditionExpression: '#status = :completing AND #token = :token',
+              ExpressionAttributeNames: { '#status': 'status', '#token': 'claim_token' },
+              ExpressionAttributeValues: { ':completing': 'completing', ':token': token },
+            },
+          },
+          conditionNotErased(this.tableName, file.userId),
+          usageUpdate(this.tableName, file.userId, settled),
+        ],
+        usageIndex: 3,
+        erasedIndex: 2,
+      });
+      return 'completed';
+    } catch (error) {
+      if (error instanceof AccountErased || failedAt(error, 2)) return 'erased';
+      if (conditionsFailed(error)) return 'conflict';
+      throw error;
+    }
+  }
+}
+
+/** Direct uploads' records, from the signed form to the UserFile. */
+export const directUploads = ({
+  documents,
+  TABLE_NAME,
+}: Pick<AdapterSources, 'documents' | 'TABLE_NAME'>) =>
+  new DynamoDirectUploadRepository(documents(), TABLE_NAME);

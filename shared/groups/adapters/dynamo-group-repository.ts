@@ -1,0 +1,177 @@
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  paginateScan,
+  PutCommand,
+} from '@aws-sdk/lib-dynamodb';
+import {
+  conditionItemExists,
+  deleteExistingItem,
+  isConditionFailure,
+  putNewItem,
+} from '../../storage/aws/conditional-writes.ts';
+import { failedAt, transactWrite } from '../../storage/aws/transactions.ts';
+import {
+  dealSortKey,
+  groupPartition,
+  groupSortKey,
+  memberSortKey,
+  PARTITION_KEY,
+  SORT_KEY,
+} from '../../storage/keys.ts';
+import { type Deal, type Group, isRole, type Membership, type Role } from '../group.ts';
+import type { GroupRepository } from '../group-repository.ts';
+
+const groupKey = (groupId: number) => ({
+  [PARTITION_KEY]: groupPartition(groupId),
+  [SORT_KEY]: groupSortKey(groupId),
+});
+export const memberKey = (groupId: number, userId: number) => ({
+  [PARTITION_KEY]: groupPartition(groupId),
+  [SORT_KEY]: memberSortKey(userId),
+});
+export const dealKey = (groupId: number, dealId: number) => ({
+  [PARTITION_KEY]: groupPartition(groupId),
+  [SORT_KEY]: dealSortKey(dealId),
+});
+
+export const toGroupItem = (group: Group) => ({
+  ...groupKey(group.id),
+  entity: 'Group',
+  id: group.id,
+  name: group.name,
+  created_at: group.createdAt,
+});
+
+export const toMemberItem = (membership: Membership) => ({
+  ...memberKey(membership.groupId, membership.userId),
+  entity: 'Member',
+  group_id: membership.groupId,
+  user_id: membership.userId,
+  role: membership.role,
+});
+
+export const toDealItem = (deal: Deal) => ({
+  ...dealKey(deal.groupId, deal.id),
+  entity: 'Deal',
+  group_id: deal.groupId,
+  id: deal.id,
+  name: deal.name,
+  created_at: deal.createdAt,
+});
+
+/** A role as stored; anything else (a hand-edited item) grants nothing. */
+export const roleOf = (item: Record<string, unknown> | undefined): Role | undefined =>
+  item !== undefined && isRole(item.role) ? item.role : undefined;
+
+export class DynamoGroupRepository implements GroupRepository {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(client: DynamoDBDocumentClient, tableName: string) {
+    this.client = client;
+    this.tableName = tableName;
+  }
+
+  async createGroup(group: Group): Promise<boolean> {
+    try {
+      await this.client.send(new PutCommand(putNewItem(this.tableName, toGroupItem(group))));
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async setMember(
+    membership: Membership,
+  ): Promise<{ readonly previousRole: Role | null } | undefined> {
+    const previous = await this.get(memberKey(membership.groupId, membership.userId));
+    try {
+      // The group is checked in the same transaction, so no member outlives a check that
+      // found its group.
+      await transactWrite(this.client, {
+        TransactItems: [
+          conditionItemExists(this.tableName, groupKey(membership.groupId)),
+          { Put: { TableName: this.tableName, Item: toMemberItem(membership) } },
+        ],
+      });
+    } catch (error) {
+      if (failedAt(error, 0)) return undefined;
+      throw error;
+    }
+    return { previousRole: roleOf(previous) ?? null };
+  }
+
+  async removeMember(groupId: number, userId: number): Promise<Role | undefined> {
+    try {
+      const { Attributes } = await this.client.send(
+        new DeleteCommand(deleteExistingItem(this.tableName, memberKey(groupId, userId))),
+      );
+      return roleOf(Attributes);
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async createDeal(deal: Deal): Promise<'created' | 'group-missing' | 'deal-exists'> {
+    try {
+      await transactWrite(this.client, {
+        TransactItems: [
+          conditionItemExists(this.tableName, groupKey(deal.groupId)),
+          { Put: putNewItem(this.tableName, toDealItem(deal)) },
+        ],
+      });
+      return 'created';
+    } catch (error) {
+      if (failedAt(error, 0)) return 'group-missing';
+      if (failedAt(error, 1)) return 'deal-exists';
+      throw error;
+    }
+  }
+
+  async getDeal(groupId: number, dealId: number): Promise<Deal | undefined> {
+    const item = await this.get(dealKey(groupId, dealId));
+    return item === undefined
+      ? undefined
+      : {
+          groupId: Number(item.group_id),
+          id: Number(item.id),
+          name: String(item.name),
+          createdAt: String(item.created_at),
+        };
+  }
+
+  async membershipsOf(userId: number): Promise<readonly Membership[]> {
+    // Memberships live in their groups' partitions, so finding one user's reads every item:
+    // an operator's rare erasure, never a request's path (no function may scan).
+    const found: Membership[] = [];
+    const pages = paginateScan(
+      { client: this.client },
+      {
+        TableName: this.tableName,
+        ConsistentRead: true,
+        FilterExpression: '#sk = :member AND begins_with(#pk, :group)',
+        ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
+        ExpressionAttributeValues: { ':member': memberSortKey(userId), ':group': 'GROUP#' },
+      },
+    );
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) {
+        if (isRole(item.role)) {
+          found.push({ groupId: Number(item.group_id), userId, role: item.role });
+        }
+      }
+    }
+    return found.sort((a, b) => a.groupId - b.groupId);
+  }
+
+  private async get(key: Record<string, string>): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+    );
+    return Item;
+  }
+}

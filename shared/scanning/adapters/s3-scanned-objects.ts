@@ -1,0 +1,67 @@
+import {
+  CopyObjectCommand,
+  GetObjectTaggingCommand,
+  HeadObjectCommand,
+  PutObjectTaggingCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import type { ScannedFile, ScannedObjects } from '../file-scans.ts';
+import {
+  dealFileObjectKey,
+  SCAN_RELEASE_TAG,
+  SCAN_RELEASED_VALUE,
+  userFileObjectKey,
+} from '../../storage/keys.ts';
+
+/**
+ * The bucket's side of an operator's decision on a held file. On a deployed stage its client
+ * acts as the data stack's releaser role, the one principal besides GuardDuty's that the
+ * bucket's policy lets tag, and read, a held object.
+ */
+export class S3ScannedObjects implements ScannedObjects {
+  private readonly client: S3Client;
+  private readonly bucket: string;
+
+  constructor(client: S3Client, bucket: string) {
+    this.client = client;
+    this.bucket = bucket;
+  }
+
+  keyOf(file: ScannedFile): string {
+    return file.kind === 'user-file'
+      ? userFileObjectKey(file.userId, file.fileId)
+      : dealFileObjectKey(file.groupId, file.dealId, file.fileId);
+  }
+
+  async release(key: string): Promise<void> {
+    // A tag set is written whole: GuardDuty's verdict stays beside the release.
+    const { TagSet = [] } = await this.client.send(
+      new GetObjectTaggingCommand({ Bucket: this.bucket, Key: key }),
+    );
+    const kept = TagSet.filter((tag) => tag.Key !== SCAN_RELEASE_TAG);
+    await this.client.send(
+      new PutObjectTaggingCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Tagging: { TagSet: [...kept, { Key: SCAN_RELEASE_TAG, Value: SCAN_RELEASED_VALUE }] },
+      }),
+    );
+  }
+
+  async rescan(key: string): Promise<void> {
+    // S3 copies an object onto itself only when something changes: the metadata is written
+    // anew, the same. The copy is a new version, with no tags, which the scanner scans.
+    const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+    await this.client.send(
+      new CopyObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        CopySource: `${this.bucket}/${key}`,
+        MetadataDirective: 'REPLACE',
+        ...(head.ContentType === undefined ? {} : { ContentType: head.ContentType }),
+        Metadata: head.Metadata ?? {},
+        TaggingDirective: 'REPLACE',
+      }),
+    );
+  }
+}

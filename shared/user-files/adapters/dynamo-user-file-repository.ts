@@ -1,0 +1,161 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll } from '../../storage/aws/batch-get.ts';
+import { conditionNotErased, putNewItem } from '../../storage/aws/conditional-writes.ts';
+import { failedAt } from '../../storage/aws/transactions.ts';
+import {
+  adding,
+  removing,
+  transactCounted,
+  usageUpdate,
+} from '../../usage/adapters/dynamo-usage-ledger.ts';
+import { oneFile, type StorageLimits } from '../../usage/usage.ts';
+import { filesNewestFirst } from '../../storage/aws/files-newest-first.ts';
+import { PARTITION_KEY, SORT_KEY, userFileSortKey, userPartition } from '../../storage/keys.ts';
+import { type ListOptions, type Page, positionOf } from '../../domain/page.ts';
+import type { UserFile } from '../user-file.ts';
+import { fromUserFileItem, toUserFileItem } from '../../storage/file-items.ts';
+import type { UserFileChange, UserFileRepository } from '../user-file-repository.ts';
+import type { AdapterSources } from '../../storage/adapter-sources.ts';
+
+export class DynamoUserFileRepository implements UserFileRepository {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(client: DynamoDBDocumentClient, tableName: string) {
+    this.client = client;
+    this.tableName = tableName;
+  }
+
+  async listByOwner(userId: number, options: ListOptions = {}): Promise<Page<UserFile>> {
+    const { items, more } = await filesNewestFirst(
+      this.client,
+      this.tableName,
+      userPartition(userId),
+      userFileSortKey,
+      options,
+    );
+    const files = items.map(fromUserFileItem);
+    const last = files.at(-1);
+    return more && last !== undefined ? { items: files, next: positionOf(last) } : { items: files };
+  }
+
+  async get(userId: number, fileId: number): Promise<UserFile | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { [PARTITION_KEY]: userPartition(userId), [SORT_KEY]: userFileSortKey(fileId) },
+        ConsistentRead: true,
+      }),
+    );
+    return Item === undefined ? undefined : fromUserFileItem(Item);
+  }
+
+  async getMany(userId: number, fileIds: readonly number[]): Promise<UserFile[]> {
+    const keys = fileIds.map((fileId) => ({
+      [PARTITION_KEY]: userPartition(userId),
+      [SORT_KEY]: userFileSortKey(fileId),
+    }));
+    return (await batchGetAll(this.client, this.tableName, keys)).map(fromUserFileItem);
+  }
+
+  async create(file: UserFile, limits?: StorageLimits): Promise<void> {
+    await transactCounted(this.client, this.tableName, {
+      userId: file.userId,
+      items: [
+        { Put: putNewItem(this.tableName, toUserFileItem(file)) },
+        usageUpdate(this.tableName, file.userId, adding(oneFile(file.filesize)), limits),
+        conditionNotErased(this.tableName, file.userId),
+      ],
+      usageIndex: 1,
+      erasedIndex: 2,
+      ...(limits === undefined ? {} : { limits, asked: oneFile(file.filesize) }),
+    });
+  }
+
+  async update(
+    userId: number,
+    fileId: number,
+    change: UserFileChange,
+  ): Promise<UserFile | undefined> {
+    // Attribute names are the item schema's (`toUserFileItem`).
+    const sets = {
+      updated_at: change.updatedAt,
+      ...(change.name === undefined ? {} : { name: change.name }),
+      ...(change.isArchived === undefined ? {} : { is_archived: change.isArchived }),
+    };
+    const names = Object.keys(sets);
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.keyOf(userId, fileId),
+          UpdateExpression: `SET ${names.map((_, i) => `#f${String(i)} = :v${String(i)}`).join(', ')}`,
+          ConditionExpression: 'attribute_exists(#pk)',
+          ExpressionAttributeNames: {
+            '#pk': PARTITION_KEY,
+            ...Object.fromEntries(names.map((name, i) => [`#f${String(i)}`, name])),
+          },
+          ExpressionAttributeValues: Object.fromEntries(
+            Object.values(sets).map((value, i) => [`:v${String(i)}`, value]),
+          ),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return fromUserFileItem(Attributes);
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  }
+
+  async delete(file: UserFile): Promise<boolean> {
+    return deleteCountedUserFile(this.client, this.tableName, file);
+  }
+
+  private keyOf(userId: number, fileId: number) {
+    return { [PARTITION_KEY]: userPartition(userId), [SORT_KEY]: userFileSortKey(fileId) };
+  }
+}
+
+/**
+ * Removes a user's file record and takes it out of their usage, in one transaction: false
+ * when there was no record (another delete took it).
+ */
+export async function deleteCountedUserFile(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  file: Pick<UserFile, 'userId' | 'id' | 'filesize'>,
+): Promise<boolean> {
+  try {
+    await transactCounted(client, tableName, {
+      userId: file.userId,
+      items: [
+        {
+          Delete: {
+            TableName: tableName,
+            Key: {
+              [PARTITION_KEY]: userPartition(file.userId),
+              [SORT_KEY]: userFileSortKey(file.id),
+            },
+            ConditionExpression: 'attribute_exists(#pk)',
+            ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+          },
+        },
+        usageUpdate(tableName, file.userId, removing(oneFile(file.filesize))),
+      ],
+      usageIndex: 1,
+    });
+    return true;
+  } catch (error) {
+    if (failedAt(error, 0)) return false;
+    throw error;
+  }
+}
+
+/** Users' files: their records in the table. */
+export const userFiles = ({
+  documents,
+  TABLE_NAME,
+}: Pick<AdapterSources, 'documents' | 'TABLE_NAME'>) =>
+  new DynamoUserFileRepository(documents(), TABLE_NAME);
