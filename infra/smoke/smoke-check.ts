@@ -31,6 +31,12 @@ export interface SmokeOptions {
    */
   readonly scanWaitMs?: number;
   /**
+   * The longest wait before a held download is asked again: its Retry-After, at most this.
+   *
+   * @default 10 s
+   */
+  readonly retryAfterMaxMs?: number;
+  /**
    * The stage's `ThreatsFound` data points since a time (CloudWatch, with the operator's AWS
    * credentials): given, the check also proves the infected file was counted, which is what
    * the alarm watches.
@@ -96,9 +102,9 @@ const EICAR = Buffer.from(
 );
 
 /** The wait between two looks at a held download: its Retry-After, within bounds. */
-const retryAfterMs = (response: Response): number => {
+const retryAfterMs = (response: Response, maxMs: number): number => {
   const seconds = Number(response.headers.get('retry-after'));
-  return Math.min(Math.max(Number.isFinite(seconds) ? seconds * 1000 : 1000, 250), 10_000);
+  return Math.min(Math.max(Number.isFinite(seconds) ? seconds * 1000 : 1000, 250), maxMs);
 };
 
 export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]> {
@@ -153,7 +159,7 @@ export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]
         headers: auth,
       });
       if (response.status !== 409) return { response, held, seconds: seconds() };
-      const wait = retryAfterMs(response);
+      const wait = retryAfterMs(response, options.retryAfterMaxMs ?? 10_000);
       const pending = response.headers.get('retry-after') !== null;
       const body = (await response.text()).slice(0, 200);
       if (!pending) throw new CheckFailed(`download: held for an operator (409) ${body}`);

@@ -1,6 +1,6 @@
 /**
  * `npm run smoke -- --url <ApiUrl> --token <bearer> [--stage <name>] [--group <g> --deal <d>]
- * [--notify] [--malware-scanning on|off] [--scan-wait <seconds>] [--metrics [--metrics-wait <seconds>]]`: proves a deployed stage
+ * [--notify] [--malware-scanning on|off] [--scan-wait <seconds>] [--retry-after-max <ms>] [--metrics [--metrics-wait <seconds>]]`: proves a deployed stage
  * works, through its public HTTP API only. Prints a table (step, status, time); exits 0 when
  * every step passed, 1 when one failed, 2 on bad usage.
  */
@@ -35,6 +35,7 @@ const threatsCounted =
 const USAGE = `usage: npm run smoke -- --url <ApiUrl> --token <bearer> [--stage <name>]
                         [--group <id> --deal <id>] [--notify]
                         [--malware-scanning on|off] [--scan-wait <seconds>]
+                        [--retry-after-max <ms>]
                         [--metrics [--metrics-wait <seconds>]]
 
   --url      the stage's API URL (the ApiUrl output of its API stack)
@@ -48,6 +49,9 @@ const USAGE = `usage: npm run smoke -- --url <ApiUrl> --token <bearer> [--stage 
              EICAR test string is uploaded, its download must be refused, and it is deleted
   --scan-wait
              how long a download may stay held while its scan is under way (default: 300)
+  --retry-after-max
+             the longest wait before a held download is asked again: its Retry-After, at
+             most this many milliseconds (default: 10000)
   --metrics  also read the stage's ThreatsFound metric in CloudWatch, with your AWS
              credentials and region: the EICAR file must be counted (what its alarm watches)
   --metrics-wait
@@ -76,6 +80,7 @@ const { values: flags } = parseCommandLine(
     notify: { type: 'boolean', default: false },
     'malware-scanning': { type: 'string', default: 'on' },
     'scan-wait': { type: 'string', default: '300' },
+    'retry-after-max': { type: 'string', default: '10000' },
     metrics: { type: 'boolean', default: false },
     'metrics-wait': { type: 'string', default: '300' },
   },
@@ -98,6 +103,10 @@ const scanWait = flags['scan-wait'];
 if (!/^[1-9][0-9]{0,4}$/.test(scanWait)) {
   usageError('--scan-wait must be whole seconds, 1 to 99999');
 }
+const retryAfterMax = flags['retry-after-max'];
+if (!/^[1-9][0-9]{0,4}$/.test(retryAfterMax)) {
+  usageError('--retry-after-max must be whole milliseconds, 1 to 99999');
+}
 
 const metricsWait = flags['metrics-wait'];
 if (!/^[1-9][0-9]{0,4}$/.test(metricsWait)) {
@@ -111,6 +120,7 @@ const results = await runSmokeCheck({
   notify: flags.notify,
   malwareScanning: scanning === 'on',
   scanWaitMs: Number(scanWait) * 1000,
+  retryAfterMaxMs: Number(retryAfterMax),
   ...(flags.metrics
     ? {
         threatsCountedSince: threatsCounted(flags.stage),

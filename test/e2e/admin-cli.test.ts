@@ -16,6 +16,7 @@ import {
   type CloudFormationStandIn,
   startCloudFormationStandIn,
 } from '#test/support/cloudformation-stand-in.ts';
+import { cliEnvironment } from '#test/support/cli-environment.ts';
 
 const stage = useTestStage();
 
@@ -553,7 +554,7 @@ function spawnAdmin(line: string, env: Record<string, string>, viaNpm = false) {
       argv,
       {
         cwd: REPOSITORY_ROOT,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+        env: cliEnvironment({ HOME: process.env.HOME ?? '', ...env }),
       },
       (error, stdout, stderr) => {
         resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr });

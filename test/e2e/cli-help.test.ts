@@ -15,6 +15,7 @@ import { LOCAL_OVERRIDES } from '#infra/local/local-stage-variables.ts';
 import { API_ROUTES, FUNCTION_ENTRIES } from '#functions/service-functions.ts';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { LOCAL_STAGE_VARIABLES } from '#infra/local/local-stage-variables.ts';
+import { cliEnvironment } from '#test/support/cli-environment.ts';
 
 let scratch: string;
 beforeAll(async () => {
@@ -29,7 +30,7 @@ function node(script: string, args: readonly string[], env: Record<string, strin
     execFile(
       process.execPath,
       [join(REPOSITORY_ROOT, script), ...args],
-      { cwd: REPOSITORY_ROOT, env: { PATH: process.env.PATH ?? '', ...env } },
+      { cwd: REPOSITORY_ROOT, env: cliEnvironment(env) },
       (error, stdout, stderr) => {
         resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr });
       },

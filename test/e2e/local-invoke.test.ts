@@ -35,6 +35,7 @@ import { stageCredentials } from '#infra/local/stage-credentials.ts';
 import { LAMBDA_MAX_REQUEST_BYTES } from '#infra/local/platform-limits.ts';
 import type { Credentials } from '#infra/local/sigv4-check.ts';
 import { answerBeforeBody, ONE_GIB, signedInvokeHeaders } from '#test/support/announced-body.ts';
+import { cliEnvironment } from '#test/support/cli-environment.ts';
 
 let stage: LocalStage;
 let dataDir: string;
@@ -75,7 +76,7 @@ function cli(
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(REPOSITORY_ROOT, 'infra/local', script), ...args], {
       cwd: REPOSITORY_ROOT,
-      env: { PATH: process.env.PATH ?? '', LOCAL_DATA_DIR: dataDir, ...options.env },
+      env: cliEnvironment({ LOCAL_DATA_DIR: dataDir, ...options.env }),
     });
     let stdout = '';
     let stderr = '';

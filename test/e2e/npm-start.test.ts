@@ -210,191 +210,190 @@ async function expectOneLinePerRequest(started: NpmStart, api: Client) {
 /** A test's limit: two starts, or one and the console's answers. */
 const TEST_WITHIN = 2 * STARTS_WITHIN + 4 * SHOWS_WITHIN;
 
-describe('npm start, then Ctrl-C, then npm start again', { timeout: TEST_WITHIN }, () => {
-  let first: NpmStart;
-  let firstApi: Client;
-  let record: StageRecord | undefined;
-  const env = () => ({ PORT: String(port), LOCAL_DATA_DIR: dataDir, LOCAL_STAGE_HOME: home });
+describe(
+  'npm start, then Ctrl-C, npm start again, kill -9, npm start',
+  { timeout: TEST_WITHIN },
+  () => {
+    let first: NpmStart;
+    let firstApi: Client;
+    let record: StageRecord | undefined;
+    /** The DynamoDB Local of the start killed with kill -9. */
+    let orphan = 0;
+    const env = () => ({ PORT: String(port), LOCAL_DATA_DIR: dataDir, LOCAL_STAGE_HOME: home });
 
-  it('comes up with a banner, a demo token, and a token CLI that finds it', async () => {
-    first = npmStart({ ...env(), LOG_LEVEL: 'INFO' });
-    await first.waitFor('Ctrl-C stops it.');
-    const banner = first.output();
-    expect(banner).toContain(`up on ${url}`);
-    expect(banner).toMatch(/Demo token for user 1[^\n]*\n {2}eyJ[\w-]+\.[\w-]+\.[\w-]+\n/);
-    expect(banner).toContain(`curl -H "Authorization: Bearer eyJ`);
-    expect(banner).toContain(`${url}/api/v1/user/me/file`);
+    it('comes up with a banner, a demo token, and a token CLI that finds it', async () => {
+      first = npmStart({ ...env(), LOG_LEVEL: 'INFO' });
+      await first.waitFor('Ctrl-C stops it.');
+      const banner = first.output();
+      expect(banner).toContain(`up on ${url}`);
+      expect(banner).toMatch(/Demo token for user 1[^\n]*\n {2}eyJ[\w-]+\.[\w-]+\.[\w-]+\n/);
+      expect(banner).toContain(`curl -H "Authorization: Bearer eyJ`);
+      expect(banner).toContain(`${url}/api/v1/user/me/file`);
 
-    // The token CLI prints only a token, while the stage runs. LOCAL_DATA_DIR was set for
-    // `npm start` alone: the CLI finds the stage by its registration under their shared
-    // LOCAL_STAGE_HOME, and says so; a stage registered under another home is not seen.
-    const { LOCAL_DATA_DIR: _unset, ...withoutDataDir } = process.env;
-    const unregisterElsewhere = await stageElsewhere();
-    const { stdout, stderr } = await run(
-      process.execPath,
-      [join(REPOSITORY_ROOT, 'infra/local/token-cli.ts'), '--user', '1'],
-      { cwd: REPOSITORY_ROOT, env: { ...withoutDataDir, LOCAL_STAGE_HOME: home } },
-    ).finally(unregisterElsewhere);
-    expect(stdout).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+\n$/);
-    expect(stderr.replace(/^npm warn .*\n/gm, '')).toBe(
-      `token: using the running local stage at ${url} (data folder ${dataDir})\n`,
-    );
-    const token = stdout.trim();
-    firstApi = client(() => token);
-    record = await readStageRecord(dataDir);
-    expect(record?.pid).toBeGreaterThan(0);
-  });
-
-  it('serves the API; with LOG_LEVEL=INFO every function logs under its name', async () => {
-    // A file written straight to the stage's DynamoDB Local, at an id no upload will take.
-    const dynamodb = DynamoDBDocumentClient.from(
-      new DynamoDBClient({
-        endpoint: record?.dynamodbEndpoint,
-        region: LOCAL_REGION,
-        credentials: LOCAL_CREDENTIALS,
-      }),
-    );
-    await dynamodb.send(
-      new PutCommand({
-        TableName: LOCAL_TABLE,
-        Item: toUserFileItem({
-          id: 1_000_000,
-          userId: 1,
-          name: 'kept.pdf',
-          type: 'deck',
-          createdAt: '2026-01-01T00:00:00.000Z',
-          updatedAt: null,
-          isArchived: false,
-          filesize: 3,
-          location: 'users/1/files/1000000',
-        }),
-      }),
-    );
-    dynamodb.destroy();
-
-    /** The JSON of a function's log line, after its `[Name] `. */
-    const logged = async (functionId: string, message: string) => {
-      const line = await first.waitForLine(
-        (l) => l.startsWith(`[${functionId}] {`) && l.includes(`"message":"${message}"`),
-        `${functionId}'s "${message}"`,
+      // The token CLI prints only a token, while the stage runs. LOCAL_DATA_DIR was set for
+      // `npm start` alone: the CLI finds the stage by its registration under their shared
+      // LOCAL_STAGE_HOME, and says so; a stage registered under another home is not seen.
+      const { LOCAL_DATA_DIR: _unset, ...withoutDataDir } = process.env;
+      const unregisterElsewhere = await stageElsewhere();
+      const { stdout, stderr } = await run(
+        process.execPath,
+        [join(REPOSITORY_ROOT, 'infra/local/token-cli.ts'), '--user', '1'],
+        { cwd: REPOSITORY_ROOT, env: { ...withoutDataDir, LOCAL_STAGE_HOME: home } },
+      ).finally(unregisterElsewhere);
+      expect(stdout).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+\n$/);
+      expect(stderr.replace(/^npm warn .*\n/gm, '')).toBe(
+        `token: using the running local stage at ${url} (data folder ${dataDir})\n`,
       );
-      return JSON.parse(line.slice(functionId.length + 3)) as Record<string, unknown>;
-    };
-
-    const listed = await firstApi.request('/api/v1/user/me/file');
-    expect(listed.status).toBe(200);
-    expect(await undocumented('GET', listed)).toEqual([]);
-    expect(((await listed.json()) as { name: string }[]).map((f) => f.name)).toEqual(['kept.pdf']);
-    // Structured logs carry API Gateway's request id, as the response does.
-    expect(await logged('ListUserFiles', 'Request handled')).toMatchObject({
-      level: 'INFO',
-      service: 'file-service',
-      function_name: 'ListUserFiles',
-      correlation_id: listed.headers.get('apigw-requestid'),
-      status: 200,
+      const token = stdout.trim();
+      firstApi = client(() => token);
+      record = await readStageRecord(dataDir);
+      expect(record?.pid).toBeGreaterThan(0);
     });
 
-    const id = await uploaded(firstApi);
-    const direct = await directUpload(firstApi);
-    // Under its name by its prefix. Its `function_name` is the shared logger's: in this one
-    // process, the malware scan's verdicts run beside it (one invocation a container on Lambda).
-    expect(await logged('FinalizeDirectUpload', 'Direct upload recorded')).toMatchObject({
-      level: 'INFO',
-      fileId: direct,
+    it('serves the API; with LOG_LEVEL=INFO every function logs under its name', async () => {
+      // A file written straight to the stage's DynamoDB Local, at an id no upload will take.
+      const dynamodb = DynamoDBDocumentClient.from(
+        new DynamoDBClient({
+          endpoint: record?.dynamodbEndpoint,
+          region: LOCAL_REGION,
+          credentials: LOCAL_CREDENTIALS,
+        }),
+      );
+      await dynamodb.send(
+        new PutCommand({
+          TableName: LOCAL_TABLE,
+          Item: toUserFileItem({
+            id: 1_000_000,
+            userId: 1,
+            name: 'kept.pdf',
+            type: 'deck',
+            createdAt: '2026-01-01T00:00:00.000Z',
+            updatedAt: null,
+            isArchived: false,
+            filesize: 3,
+            location: 'users/1/files/1000000',
+          }),
+        }),
+      );
+      dynamodb.destroy();
+
+      /** The JSON of a function's log line, after its `[Name] `. */
+      const logged = async (functionId: string, message: string) => {
+        const line = await first.waitForLine(
+          (l) => l.startsWith(`[${functionId}] {`) && l.includes(`"message":"${message}"`),
+          `${functionId}'s "${message}"`,
+        );
+        return JSON.parse(line.slice(functionId.length + 3)) as Record<string, unknown>;
+      };
+
+      const listed = await firstApi.request('/api/v1/user/me/file');
+      expect(listed.status).toBe(200);
+      expect(await undocumented('GET', listed)).toEqual([]);
+      expect(((await listed.json()) as { name: string }[]).map((f) => f.name)).toEqual([
+        'kept.pdf',
+      ]);
+      // Structured logs carry API Gateway's request id, as the response does.
+      expect(await logged('ListUserFiles', 'Request handled')).toMatchObject({
+        level: 'INFO',
+        service: 'file-service',
+        function_name: 'ListUserFiles',
+        correlation_id: listed.headers.get('apigw-requestid'),
+        status: 200,
+      });
+
+      const id = await uploaded(firstApi);
+      const direct = await directUpload(firstApi);
+      // Under its name by its prefix. Its `function_name` is the shared logger's: in this one
+      // process, the malware scan's verdicts run beside it (one invocation a container on Lambda).
+      expect(await logged('FinalizeDirectUpload', 'Direct upload recorded')).toMatchObject({
+        level: 'INFO',
+        fileId: direct,
+      });
+
+      // With no CHAT_WEBHOOK_URL, a notify call's message is printed and kept in chat.jsonl.
+      await notify(firstApi, id);
+      expect(await logged('DeliverNotification', 'Submission notification sent')).toMatchObject({
+        level: 'INFO',
+      });
+      await first.waitForLine(
+        (line) => line === '[DeliverNotification] [chat] == New submission ==',
+        'chat message',
+      );
+      // The file may still be under its malware scan: the line then says so.
+      expect(first.lines()).toContainEqual(
+        expect.stringMatching(
+          /^\[DeliverNotification\] \[chat\] • \*deck\.pdf\* {2}· {2}Deck {2}· {2}5 bytes( {2}· {2}_held until the malware scan clears it_)?$/,
+        ),
+      );
+      const chatLines = (await readFile(join(dataDir, 'chat.jsonl'), 'utf8')).trim().split('\n');
+      expect(chatLines).toHaveLength(1);
+      expect(JSON.parse(chatLines[0] ?? '')).toMatchObject({
+        text: 'User 1 submitted 1 file for Local Fund',
+        blocks: expect.any(Array) as unknown[],
+      });
+
+      await expectOneLinePerRequest(first, firstApi);
     });
 
-    // With no CHAT_WEBHOOK_URL, a notify call's message is printed and kept in chat.jsonl.
-    await notify(firstApi, id);
-    expect(await logged('DeliverNotification', 'Submission notification sent')).toMatchObject({
-      level: 'INFO',
-    });
-    await first.waitForLine(
-      (line) => line === '[DeliverNotification] [chat] == New submission ==',
-      'chat message',
-    );
-    // The file may still be under its malware scan: the line then says so.
-    expect(first.lines()).toContainEqual(
-      expect.stringMatching(
-        /^\[DeliverNotification\] \[chat\] • \*deck\.pdf\* {2}· {2}Deck {2}· {2}5 bytes( {2}· {2}_held until the malware scan clears it_)?$/,
-      ),
-    );
-    const chatLines = (await readFile(join(dataDir, 'chat.jsonl'), 'utf8')).trim().split('\n');
-    expect(chatLines).toHaveLength(1);
-    expect(JSON.parse(chatLines[0] ?? '')).toMatchObject({
-      text: 'User 1 submitted 1 file for Local Fund',
-      blocks: expect.any(Array) as unknown[],
+    it('refuses a second start on the same port, and leaves the first alone', async () => {
+      const second = npmStart(env());
+      expect(await second.exited).not.toBe(0);
+      expect(second.output()).toContain(`port ${String(port)} is already in use`);
+      const refused = await fetch(`${url}/api/v1/user/me/file`);
+      expect(refused.status).toBe(401);
+      expect(await undocumented('GET', refused)).toEqual([]);
     });
 
-    await expectOneLinePerRequest(first, firstApi);
-  });
+    it('stops clean on Ctrl-C: no process of its data folder is left', async () => {
+      // npm itself may end by the signal; the stage below it must stop on its own terms.
+      expect([0, 'SIGINT']).toContain(await first.ctrlC());
+      expect(first.output()).toContain('Stopped.');
+      expect(alive(record?.pid ?? 0)).toBe(false);
+      expect(alive(record?.dynamodbPid ?? 0)).toBe(false);
+      expect(processesUsing(dataDir)).toEqual([]);
+      await expect(readFile(join(dataDir, 'local-stage.json'))).rejects.toThrow();
+    });
 
-  it('refuses a second start on the same port, and leaves the first alone', async () => {
-    const second = npmStart(env());
-    expect(await second.exited).not.toBe(0);
-    expect(second.output()).toContain(`port ${String(port)} is already in use`);
-    const refused = await fetch(`${url}/api/v1/user/me/file`);
-    expect(refused.status).toBe(401);
-    expect(await undocumented('GET', refused)).toEqual([]);
-  });
+    it('keeps the data folder; by default the console has a line per request and no INFO', async () => {
+      const again = npmStart(env());
+      await again.waitFor('Ctrl-C stops it.');
+      const api = client(() => again.demoToken());
+      expect(await listedNames(api)).toEqual(['model.xlsx', 'deck.pdf', 'kept.pdf']);
+      expect((await api.request('/api/v1/user/me/file', {}, null)).status).toBe(401);
+      expect((await api.request('/no/such/path')).status).toBe(404);
+      const id = await uploaded(api);
+      // The finalizer records a direct upload, and says nothing of a success.
+      await listedSoon(api, await directUpload(api));
+      await notify(api, id);
+      // The worker's chat message, under the worker's name.
+      await again.waitForLine(
+        (line) => line === '[DeliverNotification] [chat] == New submission ==',
+        'chat message',
+      );
+      await expectOneLinePerRequest(again, api);
+      expect(again.output()).not.toContain('"level":"INFO"');
 
-  it('stops clean on Ctrl-C: no process of its data folder is left', async () => {
-    // npm itself may end by the signal; the stage below it must stop on its own terms.
-    expect([0, 'SIGINT']).toContain(await first.ctrlC());
-    expect(first.output()).toContain('Stopped.');
-    expect(alive(record?.pid ?? 0)).toBe(false);
-    expect(alive(record?.dynamodbPid ?? 0)).toBe(false);
-    expect(processesUsing(dataDir)).toEqual([]);
-    await expect(readFile(join(dataDir, 'local-stage.json'))).rejects.toThrow();
-  });
-
-  it('keeps the data folder; by default the console has a line per request and no INFO', async () => {
-    const again = npmStart(env());
-    await again.waitFor('Ctrl-C stops it.');
-    const api = client(() => again.demoToken());
-    expect(await listedNames(api)).toEqual(['model.xlsx', 'deck.pdf', 'kept.pdf']);
-    expect((await api.request('/api/v1/user/me/file', {}, null)).status).toBe(401);
-    expect((await api.request('/no/such/path')).status).toBe(404);
-    const id = await uploaded(api);
-    // The finalizer records a direct upload, and says nothing of a success.
-    await listedSoon(api, await directUpload(api));
-    await notify(api, id);
-    // The worker's chat message, under the worker's name.
-    await again.waitForLine(
-      (line) => line === '[DeliverNotification] [chat] == New submission ==',
-      'chat message',
-    );
-    await expectOneLinePerRequest(again, api);
-    expect(again.output()).not.toContain('"level":"INFO"');
-
-    expect([0, 'SIGINT']).toContain(await again.ctrlC());
-    expect(again.output()).toContain('Stopped.');
-    expect(processesUsing(dataDir)).toEqual([]);
-  });
-});
-
-describe('npm start refusing or recovering', { timeout: TEST_WITHIN }, () => {
-  it('stops the DynamoDB Local a start killed outright (kill -9) left behind', async () => {
-    const folder = await mkdtemp(join(tmpdir(), 'file-service-orphan-'));
-    const env = { PORT: String(await freePort()), LOCAL_DATA_DIR: folder, LOCAL_STAGE_HOME: home };
-    try {
-      const killed = npmStart(env);
-      await killed.waitFor('Ctrl-C stops it.');
-      const record = await readStageRecord(folder);
-      const orphan = record?.dynamodbPid ?? 0;
-      process.kill(record?.pid ?? 0, 'SIGKILL');
-      await killed.exited;
+      // Killed outright this time, not stopped: its DynamoDB Local is left behind.
+      const killed = await readStageRecord(dataDir);
+      orphan = killed?.dynamodbPid ?? 0;
+      process.kill(killed?.pid ?? 0, 'SIGKILL');
+      await again.exited;
       expect(alive(orphan)).toBe(true);
+    });
 
-      const next = npmStart(env);
+    // A start of its own costs seconds of CPU: the one above is the start killed outright.
+    it('stops the DynamoDB Local a start killed outright (kill -9) left behind', async () => {
+      const next = npmStart(env());
       await next.waitFor('Ctrl-C stops it.');
       expect(alive(orphan)).toBe(false);
       expect([0, 'SIGINT']).toContain(await next.ctrlC());
-      expect(processesUsing(folder)).toEqual([]);
-    } finally {
-      await rm(folder, { recursive: true, force: true });
-    }
-  });
+      expect(next.output()).toContain('Stopped.');
+      expect(processesUsing(dataDir)).toEqual([]);
+    });
+  },
+);
 
+describe('npm start refusing', { timeout: TEST_WITHIN }, () => {
   it('refuses a PORT that is taken by anything, with a clear message', async () => {
     const blocker = createServer();
     const taken = await freePort();

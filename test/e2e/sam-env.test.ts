@@ -44,6 +44,7 @@ import { answerBeforeBody, ONE_GIB } from '#test/support/announced-body.ts';
 import { synthStage } from '#test/support/cdk-app.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
+import { cliEnvironment } from '#test/support/cli-environment.ts';
 
 const execFileAsync = promisify(execFile);
 const CLI = join(REPOSITORY_ROOT, 'infra/local/sam-env-cli.ts');
@@ -107,7 +108,7 @@ async function samEnv(args: readonly string[], env: Record<string, string>) {
   try {
     const { stdout, stderr } = await execFileAsync(process.execPath, [CLI, ...args], {
       cwd: REPOSITORY_ROOT,
-      env: { PATH: process.env.PATH ?? '', LOCAL_STAGE_HOME: join(scratch, 'home'), ...env },
+      env: cliEnvironment({ LOCAL_STAGE_HOME: join(scratch, 'home'), ...env }),
     });
     return { code: 0, out: stdout, err: stderr };
   } catch (error) {

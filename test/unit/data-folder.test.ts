@@ -14,6 +14,7 @@ import {
 import { DEFAULT_DATA_DIR, REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { stageHome } from '#infra/local/stage-home.ts';
 import { stageRecordPath } from '#infra/local/stage-lock.ts';
+import { cliEnvironment } from '#test/support/cli-environment.ts';
 
 /** The pid of a process that has exited: a stage that died without cleaning up. */
 const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid;
@@ -109,7 +110,7 @@ describe('LOCAL_STAGE_HOME: the CLIs look for stages under it alone', () => {
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
       [join(REPOSITORY_ROOT, 'infra/local/token-cli.ts'), '--user', '3'],
-      { env: { PATH: process.env.PATH ?? '', LOCAL_STAGE_HOME: join(root, 'home') } },
+      { env: cliEnvironment({ LOCAL_STAGE_HOME: join(root, 'home') }) },
     );
     expect(stdout).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+\n$/);
     expect(stderr).toBe(
