@@ -441,12 +441,6 @@ async function concurrentSituations(): Promise<Record<string, Answer>> {
         ]),
       )
       .then((r) => answerOf(r)),
-    'GET /api/v1/user/me/file/{file_id} 404': call('GET', fileAt(999999), { as: nobody }),
-    'GET /api/v1/user/me/file/{file_id} 422': call('GET', fileAt('abc'), { as: nobody }),
-    'PATCH /api/v1/user/me/file/{file_id} 404': call('PATCH', fileAt(999999), {
-      as: nobody,
-      ...json({ is_archived: true }),
-    }),
     'PATCH /api/v1/user/me/file/{file_id} 413': call('PATCH', fileAt(1), {
       as: nobody,
       ...oversized('PATCH /api/v1/user/me/file/{file_id}'),
@@ -454,14 +448,6 @@ async function concurrentSituations(): Promise<Record<string, Answer>> {
     'PATCH /api/v1/user/me/file/{file_id} 422': call('PATCH', fileAt(1), {
       as: nobody,
       ...json({ name: '' }),
-    }),
-    'DELETE /api/v1/user/me/file/{file_id} 404': call('DELETE', fileAt(999999), { as: nobody }),
-    'DELETE /api/v1/user/me/file/{file_id} 422': call('DELETE', fileAt('abc'), { as: nobody }),
-    'GET /api/v1/user/me/file/{file_id}/download 404': call('GET', `${fileAt(999999)}/download`, {
-      as: nobody,
-    }),
-    'GET /api/v1/user/me/file/{file_id}/download 422': call('GET', `${fileAt('abc')}/download`, {
-      as: nobody,
     }),
     'GET /api/v1/user/me/file/{file_id}/download 403': infectedDownload(),
     'GET /api/v1/user/me/file/{file_id}/download 409': scanningDownload(),
@@ -484,9 +470,6 @@ async function concurrentSituations(): Promise<Record<string, Answer>> {
       Buffer.alloc(0),
       400,
     ),
-    'POST /api/v1/user/me/file/upload/{file_id}/complete 404': call('POST', complete(999999), {
-      as: nobody,
-    }),
     'POST /api/v1/user/me/file/upload/{file_id}/complete 409': startUpload(USERS.earlyComplete, {
       name: 'model.xlsx',
       type: 'financials',
@@ -497,9 +480,6 @@ async function concurrentSituations(): Promise<Record<string, Answer>> {
       Buffer.alloc(MAX_UPLOAD_BYTES + 1, 1),
       413,
     ),
-    'POST /api/v1/user/me/file/upload/{file_id}/complete 422': call('POST', complete('abc'), {
-      as: nobody,
-    }),
     // Notifications.
     'POST /api/v1/user/me/file/notify 404': call('POST', NOTIFY, {
       as: USERS.strangerNotifier,
@@ -530,16 +510,6 @@ async function concurrentSituations(): Promise<Record<string, Answer>> {
       `/api/v1/group/${String(GROUP)}/deal/${String(PAGED_DEAL)}/file?limit=20`,
       { as: USERS.viewer },
     ),
-    'GET /api/v1/group/{group_id}/deal/{deal_id}/file 404': call(
-      'GET',
-      `/api/v1/group/${String(GROUP)}/deal/${String(DEAL)}/file`,
-      { as: USERS.outsider },
-    ),
-    'GET /api/v1/group/{group_id}/deal/{deal_id}/file 422': call(
-      'GET',
-      `/api/v1/group/abc/deal/${String(DEAL)}/file`,
-      { as: nobody },
-    ),
     'PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id} 200': (() => {
       const body = requestExample('PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}');
       const parameters = { group_id: GROUP, deal_id: DEAL, file_id: DEAL_FILE };
@@ -553,11 +523,6 @@ async function concurrentSituations(): Promise<Record<string, Answer>> {
       'PUT',
       dealFilePath(GROUP),
       { as: USERS.viewer, ...json({ type: 'deck' }) },
-    ),
-    'PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id} 404': call(
-      'PUT',
-      dealFilePath(GROUP),
-      { as: USERS.outsider, ...json({ type: 'deck' }) },
     ),
     'PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id} 409': call(
       'PUT',
@@ -579,20 +544,10 @@ async function concurrentSituations(): Promise<Record<string, Answer>> {
       dealFilePath(GROUP),
       { as: USERS.viewer },
     ),
-    'DELETE /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id} 404': call(
-      'DELETE',
-      dealFilePath(GROUP),
-      { as: USERS.outsider },
-    ),
     'DELETE /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id} 409': call(
       'DELETE',
       dealFilePath(CONTESTED_GROUP),
       { as: OWNER },
-    ),
-    'DELETE /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id} 422': call(
-      'DELETE',
-      `/api/v1/group/${String(GROUP)}/deal/${String(DEAL)}/file/abc`,
-      { as: nobody },
     ),
     // Realtime.
     'POST /api/v1/auth/get-realtime-token 200': (() => {
@@ -699,6 +654,61 @@ async function heldSituations(): Promise<Record<string, Answer>> {
     'DELETE /api/v1/user/me/file/{file_id} 409': delete409,
     'DELETE /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id} 204': dealFileDeleted,
   };
+}
+
+/**
+ * The situations a route's usual answers need, read from its own declaration: so a new route
+ * whose examples are of these kinds needs no line here. Each is made only where no situation
+ * above gives the answer. With the parameters' examples (the seeded deal file is theirs):
+ * - a GET's 200, as the owner of the examples' files;
+ * - a 404 "Not Found", as a user in no group who owns nothing;
+ * - a 422 `int_parsing` of a path id, with the example's input in that id.
+ * They run after the concurrent situations (the PUT's 200 has then set the file's
+ * `updated_at`, as the example shows) and before the held ones delete the deal file.
+ */
+async function derivedSituations(
+  document: ServedDocument,
+  given: Readonly<Record<string, Answer>>,
+): Promise<Record<string, Answer>> {
+  const derived: [string, Promise<Answer>][] = [];
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      const route = `${method.toUpperCase()} ${path}`;
+      const parameters = Object.fromEntries(
+        (operation.parameters ?? []).map(({ name, example }) => [name, example]),
+      );
+      const at = (values: Readonly<Record<string, unknown>>) =>
+        path.replace(/\{(\w+)\}/g, (_, name: string) => String(values[name]));
+      const body = operation.requestBody?.content['application/json']?.example;
+      const sending = body === undefined ? {} : json(body);
+      for (const [code, answer] of Object.entries(operation.responses)) {
+        const key = `${route} ${code}`;
+        const example = answer.content?.['application/json']?.example as
+          { readonly detail?: unknown } | undefined;
+        if (key in given || example === undefined) continue;
+        const [error] = Array.isArray(example.detail)
+          ? (example.detail as { type?: string; loc?: unknown[]; input?: unknown }[])
+          : [];
+        if (code === '200' && method === 'get' && body === undefined) {
+          derived.push([key, call('GET', at(parameters), { as: OWNER, sent: { parameters } })]);
+        } else if (code === '404' && example.detail === 'Not Found') {
+          derived.push([
+            key,
+            call(method.toUpperCase(), at(parameters), { as: USERS.outsider, ...sending }),
+          ]);
+        } else if (code === '422' && error?.type === 'int_parsing' && error.loc?.[0] === 'path') {
+          const wrong = { ...parameters, [String(error.loc[1])]: error.input };
+          derived.push([
+            key,
+            call(method.toUpperCase(), at(wrong), { as: USERS.nobody, ...sending }),
+          ]);
+        }
+      }
+    }
+  }
+  return Object.fromEntries(
+    await Promise.all(derived.map(async ([key, answer]) => [key, await answer] as const)),
+  );
 }
 
 /** The parts of the served document that hold examples. */
@@ -983,7 +993,12 @@ describe('the examples /docs shows', () => {
   it('are each an answer its route really gives', async () => {
     const document = (await (await stage().request('/openapi.json')).json()) as ServedDocument;
     await seed();
-    const answers = { ...(await concurrentSituations()), ...(await heldSituations()) };
+    const given = await concurrentSituations();
+    const answers = {
+      ...given,
+      ...(await derivedSituations(document, given)),
+      ...(await heldSituations()),
+    };
     const examples = documentedExamples(document);
     const signed = answers['POST /api/v1/user/me/file/upload 201'];
     if (signed === undefined)
