@@ -206,6 +206,24 @@ export default tseslint.config(
       ],
     },
   },
+  // The CDK app adds SAM's parameters and endpoints to the local stage's template, and to it
+  // only (infra/local/sam/): the one part of the local stage it takes.
+  {
+    files: ['infra/app.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(#infra/|\\./)local/(?!sam/)',
+              message: 'The CDK app takes only infra/local/sam/ of the local stage.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // Configuration is read once, in one module, at cold start.
   {
     files: ['shared/**/*.ts', 'functions/**/*.ts'],

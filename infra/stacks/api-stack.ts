@@ -26,7 +26,6 @@ import { ServiceAlarms } from '../constructs/service-alarms.ts';
 import { ServiceDashboard } from '../constructs/service-dashboard.ts';
 import { alarmTarget, postAlarmsToChat } from './alarm-action.ts';
 import { apiCorsPreflight } from './cors.ts';
-import { samLocalTemplate } from './sam-local-template.ts';
 import { DATA_OUTPUTS, functionNameOutput, settingVariables, type StageConfig } from '../stages.ts';
 import type { ServiceData } from './data-stack.ts';
 import { HttpRoutes } from './http-routes.ts';
@@ -76,6 +75,8 @@ const ACCESS_LOG = AccessLogFormat.custom(
  */
 export class ApiStack extends Stack {
   readonly api: HttpApi;
+  /** Every function of the stage, by its declaration. */
+  readonly functions: ServiceFunctions;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -116,7 +117,6 @@ export class ApiStack extends Stack {
       alarms?.watchThreatsFound(metricsNamespace(stage.name));
     }
 
-    const forSam = stage.name === 'local' ? samLocalTemplate(this, stage) : undefined;
     // A value for every variable any function reads (each gets only its own): a name added
     // to the schema without a value here does not compile.
     let issuer = '';
@@ -131,15 +131,13 @@ export class ApiStack extends Stack {
       CHAT_WEBHOOK_SECRET_ARN: data.chatWebhook.secretArn,
       // The stage's settings, and the schema's defaults where no stage sets a variable.
       ...settingVariables(stage),
-      ...forSam?.values,
     };
-    const functions = new ServiceFunctions(this, 'Functions', {
+    const functions = (this.functions = new ServiceFunctions(this, 'Functions', {
       declarations: SERVICE_FUNCTIONS,
       root: props.root,
       data,
       bucket,
       environment,
-      ...(forSam === undefined ? {} : { sdkEnvironment: forSam.sdkEnvironment }),
       powertools: {
         serviceName: SERVICE_NAME,
         logLevel: stage.logLevel,
@@ -148,8 +146,7 @@ export class ApiStack extends Stack {
       logRetention,
       removalPolicy,
       ...(alarms === undefined ? {} : { alarms }),
-    });
-    forSam?.identify(functions.all);
+    }));
 
     this.api = new HttpApi(this, 'HttpApi', {
       description: `File service (${stage.name})`,

@@ -25,7 +25,7 @@ import {
   type FunctionDeclaration,
   RESOURCE_NAMES,
 } from '#shared/functions/function-declaration.ts';
-import { LOCAL_SDK_ENVIRONMENT } from '#infra/stacks/sam-local-template.ts';
+import { LOCAL_SDK_ENVIRONMENT } from '#infra/local/sam/sam-local-template.ts';
 import { BUSINESS_METRICS } from '#shared/observability/business-metrics.ts';
 import { synthStage, type SynthesizedStage } from '#test/support/cdk-app.ts';
 import { DEPLOYED_ALARMS, WATCHED_FUNCTIONS } from '#infra/render/stage-cost.ts';
