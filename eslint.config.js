@@ -199,11 +199,12 @@ export default tseslint.config(
   // Nothing deployed takes anything from the local stage: not the CDK app, its stacks and
   // constructs, nor the stage config or the smoke check. The operator CLI (infra/admin) may:
   // it is a tool, run against the local stage as against deployed ones, and for the local
-  // one it needs the stage's own endpoints, credentials, key file and data folder. Tests
-  // (test/) may too.
+  // one it needs the stage's own endpoints, credentials, key file and data folder. So may
+  // `npm run render` (infra/render), which tables the local stage's variables. Tests (test/)
+  // may too.
   {
     files: ['infra/**/*.ts'],
-    ignores: ['infra/local/**', 'infra/admin/**'],
+    ignores: ['infra/local/**', 'infra/admin/**', 'infra/render/**'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -212,6 +213,24 @@ export default tseslint.config(
             {
               regex: '^(#infra/|\\./|(\\.\\./)+)local/',
               message: 'The local stage is for tests and tools; deployed code takes nothing of it.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  // The CDK app adds SAM's parameters and endpoints to the local stage's template, and to it
+  // only (infra/local/sam/): the one part of the local stage it takes.
+  {
+    files: ['infra/app.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(#infra/|\\./)local/(?!sam/)',
+              message: 'The CDK app takes only infra/local/sam/ of the local stage.',
             },
           ],
         },

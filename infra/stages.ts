@@ -1,5 +1,16 @@
 import * as z from 'zod';
-import { ENVIRONMENT } from '#shared/config/environment.ts';
+import {
+  type DefaultVariable,
+  DEFAULT_VARIABLES,
+  ENVIRONMENT,
+  type Environment,
+  SETTING_VARIABLES,
+  type SettingName,
+  settingName,
+  type SettingVariable,
+  type Unwrapped,
+  withoutDefault,
+} from '#shared/config/environment.ts';
 
 /**
  * Per-stage settings, chosen with `-c stage=production|development|local` (production by
@@ -53,6 +64,13 @@ const wholeNumber = (min: number, max: number) => z.coerce.number().int().min(mi
 
 const httpsUrl = z.url({ protocol: /^https$/, error: 'must be an https:// URL' });
 
+type Schemas = typeof ENVIRONMENT;
+
+/** The stage settings the schema's variables bring, each by its setting name and its rule. */
+const VARIABLE_SETTINGS = Object.fromEntries(
+  SETTING_VARIABLES.map((name) => [settingName(name), withoutDefault(ENVIRONMENT[name])]),
+) as { readonly [K in SettingVariable as SettingName<K>]: Unwrapped<Schemas[K]> };
+
 /**
  * The settings an operator may set per stage; every one has a default or is required. A
  * setting that a function reads is named after its variable (`realtimeTokenSeconds` is
@@ -63,7 +81,7 @@ const StageSettingsSchema = z.strictObject({
   jwtIssuer: httpsUrl,
   /** The `aud` values the authorizer accepts. */
   jwtAudience: list(z.string().min(1)),
-  userIdClaim: ENVIRONMENT.USER_ID_CLAIM.unwrap(),
+  ...VARIABLE_SETTINGS,
   /** Realtime tokens' `iss`: the service's public base URL; the API's own URL when absent. */
   realtimeIssuer: z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL' }).optional(),
   logLevel: z.enum(LOG_LEVELS),
@@ -72,8 +90,6 @@ const StageSettingsSchema = z.strictObject({
     .refine((days) => (LOG_RETENTION_DAYS as readonly number[]).includes(days), {
       error: `must be one of CloudWatch Logs' periods: ${LOG_RETENTION_DAYS.join(', ')}`,
     }),
-  realtimeAudience: ENVIRONMENT.REALTIME_AUDIENCE.unwrap(),
-  realtimeTokenSeconds: ENVIRONMENT.REALTIME_TOKEN_SECONDS.unwrap(),
   /** Keep the table, bucket, queues, secrets and logs when the stack goes (and protect the table). */
   retainData: flag,
   /** Days S3 keeps an object's replaced or deleted versions. */
@@ -94,13 +110,6 @@ const StageSettingsSchema = z.strictObject({
   /** The HTTP API's steady-state requests a second, and burst, for the whole stage. */
   apiRateLimit: wholeNumber(1, 100_000),
   apiBurstLimit: wholeNumber(1, 5_000),
-  /** Each sender's notify allowance (the defaults are the variables' own, justified there). */
-  notifyBurst: ENVIRONMENT.NOTIFY_BURST.unwrap(),
-  notifyRatePerMinute: ENVIRONMENT.NOTIFY_RATE_PER_MINUTE.unwrap(),
-  /** Files one user may hold, pending direct uploads included; more get 403. */
-  maxFilesPerUser: ENVIRONMENT.MAX_FILES_PER_USER.unwrap(),
-  /** Bytes one user may hold, pending direct uploads at their declared size included. */
-  maxBytesPerUser: ENVIRONMENT.MAX_BYTES_PER_USER.unwrap(),
   /** Whether the stage has CloudWatch alarms, and where they go. */
   alarms: flag,
   alarmEmail: z.email().optional(),
@@ -121,7 +130,7 @@ const StageSettingsSchema = z.strictObject({
         : value === false || value === 'false'
           ? 'off'
           : value,
-    ENVIRONMENT.MALWARE_SCANNING.unwrap(),
+    VARIABLE_SETTINGS.malwareScanning,
   ),
 });
 
@@ -152,15 +161,9 @@ export const LOCAL_STAGE_ISSUER = 'https://local-idp.file-service.invalid/';
  */
 const shared = () => ({
   jwtAudience: [API_AUDIENCE],
-  userIdClaim: ENVIRONMENT.USER_ID_CLAIM.parse(undefined),
-  realtimeAudience: ENVIRONMENT.REALTIME_AUDIENCE.parse(undefined),
-  realtimeTokenSeconds: ENVIRONMENT.REALTIME_TOKEN_SECONDS.parse(undefined),
-  notifyBurst: ENVIRONMENT.NOTIFY_BURST.parse(undefined),
-  notifyRatePerMinute: ENVIRONMENT.NOTIFY_RATE_PER_MINUTE.parse(undefined),
-  maxFilesPerUser: ENVIRONMENT.MAX_FILES_PER_USER.parse(undefined),
-  maxBytesPerUser: ENVIRONMENT.MAX_BYTES_PER_USER.parse(undefined),
-  // On in every stage: no stored byte is downloadable before a scan clears it.
-  malwareScanning: ENVIRONMENT.MALWARE_SCANNING.parse(undefined),
+  ...(Object.fromEntries(
+    SETTING_VARIABLES.map((name) => [settingName(name), ENVIRONMENT[name].parse(undefined)]),
+  ) as { readonly [K in SettingVariable as SettingName<K>]: Environment[K] }),
 });
 
 /**
@@ -303,4 +306,17 @@ export function stageConfig(context: (key: string) => unknown): StageConfig {
     );
   }
   return { name: stage, ...parsed.data };
+}
+
+/**
+ * The stage's value of every variable its settings or the schema's defaults give, as the
+ * functions' environment holds them.
+ */
+export function settingVariables(
+  stage: StageConfig,
+): Readonly<Record<SettingVariable | DefaultVariable, string>> {
+  return Object.fromEntries([
+    ...SETTING_VARIABLES.map((name) => [name, String(stage[settingName(name)])]),
+    ...DEFAULT_VARIABLES.map((name) => [name, String(ENVIRONMENT[name].parse(undefined))]),
+  ]) as Record<SettingVariable | DefaultVariable, string>;
 }

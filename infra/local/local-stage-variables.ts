@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import {
-  defaultOf,
   describeVariable,
   ENVIRONMENT,
-  type EnvironmentName,
+  LOCAL_VARIABLES,
+  type LocalVariable,
 } from '#shared/config/environment.ts';
 
 /**
@@ -19,10 +19,21 @@ export interface LocalStageVariable {
   readonly meaning: string;
 }
 
-/** A variable the functions read, as the schema describes it; `locally` overrides its default. */
-const functionVariable = (name: EnvironmentName, locally?: string): LocalStageVariable => ({
+/**
+ * Where the local stage's default differs from the deployed one: the first retry comes after a
+ * second, not 30, so a failed post shows at once.
+ */
+const LOCAL_DEFAULTS = {
+  CHAT_RETRY_BASE_SECONDS: ENVIRONMENT.CHAT_RETRY_BASE_SECONDS.unwrap().default(1),
+} satisfies Partial<{ [K in LocalVariable]: z.ZodType }>;
+
+const localSchema = <K extends LocalVariable>(name: K) =>
+  name in LOCAL_DEFAULTS ? LOCAL_DEFAULTS[name as keyof typeof LOCAL_DEFAULTS] : ENVIRONMENT[name];
+
+/** A variable the functions read, as the schema describes it, with the local stage's default. */
+const functionVariable = (name: LocalVariable): LocalStageVariable => ({
   name,
-  default: locally ?? defaultOf(name) ?? 'none',
+  default: String(localSchema(name).safeParse(undefined).data ?? 'none'),
   meaning: describeVariable(name),
 });
 
@@ -73,24 +84,14 @@ export const LOCAL_STAGE_VARIABLES: readonly LocalStageVariable[] = [
     meaning:
       'Comma-separated origins whose pages may call the stage and its store (CORS): an origin, `*`, `http://*`, `https://*`; or none',
   },
-  functionVariable('USER_ID_CLAIM'),
-  functionVariable('REALTIME_AUDIENCE'),
-  functionVariable('REALTIME_TOKEN_SECONDS'),
   {
     name: 'CHAT_WEBHOOK_URL',
     default: 'none',
     meaning:
       'A Slack-compatible incoming webhook; without one, messages go to the console and `<data dir>/chat.jsonl`',
   },
-  // 1 s locally, so a failed post shows at once (30 deployed).
-  functionVariable('CHAT_RETRY_BASE_SECONDS', '1'),
-  functionVariable('CHAT_TIMEOUT_SECONDS'),
-  functionVariable('CHAT_POSTS_PER_SECOND'),
-  functionVariable('NOTIFY_BURST'),
-  functionVariable('NOTIFY_RATE_PER_MINUTE'),
-  functionVariable('MALWARE_SCANNING'),
-  functionVariable('MAX_FILES_PER_USER'),
-  functionVariable('MAX_BYTES_PER_USER'),
+  // Every variable the schema lets the local stage override (shared/config/environment.ts).
+  ...LOCAL_VARIABLES.map(functionVariable),
   {
     name: 'LOCAL_SCAN_DELAY_MS',
     default: '0',
@@ -99,22 +100,28 @@ export const LOCAL_STAGE_VARIABLES: readonly LocalStageVariable[] = [
   },
 ];
 
-/** What the local stage reads from its own environment, with the deployed defaults. */
+type LocalSchemas = {
+  readonly [K in LocalVariable]: K extends keyof typeof LOCAL_DEFAULTS
+    ? (typeof LOCAL_DEFAULTS)[K]
+    : (typeof ENVIRONMENT)[K];
+};
+
+/**
+ * What the local stage reads from its own environment: every variable the schema lets it
+ * override, with the deployed defaults but for LOCAL_DEFAULTS, and its chat webhook.
+ */
 export const LOCAL_OVERRIDES = z.object({
-  USER_ID_CLAIM: ENVIRONMENT.USER_ID_CLAIM,
-  REALTIME_AUDIENCE: ENVIRONMENT.REALTIME_AUDIENCE,
-  REALTIME_TOKEN_SECONDS: ENVIRONMENT.REALTIME_TOKEN_SECONDS,
-  // Locally the first retry comes after a second, not 30, so a failed post shows at once.
-  CHAT_RETRY_BASE_SECONDS: ENVIRONMENT.CHAT_RETRY_BASE_SECONDS.unwrap().default(1),
-  CHAT_TIMEOUT_SECONDS: ENVIRONMENT.CHAT_TIMEOUT_SECONDS,
-  CHAT_POSTS_PER_SECOND: ENVIRONMENT.CHAT_POSTS_PER_SECOND,
+  ...(Object.fromEntries(LOCAL_VARIABLES.map((name) => [name, localSchema(name)])) as LocalSchemas),
   CHAT_WEBHOOK_URL: z.url().optional(),
-  NOTIFY_BURST: ENVIRONMENT.NOTIFY_BURST,
-  NOTIFY_RATE_PER_MINUTE: ENVIRONMENT.NOTIFY_RATE_PER_MINUTE,
-  MALWARE_SCANNING: ENVIRONMENT.MALWARE_SCANNING,
-  MAX_FILES_PER_USER: ENVIRONMENT.MAX_FILES_PER_USER,
-  MAX_BYTES_PER_USER: ENVIRONMENT.MAX_BYTES_PER_USER,
 });
+
+/** The local stage's settings, read from `env` by LOCAL_OVERRIDES (blank values are unset). */
+export function localOverrides(env: Readonly<Record<string, string | undefined>>) {
+  const blank = (value: string | undefined) => (value?.trim() === '' ? undefined : value);
+  return LOCAL_OVERRIDES.parse(
+    Object.fromEntries(Object.keys(LOCAL_OVERRIDES.shape).map((k) => [k, blank(env[k])])),
+  );
+}
 
 /** LOCAL_SCAN_DELAY_MS, the stage's own: its scanner's wait (local-malware-scanner.ts). */
 export const LOCAL_SCAN_DELAY_MS = z.coerce.number().int().min(0).max(600_000).default(0);

@@ -36,12 +36,14 @@ import {
   REDRIVE_SLACK,
   WORKER_BATCH_SIZE,
 } from '#shared/notifications/delivery-rules.ts';
-import { LOCAL_OVERRIDES, LOCAL_SCAN_DELAY_MS } from './local-stage-variables.ts';
+import { LOCAL_OVERRIDES, LOCAL_SCAN_DELAY_MS, localOverrides } from './local-stage-variables.ts';
 import type { SQSBatchResponse } from 'aws-lambda';
 
 import { REPOSITORY_ROOT } from './paths.ts';
 import { dynamoDbFrontFor } from './dynamodb-network-front.ts';
 import { ALLOWED_ORIGINS_SETTING, STAGE_DEFAULTS } from '../stages.ts';
+import { variableDefaults } from '#shared/config/environment.ts';
+import type { ServiceSettings } from '#shared/wiring/service-adapters.ts';
 import { apiCorsRule } from '../stacks/cors-rules.ts';
 import { setBucketCors } from './local-bucket-cors.ts';
 
@@ -96,11 +98,10 @@ export interface LocalStageOptions {
    */
   readonly malwareScanning?: boolean;
   /**
-   * What one user's files and pending direct uploads may hold (MAX_FILES_PER_USER,
-   * MAX_BYTES_PER_USER); by default those variables, else 10,000 files and 10 GiB.
+   * Settings the handlers take, by their variable's name (`{ MAX_FILES_PER_USER: 7 }`), over
+   * what the stage reads from its environment (LOCAL_OVERRIDES) and the schema's defaults.
    */
-  readonly maxFilesPerUser?: number;
-  readonly maxBytesPerUser?: number;
+  readonly settings?: LocalSettings;
   /**
    * The scanner's wait before each verdict (by default LOCAL_SCAN_DELAY_MS, else 0), and the
    * results a test forces for some keys.
@@ -115,6 +116,11 @@ export interface LocalStageOptions {
     readonly s3: string;
   }) => Promise<{ readonly dynamodb: string; readonly s3: string }>;
 }
+
+/** Settings a test gives the stage's handlers; the stage itself says its name, URL and scanning. */
+type LocalSettings = Partial<
+  Omit<ServiceSettings, 'STAGE' | 'REALTIME_ISSUER' | 'MALWARE_SCANNING'>
+>;
 
 /** How the local stage delivers submission notifications. */
 interface NotificationOptions {
@@ -293,10 +299,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       dataDir: options.dataDir,
       notifications: options.notifications ?? {},
       malwareScanning,
-      quotas: {
-        maxFilesPerUser: options.maxFilesPerUser,
-        maxBytesPerUser: options.maxBytesPerUser,
-      },
+      settings: options.settings ?? {},
     });
     notifications.consume(wiring);
     // GuardDuty's plan on the scanned prefixes, its tags, and its EventBridge rule's target;
@@ -489,10 +492,8 @@ const corsOf = (allowedOrigins: readonly string[]) => {
  * The adapters and settings every handler of this stage is built on: the deployed DynamoDB
  * and S3 adapters on the emulators, and local stand-ins for SQS, Secrets Manager and the
  * chat channel. Settings a developer may change come from the stage's own environment
- * (USER_ID_CLAIM, REALTIME_AUDIENCE, REALTIME_TOKEN_SECONDS, CHAT_RETRY_BASE_SECONDS,
- * CHAT_TIMEOUT_SECONDS, CHAT_POSTS_PER_SECOND, CHAT_WEBHOOK_URL, NOTIFY_BURST,
- * NOTIFY_RATE_PER_MINUTE, MALWARE_SCANNING, MAX_FILES_PER_USER, MAX_BYTES_PER_USER), or
- * from the options the tests pass.
+ * (LOCAL_OVERRIDES: the variables the schema marks `local`), or from the options the tests
+ * pass; the rest are the schema's defaults.
  */
 function localWiring(stage: {
   readonly url: string;
@@ -504,28 +505,22 @@ function localWiring(stage: {
   readonly dataDir: string;
   readonly notifications: NotificationOptions;
   readonly malwareScanning: boolean;
-  readonly quotas: Pick<LocalStageOptions, 'maxFilesPerUser' | 'maxBytesPerUser'>;
+  readonly settings: LocalSettings;
 }): LocalWiring {
-  const blank = (value: string | undefined) => (value?.trim() === '' ? undefined : value);
-  const env = LOCAL_OVERRIDES.parse(
-    Object.fromEntries(Object.keys(LOCAL_OVERRIDES.shape).map((k) => [k, blank(process.env[k])])),
-  );
-  const settings = {
+  const { CHAT_WEBHOOK_URL, ...read } = localOverrides(process.env);
+  const env = { ...variableDefaults(), ...read, ...stage.settings };
+  const settings: ServiceSettings = {
+    ...env,
     STAGE: 'local',
-    USER_ID_CLAIM: env.USER_ID_CLAIM,
     REALTIME_ISSUER: stage.url,
-    REALTIME_AUDIENCE: env.REALTIME_AUDIENCE,
-    REALTIME_TOKEN_SECONDS: env.REALTIME_TOKEN_SECONDS,
     CHAT_RETRY_BASE_SECONDS: stage.notifications.retryBaseSeconds ?? env.CHAT_RETRY_BASE_SECONDS,
     CHAT_TIMEOUT_SECONDS: stage.notifications.timeoutSeconds ?? env.CHAT_TIMEOUT_SECONDS,
     CHAT_POSTS_PER_SECOND: stage.notifications.postsPerSecond ?? env.CHAT_POSTS_PER_SECOND,
     NOTIFY_BURST: stage.notifications.notifyBurst ?? env.NOTIFY_BURST,
     NOTIFY_RATE_PER_MINUTE: stage.notifications.notifyRatePerMinute ?? env.NOTIFY_RATE_PER_MINUTE,
     MALWARE_SCANNING: stage.malwareScanning ? 'on' : 'off',
-    MAX_FILES_PER_USER: stage.quotas.maxFilesPerUser ?? env.MAX_FILES_PER_USER,
-    MAX_BYTES_PER_USER: stage.quotas.maxBytesPerUser ?? env.MAX_BYTES_PER_USER,
-  } as const;
-  const chatWebhookUrl = stage.notifications.chatWebhookUrl ?? env.CHAT_WEBHOOK_URL;
+  };
+  const chatWebhookUrl = stage.notifications.chatWebhookUrl ?? CHAT_WEBHOOK_URL;
   const clients = localClients(stage.endpoints, stage.credentials);
   const adapters = localAdapters({
     clients,

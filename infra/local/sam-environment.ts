@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { LOCAL_OVERRIDES } from './local-stage-variables.ts';
+import type { LocalVariable } from '#shared/config/environment.ts';
+import { localOverrides } from './local-stage-variables.ts';
 import { endpointOf } from './object-store-server.ts';
 import type { StageRecord } from './stage-lock.ts';
 
@@ -100,6 +101,23 @@ export function containerAddress(stage: Pick<SamStage, 'url'>, given?: string): 
 const portOf = (endpoint: string): number => Number(new URL(endpoint).port);
 
 /**
+ * A value for every variable the running stage knows: its own facts, every setting the schema
+ * lets it override, and the SDK's endpoints (the queues and secrets it serves in process only).
+ */
+type StageValues = Readonly<
+  Record<
+    | 'STAGE'
+    | 'TABLE_NAME'
+    | 'BUCKET_NAME'
+    | 'REALTIME_ISSUER'
+    | LocalVariable
+    | 'AWS_ENDPOINT_URL_DYNAMODB'
+    | 'AWS_ENDPOINT_URL_S3',
+    string
+  >
+>;
+
+/**
  * The values the running stage gives the variables it knows: its table and bucket, its URL
  * as the realtime issuer, the endpoints a container reaches DynamoDB and the object store by,
  * and the settings `npm start` reads from its own environment (`env`, read the same way).
@@ -108,34 +126,24 @@ export function stageValues(
   stage: SamStage,
   address: string,
   env: Readonly<Record<string, string | undefined>>,
-): Record<string, string> {
+): StageValues {
   if (stage.dynamodbNetworkEndpoint === undefined) {
     throw new SamEnvRefused(
       `the stage at ${stage.url} serves DynamoDB on loopback only, where a container cannot reach it ` +
         '(a stage started with HOST=0.0.0.0 serves it beyond loopback too)',
     );
   }
-  const blank = (value: string | undefined) => (value?.trim() === '' ? undefined : value);
-  const settings = LOCAL_OVERRIDES.parse(
-    Object.fromEntries(Object.keys(LOCAL_OVERRIDES.shape).map((k) => [k, blank(env[k])])),
-  );
+  // As `npm start` reads them; MALWARE_SCANNING as the stage holds downloads: its own scanner
+  // tags what lands in its object store.
+  const { CHAT_WEBHOOK_URL: _inProcessOnly, ...settings } = localOverrides(env);
   return {
     STAGE: 'local',
     TABLE_NAME: stage.tableName,
     BUCKET_NAME: stage.bucket,
     REALTIME_ISSUER: stage.url,
-    USER_ID_CLAIM: settings.USER_ID_CLAIM,
-    REALTIME_AUDIENCE: settings.REALTIME_AUDIENCE,
-    REALTIME_TOKEN_SECONDS: String(settings.REALTIME_TOKEN_SECONDS),
-    CHAT_RETRY_BASE_SECONDS: String(settings.CHAT_RETRY_BASE_SECONDS),
-    CHAT_TIMEOUT_SECONDS: String(settings.CHAT_TIMEOUT_SECONDS),
-    CHAT_POSTS_PER_SECOND: String(settings.CHAT_POSTS_PER_SECOND),
-    NOTIFY_BURST: String(settings.NOTIFY_BURST),
-    NOTIFY_RATE_PER_MINUTE: String(settings.NOTIFY_RATE_PER_MINUTE),
-    // As the stage holds downloads: its own scanner tags what lands in its object store.
-    MALWARE_SCANNING: settings.MALWARE_SCANNING,
-    MAX_FILES_PER_USER: String(settings.MAX_FILES_PER_USER),
-    MAX_BYTES_PER_USER: String(settings.MAX_BYTES_PER_USER),
+    ...(Object.fromEntries(
+      Object.entries(settings).map(([name, value]) => [name, String(value)]),
+    ) as Record<LocalVariable, string>),
     AWS_ENDPOINT_URL_DYNAMODB: endpointOf(address, portOf(stage.dynamodbNetworkEndpoint)),
     AWS_ENDPOINT_URL_S3: endpointOf(address, portOf(stage.s3Endpoint)),
   };

@@ -20,14 +20,13 @@ import { initRealtimeKeysFunction } from '#functions/init-realtime-keys/function
 import { postAlarmFunction } from '#functions/post-alarm/function.ts';
 import { recordScanVerdictFunction } from '#functions/record-scan-verdict/function.ts';
 import { API_ROUTES, FALLBACK_FUNCTION, SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
-import { ENVIRONMENT, type EnvironmentName } from '#shared/config/environment.ts';
+import type { EnvironmentName } from '#shared/config/environment.ts';
 import { metricsNamespace, SERVICE_NAME } from '#shared/observability/business-metrics.ts';
 import { ServiceAlarms } from '../constructs/service-alarms.ts';
 import { ServiceDashboard } from '../constructs/service-dashboard.ts';
 import { alarmTarget, postAlarmsToChat } from './alarm-action.ts';
 import { apiCorsPreflight } from './cors.ts';
-import { samLocalTemplate } from './sam-local-template.ts';
-import { DATA_OUTPUTS, functionNameOutput, type StageConfig } from '../stages.ts';
+import { DATA_OUTPUTS, functionNameOutput, settingVariables, type StageConfig } from '../stages.ts';
 import type { ServiceData } from './data-stack.ts';
 import { HttpRoutes } from './http-routes.ts';
 import { NotificationWorker } from './notification-worker.ts';
@@ -76,6 +75,8 @@ const ACCESS_LOG = AccessLogFormat.custom(
  */
 export class ApiStack extends Stack {
   readonly api: HttpApi;
+  /** Every function of the stage, by its declaration. */
+  readonly functions: ServiceFunctions;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -116,7 +117,6 @@ export class ApiStack extends Stack {
       alarms?.watchThreatsFound(metricsNamespace(stage.name));
     }
 
-    const forSam = stage.name === 'local' ? samLocalTemplate(this, stage) : undefined;
     // A value for every variable any function reads (each gets only its own): a name added
     // to the schema without a value here does not compile.
     let issuer = '';
@@ -124,32 +124,20 @@ export class ApiStack extends Stack {
       STAGE: stage.name,
       TABLE_NAME: data.table.tableName,
       BUCKET_NAME: bucket.bucketName,
-      USER_ID_CLAIM: stage.userIdClaim,
       REALTIME_ISSUER: Lazy.string({ produce: () => issuer }),
-      REALTIME_AUDIENCE: stage.realtimeAudience,
-      REALTIME_TOKEN_SECONDS: String(stage.realtimeTokenSeconds),
       REALTIME_KEYS_SECRET_ARN: data.realtimeKeys.secretArn,
       NOTIFY_QUEUE_URL: data.notificationQueue.queueUrl,
       NOTIFY_DLQ_URL: data.notificationDeadLetters.queueUrl,
       CHAT_WEBHOOK_SECRET_ARN: data.chatWebhook.secretArn,
-      // The schema's own defaults: a deployed stage retries and waits as documented there.
-      CHAT_RETRY_BASE_SECONDS: String(ENVIRONMENT.CHAT_RETRY_BASE_SECONDS.parse(undefined)),
-      CHAT_TIMEOUT_SECONDS: String(ENVIRONMENT.CHAT_TIMEOUT_SECONDS.parse(undefined)),
-      CHAT_POSTS_PER_SECOND: String(ENVIRONMENT.CHAT_POSTS_PER_SECOND.parse(undefined)),
-      NOTIFY_BURST: String(stage.notifyBurst),
-      NOTIFY_RATE_PER_MINUTE: String(stage.notifyRatePerMinute),
-      MALWARE_SCANNING: stage.malwareScanning,
-      MAX_FILES_PER_USER: String(stage.maxFilesPerUser),
-      MAX_BYTES_PER_USER: String(stage.maxBytesPerUser),
-      ...forSam?.values,
+      // The stage's settings, and the schema's defaults where no stage sets a variable.
+      ...settingVariables(stage),
     };
-    const functions = new ServiceFunctions(this, 'Functions', {
+    const functions = (this.functions = new ServiceFunctions(this, 'Functions', {
       declarations: SERVICE_FUNCTIONS,
       root: props.root,
       data,
       bucket,
       environment,
-      ...(forSam === undefined ? {} : { sdkEnvironment: forSam.sdkEnvironment }),
       powertools: {
         serviceName: SERVICE_NAME,
         logLevel: stage.logLevel,
@@ -158,8 +146,7 @@ export class ApiStack extends Stack {
       logRetention,
       removalPolicy,
       ...(alarms === undefined ? {} : { alarms }),
-    });
-    forSam?.identify(functions.all);
+    }));
 
     this.api = new HttpApi(this, 'HttpApi', {
       description: `File service (${stage.name})`,

@@ -35,14 +35,6 @@ export interface ServiceFunctionsProps {
   readonly bucket: IBucket;
   /** A value for every variable a function may read; each function gets only its own. */
   readonly environment: Readonly<Record<EnvironmentName, string>>;
-  /**
-   * Variables the AWS SDK reads, by the resource whose service they concern: a function gets
-   * those of each resource it declares (the local stage's template points the SDK at the
-   * emulators this way). None when absent.
-   */
-  readonly sdkEnvironment?: Readonly<
-    Partial<Record<ResourceName, Readonly<Record<string, string>>>>
-  >;
   /** Powertools' own settings, on every function. */
   readonly powertools: {
     readonly serviceName: string;
@@ -145,10 +137,6 @@ export class ServiceFunctions extends Construct {
       POWERTOOLS_METRICS_NAMESPACE: props.powertools.metricsNamespace,
     };
     for (const name of declaration.variables) environment[name] = props.environment[name];
-    for (const resource of RESOURCE_NAMES) {
-      if (declaration[resource] === undefined) continue;
-      Object.assign(environment, props.sdkEnvironment?.[resource]);
-    }
     const routes = declaration.routes ?? [];
     return new ServiceFunction(this, declaration.id, {
       entry: join(props.root, declaration.entry),

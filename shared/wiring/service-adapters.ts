@@ -1,5 +1,5 @@
 import type { BlobStore, BlobVersions, DownloadSigner, UploadSigner } from '../blobs/blob-store.ts';
-import type { Environment } from '../config/environment.ts';
+import type { HandlerSettings } from '../config/environment.ts';
 import type { DealFileRepository } from '../deal-files/deal-file-repository.ts';
 import type { DirectUploadRepository } from '../direct-uploads/direct-upload-repository.ts';
 import type { DealRoleReader } from '../groups/deal-roles.ts';
@@ -42,23 +42,8 @@ export interface ServiceAdapters {
   readonly usage: UsageLedger;
 }
 
-/** The settings handlers take besides their adapters: values, never clients. */
-export type ServiceSettings = Pick<
-  Environment,
-  | 'STAGE'
-  | 'USER_ID_CLAIM'
-  | 'REALTIME_ISSUER'
-  | 'REALTIME_AUDIENCE'
-  | 'REALTIME_TOKEN_SECONDS'
-  | 'CHAT_RETRY_BASE_SECONDS'
-  | 'CHAT_TIMEOUT_SECONDS'
-  | 'CHAT_POSTS_PER_SECOND'
-  | 'NOTIFY_BURST'
-  | 'NOTIFY_RATE_PER_MINUTE'
-  | 'MALWARE_SCANNING'
-  | 'MAX_FILES_PER_USER'
-  | 'MAX_BYTES_PER_USER'
->;
+/** The settings handlers take besides their adapters: values, never clients (the schema's). */
+export type ServiceSettings = HandlerSettings;
 
 /** The storage limits the quota settings say. */
 export const storageLimitsOf = (

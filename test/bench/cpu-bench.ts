@@ -11,6 +11,7 @@
  * done on libuv's pool counts too.
  */
 import { createHash } from 'node:crypto';
+import { variableDefaults } from '#shared/config/environment.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import type { DealFile } from '#shared/deal-files/deal-file.ts';
@@ -52,18 +53,11 @@ interface CpuCase {
   readonly budget: number;
 }
 
+/** As deployed: the schema's defaults, but for the stage's own facts and the quotas. */
 const SETTINGS: ServiceSettings = {
+  ...variableDefaults(),
   STAGE: 'production',
-  USER_ID_CLAIM: 'sub',
   REALTIME_ISSUER: 'https://files.example.com',
-  REALTIME_AUDIENCE: 'realtime',
-  REALTIME_TOKEN_SECONDS: 3600,
-  CHAT_RETRY_BASE_SECONDS: 30,
-  CHAT_TIMEOUT_SECONDS: 10,
-  CHAT_POSTS_PER_SECOND: 1,
-  NOTIFY_BURST: 5,
-  NOTIFY_RATE_PER_MINUTE: 1,
-  MALWARE_SCANNING: 'on',
   // Held to, as deployed, but out of reach: every upload counts 4 MiB against the bench user,
   // and the bench measures the handler, not an allowance it runs out of (1 TiB: 262,144 runs).
   MAX_FILES_PER_USER: 1_000_000,

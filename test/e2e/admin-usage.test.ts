@@ -3,7 +3,9 @@ import { uploadForm } from '#test/support/multipart.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 
 // Limits of its own, so the CLI is seen to print the stage's and not the defaults.
-const stage = useTestStage(() => ({ maxFilesPerUser: 7, maxBytesPerUser: 100_000 }));
+const stage = useTestStage(() => ({
+  settings: { MAX_FILES_PER_USER: 7, MAX_BYTES_PER_USER: 100_000 },
+}));
 
 async function usage(user: number) {
   const { code, out, err } = await stage().admin(['usage', '--user', String(user)]);

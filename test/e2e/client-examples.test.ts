@@ -9,13 +9,11 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { GetObjectTaggingCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '#shared/openapi/openapi-document.ts';
-import { API_ROUTES } from '#functions/service-functions.ts';
 import { MULTIPART_UPLOAD_MAX_FILE_BYTES } from '#infra/local/platform-limits.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { patient } from '#test/support/patience.ts';
@@ -31,7 +29,9 @@ const run = promisify(execFile);
 /** Each user's storage quota on this file's stage: room for the demos' two files, no more. */
 const MAX_FILES = 2;
 const MAX_BYTES = 5_000_000;
-const stage = useTestStage(() => ({ maxFilesPerUser: MAX_FILES, maxBytesPerUser: MAX_BYTES }));
+const stage = useTestStage(() => ({
+  settings: { MAX_FILES_PER_USER: MAX_FILES, MAX_BYTES_PER_USER: MAX_BYTES },
+}));
 const scratch = resolve('.test-artifacts/client-examples');
 const PYTHON = 'examples/python/file_service_client.py';
 const TYPESCRIPT = 'examples/typescript/demo.ts';
@@ -279,16 +279,5 @@ describe('the client examples, against the local stage', () => {
       String(file.id),
     ]);
     expect(stdout).toBe(`${mismatch}\n`);
-  });
-
-  it('the TypeScript example’s types are generate-types.ts’s, from the service’s document', async () => {
-    const document = join(scratch, 'openapi.json');
-    const fresh = join(scratch, 'file-service.d.ts');
-    await writeFile(document, JSON.stringify(buildOpenApiDocument(API_ROUTES)));
-    await run(process.execPath, ['examples/typescript/generate-types.ts', document, fresh]);
-    expect(
-      await readFile(fresh, 'utf8'),
-      'examples/typescript/file-service.d.ts is not the document’s: make it again (examples/README.md)',
-    ).toBe(await readFile('examples/typescript/file-service.d.ts', 'utf8'));
   });
 });

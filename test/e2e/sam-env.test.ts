@@ -29,7 +29,7 @@ import {
   LOCAL_BUCKET_NAME,
   LOCAL_SDK_ENVIRONMENT,
   LOCAL_TABLE_NAME,
-} from '#infra/stacks/sam-local-template.ts';
+} from '#infra/local/sam/sam-local-template.ts';
 import { RESOURCE_NAMES } from '#shared/functions/function-declaration.ts';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { httpEvent } from '#infra/local/sample-events.ts';

@@ -14,7 +14,9 @@ import { useTestStage } from '#test/support/test-stage.ts';
 
 const MAX_FILES = 10;
 const MAX_BYTES = 10_000;
-const stage = useTestStage(() => ({ maxFilesPerUser: MAX_FILES, maxBytesPerUser: MAX_BYTES }));
+const stage = useTestStage(() => ({
+  settings: { MAX_FILES_PER_USER: MAX_FILES, MAX_BYTES_PER_USER: MAX_BYTES },
+}));
 
 const USAGE = '/api/v1/user/me/usage';
 const START = '/api/v1/user/me/file/upload';

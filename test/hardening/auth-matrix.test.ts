@@ -4,8 +4,8 @@
  */
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { API_ROUTES } from '#functions/service-functions.ts';
-import { type ApiRoute, routeKey } from '#shared/api/routes.ts';
+import { API_ROUTES, type SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
+import { type ApiRoute, routeKey, type RouteKeyOf } from '#shared/api/routes.ts';
 import { userFileObjectKey } from '#shared/storage/keys.ts';
 import { toDirectUploadItem } from '#shared/direct-uploads/adapters/dynamo-direct-upload-repository.ts';
 import { toNotificationItem } from '#shared/notifications/adapters/dynamo-notification-repository.ts';
@@ -71,8 +71,19 @@ function requestFor(route: ApiRoute): { path: string; init: RequestInit } {
   }
 }
 
-/** The intruder, with a valid token, on the owner's ids: what each route must answer. */
-const OTHER_USERS_IDS: Record<string, { status: number; body: unknown } | 'own-data-only'> = {
+type DeclaredRoute = (typeof SERVICE_FUNCTIONS)[number] extends infer F
+  ? F extends { readonly routes: readonly (infer R)[] }
+    ? R
+    : never
+  : never;
+/** Every route behind the authorizer, as its key. */
+type JwtRouteKey = RouteKeyOf<Extract<DeclaredRoute, { readonly auth: 'jwt' }>>;
+
+/**
+ * The intruder, with a valid token, on the owner's ids: what each route must answer (a route
+ * the functions list declares behind the authorizer and this does not name fails to compile).
+ */
+const OTHER_USERS_IDS: Record<JwtRouteKey, { status: number; body: unknown } | 'own-data-only'> = {
   'GET /api/v1/user/me/file': 'own-data-only',
   'POST /api/v1/user/me/file': 'own-data-only',
   'POST /api/v1/user/me/file/upload': 'own-data-only',
@@ -318,7 +329,11 @@ describe('the authorization matrix', () => {
       const before = await stage().stored();
       const { path, init } = requestFor(route);
       const response = await stage().request(path, { ...init, as: INTRUDER });
-      const expected = OTHER_USERS_IDS[key];
+      const expected = (OTHER_USERS_IDS as Partial<Record<string, unknown>>)[key] as
+        (typeof OTHER_USERS_IDS)[JwtRouteKey] | undefined;
+      if (expected === undefined) {
+        throw new Error(`${key}: add what an intruder gets to OTHER_USERS_IDS in this file`);
+      }
       if (expected === 'own-data-only') {
         // No ids to steal: the intruder gets only their own area, which holds nothing of the
         // owner's.
@@ -334,8 +349,8 @@ describe('the authorization matrix', () => {
         expect(owners(after.items)).toEqual(owners(before.items));
         return;
       }
-      expect(response.status).toBe(expected?.status);
-      expect(await response.json()).toEqual(expected?.body);
+      expect(response.status).toBe(expected.status);
+      expect(await response.json()).toEqual(expected.body);
       expect(await stage().stored()).toEqual(before);
     },
   );

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Stack, Validations } from 'aws-cdk-lib';
@@ -13,7 +13,6 @@ import {
   FUNCTIONS_BY_ID,
   SERVICE_FUNCTIONS,
 } from '#functions/service-functions.ts';
-import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { alarmTarget } from '#infra/stacks/alarm-action.ts';
 import {
   functionNameOutput,
@@ -26,10 +25,10 @@ import {
   type FunctionDeclaration,
   RESOURCE_NAMES,
 } from '#shared/functions/function-declaration.ts';
-import { LOCAL_SDK_ENVIRONMENT } from '#infra/stacks/sam-local-template.ts';
+import { LOCAL_SDK_ENVIRONMENT } from '#infra/local/sam/sam-local-template.ts';
 import { BUSINESS_METRICS } from '#shared/observability/business-metrics.ts';
 import { synthStage, type SynthesizedStage } from '#test/support/cdk-app.ts';
-import { tableUnder } from '#test/support/markdown-table.ts';
+import { DEPLOYED_ALARMS, WATCHED_FUNCTIONS } from '#infra/render/stage-cost.ts';
 import { declaredCalls } from './declared-grants.ts';
 
 const ISSUER = 'https://issuer.example/';
@@ -891,33 +890,12 @@ describe('alarms', () => {
     expect(Object.keys(stage('local').api.findResources('AWS::CloudWatch::Alarm'))).toEqual([]);
   });
 
-  it('docs/deploying.md counts the alarms each deployed stage’s template holds, at $0.10 each', () => {
-    const [row] = tableUnder(
-      'docs/deploying.md',
-      '## What a stage costs at rest (on paper)',
-    ).filter(([item]) => item?.startsWith('CloudWatch alarms'));
+  it('docs/deploying.md’s count of alarms (infra/render/stage-cost.ts) is each deployed stage’s', () => {
     const count = (name: StageName) =>
       Object.keys(stage(name).api.findResources('AWS::CloudWatch::Alarm')).length;
-    const cost = (alarms: number) => `$${(alarms / 10).toFixed(2)}`;
-    expect(row?.slice(0, 3)).toEqual([
-      `CloudWatch alarms, ${count('production')}`,
-      cost(count('production')),
-      cost(count('development')),
-    ]);
-    expect(count('development')).toBe(count('production'));
-    // Every other count of them on the page says the same.
-    const page = readFileSync(join(REPOSITORY_ROOT, 'docs/deploying.md'), 'utf8');
-    const counts = [...page.matchAll(/(\d+) alarms\b|alarms, (\d+)/g)].map(([, a, b]) =>
-      Number(a ?? b),
-    );
-    expect(counts.length).toBeGreaterThan(1);
-    expect(new Set(counts)).toEqual(new Set([count('production')]));
-    // The formula beside it: two a function watched, one per dead-letter queue, the API's 5xx,
-    // any threat found.
-    expect(row?.[3]).toContain(
-      `${watched.length} functions × 2, 3 dead-letter queues, the API’s 5xx, any threat found`,
-    );
-    expect(2 * watched.length + 5).toBe(count('production'));
+    expect(count('production')).toBe(DEPLOYED_ALARMS);
+    expect(count('development')).toBe(DEPLOYED_ALARMS);
+    expect(WATCHED_FUNCTIONS.map((fn) => fn.id)).toEqual(watched);
   });
 });
 

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
+import { samLocalTemplate } from '#infra/local/sam/sam-local-template.ts';
 import { addServiceStacks } from '#infra/service.ts';
 import { stageConfig } from '#infra/stages.ts';
 
@@ -31,10 +32,9 @@ export function synthStage(context: Record<string, unknown>): SynthesizedStage {
       outdir,
       context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context },
     });
-    const stacks = addServiceStacks(app, {
-      stage: stageConfig((key) => app.node.tryGetContext(key)),
-      root: REPOSITORY_ROOT,
-    });
+    const stage = stageConfig((key) => app.node.tryGetContext(key));
+    const stacks = addServiceStacks(app, { stage, root: REPOSITORY_ROOT });
+    if (stage.name === 'local') samLocalTemplate(stacks.api, stage);
     app.synth();
     return { data: Template.fromStack(stacks.data), api: Template.fromStack(stacks.api) };
   } finally {

@@ -115,8 +115,7 @@ export async function startTestStage(
     | 'publicHost'
     | 'malwareScanning'
     | 'scanner'
-    | 'maxFilesPerUser'
-    | 'maxBytesPerUser'
+    | 'settings'
   > = {},
 ): Promise<TestStage> {
   const clients = emulatorClients();
@@ -146,8 +145,7 @@ export async function startTestStage(
     ...(options.publicHost === undefined ? {} : { publicHost: options.publicHost }),
     ...(options.malwareScanning === undefined ? {} : { malwareScanning: options.malwareScanning }),
     ...(options.scanner === undefined ? {} : { scanner: options.scanner }),
-    ...(options.maxFilesPerUser === undefined ? {} : { maxFilesPerUser: options.maxFilesPerUser }),
-    ...(options.maxBytesPerUser === undefined ? {} : { maxBytesPerUser: options.maxBytesPerUser }),
+    ...(options.settings === undefined ? {} : { settings: options.settings }),
   });
   // The operator CLI finds a stage by this record, as it finds `npm start`.
   await writeStageRecord(dataDir, stageRecordOf(stage));

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { handler as apiDocs } from '#functions/api-docs/handler.ts';
 import { handler as openApiDocument } from '#functions/openapi-document/handler.ts';
-import { API_ROUTES } from '#functions/service-functions.ts';
+import { API_ROUTES, type RouteKey } from '#functions/service-functions.ts';
 import { routeKey } from '#shared/api/routes.ts';
 import type { DealFile } from '#shared/deal-files/deal-file.ts';
 import { DOCS_ASSET_NAMES } from '#shared/docs/swagger-ui-assets.ts';
@@ -105,8 +105,11 @@ const get = (path: string, pathParameters?: Record<string, string>) => ({
   rawPath: path,
 });
 
-/** Each route's largest answer, or why it has none larger than a few bytes. */
-const LARGEST: Record<string, () => ApiResult | 'empty' | Promise<ApiResult>> = {
+/**
+ * Each route's largest answer, or why it has none larger than a few bytes: a route the
+ * functions list declares and this does not name fails to compile here.
+ */
+const LARGEST: Record<RouteKey, () => ApiResult | 'empty' | Promise<ApiResult>> = {
   'GET /api/v1/user/me/file': () =>
     jsonResponse(200, Array(MAX_PAGE_SIZE).fill(toUserFileBody(worstUserFile)), {
       link: `</api/v1/user/me/file?limit=${String(MAX_PAGE_SIZE)}&cursor=${'c'.repeat(60)}>; rel="next"`,
@@ -156,12 +159,12 @@ const LARGEST: Record<string, () => ApiResult | 'empty' | Promise<ApiResult>> = 
 };
 
 describe("every route's largest valid answer fits Lambda's response limit", () => {
-  it('has a largest answer for every route', () => {
-    expect(Object.keys(LARGEST).sort()).toEqual(API_ROUTES.map(routeKey).sort());
-  });
-
-  it.each(Object.entries(LARGEST))('%s', async (_route, largest) => {
-    const answer = await largest();
+  it.each(API_ROUTES.map(routeKey))('%s', async (route) => {
+    const largest = (LARGEST as Partial<Record<string, () => unknown>>)[route];
+    if (largest === undefined) {
+      throw new Error(`${route}: add its largest answer to LARGEST in this file`);
+    }
+    const answer = (await largest()) as ApiResult | 'empty';
     if (answer === 'empty') return;
     expect(answer.statusCode).toBeLessThan(300);
     // A page, too, with room to spare: half the limit at most.

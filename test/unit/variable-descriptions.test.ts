@@ -1,8 +1,8 @@
 /**
  * One description per variable: shared/config/environment.ts says what each variable means
- * and its rule; `npm start -- --help` (infra/local/local-stage-variables.ts), README.md and the
- * tables of docs/architecture.md, docs/local-stage.md and docs/deploying.md say it in the same
- * words, and a stage setting a function reads is its variable's name in camelCase.
+ * and its rule; `npm start -- --help` (infra/local/local-stage-variables.ts) says it in the same
+ * words (the docs' tables are rendered from both: test/unit/rendered-files.test.ts), and a
+ * stage setting a function reads is its variable's name in camelCase.
  */
 import { describe, expect, it } from 'vitest';
 import { LOCAL_STAGE_VARIABLES } from '#infra/local/local-stage-variables.ts';
@@ -15,12 +15,9 @@ import {
   REALTIME_TOKEN_MAX_SECONDS,
 } from '#shared/config/environment.ts';
 import { MAX_REALTIME_TOKEN_SECONDS } from '#shared/realtime/realtime-config.ts';
-import { tableUnder } from '#test/support/markdown-table.ts';
 
 const NAMES = Object.keys(ENVIRONMENT) as EnvironmentName[];
 
-const code = (text: string) => `\`${text}\``;
-const unquoted = (cell: string | undefined) => cell?.replaceAll('`', '');
 /** `realtimeTokenSeconds` → `REALTIME_TOKEN_SECONDS`. */
 const variableOf = (setting: string) => setting.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase();
 const isVariable = (name: string): name is EnvironmentName => name in ENVIRONMENT;
@@ -52,53 +49,13 @@ describe('shared/config/environment.ts describes every variable once', () => {
   });
 });
 
-describe('the docs take each description from it', () => {
-  it('docs/architecture.md, "Configuration": every variable, its description and default', () => {
-    const rows = tableUnder('docs/architecture.md', '## Configuration');
-    expect(rows.map((row) => row.slice(0, 3))).toEqual(
-      NAMES.map((name) => [
-        code(name),
-        describeVariable(name),
-        defaultOf(name) === undefined ? 'required' : code(defaultOf(name) ?? ''),
-      ]),
-    );
-  });
-
-  it.each(['README.md', 'docs/local-stage.md'])(
-    '%s: the local stage’s variables as `npm start -- --help` lists them',
-    (page) => {
-      const heading = page === 'README.md' ? '## Environment variables' : '## Variables';
-      const rows = tableUnder(page, heading).map(([name, value, meaning]) => [
-        unquoted(name),
-        unquoted(value),
-        meaning,
-      ]);
-      expect(rows).toEqual(LOCAL_STAGE_VARIABLES.map((v) => [v.name, v.default, v.meaning]));
-    },
-  );
-
+describe('what is derived from it', () => {
   it('npm start -- --help takes a function variable’s description from the schema', () => {
     for (const variable of LOCAL_STAGE_VARIABLES) {
       if (isVariable(variable.name)) {
         expect(variable.meaning).toBe(describeVariable(variable.name));
       }
     }
-  });
-
-  it('docs/deploying.md, "Stage settings": a setting a function reads is its variable', () => {
-    const rows = tableUnder('docs/deploying.md', '## Stage settings');
-    const read = rows.flatMap(([setting = '', meaning]) => {
-      const name = variableOf(unquoted(setting) ?? '');
-      return isVariable(name) ? [[name, meaning]] : [];
-    });
-    expect(read).toEqual(
-      read.map(([name = '']) => [name, describeVariable(name as EnvironmentName)]),
-    );
-    // Every stage setting named after a variable is in the table.
-    const named = Object.keys(STAGE_DEFAULTS.production).filter((key) =>
-      isVariable(variableOf(key)),
-    );
-    expect(read.map(([name]) => name)).toEqual(expect.arrayContaining(named.map(variableOf)));
   });
 
   it.each(STAGE_NAMES)(

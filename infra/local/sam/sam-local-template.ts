@@ -1,12 +1,23 @@
-import { CfnParameter, type CfnResource, type Stack } from 'aws-cdk-lib';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+/**
+ * The local stage's template, made fit for SAM CLI (docs/local-stage.md#sam-cli): the CDK app
+ * applies this to the API stack of `-c stage=local` only, after the stack is built as any
+ * stage's, so the production stacks hold nothing for SAM.
+ */
+import { CfnParameter, type CfnResource } from 'aws-cdk-lib';
+import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
 import type { EnvironmentName } from '#shared/config/environment.ts';
-import type { ResourceName } from '#shared/functions/function-declaration.ts';
-import type { StageConfig } from '../stages.ts';
+import {
+  type FunctionDeclaration,
+  RESOURCE_NAMES,
+  type ResourceName,
+} from '#shared/functions/function-declaration.ts';
+import type { ApiStack } from '../../stacks/api-stack.ts';
+import type { StageConfig } from '../../stages.ts';
 
 /**
- * The local stage's table and bucket (infra/local's LOCAL_TABLE and LOCAL_BUCKET, written
- * here, not imported: the stacks take nothing from the emulators; a test holds them equal).
+ * The local stage's table and bucket (LOCAL_TABLE and LOCAL_BUCKET, written here, not
+ * imported: the CDK app loads this, and not the local stage's servers; a test holds them equal).
  */
 export const LOCAL_TABLE_NAME = 'file-service';
 export const LOCAL_BUCKET_NAME = 'local-file-service-bucket-with-a-name-as-long-as-a-deployed-one';
@@ -44,18 +55,18 @@ export const LOCAL_SDK_ENVIRONMENT: Readonly<
 };
 
 /**
- * What the local stage's template holds for SAM CLI (docs/local-stage.md#sam-cli). SAM gives
- * a function only the variables its template declares, and resolves only literals, parameters
- * and a few attributes; a stack output or the API's URL becomes an empty string. So here the
- * data stack's outputs and the issuer are parameters, with the local stage's own values as
- * defaults, each function declares the SDK's endpoint for every service it calls (and S3's
- * checksum settings, which s3rver needs), and each carries its function id as SAM's
- * `SamResourceId`, so `sam local invoke ListUserFiles` finds it.
+ * What the local stage's template holds for SAM CLI. SAM gives a function only the variables
+ * its template declares, and resolves only literals, parameters and a few attributes; a stack
+ * output or the API's URL becomes an empty string. So here the data stack's outputs and the
+ * issuer become parameters, with the local stage's own values as defaults, each function
+ * declares the SDK's endpoint for every service it calls (and S3's checksum settings, which
+ * s3rver needs), and each carries its function id as SAM's `SamResourceId`, so
+ * `sam local invoke ListUserFiles` finds it.
  */
-export function samLocalTemplate(stack: Stack, stage: StageConfig) {
+export function samLocalTemplate(stack: ApiStack, stage: StageConfig): void {
   const parameter = (id: string, description: string, value: string) =>
     new CfnParameter(stack, id, { type: 'String', default: value, description }).valueAsString;
-  const values = {
+  const values: Partial<Record<EnvironmentName, string>> = {
     TABLE_NAME: parameter('TableName', "The table's name", LOCAL_TABLE_NAME),
     BUCKET_NAME: parameter('BucketName', "The bucket's name", LOCAL_BUCKET_NAME),
     REALTIME_ISSUER: parameter(
@@ -83,14 +94,20 @@ export function samLocalTemplate(stack: Stack, stage: StageConfig) {
       "The chat channel's webhook (the local stage has none that SAM can reach)",
       'arn:aws:secretsmanager:us-east-1:000000000000:secret:chat-webhook-not-served-to-sam',
     ),
-  } as const satisfies Partial<Record<EnvironmentName, string>>;
-  return {
-    values,
-    sdkEnvironment: LOCAL_SDK_ENVIRONMENT,
-    identify: (functions: ReadonlyMap<string, IFunction>) => {
-      for (const [functionId, fn] of functions) {
-        (fn.node.defaultChild as CfnResource).addMetadata('SamResourceId', functionId);
-      }
-    },
   };
+  for (const declaration of SERVICE_FUNCTIONS as readonly FunctionDeclaration[]) {
+    const fn = stack.functions.get(declaration);
+    if (!(fn instanceof LambdaFunction)) throw new Error(`${declaration.id} is no Lambda function`);
+    const variables: Record<string, string> = {};
+    for (const name of declaration.variables) {
+      const value = values[name];
+      if (value !== undefined) variables[name] = value;
+    }
+    for (const name of RESOURCE_NAMES) {
+      if (declaration[name] !== undefined) Object.assign(variables, LOCAL_SDK_ENVIRONMENT[name]);
+    }
+    // Replacing the stack's values, so that nothing refers to the data stack's outputs.
+    for (const [name, value] of Object.entries(variables)) fn.addEnvironment(name, value);
+    (fn.node.defaultChild as CfnResource).addMetadata('SamResourceId', declaration.id);
+  }
 }

@@ -1,7 +1,6 @@
 /**
- * The table of docs/deploying.md, "Least privilege", rendered from the functions'
- * declarations: `node test/infra/grant-table.ts` prints it, and
- * test/infra/grant-table.test.ts fails while the page shows anything else.
+ * The table of docs/deploying.md, "Least privilege", from the functions' declarations: what
+ * each function's role may do, in the page's words (`npm run render` writes it).
  */
 import { SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
 import {
@@ -10,8 +9,8 @@ import {
   type ItemGrant,
   PARTITION_KEYS,
 } from '#shared/functions/function-declaration.ts';
+import { code, markdownTable } from './markdown.ts';
 
-const code = (text: string) => `\`${text}\``;
 const because = (why: string | undefined) => (why === undefined ? '' : ` (${why})`);
 
 const items = (grant: ItemGrant): string =>
@@ -48,19 +47,8 @@ function mayDo(fn: FunctionDeclaration): string {
 }
 
 /** Each function's row: its id and what it may do. */
-export const GRANT_ROWS: readonly (readonly [string, string])[] = SERVICE_FUNCTIONS.map(
-  (fn: FunctionDeclaration) => [fn.id, mayDo(fn)] as const,
-);
-
-/** The rows as a Markdown table, its columns padded as Prettier pads them. */
-function grantTable(): string {
-  const rows = [['Function', 'May'] as const, ...GRANT_ROWS];
-  const first = Math.max(...rows.map(([id]) => id.length));
-  const second = Math.max(...rows.map(([, may]) => may.length));
-  const line = ([id, may]: readonly [string, string]) =>
-    `| ${id.padEnd(first)} | ${may.padEnd(second)} |`;
-  const [heading, ...body] = rows.map(line);
-  return [heading, `| ${'-'.repeat(first)} | ${'-'.repeat(second)} |`, ...body].join('\n');
-}
-
-if (import.meta.main) process.stdout.write(`${grantTable()}\n`);
+export const grantTable = (): string =>
+  markdownTable(
+    ['Function', 'May'],
+    SERVICE_FUNCTIONS.map((fn: FunctionDeclaration) => [fn.id, mayDo(fn)]),
+  );

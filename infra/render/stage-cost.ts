@@ -1,0 +1,61 @@
+/**
+ * docs/deploying.md's cost of a stage at rest: its alarms counted from the functions list (the
+ * infra tests hold the count to the synthesized templates'), at CloudWatch's list price.
+ */
+import { SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
+import type { FunctionDeclaration } from '#shared/functions/function-declaration.ts';
+import { markdownTable } from './markdown.ts';
+
+/** The functions whose errors and throttles alarm: all but the deploy-time ones. */
+export const WATCHED_FUNCTIONS = (SERVICE_FUNCTIONS as readonly FunctionDeclaration[]).filter(
+  (fn) => fn.alarms !== false,
+);
+
+/** A deployed stage's alarms (malwareScanning on): two a function, and five of the stage. */
+export const DEPLOYED_ALARMS = 2 * WATCHED_FUNCTIONS.length + 3 + 1 + 1;
+
+const SECRETS = 0.8;
+/** The most the worker's idle pollers cost beyond SQS's free million. */
+const POLLERS = 0.3;
+const dollars = (amount: number) => `$${amount.toFixed(2)}`;
+const alarmCost = DEPLOYED_ALARMS / 10;
+const total = `**≈ ${dollars(SECRETS + alarmCost)}–${(SECRETS + alarmCost + POLLERS).toFixed(2)}**`;
+
+/** The table: production and development cost the same, at the defaults. */
+export const stageCostTable = (): string =>
+  markdownTable(
+    ['Item', 'production', 'development', 'Why'],
+    [
+      ['Secrets Manager, 2 secrets', dollars(SECRETS), dollars(SECRETS), '$0.40 a secret a month'],
+      [
+        `CloudWatch alarms, ${String(DEPLOYED_ALARMS)}`,
+        dollars(alarmCost),
+        dollars(alarmCost),
+        `$0.10 an alarm a month (${String(WATCHED_FUNCTIONS.length)} functions × 2, 3 dead-letter queues, the API’s 5xx, any threat found)`,
+      ],
+      [
+        'GuardDuty Malware Protection for S3',
+        '$0',
+        '$0',
+        'by use only: $0.09 a GB scanned, $0.215 per 1,000 objects ([what scanning costs](#what-scanning-costs))',
+      ],
+      [
+        "SQS pollers of the worker's event source",
+        `$0–${POLLERS.toFixed(2)}`,
+        `$0–${POLLERS.toFixed(2)}`,
+        "Lambda long-polls even an idle queue (a few 20 s polls a minute per poller): some hundreds of thousands of requests a month, mostly inside SQS's free million, $0.40 a million beyond",
+      ],
+      [
+        'DynamoDB, S3, Lambda, API Gateway, SNS, Logs',
+        '$0',
+        '$0',
+        'on demand: nothing without requests; storage is $0.25/GB (table), $0.023/GB (objects)',
+      ],
+      [
+        '**Total**',
+        total,
+        total,
+        'plus storage, point-in-time recovery ($0.20/GB) and old object versions as data grows',
+      ],
+    ],
+  );
