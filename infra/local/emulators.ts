@@ -3,13 +3,13 @@ import { mkdir } from 'node:fs/promises';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { serveBehindFront } from './object-store-server.ts';
-import type { DirectStore } from './s3-object-tags.ts';
+import type { DirectStore } from './object-store/s3-object-tags.ts';
 import type { Credentials } from './sigv4-check.ts';
 import { newCredentials } from './stage-credentials.ts';
-import { makeObjectWritesAtomic } from './s3rver-atomic-objects.ts';
-import { honourCopyConditions } from './s3rver-conditional-copy.ts';
-import { answerListObjectsV2 } from './s3rver-list-objects-v2.ts';
-import { answerObjectVersions } from './s3rver-object-versions.ts';
+import { makeObjectWritesAtomic } from './object-store/s3rver-atomic-objects.ts';
+import { honourCopyConditions } from './object-store/s3rver-conditional-copy.ts';
+import { answerListObjectsV2 } from './object-store/s3rver-list-objects-v2.ts';
+import { answerObjectVersions } from './object-store/s3rver-object-versions.ts';
 
 /**
  * S3 client options for an endpoint override (s3rver locally): path-style addressing, and

@@ -13,22 +13,22 @@ import {
   startBoth,
   startS3rver,
 } from './emulators.ts';
-import { ensureTable, startDynamoDbLocal } from './dynamodb-local.ts';
-import { createGateway, type RequestLogLine, type SentResponse } from './gateway.ts';
-import { createHandlerLoader, type LocalWiring } from './handler-loader.ts';
-import { localAdapters, localClients } from './local-adapters.ts';
-import { loadIdentityProvider, type LocalIdentityProvider } from './identity-provider.ts';
-import { createJwtAuthorizer } from './jwt-authorizer.ts';
-import { InProcessQueue } from './in-process-queue.ts';
-import { invokeAsLambda } from './lambda-context.ts';
-import { stackFunction } from './stack-functions.ts';
-import { createLambdaInvokeApi } from './lambda-invoke-api.ts';
+import { ensureTable, startDynamoDbLocal } from './dynamodb/dynamodb-local.ts';
+import { createGateway, type RequestLogLine, type SentResponse } from './gateway/gateway.ts';
+import { createHandlerLoader, type LocalWiring } from './lambda/handler-loader.ts';
+import { localAdapters, localClients } from './adapters/local-adapters.ts';
+import { loadIdentityProvider, type LocalIdentityProvider } from './gateway/identity-provider.ts';
+import { createJwtAuthorizer } from './gateway/jwt-authorizer.ts';
+import { InProcessQueue } from './queue/in-process-queue.ts';
+import { invokeAsLambda } from './lambda/lambda-context.ts';
+import { stackFunction } from './lambda/stack-functions.ts';
+import { createLambdaInvokeApi } from './lambda/lambda-invoke-api.ts';
 import type { Credentials } from './sigv4-check.ts';
 import { stageCredentials } from './stage-credentials.ts';
-import { forwardObjectCreated } from './s3-event-notifications.ts';
-import { asyncInvoker } from './lambda-async-invoke.ts';
-import { type LocalScannerOptions, scanObjectsCreated } from './local-malware-scanner.ts';
-import { LOCAL_BUCKET, moveLegacyBucket } from './local-bucket.ts';
+import { forwardObjectCreated } from './object-store/s3-event-notifications.ts';
+import { asyncInvoker } from './lambda/lambda-async-invoke.ts';
+import { type LocalScannerOptions, scanObjectsCreated } from './object-store/local-malware-scanner.ts';
+import { LOCAL_BUCKET, moveLegacyBucket } from './object-store/local-bucket.ts';
 import { endpointOf } from './object-store-server.ts';
 import { isWildcard, publicHostOf } from './public-host.ts';
 import {
@@ -40,13 +40,13 @@ import { LOCAL_OVERRIDES, LOCAL_SCAN_DELAY_MS } from './local-stage-variables.ts
 import type { SQSBatchResponse } from 'aws-lambda';
 
 import { REPOSITORY_ROOT } from './paths.ts';
-import { dynamoDbFrontFor } from './dynamodb-network-front.ts';
+import { dynamoDbFrontFor } from './dynamodb/dynamodb-network-front.ts';
 import { ALLOWED_ORIGINS_SETTING, STAGE_DEFAULTS } from '../stages.ts';
 import { apiCorsRule } from '../stacks/cors-rules.ts';
-import { setBucketCors } from './local-bucket-cors.ts';
+import { setBucketCors } from './object-store/local-bucket-cors.ts';
 
 export const LOCAL_TABLE = 'file-service';
-export { LOCAL_BUCKET } from './local-bucket.ts';
+export { LOCAL_BUCKET } from './object-store/local-bucket.ts';
 
 /** Where the local stage's chat messages go when no CHAT_WEBHOOK_URL is set. */
 export const chatLogFile = (dataDir: string): string => join(dataDir, 'chat.jsonl');

@@ -3,8 +3,8 @@ import { createServer, type RequestListener } from 'node:http';
 import { isIPv6 } from 'node:net';
 import { join } from 'node:path';
 import type S3rver from 's3rver';
-import { createObjectStoreFront } from './object-store-front.ts';
-import type { DirectStore } from './s3-object-tags.ts';
+import { createObjectStoreFront } from './object-store/object-store-front.ts';
+import type { DirectStore } from './object-store/s3-object-tags.ts';
 import type { Credentials } from './sigv4-check.ts';
 
 /** What of s3rver's Koa application the front uses (the package ships no types). */

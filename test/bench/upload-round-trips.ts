@@ -12,7 +12,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Credentials } from '#infra/local/sigv4-check.ts';
-import { ensureTable } from '#infra/local/dynamodb-local.ts';
+import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
 import {
   ensureBucket,
   LOCAL_CREDENTIALS,

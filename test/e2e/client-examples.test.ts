@@ -16,7 +16,7 @@ import { GetObjectTaggingCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '#shared/openapi/openapi-document.ts';
 import { API_ROUTES } from '#functions/service-functions.ts';
-import { MULTIPART_UPLOAD_MAX_FILE_BYTES } from '#infra/local/platform-limits.ts';
+import { MULTIPART_UPLOAD_MAX_FILE_BYTES } from '#infra/local/gateway/platform-limits.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { patient } from '#test/support/patience.ts';
 import { useTestStage } from '#test/support/test-stage.ts';

@@ -15,7 +15,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
-import { createLambdaInvokeApi } from '#infra/local/lambda-invoke-api.ts';
+import { createLambdaInvokeApi } from '#infra/local/lambda/lambda-invoke-api.ts';
 import { chatLogFile, type LocalStage, startLocalStage } from '#infra/local/local-stage.ts';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { stageRecordOf, writeStageRecord } from '#infra/local/stage-lock.ts';
@@ -32,7 +32,7 @@ import { postToSignedForm } from '#test/support/signed-form.ts';
 import { patient } from '#test/support/patience.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';
 import { stageCredentials } from '#infra/local/stage-credentials.ts';
-import { LAMBDA_MAX_REQUEST_BYTES } from '#infra/local/platform-limits.ts';
+import { LAMBDA_MAX_REQUEST_BYTES } from '#infra/local/gateway/platform-limits.ts';
 import type { Credentials } from '#infra/local/sigv4-check.ts';
 import { answerBeforeBody, ONE_GIB, signedInvokeHeaders } from '#test/support/announced-body.ts';
 

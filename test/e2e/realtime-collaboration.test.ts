@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { realtimeKeysFile } from '#infra/local/local-stage.ts';
 import { toDealItem, toGroupItem, toMemberItem } from '#shared/adapters/dynamo-group-repository.ts';
-import { FileKeyStore } from '#infra/local/file-key-store.ts';
+import { FileKeyStore } from '#infra/local/adapters/file-key-store.ts';
 import { signRealtimeToken } from '#shared/realtime/sign-realtime-token.ts';
 import { patient } from '#test/support/patience.ts';
 import { startRealtimeServer } from '#test/support/realtime-server.ts';

@@ -16,7 +16,7 @@ import {
   LOCAL_BUCKET,
   MAX_BUCKET_NAME_LENGTH,
   moveLegacyBucket,
-} from '#infra/local/local-bucket.ts';
+} from '#infra/local/object-store/local-bucket.ts';
 import { startLocalStage } from '#infra/local/local-stage.ts';
 
 const folders: string[] = [];

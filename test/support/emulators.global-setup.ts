@@ -9,7 +9,7 @@ import {
   startS3rver,
 } from '#infra/local/emulators.ts';
 import type { Credentials } from '#infra/local/sigv4-check.ts';
-import { startDynamoDbLocal } from '#infra/local/dynamodb-local.ts';
+import { startDynamoDbLocal } from '#infra/local/dynamodb/dynamodb-local.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

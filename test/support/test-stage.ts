@@ -13,15 +13,15 @@ import { runAdmin } from '#infra/admin/run-admin.ts';
 import { serviceContract } from './contract-check.ts';
 import { putItems } from './put-items.ts';
 import { eventually } from './eventually.ts';
-import type { IssueTokenOptions } from '#infra/local/identity-provider.ts';
-import type { RequestLogLine } from '#infra/local/gateway.ts';
+import type { IssueTokenOptions } from '#infra/local/gateway/identity-provider.ts';
+import type { RequestLogLine } from '#infra/local/gateway/gateway.ts';
 import {
   type LocalStage,
   type LocalStageOptions,
   startLocalStage,
 } from '#infra/local/local-stage.ts';
 import { stageRecordOf, writeStageRecord } from '#infra/local/stage-lock.ts';
-import { bucketNameAsLongAsDeployed } from '#infra/local/local-bucket.ts';
+import { bucketNameAsLongAsDeployed } from '#infra/local/object-store/local-bucket.ts';
 
 /** Clients on the run's emulators, for seeding and for checking what was stored. */
 export function emulatorClients() {

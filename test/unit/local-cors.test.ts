@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { apiCorsHeaders, withoutIntegrationCors } from '#infra/local/api-gateway-cors.ts';
-import { originAllowed, originMatches } from '#infra/local/cors-origin-match.ts';
-import { parseCorsConfiguration } from '#infra/local/s3-cors-configuration.ts';
-import { answerS3Preflight } from '#infra/local/s3-cors.ts';
+import { apiCorsHeaders, withoutIntegrationCors } from '#infra/local/gateway/api-gateway-cors.ts';
+import { originAllowed, originMatches } from '#infra/local/gateway/cors-origin-match.ts';
+import { parseCorsConfiguration } from '#infra/local/object-store/s3-cors-configuration.ts';
+import { answerS3Preflight } from '#infra/local/object-store/s3-cors.ts';
 import { apiCorsRule, bucketCorsRules } from '#infra/stacks/cors-rules.ts';
 
 describe('originMatches: one * at most, as S3 and API Gateway match', () => {

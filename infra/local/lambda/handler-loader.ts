@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 import { attributeLogs } from './invocation-logs.ts';
-import type { LocalClients } from './local-adapters.ts';
+import type { LocalClients } from '../adapters/local-adapters.ts';
 
 export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
 

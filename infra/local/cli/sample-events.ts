@@ -13,10 +13,10 @@ import { API_ROUTES } from '#functions/service-functions.ts';
 import { createRouteMatcher } from '#shared/api/route-matcher.ts';
 import { routeKey } from '#shared/api/routes.ts';
 import { encodeEventKey } from '#shared/adapters/aws/s3-event-key.ts';
-import { newRequestId, splitTarget, toApiGatewayEvent } from './api-gateway-event.ts';
-import { LOCAL_REGION } from './emulators.ts';
-import { sqsRecordOf } from './in-process-queue.ts';
-import type { EventClaims } from './jwt-authorizer.ts';
+import { newRequestId, splitTarget, toApiGatewayEvent } from '../gateway/api-gateway-event.ts';
+import { LOCAL_REGION } from '../emulators.ts';
+import { sqsRecordOf } from '../queue/in-process-queue.ts';
+import type { EventClaims } from '../gateway/jwt-authorizer.ts';
 
 const matchRoute = createRouteMatcher(API_ROUTES);
 

@@ -1,4 +1,4 @@
-import type { CorsRule } from '../stacks/cors-rules.ts';
+import type { CorsRule } from '../../stacks/cors-rules.ts';
 
 /*
  * The bucket's CORS rules as s3rver keeps them: the XML of PutBucketCors, read back through

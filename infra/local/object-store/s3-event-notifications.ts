@@ -1,8 +1,8 @@
 import type { EventEmitter } from 'node:events';
 import type { S3Event } from 'aws-lambda';
 import { encodeEventKey } from '#shared/adapters/aws/s3-event-key.ts';
-import type { LocalWiring } from './handler-loader.ts';
-import { asyncInvoker } from './lambda-async-invoke.ts';
+import type { LocalWiring } from '../lambda/handler-loader.ts';
+import { asyncInvoker } from '../lambda/lambda-async-invoke.ts';
 
 export interface ObjectCreatedTarget {
   readonly functionId: string;

@@ -5,14 +5,14 @@ import type { ApiRoute } from '#shared/api/routes.ts';
 import { HttpError } from '#shared/http/http-errors.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { newRequestId, splitTarget, toApiGatewayEvent } from './api-gateway-event.ts';
-import { createHandlerLoader, type LocalWiring } from './handler-loader.ts';
+import { createHandlerLoader, type LocalWiring } from '../lambda/handler-loader.ts';
 import type { EventClaims } from './jwt-authorizer.ts';
 import {
   InvocationTimedOut,
   localLambdaContext,
   timedOutMessage,
   withinTimeout,
-} from './lambda-context.ts';
+} from '../lambda/lambda-context.ts';
 import {
   API_GATEWAY_INTEGRATION_TIMEOUT_MS,
   eventBytes,
@@ -24,9 +24,9 @@ import {
   resultBytes,
 } from './platform-limits.ts';
 import { type DrainLimits, OVERSIZE_DRAIN, readRequestBody } from './request-body.ts';
-import type { CorsRule } from '../stacks/cors-rules.ts';
+import type { CorsRule } from '../../stacks/cors-rules.ts';
 import { apiCorsHeaders, withoutIntegrationCors } from './api-gateway-cors.ts';
-import { type LocalFunction, STACK_FUNCTIONS } from './stack-functions.ts';
+import { type LocalFunction, STACK_FUNCTIONS } from '../lambda/stack-functions.ts';
 
 export interface GatewayOptions {
   readonly routes: readonly ApiRoute[];

@@ -12,7 +12,7 @@ import {
   signatureDoesNotMatch,
 } from './s3-errors.ts';
 import { parseCredential } from './s3-request-auth.ts';
-import { type Credentials, sameSignature, Sha256 } from './sigv4-check.ts';
+import { type Credentials, sameSignature, Sha256 } from '../sigv4-check.ts';
 
 /**
  * A browser-based upload (an HTML form POSTed to the bucket) checked as S3 checks it

@@ -1,7 +1,7 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { ChatChannel, PostOutcome } from '../../shared/notifications/chat-channel.ts';
-import type { ChatMessage } from '../../shared/notifications/chat-message.ts';
+import type { ChatChannel, PostOutcome } from '../../../shared/notifications/chat-channel.ts';
+import type { ChatMessage } from '../../../shared/notifications/chat-message.ts';
 
 /** The message as lines of text: what a developer reads on the local stage's console. */
 export function messageAsText(message: ChatMessage): string {

@@ -6,8 +6,8 @@ import {
   parseKeySet,
   type RealtimeKeySet,
   withNewKey,
-} from '../../shared/realtime/realtime-key-set.ts';
-import type { RealtimeKeyStore } from '../../shared/realtime/realtime-key-store.ts';
+} from '../../../shared/realtime/realtime-key-set.ts';
+import type { RealtimeKeyStore } from '../../../shared/realtime/realtime-key-store.ts';
 
 /**
  * The local stage's keys: a JSON file in the data folder (mode 0600), made with one key on

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { CorsRule } from '../stacks/cors-rules.ts';
-import { originMatches } from './cors-origin-match.ts';
+import type { CorsRule } from '../../stacks/cors-rules.ts';
+import { originMatches } from '../gateway/cors-origin-match.ts';
 import type { S3Error } from './s3-errors.ts';
 
 /**

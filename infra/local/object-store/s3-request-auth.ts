@@ -21,7 +21,7 @@ import {
   queryParameters,
   sameSignature,
   signedHeaderValues,
-} from './sigv4-check.ts';
+} from '../sigv4-check.ts';
 
 /**
  * S3's two ways of authenticating a request with Signature Version 4, checked as S3 checks

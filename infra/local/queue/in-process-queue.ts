@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { MessageQueue } from '#shared/queue/message-queue.ts';
-import { LOCAL_REGION } from './emulators.ts';
-import { outsideInvocations } from './invocation-logs.ts';
+import { LOCAL_REGION } from '../emulators.ts';
+import { outsideInvocations } from '../lambda/invocation-logs.ts';
 
 /** What a queue's consumer is: a Lambda handler of SQS events with partial batch responses. */
 export type QueueConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;

@@ -10,7 +10,7 @@ import {
   type JWTPayload,
   SignJWT,
 } from 'jose';
-import { API_AUDIENCE, LOCAL_STAGE_ISSUER } from '../stages.ts';
+import { API_AUDIENCE, LOCAL_STAGE_ISSUER } from '../../stages.ts';
 
 /** The local stage's identity provider: what Cognito or Auth0 is to a deployed stage. */
 const ALGORITHM = 'RS256';

@@ -1,7 +1,7 @@
 import { DeleteBucketCorsCommand, PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
-import { bucketCorsRules } from '../stacks/cors-rules.ts';
-import { LOCAL_REGION, s3ClientOptions } from './emulators.ts';
-import type { Credentials } from './sigv4-check.ts';
+import { bucketCorsRules } from '../../stacks/cors-rules.ts';
+import { LOCAL_REGION, s3ClientOptions } from '../emulators.ts';
+import type { Credentials } from '../sigv4-check.ts';
 
 /**
  * Gives the local stage's bucket the CORS rule the data stack gives a deployed one, for the

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { LOCAL_REGION } from './emulators.ts';
-import type { Credentials } from './sigv4-check.ts';
+import { LOCAL_REGION } from '../emulators.ts';
+import type { Credentials } from '../sigv4-check.ts';
 import { createHandlerLoader, type LocalWiring } from './handler-loader.ts';
 import { newInvocationLog, logTail } from './invocation-logs.ts';
 import {
@@ -10,9 +10,9 @@ import {
   timedOutMessage,
   withinTimeout,
 } from './lambda-context.ts';
-import { LAMBDA_MAX_REQUEST_BYTES, refuseEvent } from './platform-limits.ts';
-import { OVERSIZE_DRAIN, readRequestBody } from './request-body.ts';
-import { checkSigV4 } from './sigv4-check.ts';
+import { LAMBDA_MAX_REQUEST_BYTES, refuseEvent } from '../gateway/platform-limits.ts';
+import { OVERSIZE_DRAIN, readRequestBody } from '../gateway/request-body.ts';
+import { checkSigV4 } from '../sigv4-check.ts';
 import { type LocalFunction, STACK_FUNCTIONS } from './stack-functions.ts';
 
 const ACCOUNT = '000000000000';

@@ -30,8 +30,8 @@ import { parseCorsConfiguration } from './s3-cors-configuration.ts';
 import { answerS3Preflight } from './s3-cors.ts';
 import { type DirectStore, readObjectTags } from './s3-object-tags.ts';
 import { admitsDownload, heldDownload } from './s3-scan-hold.ts';
-import type { CorsRule } from '../stacks/cors-rules.ts';
-import type { Credentials } from './sigv4-check.ts';
+import type { CorsRule } from '../../stacks/cors-rules.ts';
+import type { Credentials } from '../sigv4-check.ts';
 
 /**
  * S3's authentication in front of s3rver, which checks no signature and no POST policy. The

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { CorsRule } from '../stacks/cors-rules.ts';
+import type { CorsRule } from '../../stacks/cors-rules.ts';
 import { originAllowed } from './cors-origin-match.ts';
 
 /**

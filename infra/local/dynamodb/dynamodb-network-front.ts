@@ -1,7 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
-import { endpointOf } from './object-store-server.ts';
-import { OVERSIZE_DRAIN, readRequestBody } from './request-body.ts';
-import { checkSigV4, type Credentials } from './sigv4-check.ts';
+import { endpointOf } from '../object-store-server.ts';
+import { OVERSIZE_DRAIN, readRequestBody } from '../gateway/request-body.ts';
+import { checkSigV4, type Credentials } from '../sigv4-check.ts';
 
 /** Over DynamoDB's largest request (a BatchWriteItem of 25 items of 400 KB, in JSON). */
 const overLimit = (bytes: number) =>
