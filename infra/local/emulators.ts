@@ -5,6 +5,7 @@ import S3rver from 's3rver';
 import { serveBehindFront } from './object-store-server.ts';
 import type { DirectStore } from './object-store/s3-object-tags.ts';
 import type { Credentials } from './sigv4-check.ts';
+import type { CorsRule } from '../stacks/cors-rules.ts';
 import { newCredentials } from './stage-credentials.ts';
 import { makeObjectWritesAtomic } from './object-store/s3rver-atomic-objects.ts';
 import { honourCopyConditions } from './object-store/s3rver-conditional-copy.ts';
@@ -79,6 +80,8 @@ export async function startS3rver(options: {
   host?: string;
   credentials?: Credentials;
   malwareScanning?: boolean;
+  /** The bucket's CORS rules, which S3 answers a preflight from (object-store-front.ts). */
+  corsRules?: readonly CorsRule[];
 }): Promise<RunningS3rver> {
   const credentials = options.credentials ?? newCredentials();
   await mkdir(options.directory, { recursive: true });
@@ -95,6 +98,7 @@ export async function startS3rver(options: {
     credentials,
     region: LOCAL_REGION,
     malwareScanning: options.malwareScanning === true,
+    corsRules: options.corsRules ?? [],
   });
   return {
     endpoint: served.endpoint,

@@ -27,7 +27,10 @@ import type { Credentials } from './sigv4-check.ts';
 import { stageCredentials } from './stage-credentials.ts';
 import { forwardObjectCreated } from './object-store/s3-event-notifications.ts';
 import { asyncInvoker } from './lambda/lambda-async-invoke.ts';
-import { type LocalScannerOptions, scanObjectsCreated } from './object-store/local-malware-scanner.ts';
+import {
+  type LocalScannerOptions,
+  scanObjectsCreated,
+} from './object-store/local-malware-scanner.ts';
 import { LOCAL_BUCKET, moveLegacyBucket } from './object-store/local-bucket.ts';
 import { endpointOf } from './object-store-server.ts';
 import { isWildcard, publicHostOf } from './public-host.ts';
@@ -42,8 +45,7 @@ import type { SQSBatchResponse } from 'aws-lambda';
 import { REPOSITORY_ROOT } from './paths.ts';
 import { dynamoDbFrontFor } from './dynamodb/dynamodb-network-front.ts';
 import { ALLOWED_ORIGINS_SETTING, STAGE_DEFAULTS } from '../stages.ts';
-import { apiCorsRule } from '../stacks/cors-rules.ts';
-import { setBucketCors } from './object-store/local-bucket-cors.ts';
+import { apiCorsRule, bucketCorsRules } from '../stacks/cors-rules.ts';
 
 export const LOCAL_TABLE = 'file-service';
 export { LOCAL_BUCKET } from './object-store/local-bucket.ts';
@@ -228,6 +230,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     // The stage's own, in its data folder, where the CLIs find them; the Invoke API and its
     // own object store take them. An object store of the caller's takes its own.
     const ownCredentials = await stageCredentials(options.dataDir);
+    const allowedOrigins = options.allowedOrigins ?? localAllowedOrigins();
     const credentials = given?.s3Credentials ?? ownCredentials;
     const ownS3rver = async () => {
       const directory = join(options.dataDir, 's3');
@@ -235,7 +238,8 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
         console.log(`[object store] the bucket of this data folder is now named ${bucket}`);
       }
       // Authenticated, so it may listen where the stage does: another machine uploads to it.
-      return startS3rver({ directory, host, credentials, malwareScanning });
+      const corsRules = bucketCorsRules(allowedOrigins);
+      return startS3rver({ directory, host, credentials, malwareScanning, corsRules });
     };
     if (options.emulators === undefined) {
       const [dynamodb, s3] = await startBoth(
@@ -254,13 +258,10 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       }
     }
     const s3Endpoint = s3rver?.endpoint ?? options.emulators?.s3Endpoint ?? '';
-    const allowedOrigins = options.allowedOrigins ?? localAllowedOrigins();
     const [identityProvider] = await Promise.all([
       loadIdentityProvider(options.dataDir),
       ensureTable(dynamodbEndpoint, tableName),
-      ensureBucket(s3Endpoint, bucket, credentials).then(() =>
-        setBucketCors(s3Endpoint, bucket, credentials, allowedOrigins),
-      ),
+      ensureBucket(s3Endpoint, bucket, credentials),
     ]);
 
     const dynamodbFront = await dynamoDbFrontFor(host, {

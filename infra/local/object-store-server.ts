@@ -6,6 +6,7 @@ import type S3rver from 's3rver';
 import { createObjectStoreFront } from './object-store/object-store-front.ts';
 import type { DirectStore } from './object-store/s3-object-tags.ts';
 import type { Credentials } from './sigv4-check.ts';
+import type { CorsRule } from '../stacks/cors-rules.ts';
 
 /** What of s3rver's Koa application the front uses (the package ships no types). */
 interface KoaApplication {
@@ -47,6 +48,7 @@ export async function serveBehindFront(
     readonly region: string;
     /** Downloads of scanned objects wait for their tag (s3-scan-hold.ts). */
     readonly malwareScanning?: boolean;
+    readonly corsRules?: readonly CorsRule[];
   },
 ): Promise<ServedObjectStore> {
   const koa = s3rver as unknown as KoaApplication;
@@ -63,6 +65,7 @@ export async function serveBehindFront(
     store: koa.callback(),
     spool,
     malwareScanning: options.malwareScanning === true,
+    corsRules: options.corsRules ?? [],
   });
   const server = createServer(front.listener);
   // Node's 5 s closes a kept-alive connection while a client that has not yet read a large

@@ -26,8 +26,7 @@ import {
 } from './s3-errors.ts';
 import { type AcceptedForm, checkFileSize, checkPostForm } from './s3-post-policy.ts';
 import { authenticateS3Request, splitTarget } from './s3-request-auth.ts';
-import { parseCorsConfiguration } from './s3-cors-configuration.ts';
-import { answerS3Preflight } from './s3-cors.ts';
+import { answerS3Preflight, s3CorsHeaders } from './s3-cors.ts';
 import { type DirectStore, readObjectTags } from './s3-object-tags.ts';
 import { admitsDownload, heldDownload } from './s3-scan-hold.ts';
 import type { CorsRule } from '../../stacks/cors-rules.ts';
@@ -39,7 +38,7 @@ import type { Credentials } from '../sigv4-check.ts';
  * connection that no other program can open (see `inProcessTransport`). Every request must
  * be signed with the stage's credentials (s3-request-auth.ts) or be a signed POST form
  * (s3-post-policy.ts); CORS preflights pass unsigned, and the front answers them from the
- * bucket's CORS configuration as S3 does (s3-cors.ts). On a stage that scans for malware,
+ * bucket's CORS rules as S3 does (s3-cors.ts). On a stage that scans for malware,
  * a signed GET of a scanned object also needs the tag the bucket policy asks for
  * (s3-scan-hold.ts). Refusals carry S3's XML errors (s3-errors.ts), sent once the refused
  * body is read (bounded) so every client reads the answer.
@@ -53,6 +52,11 @@ export interface ObjectStoreFrontOptions {
   readonly spool: string;
   /** The stage scans stored files: a download of one under a scanned prefix needs its tag. */
   readonly malwareScanning?: boolean;
+  /**
+   * The bucket's CORS rules, the data stack's for a deployed bucket (`bucketCorsRules`): given
+   * here, not kept in the store, since the stage's allowed origins are per start.
+   */
+  readonly corsRules?: readonly CorsRule[];
 }
 
 export interface ObjectStoreFront {
@@ -110,8 +114,7 @@ export function createObjectStoreFront(options: ObjectStoreFrontOptions): Object
     const url = request.url ?? '/';
     // S3 answers a CORS preflight from the bucket's CORS configuration, with no signature.
     if (method === 'OPTIONS') {
-      const bucket = bucketOf(url);
-      const rules = bucket === undefined ? [] : await bucketCorsRules(direct, bucket);
+      const rules = bucketOf(url) === undefined ? [] : (options.corsRules ?? []);
       const answer = answerS3Preflight(rules, request.headers);
       if (answer.kind === 'refused') refuse(request, response, answer.error);
       else {
@@ -121,6 +124,8 @@ export function createObjectStoreFront(options: ObjectStoreFrontOptions): Object
       }
       return;
     }
+    const cors = s3CorsHeaders(options.corsRules ?? [], method, request.headers);
+    for (const [name, value] of Object.entries(cors)) response.setHeader(name, value);
     const auth = await authenticateS3Request({ method, url, headers: request.headers }, options);
     if (auth.kind === 'refused') {
       refuse(request, response, auth.error);
@@ -181,19 +186,6 @@ const directStore =
       asked.on('error', reject);
       asked.end(body);
     });
-
-/**
- * The bucket's CORS rules, as the stage set them on it (PutBucketCors, as the data stack
- * does on AWS): s3rver keeps the configuration; the front reads it for each preflight.
- */
-async function bucketCorsRules(direct: DirectStore, bucket: string): Promise<CorsRule[]> {
-  const answer = await direct({ method: 'GET', path: `/${encodeURIComponent(bucket)}?cors` });
-  const chunks: Buffer[] = [];
-  for await (const chunk of answer) chunks.push(chunk as Buffer);
-  // No configuration (NoSuchCORSConfiguration) or no bucket: no rule admits anything.
-  if (answer.statusCode !== 200) return [];
-  return parseCorsConfiguration(Buffer.concat(chunks).toString('utf8'));
-}
 
 /** The bucket of a POST to a bucket's own URL with no subresource: a browser-based upload. */
 function formBucket(method: string, url: string): string | undefined {

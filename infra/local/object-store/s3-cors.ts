@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CorsRule } from '../../stacks/cors-rules.ts';
-import { originMatches } from '../gateway/cors-origin-match.ts';
+import { originMatches } from '../gateway/api-gateway-cors.ts';
 import type { S3Error } from './s3-errors.ts';
 
 /**
@@ -43,14 +43,7 @@ export function answerS3Preflight(
     .split(',')
     .map((name) => name.trim().toLowerCase())
     .filter((name) => name !== '');
-  const rule = rules.find(
-    (candidate) =>
-      candidate.allowOrigins.some((pattern) => originMatches(pattern, origin)) &&
-      candidate.allowMethods.includes(method) &&
-      requested.every((name) =>
-        candidate.allowHeaders.some((pattern) => originMatches(pattern.toLowerCase(), name)),
-      ),
-  );
+  const rule = ruleFor(rules, origin, method, requested);
   if (rule === undefined) {
     return refused(
       403,
@@ -70,5 +63,45 @@ export function answerS3Preflight(
       'access-control-max-age': String(rule.maxAgeSeconds),
       vary: S3_CORS_VARY,
     },
+  };
+}
+
+/** The first rule that admits the origin, the method and every header asked for. */
+const ruleFor = (
+  rules: readonly CorsRule[],
+  origin: string,
+  method: string,
+  requested: readonly string[] = [],
+) =>
+  rules.find(
+    (candidate) =>
+      candidate.allowOrigins.some((pattern) => originMatches(pattern, origin)) &&
+      candidate.allowMethods.includes(method) &&
+      requested.every((name) =>
+        candidate.allowHeaders.some((pattern) => originMatches(pattern.toLowerCase(), name)),
+      ),
+  );
+
+/**
+ * The CORS headers S3 puts on the answer to a request that is not a preflight, when a rule
+ * admits its origin and method: what lets a browser read an upload form's answer.
+ */
+export function s3CorsHeaders(
+  rules: readonly CorsRule[],
+  method: string,
+  headers: IncomingHttpHeaders,
+): Record<string, string> {
+  const origin = headers.origin;
+  const rule = origin === undefined ? undefined : ruleFor(rules, origin, method);
+  if (origin === undefined || rule === undefined) return {};
+  const wildcard = rule.allowOrigins.includes('*');
+  return {
+    'access-control-allow-origin': wildcard ? '*' : origin,
+    ...(wildcard ? {} : { 'access-control-allow-credentials': 'true' }),
+    ...(rule.exposeHeaders.length === 0
+      ? {}
+      : { 'access-control-expose-headers': rule.exposeHeaders.join(', ') }),
+    'access-control-max-age': String(rule.maxAgeSeconds),
+    vary: S3_CORS_VARY,
   };
 }
