@@ -1,7 +1,7 @@
 /**
  * `npm run event` and `npm run invoke`, as processes, against a running local stage: an event
  * made by the one, piped into the other, runs the stage's own function on its emulators and
- * queues. The stage here takes the run's s3rver, so S3 events reach the finalizer only when
+ * queues. The stage here takes the run's object store, so S3 events reach the finalizer only when
  * invoked by hand, as these tests do.
  */
 import { execFile, spawn } from 'node:child_process';
@@ -73,10 +73,14 @@ function cli(
   options: { input?: string; env?: Record<string, string> } = {},
 ): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(REPOSITORY_ROOT, 'infra/local', script), ...args], {
-      cwd: REPOSITORY_ROOT,
-      env: { PATH: process.env.PATH ?? '', LOCAL_DATA_DIR: dataDir, ...options.env },
-    });
+    const child = spawn(
+      process.execPath,
+      [join(REPOSITORY_ROOT, 'infra/local/cli', script), ...args],
+      {
+        cwd: REPOSITORY_ROOT,
+        env: { PATH: process.env.PATH ?? '', LOCAL_DATA_DIR: dataDir, ...options.env },
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
