@@ -204,9 +204,13 @@ describe.concurrent('token', () => {
     const help = await node('infra/local/cli/token-cli.ts', ['--help']);
     expect(help).toMatchObject({ code: 0, stderr: '' });
     expect(help.stdout).toMatch(/^usage: npm run --silent token -- --user <positive integer>/);
-    const bad = await node('infra/local/cli/token-cli.ts', ['--user', '7', '--expires-in', 'soon'], {
-      LOCAL_DATA_DIR: join(scratch, 'idp'),
-    });
+    const bad = await node(
+      'infra/local/cli/token-cli.ts',
+      ['--user', '7', '--expires-in', 'soon'],
+      {
+        LOCAL_DATA_DIR: join(scratch, 'idp'),
+      },
+    );
     expect(bad.code).toBe(2);
     expect(bad.stdout).toBe('');
     expect(bad.stderr).toMatch(/^token: --expires-in must be whole seconds, got "soon"\n/);
@@ -307,7 +311,11 @@ describe.concurrent('event and invoke', () => {
       stdout: '',
       stderr: `invoke: unknown option --evnt\n\n${help.stdout}`,
     });
-    const bad = await node('infra/local/cli/invoke-cli.ts', ['ListUserFiles', '--stage', 'staging']);
+    const bad = await node('infra/local/cli/invoke-cli.ts', [
+      'ListUserFiles',
+      '--stage',
+      'staging',
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stdout).toBe('');
     expect(bad.stderr).toMatch(
