@@ -9,9 +9,9 @@ import {
   ensureBucket,
   LOCAL_REGION,
   type RunningEmulator,
-  type RunningS3rver,
+  type RunningObjectStore,
   startBoth,
-  startS3rver,
+  startObjectStore,
 } from './emulators.ts';
 import { ensureTable, startDynamoDbLocal } from './dynamodb/dynamodb-local.ts';
 import { createGateway, type RequestLogLine, type SentResponse } from './gateway/gateway.ts';
@@ -70,7 +70,7 @@ export interface LocalStageOptions {
   readonly publicHost?: string;
   /**
    * Use emulators that already run (the test setup's) instead of starting them. Without an
-   * s3Endpoint the stage runs its own s3rver: only then do S3 events reach the finalizer.
+   * s3Endpoint the stage runs its own object store: only then do S3 events reach the finalizer.
    * With one, the credentials it takes (the stage's own are made in its data folder).
    */
   readonly emulators?: {
@@ -183,7 +183,7 @@ async function listen(server: Server, port: number, host: string): Promise<numbe
 }
 
 /**
- * The whole local stage: DynamoDB Local and s3rver (or the given ones), the table and bucket,
+ * The whole local stage: DynamoDB Local and the object store (or the given ones), the table and bucket,
  * the local identity provider, and API Gateway's stand-in serving every route's handler.
  * Each handler module is imported on first use and built by its `createHandler` on this
  * stage's own adapters and settings (localWiring, below), so no function reads its variables
@@ -222,7 +222,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     await options.onListening?.();
     let dynamodbEndpoint: string;
     let dynamodbPid: number | undefined;
-    let s3rver: RunningS3rver | undefined;
+    let objectStore: RunningObjectStore | undefined;
     const given = options.emulators;
     if (given?.s3Endpoint !== undefined && given.s3Credentials === undefined) {
       throw new Error('The object store at emulators.s3Endpoint needs its s3Credentials');
@@ -232,32 +232,32 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     const ownCredentials = await stageCredentials(options.dataDir);
     const allowedOrigins = options.allowedOrigins ?? localAllowedOrigins();
     const credentials = given?.s3Credentials ?? ownCredentials;
-    const ownS3rver = async () => {
+    const ownObjectStore = async () => {
       const directory = join(options.dataDir, 's3');
       if (bucket === LOCAL_BUCKET && (await moveLegacyBucket(directory))) {
         console.log(`[object store] the bucket of this data folder is now named ${bucket}`);
       }
       // Authenticated, so it may listen where the stage does: another machine uploads to it.
       const corsRules = bucketCorsRules(allowedOrigins);
-      return startS3rver({ directory, host, credentials, malwareScanning, corsRules });
+      return startObjectStore({ directory, host, credentials, malwareScanning, corsRules });
     };
     if (options.emulators === undefined) {
       const [dynamodb, s3] = await startBoth(
         startDynamoDbLocal({ directory: join(options.dataDir, 'dynamodb') }),
-        ownS3rver(),
+        ownObjectStore(),
         started,
       );
       dynamodbEndpoint = dynamodb.endpoint;
       dynamodbPid = dynamodb.pid;
-      s3rver = s3;
+      objectStore = s3;
     } else {
       dynamodbEndpoint = options.emulators.dynamodbEndpoint;
       if (options.emulators.s3Endpoint === undefined) {
-        s3rver = await ownS3rver();
-        started.push(s3rver);
+        objectStore = await ownObjectStore();
+        started.push(objectStore);
       }
     }
-    const s3Endpoint = s3rver?.endpoint ?? options.emulators?.s3Endpoint ?? '';
+    const s3Endpoint = objectStore?.endpoint ?? options.emulators?.s3Endpoint ?? '';
     const [identityProvider] = await Promise.all([
       loadIdentityProvider(options.dataDir),
       ensureTable(dynamodbEndpoint, tableName),
@@ -276,9 +276,9 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     const url = endpointOf(urlHost, port);
     // Links and forms for other machines name the public host; the handlers stay on loopback.
     const s3PublicEndpoint =
-      s3rver === undefined || publicHost === undefined
+      objectStore === undefined || publicHost === undefined
         ? undefined
-        : endpointOf(publicHost, Number(new URL(s3rver.endpoint).port));
+        : endpointOf(publicHost, Number(new URL(objectStore.endpoint).port));
     const notifications = startNotificationQueues(port);
     stopQueues = notifications.stop;
     const real = { dynamodb: dynamodbEndpoint, s3: s3Endpoint };
@@ -312,10 +312,10 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       retryDelaysMs: [1000, 5000],
     });
     const scanner =
-      s3rver === undefined || !malwareScanning
+      objectStore === undefined || !malwareScanning
         ? undefined
-        : scanObjectsCreated(s3rver.notifications, {
-            store: s3rver.direct,
+        : scanObjectsCreated({
+            store: objectStore.store,
             delayMs: scanDelayMs,
             ...(options.scanner?.resultFor === undefined
               ? {}
@@ -353,9 +353,9 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     const lambdaPort = await listen(lambdaServer, 0, '127.0.0.1');
     const lambdaEndpoint = `http://localhost:${String(lambdaPort)}`;
     const finalizer =
-      s3rver === undefined
+      objectStore === undefined
         ? undefined
-        : forwardObjectCreated(s3rver.notifications, {
+        : forwardObjectCreated(objectStore.store, {
             functionId: finalizeDirectUploadFunction.id,
             entry: finalizeDirectUploadFunction.entry,
             // The bucket's notification filter on AWS (UploadFinalizer).

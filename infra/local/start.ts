@@ -10,7 +10,7 @@ import { stageHome } from './stage-home.ts';
 const USAGE = `usage: npm start [-- --help]
 
 The whole service on this machine: API Gateway's stand-in on http://localhost:8000, the
-deployed handler modules, DynamoDB Local, s3rver, the notification queue in process, and a
+deployed handler modules, DynamoDB Local, an object store of its own, the notification queue in process, and a
 stand-in for GuardDuty's malware scan (MALWARE_SCANNING=off turns it off).
 Ctrl-C stops it. The manual: docs/local-stage.md
 

@@ -53,7 +53,7 @@ export interface TestStage extends LocalStage {
   /** Every object key in the stage's bucket. */
   objectKeys(): Promise<string[]>;
   put(items: readonly object[]): Promise<void>;
-  /** A client on the stage's own s3rver. */
+  /** A client on the stage's own object store. */
   readonly s3: S3Client;
   /**
    * Everything stored: items (but the id counters, whose blocks a refused upload may have
@@ -124,7 +124,7 @@ export async function startTestStage(
   const suffix = randomUUID().slice(0, 8);
   let violations: string[] = [];
   const finished: RequestLogLine[] = [];
-  // The stage runs its own s3rver, as `npm start` does, so S3 events reach the finalizer.
+  // The stage runs its own object store, as `npm start` does, so S3 events reach the finalizer.
   const stage = await startLocalStage({
     dataDir,
     port: 0,

@@ -25,7 +25,7 @@ export interface LocalClients {
   readonly s3Links?: S3Client;
 }
 
-/** Clients on DynamoDB Local and s3rver, at the endpoints the handlers reach them by. */
+/** Clients on DynamoDB Local and the local object store, at the endpoints the handlers reach them by. */
 export function localClients(
   endpoints: {
     readonly dynamodb: string;

@@ -30,9 +30,9 @@ const exists = (path: string) =>
   );
 
 /**
- * A data folder from before keeps its objects in the old bucket: s3rver keeps a bucket as a
+ * A data folder from before keeps its objects in the old bucket: the store keeps a bucket as a
  * directory of that name under its own folder, so the directory is renamed, once, before
- * s3rver starts. Nothing is moved when the new bucket already exists.
+ * the store starts. Nothing is moved when the new bucket already exists.
  */
 export async function moveLegacyBucket(s3Directory: string): Promise<boolean> {
   const legacy = join(s3Directory, LEGACY_LOCAL_BUCKET);

@@ -1,55 +1,44 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import {
-  type ClientRequest,
-  createServer,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  request as httpRequest,
-  type RequestListener,
-  type ServerResponse,
+import type {
+  IncomingHttpHeaders,
+  IncomingMessage,
+  RequestListener,
+  ServerResponse,
 } from 'node:http';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { duplexPair, Readable, Transform, type TransformCallback } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import Busboy from 'busboy';
 import {
   accessDenied,
-  contentSha256Mismatch,
   entityTooLarge,
   incorrectNumberOfFiles,
   malformedPostRequest,
   maxPostPreDataLengthExceeded,
   preconditionFailed,
   type S3Error,
+  escapeXml,
   sendS3Error,
 } from './s3-errors.ts';
 import { type AcceptedForm, checkFileSize, checkPostForm } from './s3-post-policy.ts';
 import { authenticateS3Request, splitTarget } from './s3-request-auth.ts';
 import { answerS3Preflight, s3CorsHeaders } from './s3-cors.ts';
-import { type DirectStore, readObjectTags } from './s3-object-tags.ts';
+import { type BucketStore, Refused } from './bucket-store.ts';
+import { answerS3, keptHeaders } from './s3-api.ts';
 import { admitsDownload, heldDownload } from './s3-scan-hold.ts';
 import type { CorsRule } from '../../stacks/cors-rules.ts';
 import type { Credentials } from '../sigv4-check.ts';
 
 /**
- * S3's authentication in front of s3rver, which checks no signature and no POST policy. The
- * front owns the socket; s3rver is reached only through it, in this process, over a
- * connection that no other program can open (see `inProcessTransport`). Every request must
- * be signed with the stage's credentials (s3-request-auth.ts) or be a signed POST form
- * (s3-post-policy.ts); CORS preflights pass unsigned, and the front answers them from the
- * bucket's CORS rules as S3 does (s3-cors.ts). On a stage that scans for malware,
- * a signed GET of a scanned object also needs the tag the bucket policy asks for
- * (s3-scan-hold.ts). Refusals carry S3's XML errors (s3-errors.ts), sent once the refused
- * body is read (bounded) so every client reads the answer.
+ * S3's checks in front of the local store (bucket-store.ts, answered by s3-api.ts): the front
+ * owns the socket. Every request must be signed with the stage's credentials
+ * (s3-request-auth.ts) or be a signed POST form (s3-post-policy.ts); CORS preflights pass
+ * unsigned, and the front answers them from the bucket's CORS rules as S3 does (s3-cors.ts).
+ * On a stage that scans for malware, a signed GET of a scanned object also needs the tag the
+ * bucket policy asks for (s3-scan-hold.ts). Refusals carry S3's XML errors (s3-errors.ts),
+ * sent once the refused body is read (bounded) so every client reads the answer.
  */
 export interface ObjectStoreFrontOptions {
   readonly credentials: Credentials;
   readonly region: string;
-  /** The object store behind the front: s3rver's request handler (its Koa `callback()`). */
-  readonly store: RequestListener;
-  /** A folder of the front's own for the files of forms still arriving (object-store-server.ts). */
-  readonly spool: string;
+  readonly store: BucketStore;
   /** The stage scans stored files: a download of one under a scanned prefix needs its tag. */
   readonly malwareScanning?: boolean;
   /**
@@ -57,14 +46,6 @@ export interface ObjectStoreFrontOptions {
    * here, not kept in the store, since the stage's allowed origins are per start.
    */
   readonly corsRules?: readonly CorsRule[];
-}
-
-export interface ObjectStoreFront {
-  readonly listener: RequestListener;
-  /** The store behind the front, unchecked: for the stage's own stand-ins (the scanner). */
-  readonly direct: DirectStore;
-  /** Ends the connections to the store still open. */
-  readonly close: () => void;
 }
 
 /**
@@ -94,14 +75,7 @@ const INTERNAL_ERROR: S3Error = {
   code: 'InternalError',
   message: 'We encountered an internal error. Please try again.',
 };
-/** Headers of one hop, which the front and s3rver each set for their own connection. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade']);
-const endToEnd = <T>(headers: Record<string, T>): Record<string, T> =>
-  Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name)));
-
-export function createObjectStoreFront(options: ObjectStoreFrontOptions): ObjectStoreFront {
-  const transport = inProcessTransport(options.store);
-  const direct = directStore(transport);
+export function objectStoreListener(options: ObjectStoreFrontOptions): RequestListener {
   const listener: RequestListener = (request, response) => {
     handle(request, response).catch((error: unknown) => {
       console.error('[object store] could not answer a request:', error);
@@ -140,23 +114,20 @@ export function createObjectStoreFront(options: ObjectStoreFrontOptions): Object
           response,
           preconditionFailed('Bucket POST must be of the enclosure-type multipart/form-data'),
         );
-      } else receiveForm(transport, options, bucket, request, response);
+      } else receiveForm(options, bucket, request, response);
       return;
     }
     const held = options.malwareScanning === true ? heldDownload(method, url) : undefined;
-    if (
-      held !== undefined &&
-      !admitsDownload(await readObjectTags(direct, held.bucket, held.key))
-    ) {
+    const tags = held === undefined ? undefined : options.store.get(held.bucket, held.key)?.tags;
+    if (held !== undefined && !admitsDownload(tags === undefined ? undefined : new Map(tags))) {
       refuse(request, response, accessDenied());
       return;
     }
-    if (HEX_SHA256.test(auth.payloadHash)) {
-      forwardCheckingHash(transport, request, response, auth.payloadHash);
-    } else forward(transport, request, response, request);
+    const payloadHash = HEX_SHA256.test(auth.payloadHash) ? auth.payloadHash : undefined;
+    await answerS3(options.store, request, response, payloadHash);
   }
 
-  return { listener, direct, close: transport.close };
+  return listener;
 }
 
 /** The bucket a path-style request names: its path's first segment. */
@@ -169,24 +140,6 @@ function bucketOf(url: string): string | undefined {
   }
 }
 
-/** Requests to s3rver from this process, past the front's checks. */
-const directStore =
-  (transport: Transport): DirectStore =>
-  ({ method, path, body }) =>
-    new Promise<IncomingMessage>((resolve, reject) => {
-      const asked = transport.request({
-        method,
-        path,
-        headers: {
-          host: 'localhost',
-          ...(body === undefined ? {} : { 'content-length': Buffer.byteLength(body) }),
-        },
-      });
-      asked.on('response', resolve);
-      asked.on('error', reject);
-      asked.end(body);
-    });
-
 /** The bucket of a POST to a bucket's own URL with no subresource: a browser-based upload. */
 function formBucket(method: string, url: string): string | undefined {
   const { path, rawQuery } = splitTarget(url);
@@ -196,135 +149,6 @@ function formBucket(method: string, url: string): string | undefined {
 
 const isMultipartForm = (headers: IncomingHttpHeaders) =>
   /^multipart\/form-data\s*;/i.test(headers['content-type'] ?? '');
-
-interface Transport {
-  readonly request: (options: {
-    method: string;
-    path: string;
-    headers: Record<string, string | string[] | number | undefined>;
-  }) => ClientRequest;
-  readonly close: () => void;
-}
-
-/**
- * HTTP to a request handler in this process, over an in-memory stream pair handed to a
- * server that listens on nothing: no port or socket file exists for another program to reach
- * the store by, so the front's checks cannot be gone around.
- */
-function inProcessTransport(listener: RequestListener): Transport {
-  const inner = createServer(listener);
-  return {
-    request: (options) =>
-      httpRequest({
-        ...options,
-        createConnection: () => {
-          const [ours, theirs] = duplexPair();
-          inner.emit('connection', theirs);
-          return ours;
-        },
-      }),
-    close: () => {
-      inner.closeAllConnections();
-    },
-  };
-}
-
-/** The request's headers for s3rver: its own host name, so it reads the path as path-style. */
-function headersFor(request: IncomingMessage): Record<string, string | string[] | undefined> {
-  // The request keeps its length; without one, Node sends it chunked.
-  return { ...endToEnd(request.headers), host: 'localhost' };
-}
-
-/** s3rver's answer, passed on as it is. */
-function relay(answer: IncomingMessage, response: ServerResponse): void {
-  response.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
-  answer.pipe(response);
-}
-
-/** Sends an authenticated request on to s3rver, its body from `body`, and its answer back. */
-function forward(
-  transport: Transport,
-  request: IncomingMessage,
-  response: ServerResponse,
-  body: Readable,
-): ClientRequest {
-  const upstream = transport.request({
-    method: request.method ?? 'GET',
-    path: request.url ?? '/',
-    headers: headersFor(request),
-  });
-  upstream.on('response', (answer) => {
-    relay(answer, response);
-  });
-  upstream.on('error', () => {
-    if (!response.headersSent) response.destroy();
-  });
-  response.on('close', () => {
-    if (!response.writableFinished) upstream.destroy();
-  });
-  body.pipe(upstream);
-  return upstream;
-}
-
-class ContentHashMismatch extends Error {
-  readonly refusal: S3Error;
-
-  constructor(claimed: string, computed: string) {
-    super('x-amz-content-sha256 does not match the body');
-    this.refusal = contentSha256Mismatch(claimed, computed);
-  }
-}
-
-/**
- * Passes a body through while hashing it, holding back its last chunk until the hash is
- * known: a body that is not the one signed never reaches s3rver whole, so it stores nothing.
- */
-class HashedBody extends Transform {
-  private readonly hash = createHash('sha256');
-  private held: Buffer | undefined;
-  private readonly claimed: string;
-
-  constructor(claimed: string) {
-    super();
-    this.claimed = claimed;
-  }
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    this.hash.update(chunk);
-    if (this.held !== undefined) this.push(this.held);
-    this.held = chunk;
-    done();
-  }
-
-  override _flush(done: TransformCallback): void {
-    const computed = this.hash.digest('hex');
-    if (computed !== this.claimed) {
-      done(new ContentHashMismatch(this.claimed, computed));
-      return;
-    }
-    if (this.held !== undefined) this.push(this.held);
-    done();
-  }
-}
-
-/** A request signed with its body's SHA-256: S3 answers XAmzContentSHA256Mismatch for another. */
-function forwardCheckingHash(
-  transport: Transport,
-  request: IncomingMessage,
-  response: ServerResponse,
-  claimed: string,
-): void {
-  const body = new HashedBody(claimed);
-  request.pipe(body);
-  const upstream = forward(transport, request, response, body);
-  body.on('error', (error) => {
-    // The store sees its request cut short and drops the part it had.
-    upstream.destroy();
-    if (error instanceof ContentHashMismatch && !response.headersSent) {
-      sendS3Error(response, error.refusal);
-    } else if (!response.headersSent) response.destroy();
-  });
-}
 
 /**
  * Answers a refusal once the client has sent its body, read (bounded) and thrown away: an
@@ -354,17 +178,12 @@ function refuse(request: IncomingMessage, response: ServerResponse, error: S3Err
   request.resume();
 }
 
-/** A field name or file name in a part's header, as browsers escape them. */
-const quoted = (text: string) =>
-  text.replaceAll('"', '%22').replaceAll('\r', '%0D').replaceAll('\n', '%0A');
-
 /**
  * Reads a POST form up to its file and checks it as S3 does; then counts the file as it
- * comes, and only once it is whole and of a size the policy allows sends s3rver a form of the
- * checked fields and the file. A refused form never reaches s3rver, so it stores nothing.
+ * comes, and stores it only once it is whole and of a size the policy allows. A refused form
+ * stores nothing.
  */
 function receiveForm(
-  transport: Transport,
   options: ObjectStoreFrontOptions,
   bucket: string,
   request: IncomingMessage,
@@ -399,15 +218,15 @@ function receiveForm(
    */
   let bodyLimit = MAX_FORM_FIELD_BYTES + FORM_SLACK_BYTES;
   let received = 0;
-  /** Removes the file kept aside, unless it has gone on to s3rver. */
-  let discardSpool = () => {};
+  /** Ends the file's way to the store: what arrived of it is not stored. */
+  let discardFile = () => {};
 
   const refuseForm = (error: S3Error) => {
     if (answered) return;
     answered = true;
     // The refusal reads the rest, within bounds of its own.
     bodyLimit = Number.POSITIVE_INFINITY;
-    discardSpool();
+    discardFile();
     request.unpipe(counter);
     counter.unpipe(parser);
     refuse(request, response, error);
@@ -445,7 +264,7 @@ function receiveForm(
   });
 
   response.on('close', () => {
-    discardSpool();
+    discardFile();
   });
 
   parser.on('field', (name, value, info) => {
@@ -497,97 +316,61 @@ function receiveForm(
   }
 
   /**
-   * Keeps the file aside (on disk, within the policy's bound) until it is whole and its size
-   * is known good; only then does s3rver get the form. A file s3rver got part of and then
-   * lost would have it fail on a stream no one listens to yet.
+   * Stores the file once whole and of a size the policy allows (the store lands nothing
+   * else); past the policy's bound the rest is only counted, for the size its refusal names.
    */
-  function sendForm(accepted: AcceptedForm, filename: string, stream: Readable): void {
+  function sendForm(accepted: AcceptedForm, _filename: string, stream: Readable): void {
     if (answered || response.destroyed) return;
     let fileBytes = 0;
     const maxFileBytes = accepted.size?.max ?? MAX_POST_OBJECT_BYTES;
-    // A file over the bound is counted on to its end, for the size its refusal names.
+    // A file over the bound is counted on to its end (and only so far: the request's bound).
     bodyLimit = maxFileBytes + DRAIN_BYTES;
-    const spooled = join(options.spool, randomUUID());
-    const removeSpool = () => {
-      void rm(spooled, { force: true });
-    };
-    let landing = false;
-    // Removed once closed, not before: an open still under way would make the file again.
-    const spool = createWriteStream(spooled, { mode: 0o600 }).on('close', () => {
-      if (!landing) removeSpool();
-    });
-    discardSpool = () => {
-      spool.destroy();
-    };
-    spool.on('error', () => {
-      refuseForm(INTERNAL_ERROR);
-    });
-    stream.on('data', (chunk: Buffer) => {
-      fileBytes += chunk.length;
-      // Past the policy's bound S3 takes no more of the file; the rest is only counted,
-      // for its answer (and only so far: the request's own bound ends it).
-      if (answered || fileBytes > maxFileBytes) return;
-      if (!spool.write(chunk)) {
-        stream.pause();
-        spool.once('drain', () => stream.resume());
-      }
-    });
-    stream.on('end', () => {
-      spool.end(() => {
-        const wrongSize = checkFileSize(fileBytes, accepted.size);
-        if (answered || wrongSize !== undefined) {
-          refuseForm(wrongSize ?? INTERNAL_ERROR);
-          return;
-        }
-        landing = true;
-        discardSpool = () => {};
-        const content = createReadStream(spooled);
-        content.on('close', removeSpool);
-        storeForm(accepted, filename, content);
-      });
-    });
-    stream.resume();
-  }
-
-  /** The checked fields and the whole file, as a form of the front's own making, to s3rver. */
-  function storeForm(accepted: AcceptedForm, filename: string, content: Readable): void {
-    const boundary = `----ObjectStoreFront${randomBytes(16).toString('hex')}`;
-    const upstream = transport.request({
-      method: 'POST',
-      path: `/${encodeURIComponent(bucket)}`,
-      headers: {
-        host: 'localhost',
-        'content-type': `multipart/form-data; boundary=${boundary}`,
-        ...(request.headers.origin === undefined ? {} : { origin: request.headers.origin }),
+    const kept = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        const room = maxFileBytes - fileBytes;
+        fileBytes += chunk.length;
+        done(null, room > 0 ? chunk.subarray(0, room) : undefined);
       },
     });
-    upstream.on('response', (answer) => {
-      if (answered) {
-        answer.resume();
-        return;
-      }
-      answered = true;
-      relay(answer, response);
-    });
-    upstream.on('error', () => {
-      content.destroy();
-      if (!answered) {
-        answered = true;
-        response.destroy();
-      }
-    });
-    for (const [name, value] of accepted.fields) {
-      upstream.write(
-        `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(name)}"\r\n\r\n${value}\r\n`,
+    discardFile = () => {
+      kept.destroy();
+    };
+    options.store
+      .put(bucket, accepted.key, stream.pipe(kept), {
+        headers: keptHeaders(accepted.fields),
+        event: 'ObjectCreated:Post',
+        check: () => (answered ? INTERNAL_ERROR : checkFileSize(fileBytes, accepted.size)),
+      })
+      .then(
+        (stored) => {
+          if (answered) return;
+          answered = true;
+          answerForm(accepted, stored.etag);
+        },
+        (error: unknown) => {
+          refuseForm(error instanceof Refused ? error.reason : INTERNAL_ERROR);
+        },
       );
-    }
-    upstream.write(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quoted(filename)}"\r\n` +
-        'Content-Type: application/octet-stream\r\n\r\n',
-    );
-    content.pipe(upstream, { end: false });
-    content.on('end', () => {
-      upstream.end(`\r\n--${boundary}--\r\n`);
+  }
+
+  /** S3's answer to a stored form: 204, or the `success_action_status` it asks for. */
+  function answerForm(accepted: AcceptedForm, etag: string): void {
+    const asked = accepted.fields.find(([name]) => name === 'success_action_status')?.[1];
+    const status = asked === '200' || asked === '201' ? Number(asked) : 204;
+    const path = [bucket, ...accepted.key.split('/')].map(encodeURIComponent).join('/');
+    const location = `http://${request.headers.host ?? 'localhost'}/${path}`;
+    const xml =
+      status === 201
+        ? '<?xml version="1.0" encoding="UTF-8"?>\n<PostResponse>' +
+          `<Location>${escapeXml(location)}</Location><Bucket>${escapeXml(bucket)}</Bucket>` +
+          `<Key>${escapeXml(accepted.key)}</Key><ETag>${escapeXml(etag)}</ETag></PostResponse>`
+        : '';
+    response.writeHead(status, {
+      etag,
+      location,
+      'content-length': Buffer.byteLength(xml),
+      ...(xml === '' ? {} : { 'content-type': 'application/xml' }),
     });
+    response.end(xml);
   }
 }

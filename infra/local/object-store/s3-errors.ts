@@ -14,7 +14,7 @@ export interface S3Error {
   readonly details?: Readonly<Record<string, string | number>>;
 }
 
-const s3Error = (
+export const s3Error = (
   status: number,
   code: string,
   message: string,
@@ -168,7 +168,7 @@ export const preconditionFailed = (condition: string): S3Error =>
   );
 
 /** Text in an element: only what XML requires escaped, as S3 writes it (quotes stay). */
-const escapeXml = (text: string) =>
+export const escapeXml = (text: string): string =>
   text.replace(/[<>&]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;' })[c] ?? c);
 
 /** S3's XML body for an error, with a request id of S3's shape. */

@@ -12,7 +12,7 @@ export interface ObjectCreatedTarget {
 }
 
 /**
- * Delivers s3rver's ObjectCreated notifications to a handler module as S3 delivers them to
+ * Delivers the store's ObjectCreated notifications to a handler module as S3 delivers them to
  * a Lambda function on AWS: asynchronously, one event per object, retried when it fails or
  * runs out of time (lambda-async-invoke.ts). `drain()` waits for deliveries under way, so
  * the stage can stop cleanly.
@@ -29,8 +29,8 @@ export function forwardObjectCreated(
     if (!record.eventName.startsWith('ObjectCreated:') || !key.startsWith(target.objectPrefix)) {
       return;
     }
-    // s3rver sends the raw key; S3 sends it URL-encoded, and the finalizer reads S3's form.
-    // A copy of its own: every listener of s3rver's events gets the same object.
+    // The store sends the raw key; S3 sends it URL-encoded, and the finalizer reads S3's form.
+    // A copy of its own: every listener of the store's events gets the same object.
     const delivered = structuredClone(event);
     const [copy] = delivered.Records;
     if (copy !== undefined) copy.s3.object.key = encodeEventKey(key);

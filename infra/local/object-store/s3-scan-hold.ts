@@ -1,4 +1,3 @@
-import { posix } from 'node:path';
 import {
   SCAN_RELEASE_TAG,
   SCAN_RELEASED_VALUE,
@@ -12,12 +11,12 @@ import { splitTarget } from './s3-request-auth.ts';
  * GetObject of an object under `users/` or `groups/` is denied unless its tags say GuardDuty
  * found it clean (`GuardDutyMalwareScanStatus=NO_THREATS_FOUND`) or an operator released it
  * (`FileServiceScanRelease=released`); no tag is a denial too. The object store's front
- * applies it to a signed GET (s3rver answers nothing else with the bytes). Not reproduced:
+ * applies it to a signed GET (nothing else answers with the bytes). Not reproduced:
  * the roles it exempts (the local stage has one set of credentials; its scanner reads past
  * the front), HEAD and a copy's read of its source, and its deny on changing the tags.
  */
 
-/** GET subresources s3rver answers with something other than the object's bytes. */
+/** GET subresources answered with something other than the object's bytes. */
 const NOT_THE_BYTES = new Set(['acl', 'tagging']);
 
 /** The object a GET reads, when it is one the policy holds to its tags. */
@@ -30,19 +29,17 @@ export function heldDownload(
   if ([...new URLSearchParams(rawQuery).keys()].some((name) => NOT_THE_BYTES.has(name))) {
     return undefined;
   }
-  let decoded: string;
+  let bucket: string;
+  let objectKey: string;
   try {
-    decoded = decodeURIComponent(path);
+    [bucket = '', objectKey = ''] = path
+      .slice(1)
+      .split(/\/(.*)/s)
+      .map(decodeURIComponent);
   } catch {
-    return undefined; // s3rver reads no object by a path it cannot decode
+    return undefined; // the store reads no object by a path it cannot decode
   }
-  // The file s3rver reads: it joins the key's segments as a path, so `a/../users/1` is
-  // `users/1`, and a `..` can even reach past the bucket named.
-  const [, bucket, ...key] = posix.join('/', decoded).split('/');
-  const objectKey = key.join('/');
-  if (bucket === undefined || !SCANNED_OBJECT_PREFIXES.some((p) => objectKey.startsWith(p))) {
-    return undefined;
-  }
+  if (!SCANNED_OBJECT_PREFIXES.some((p) => objectKey.startsWith(p))) return undefined;
   return { bucket, key: objectKey };
 }
 

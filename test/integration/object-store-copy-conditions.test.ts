@@ -13,13 +13,13 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import type { RunningS3rver } from '#infra/local/emulators.ts';
+import type { RunningObjectStore } from '#infra/local/emulators.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { signedS3Headers, signedS3Request } from '#test/support/signed-s3-request.ts';
 
 const BUCKET = 'conditional-copy';
 let store: OwnObjectStore;
-let server: RunningS3rver;
+let server: RunningObjectStore;
 let s3: S3Client;
 
 beforeAll(async () => {

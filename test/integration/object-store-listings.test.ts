@@ -3,7 +3,7 @@
  * (docs.aws.amazon.com/AmazonS3/latest/API/API_ListObjectsV2.html): pages of at most
  * `MaxKeys` (1,000 at most) in UTF-8 key order, `KeyCount` the entries of the page,
  * `IsTruncated` and `NextContinuationToken` while entries are left, `ContinuationToken` and
- * `StartAfter` echoed. s3rver's own answer fails past 1,000 keys on Node 24.
+ * `StartAfter` echoed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OwnObjectStore, startOwnObjectStore } from '#test/support/own-object-store.ts';
@@ -14,7 +14,7 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import type { RunningS3rver } from '#infra/local/emulators.ts';
+import type { RunningObjectStore } from '#infra/local/emulators.ts';
 import { listAllObjects } from '#shared/adapters/aws/list-all-objects.ts';
 import { patient } from '#test/support/patience.ts';
 import { signedS3Request } from '#test/support/signed-s3-request.ts';
@@ -22,12 +22,12 @@ import { signedS3Request } from '#test/support/signed-s3-request.ts';
 const BUCKET = 'list-v2';
 const MANY = 1100;
 let store: OwnObjectStore;
-let server: RunningS3rver;
+let server: RunningObjectStore;
 let s3: S3Client;
 
 /** `many/0000` … `many/1099`: their order as names and as keys is the same. */
 const manyKeys = Array.from({ length: MANY }, (_, i) => `many/${String(i).padStart(4, '0')}`);
-/** Keys whose folders s3rver walks out of key order (`-` and `.` sort before `/`). */
+/** Keys whose order as names differs from key order (`-` and `.` sort before `/`). */
 const trickyKeys = ['tricky/a', 'tricky/a-1', 'tricky/a.b', 'tricky/a/b', 'tricky/a0', 'tricky/é'];
 
 beforeAll(async () => {
