@@ -14,14 +14,13 @@ import {
   maxPostPreDataLengthExceeded,
   preconditionFailed,
   type S3Error,
-  escapeXml,
   sendS3Error,
 } from './s3-errors.ts';
 import { type AcceptedForm, checkFileSize, checkPostForm } from './s3-post-policy.ts';
 import { authenticateS3Request, splitTarget } from './s3-request-auth.ts';
 import { answerS3Preflight, s3CorsHeaders } from './s3-cors.ts';
 import { type BucketStore, Refused } from './bucket-store.ts';
-import { answerS3, keptHeaders } from './s3-api.ts';
+import { answerS3, answerStoredForm, keptHeaders } from './s3-api.ts';
 import { admitsDownload, heldDownload } from './s3-scan-hold.ts';
 import type { CorsRule } from '../../stacks/cors-rules.ts';
 import type { Credentials } from '../sigv4-check.ts';
@@ -178,21 +177,11 @@ function refuse(request: IncomingMessage, response: ServerResponse, error: S3Err
   request.resume();
 }
 
-/**
- * Reads a POST form up to its file and checks it as S3 does; then counts the file as it
- * comes, and stores it only once it is whole and of a size the policy allows. A refused form
- * stores nothing.
- */
-function receiveForm(
-  options: ObjectStoreFrontOptions,
-  bucket: string,
-  request: IncomingMessage,
-  response: ServerResponse,
-): void {
-  let parser: Busboy.Busboy;
+/** A reader of the form's parts; none for a body that is no multipart form. */
+function formParser(headers: IncomingHttpHeaders): Busboy.Busboy | undefined {
   try {
-    parser = Busboy({
-      headers: request.headers,
+    return Busboy({
+      headers,
       defParamCharset: 'utf8',
       // A text field named `file` is the file (`curl -F 'file=<notes.txt'`, a textarea): its
       // bytes, whole, within `bodyLimit`. The other fields' 20 KB is checked below.
@@ -205,6 +194,23 @@ function receiveForm(
       },
     });
   } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Reads a POST form up to its file and checks it as S3 does; then counts the file as it
+ * comes, and stores it only once it is whole and of a size the policy allows. A refused form
+ * stores nothing.
+ */
+function receiveForm(
+  options: ObjectStoreFrontOptions,
+  bucket: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+): void {
+  const parser = formParser(request.headers);
+  if (parser === undefined) {
     refuse(request, response, malformedPostRequest());
     return;
   }
@@ -306,7 +312,7 @@ function receiveForm(
     void checkPostForm({ bucket, fields, filename }, options).then(
       (check) => {
         if ('refused' in check) refuseForm(check.refused);
-        else sendForm(check.accepted, filename, stream);
+        else storeFile(check.accepted, stream);
       },
       (error: unknown) => {
         console.error('[object store] could not check a form:', error);
@@ -319,7 +325,7 @@ function receiveForm(
    * Stores the file once whole and of a size the policy allows (the store lands nothing
    * else); past the policy's bound the rest is only counted, for the size its refusal names.
    */
-  function sendForm(accepted: AcceptedForm, _filename: string, stream: Readable): void {
+  function storeFile(accepted: AcceptedForm, stream: Readable): void {
     if (answered || response.destroyed) return;
     let fileBytes = 0;
     const maxFileBytes = accepted.size?.max ?? MAX_POST_OBJECT_BYTES;
@@ -345,32 +351,16 @@ function receiveForm(
         (stored) => {
           if (answered) return;
           answered = true;
-          answerForm(accepted, stored.etag);
+          answerStoredForm(response, {
+            host: request.headers.host,
+            bucket,
+            accepted,
+            etag: stored.etag,
+          });
         },
         (error: unknown) => {
           refuseForm(error instanceof Refused ? error.reason : INTERNAL_ERROR);
         },
       );
-  }
-
-  /** S3's answer to a stored form: 204, or the `success_action_status` it asks for. */
-  function answerForm(accepted: AcceptedForm, etag: string): void {
-    const asked = accepted.fields.find(([name]) => name === 'success_action_status')?.[1];
-    const status = asked === '200' || asked === '201' ? Number(asked) : 204;
-    const path = [bucket, ...accepted.key.split('/')].map(encodeURIComponent).join('/');
-    const location = `http://${request.headers.host ?? 'localhost'}/${path}`;
-    const xml =
-      status === 201
-        ? '<?xml version="1.0" encoding="UTF-8"?>\n<PostResponse>' +
-          `<Location>${escapeXml(location)}</Location><Bucket>${escapeXml(bucket)}</Bucket>` +
-          `<Key>${escapeXml(accepted.key)}</Key><ETag>${escapeXml(etag)}</ETag></PostResponse>`
-        : '';
-    response.writeHead(status, {
-      etag,
-      location,
-      'content-length': Buffer.byteLength(xml),
-      ...(xml === '' ? {} : { 'content-type': 'application/xml' }),
-    });
-    response.end(xml);
   }
 }

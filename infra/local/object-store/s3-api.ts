@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { AcceptedForm } from './s3-post-policy.ts';
 import { Refused, type BucketStore, type StoredObject } from './bucket-store.ts';
 import {
   contentSha256Mismatch,
@@ -61,9 +62,15 @@ const headersOf = (request: IncomingMessage) =>
     ),
   );
 
-function sendXml(response: ServerResponse, status: number, xml: string): void {
+function sendXml(
+  response: ServerResponse,
+  status: number,
+  xml: string,
+  headers: Record<string, string> = {},
+): void {
   const body = XML_HEAD + xml;
   response.writeHead(status, {
+    ...headers,
     'content-type': 'application/xml',
     'content-length': Buffer.byteLength(body),
   });
@@ -324,4 +331,27 @@ async function deleteObjects(
     );
   });
   return `<DeleteResult xmlns="${S3_NAMESPACE}">${quiet ? '' : deleted.join('')}</DeleteResult>`;
+}
+
+/** S3's answer to a stored POST form: 204, or the `success_action_status` it asks for. */
+export function answerStoredForm(
+  response: ServerResponse,
+  form: { host?: string; bucket: string; accepted: AcceptedForm; etag: string },
+): void {
+  const { bucket, accepted, etag } = form;
+  const asked = accepted.fields.find(([name]) => name === 'success_action_status')?.[1];
+  const status = asked === '200' || asked === '201' ? Number(asked) : 204;
+  const path = [bucket, ...accepted.key.split('/')].map(encodeURIComponent).join('/');
+  const location = `http://${form.host ?? 'localhost'}/${path}`;
+  if (status !== 201) {
+    sendEmpty(response, status, { etag, location });
+    return;
+  }
+  sendXml(
+    response,
+    201,
+    `<PostResponse><Location>${escapeXml(location)}</Location><Bucket>${escapeXml(bucket)}</Bucket>` +
+      `<Key>${escapeXml(accepted.key)}</Key><ETag>${escapeXml(etag)}</ETag></PostResponse>`,
+    { etag, location },
+  );
 }
