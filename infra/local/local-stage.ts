@@ -45,7 +45,7 @@ import type { SQSBatchResponse } from 'aws-lambda';
 import { REPOSITORY_ROOT } from './paths.ts';
 import { dynamoDbFrontFor } from './dynamodb/dynamodb-network-front.ts';
 import { ALLOWED_ORIGINS_SETTING, STAGE_DEFAULTS } from '../stages.ts';
-import { apiCorsRule, bucketCorsRules } from '../stacks/cors-rules.ts';
+import { apiCorsRule, bucketCorsRules, type CorsRule } from '../stacks/cors-rules.ts';
 
 export const LOCAL_TABLE = 'file-service';
 export { LOCAL_BUCKET } from './object-store/local-bucket.ts';
@@ -220,9 +220,6 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
   };
   try {
     await options.onListening?.();
-    let dynamodbEndpoint: string;
-    let dynamodbPid: number | undefined;
-    let objectStore: RunningObjectStore | undefined;
     const given = options.emulators;
     if (given?.s3Endpoint !== undefined && given.s3Credentials === undefined) {
       throw new Error('The object store at emulators.s3Endpoint needs its s3Credentials');
@@ -232,31 +229,13 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     const ownCredentials = await stageCredentials(options.dataDir);
     const allowedOrigins = options.allowedOrigins ?? localAllowedOrigins();
     const credentials = given?.s3Credentials ?? ownCredentials;
-    const ownObjectStore = async () => {
-      const directory = join(options.dataDir, 's3');
-      if (bucket === LOCAL_BUCKET && (await moveLegacyBucket(directory))) {
-        console.log(`[object store] the bucket of this data folder is now named ${bucket}`);
-      }
-      // Authenticated, so it may listen where the stage does: another machine uploads to it.
-      const corsRules = bucketCorsRules(allowedOrigins);
-      return startObjectStore({ directory, host, credentials, malwareScanning, corsRules });
-    };
-    if (options.emulators === undefined) {
-      const [dynamodb, s3] = await startBoth(
-        startDynamoDbLocal({ directory: join(options.dataDir, 'dynamodb') }),
-        ownObjectStore(),
-        started,
-      );
-      dynamodbEndpoint = dynamodb.endpoint;
-      dynamodbPid = dynamodb.pid;
-      objectStore = s3;
-    } else {
-      dynamodbEndpoint = options.emulators.dynamodbEndpoint;
-      if (options.emulators.s3Endpoint === undefined) {
-        objectStore = await ownObjectStore();
-        started.push(objectStore);
-      }
-    }
+    const { dynamodbEndpoint, dynamodbPid, objectStore } = await startEmulators(options, started, {
+      bucket,
+      host,
+      credentials,
+      malwareScanning,
+      corsRules: bucketCorsRules(allowedOrigins),
+    });
     const s3Endpoint = objectStore?.endpoint ?? options.emulators?.s3Endpoint ?? '';
     const [identityProvider] = await Promise.all([
       loadIdentityProvider(options.dataDir),
@@ -302,29 +281,10 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     notifications.consume(wiring);
     // GuardDuty's plan on the scanned prefixes, its tags, and its EventBridge rule's target;
     // before the gateway serves, so that every object it stores is scanned.
-    const verdicts = asyncInvoker({
-      functionId: recordScanVerdictFunction.id,
-      entry: recordScanVerdictFunction.entry,
-      root: REPOSITORY_ROOT,
-      wiring,
-      // A local scan takes no time, so its verdict often comes before the file's record (a
-      // scan takes seconds on AWS); the handler throws until the record is there.
-      retryDelaysMs: [1000, 5000],
+    const scanning = startScanning(malwareScanning ? objectStore : undefined, wiring, {
+      ...options.scanner,
+      delayMs: scanDelayMs,
     });
-    const scanner =
-      objectStore === undefined || !malwareScanning
-        ? undefined
-        : scanObjectsCreated({
-            store: objectStore.store,
-            delayMs: scanDelayMs,
-            ...(options.scanner?.resultFor === undefined
-              ? {}
-              : { resultFor: options.scanner.resultFor }),
-            ...(options.scanner?.gate === undefined ? {} : { gate: options.scanner.gate }),
-            deliver: (event) => {
-              verdicts.invoke(event);
-            },
-          });
     serve = createGateway({
       routes: API_ROUTES,
       root: REPOSITORY_ROOT,
@@ -338,20 +298,8 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       ...(options.onResponse === undefined ? {} : { onResponse: options.onResponse }),
       ...corsOf(allowedOrigins),
     });
-    const lambdaServer = createServer(
-      createLambdaInvokeApi({ root: REPOSITORY_ROOT, wiring, credentials: ownCredentials }),
-    );
-    closeLambdaApi = async () => {
-      lambdaServer.closeAllConnections();
-      await new Promise<void>((done) => {
-        lambdaServer.close(() => {
-          done();
-        });
-      });
-    };
-    // Loopback whatever HOST says, as `sam local start-lambda` binds: it runs any function.
-    const lambdaPort = await listen(lambdaServer, 0, '127.0.0.1');
-    const lambdaEndpoint = `http://localhost:${String(lambdaPort)}`;
+    const lambdaApi = await serveLambdaInvokeApi(wiring, ownCredentials);
+    closeLambdaApi = lambdaApi.close;
     const finalizer =
       objectStore === undefined
         ? undefined
@@ -366,7 +314,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     return {
       url,
       port,
-      lambdaEndpoint,
+      lambdaEndpoint: lambdaApi.endpoint,
       tableName,
       bucket,
       dynamodbEndpoint,
@@ -392,8 +340,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
         await closeLambdaApi();
         // The finalizer's copies are scanned, and each scan's verdict delivered, in this order.
         await finalizer?.drain();
-        await scanner?.drain();
-        await verdicts.drain();
+        await scanning.drain();
         await stopQueues();
         await stopEmulators();
       },
@@ -405,6 +352,50 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     await stopEmulators();
     throw error;
   }
+}
+
+/**
+ * DynamoDB Local and the object store, the stage's own in its data folder unless the caller
+ * gives theirs; each one started is recorded in `started`, so a failure can stop it.
+ */
+async function startEmulators(
+  options: LocalStageOptions,
+  started: RunningEmulator[],
+  store: {
+    readonly bucket: string;
+    readonly host: string;
+    readonly credentials: Credentials;
+    readonly malwareScanning: boolean;
+    readonly corsRules: readonly CorsRule[];
+  },
+): Promise<{ dynamodbEndpoint: string; dynamodbPid?: number; objectStore?: RunningObjectStore }> {
+  const ownObjectStore = async () => {
+    const directory = join(options.dataDir, 's3');
+    if (store.bucket === LOCAL_BUCKET && (await moveLegacyBucket(directory))) {
+      console.log(`[object store] the bucket of this data folder is now named ${store.bucket}`);
+    }
+    // Authenticated, so it may listen where the stage does: another machine uploads to it.
+    const { host, credentials, malwareScanning, corsRules } = store;
+    return startObjectStore({ directory, host, credentials, malwareScanning, corsRules });
+  };
+  if (options.emulators === undefined) {
+    const [dynamodb, objectStore] = await startBoth(
+      startDynamoDbLocal({ directory: join(options.dataDir, 'dynamodb') }),
+      ownObjectStore(),
+      started,
+    );
+    return {
+      dynamodbEndpoint: dynamodb.endpoint,
+      ...(dynamodb.pid === undefined ? {} : { dynamodbPid: dynamodb.pid }),
+      objectStore,
+    };
+  }
+  if (options.emulators.s3Endpoint !== undefined) {
+    return { dynamodbEndpoint: options.emulators.dynamodbEndpoint };
+  }
+  const objectStore = await ownObjectStore();
+  started.push(objectStore);
+  return { dynamodbEndpoint: options.emulators.dynamodbEndpoint, objectStore };
 }
 
 /**
@@ -540,4 +531,63 @@ function localWiring(stage: {
     ...(chatWebhookUrl === undefined ? {} : { chatWebhookUrl }),
   });
   return { adapters, settings, clients };
+}
+
+/**
+ * Lambda's Invoke API for `npm run invoke` and SAM, on loopback whatever HOST says, as
+ * `sam local start-lambda` binds: it runs any function.
+ */
+async function serveLambdaInvokeApi(wiring: LocalWiring, credentials: Credentials) {
+  const server = createServer(
+    createLambdaInvokeApi({ root: REPOSITORY_ROOT, wiring, credentials }),
+  );
+  const port = await listen(server, 0, '127.0.0.1');
+  return {
+    endpoint: `http://localhost:${String(port)}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((done) => {
+        server.close(() => {
+          done();
+        });
+      });
+    },
+  };
+}
+
+/**
+ * The local malware scanner on the store's new objects (none without a store), and its
+ * verdicts delivered to the verdict function as EventBridge invokes it; `drain()` finishes
+ * the scans under way, then their deliveries.
+ */
+function startScanning(
+  objectStore: RunningObjectStore | undefined,
+  wiring: LocalWiring,
+  scanner: LocalScannerOptions,
+): { drain(): Promise<void> } {
+  const verdicts = asyncInvoker({
+    functionId: recordScanVerdictFunction.id,
+    entry: recordScanVerdictFunction.entry,
+    root: REPOSITORY_ROOT,
+    wiring,
+    // A local scan takes no time, so its verdict often comes before the file's record (a
+    // scan takes seconds on AWS); the handler throws until the record is there.
+    retryDelaysMs: [1000, 5000],
+  });
+  const scans =
+    objectStore === undefined
+      ? undefined
+      : scanObjectsCreated({
+          ...scanner,
+          store: objectStore.store,
+          deliver: (event) => {
+            verdicts.invoke(event);
+          },
+        });
+  return {
+    drain: async () => {
+      await scans?.drain();
+      await verdicts.drain();
+    },
+  };
 }
