@@ -19,9 +19,9 @@ const config: KnipConfig = {
     // The CDK app cdk.json runs.
     'infra/app.ts!',
     // The CLIs package.json's scripts run; listed so that --production follows them too.
-    'infra/{local/start,local/token-cli,local/openapi-cli,local/event-cli,local/invoke-cli,local/sam-env-cli,admin/admin,smoke/smoke,cfn-lint}.ts!',
+    'infra/{local/start,local/cli/token-cli,local/cli/openapi-cli,local/cli/event-cli,local/cli/invoke-cli,local/sam-env-cli,admin/admin,smoke/smoke,cfn-lint}.ts!',
     // `npm run bench` and the processes bench-run.ts starts by path.
-    'test/bench/{bench,bare-token-service,s3rver-process,stage-process}.ts',
+    'test/bench/{bench,bare-token-service,object-store-process,stage-process}.ts',
     // Functions the tests deploy on the local stage by path, as declarations name handlers.
     'test/support/{fixture-function,slow-route-function}.ts',
     // The client examples people run (examples/README.md), and their types' generator.

@@ -11,7 +11,7 @@ import { OperatorRefusal } from './operator-refusal.ts';
 import { readStackOutputs } from './stack-outputs.ts';
 import { LOCAL_REGION } from '../local/emulators.ts';
 import { readStageCredentials } from '../local/stage-credentials.ts';
-import { FileKeyStore } from '#infra/local/file-key-store.ts';
+import { FileKeyStore } from '#infra/local/adapters/file-key-store.ts';
 import type { RealtimeKeyStore } from '#shared/realtime/realtime-key-store.ts';
 import { DOCUMENT_TRANSLATION } from '#shared/storage/aws/dynamodb.ts';
 import { ENVIRONMENT } from '#shared/config/environment.ts';

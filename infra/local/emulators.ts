@@ -1,19 +1,14 @@
-import type { EventEmitter } from 'node:events';
 import { mkdir } from 'node:fs/promises';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
 import { serveBehindFront } from './object-store-server.ts';
-import type { DirectStore } from './s3-object-tags.ts';
+import { BucketStore } from './object-store/bucket-store.ts';
 import type { Credentials } from './sigv4-check.ts';
+import type { CorsRule } from '../stacks/cors-rules.ts';
 import { newCredentials } from './stage-credentials.ts';
-import { makeObjectWritesAtomic } from './s3rver-atomic-objects.ts';
-import { honourCopyConditions } from './s3rver-conditional-copy.ts';
-import { answerListObjectsV2 } from './s3rver-list-objects-v2.ts';
-import { answerObjectVersions } from './s3rver-object-versions.ts';
 
 /**
- * S3 client options for an endpoint override (s3rver locally): path-style addressing, and
- * checksums only where S3 requires them, or s3rver stores the chunk framing in the object.
+ * S3 client options for an endpoint override (the local store): path-style addressing, and
+ * checksums only where S3 requires them, or the store would keep the chunk framing in the object.
  */
 export function s3ClientOptions(endpoint: string | undefined) {
   return endpoint === undefined
@@ -57,52 +52,46 @@ export async function startBoth<A extends RunningEmulator, B extends RunningEmul
   return [a.value, b.value];
 }
 
-export interface RunningS3rver extends RunningEmulator {
-  /** Emits `event` with an S3 event notification for each object created or deleted. */
-  readonly notifications: EventEmitter;
+export interface RunningObjectStore extends RunningEmulator {
+  /** The store itself, past the front's checks, in this process only: the local scanner's
+   * way in. It emits `event` with an S3 event notification for each object created. */
+  readonly store: BucketStore;
   /** The only credentials it takes a signature by. */
   readonly credentials: Credentials;
-  /** s3rver past the front's checks, in this process only: the local scanner's way in. */
-  readonly direct: DirectStore;
 }
 
 /**
- * Starts s3rver in this process, keeping objects under `directory`, behind S3's
- * authentication (object-store-front.ts): it answers only requests signed with `credentials`
- * (new random ones unless given), on `host` (loopback unless given) and `port` (a free one
- * unless given). With `malwareScanning`, a signed download of an object under the scanned
- * prefixes needs the tag the bucket policy asks for (s3-scan-hold.ts).
+ * Starts the local object store in this process, keeping objects under `directory`, behind
+ * S3's checks (object-store/object-store-front.ts): it answers only requests signed with
+ * `credentials` (new random ones unless given), on `host` (loopback unless given) and `port`
+ * (a free one unless given). With `malwareScanning`, a signed download of an object under the
+ * scanned prefixes needs the tag the bucket policy asks for (s3-scan-hold.ts).
  */
-export async function startS3rver(options: {
+export async function startObjectStore(options: {
   directory: string;
   port?: number;
   host?: string;
   credentials?: Credentials;
   malwareScanning?: boolean;
-}): Promise<RunningS3rver> {
+  /** The bucket's CORS rules, which S3 answers a preflight from (object-store-front.ts). */
+  corsRules?: readonly CorsRule[];
+}): Promise<RunningObjectStore> {
   const credentials = options.credentials ?? newCredentials();
   await mkdir(options.directory, { recursive: true });
-  const server = new S3rver({
-    silent: true,
-    directory: options.directory,
-  });
-  answerObjectVersions(server);
-  answerListObjectsV2(server);
-  makeObjectWritesAtomic(server, { checkCopySource: honourCopyConditions(server) });
-  const served = await serveBehindFront(server, {
+  const store = await BucketStore.open(options.directory, LOCAL_REGION);
+  const served = await serveBehindFront(store, {
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
     credentials,
     region: LOCAL_REGION,
     malwareScanning: options.malwareScanning === true,
+    corsRules: options.corsRules ?? [],
   });
-  return {
-    endpoint: served.endpoint,
-    notifications: server,
-    credentials,
-    direct: served.direct,
-    stop: served.stop,
+  const stop = async () => {
+    await served.stop();
+    await store.close();
   };
+  return { endpoint: served.endpoint, store, credentials, stop };
 }
 
 export async function ensureBucket(

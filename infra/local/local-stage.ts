@@ -9,26 +9,29 @@ import {
   ensureBucket,
   LOCAL_REGION,
   type RunningEmulator,
-  type RunningS3rver,
+  type RunningObjectStore,
   startBoth,
-  startS3rver,
+  startObjectStore,
 } from './emulators.ts';
-import { ensureTable, startDynamoDbLocal } from './dynamodb-local.ts';
-import { createGateway, type RequestLogLine, type SentResponse } from './gateway.ts';
-import { createHandlerLoader, type LocalWiring } from './handler-loader.ts';
-import { localAdapters, localClients } from './local-adapters.ts';
-import { loadIdentityProvider, type LocalIdentityProvider } from './identity-provider.ts';
-import { createJwtAuthorizer } from './jwt-authorizer.ts';
-import { InProcessQueue } from './in-process-queue.ts';
-import { invokeAsLambda } from './lambda-context.ts';
-import { stackFunction } from './stack-functions.ts';
-import { createLambdaInvokeApi } from './lambda-invoke-api.ts';
+import { ensureTable, startDynamoDbLocal } from './dynamodb/dynamodb-local.ts';
+import { createGateway, type RequestLogLine, type SentResponse } from './gateway/gateway.ts';
+import { createHandlerLoader, type LocalWiring } from './lambda/handler-loader.ts';
+import { localAdapters, localClients } from './adapters/local-adapters.ts';
+import { loadIdentityProvider, type LocalIdentityProvider } from './gateway/identity-provider.ts';
+import { createJwtAuthorizer } from './gateway/jwt-authorizer.ts';
+import { InProcessQueue } from './queue/in-process-queue.ts';
+import { invokeAsLambda } from './lambda/lambda-context.ts';
+import { stackFunction } from './lambda/stack-functions.ts';
+import { createLambdaInvokeApi } from './lambda/lambda-invoke-api.ts';
 import type { Credentials } from './sigv4-check.ts';
 import { stageCredentials } from './stage-credentials.ts';
-import { forwardObjectCreated } from './s3-event-notifications.ts';
-import { asyncInvoker } from './lambda-async-invoke.ts';
-import { type LocalScannerOptions, scanObjectsCreated } from './local-malware-scanner.ts';
-import { LOCAL_BUCKET, moveLegacyBucket } from './local-bucket.ts';
+import { forwardObjectCreated } from './object-store/s3-event-notifications.ts';
+import { asyncInvoker } from './lambda/lambda-async-invoke.ts';
+import {
+  type LocalScannerOptions,
+  scanObjectsCreated,
+} from './object-store/local-malware-scanner.ts';
+import { LOCAL_BUCKET, moveLegacyBucket } from './object-store/local-bucket.ts';
 import { endpointOf } from './object-store-server.ts';
 import { isWildcard, publicHostOf } from './public-host.ts';
 import {
@@ -40,15 +43,14 @@ import { LOCAL_OVERRIDES, LOCAL_SCAN_DELAY_MS, localOverrides } from './local-st
 import type { SQSBatchResponse } from 'aws-lambda';
 
 import { REPOSITORY_ROOT } from './paths.ts';
-import { dynamoDbFrontFor } from './dynamodb-network-front.ts';
+import { dynamoDbFrontFor } from './dynamodb/dynamodb-network-front.ts';
 import { ALLOWED_ORIGINS_SETTING, STAGE_DEFAULTS } from '../stages.ts';
+import { apiCorsRule, bucketCorsRules, type CorsRule } from '../stacks/cors-rules.ts';
 import { variableDefaults } from '#shared/config/environment.ts';
 import type { ServiceSettings } from '#shared/wiring/service-adapters.ts';
-import { apiCorsRule } from '../stacks/cors-rules.ts';
-import { setBucketCors } from './local-bucket-cors.ts';
 
 export const LOCAL_TABLE = 'file-service';
-export { LOCAL_BUCKET } from './local-bucket.ts';
+export { LOCAL_BUCKET } from './object-store/local-bucket.ts';
 
 /** Where the local stage's chat messages go when no CHAT_WEBHOOK_URL is set. */
 export const chatLogFile = (dataDir: string): string => join(dataDir, 'chat.jsonl');
@@ -70,7 +72,7 @@ export interface LocalStageOptions {
   readonly publicHost?: string;
   /**
    * Use emulators that already run (the test setup's) instead of starting them. Without an
-   * s3Endpoint the stage runs its own s3rver: only then do S3 events reach the finalizer.
+   * s3Endpoint the stage runs its own object store: only then do S3 events reach the finalizer.
    * With one, the credentials it takes (the stage's own are made in its data folder).
    */
   readonly emulators?: {
@@ -187,7 +189,7 @@ async function listen(server: Server, port: number, host: string): Promise<numbe
 }
 
 /**
- * The whole local stage: DynamoDB Local and s3rver (or the given ones), the table and bucket,
+ * The whole local stage: DynamoDB Local and the object store (or the given ones), the table and bucket,
  * the local identity provider, and API Gateway's stand-in serving every route's handler.
  * Each handler module is imported on first use and built by its `createHandler` on this
  * stage's own adapters and settings (localWiring, below), so no function reads its variables
@@ -224,9 +226,6 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
   };
   try {
     await options.onListening?.();
-    let dynamodbEndpoint: string;
-    let dynamodbPid: number | undefined;
-    let s3rver: RunningS3rver | undefined;
     const given = options.emulators;
     if (given?.s3Endpoint !== undefined && given.s3Credentials === undefined) {
       throw new Error('The object store at emulators.s3Endpoint needs its s3Credentials');
@@ -234,39 +233,20 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     // The stage's own, in its data folder, where the CLIs find them; the Invoke API and its
     // own object store take them. An object store of the caller's takes its own.
     const ownCredentials = await stageCredentials(options.dataDir);
-    const credentials = given?.s3Credentials ?? ownCredentials;
-    const ownS3rver = async () => {
-      const directory = join(options.dataDir, 's3');
-      if (bucket === LOCAL_BUCKET && (await moveLegacyBucket(directory))) {
-        console.log(`[object store] the bucket of this data folder is now named ${bucket}`);
-      }
-      // Authenticated, so it may listen where the stage does: another machine uploads to it.
-      return startS3rver({ directory, host, credentials, malwareScanning });
-    };
-    if (options.emulators === undefined) {
-      const [dynamodb, s3] = await startBoth(
-        startDynamoDbLocal({ directory: join(options.dataDir, 'dynamodb') }),
-        ownS3rver(),
-        started,
-      );
-      dynamodbEndpoint = dynamodb.endpoint;
-      dynamodbPid = dynamodb.pid;
-      s3rver = s3;
-    } else {
-      dynamodbEndpoint = options.emulators.dynamodbEndpoint;
-      if (options.emulators.s3Endpoint === undefined) {
-        s3rver = await ownS3rver();
-        started.push(s3rver);
-      }
-    }
-    const s3Endpoint = s3rver?.endpoint ?? options.emulators?.s3Endpoint ?? '';
     const allowedOrigins = options.allowedOrigins ?? localAllowedOrigins();
+    const credentials = given?.s3Credentials ?? ownCredentials;
+    const { dynamodbEndpoint, dynamodbPid, objectStore } = await startEmulators(options, started, {
+      bucket,
+      host,
+      credentials,
+      malwareScanning,
+      corsRules: bucketCorsRules(allowedOrigins),
+    });
+    const s3Endpoint = objectStore?.endpoint ?? options.emulators?.s3Endpoint ?? '';
     const [identityProvider] = await Promise.all([
       loadIdentityProvider(options.dataDir),
       ensureTable(dynamodbEndpoint, tableName),
-      ensureBucket(s3Endpoint, bucket, credentials).then(() =>
-        setBucketCors(s3Endpoint, bucket, credentials, allowedOrigins),
-      ),
+      ensureBucket(s3Endpoint, bucket, credentials),
     ]);
 
     const dynamodbFront = await dynamoDbFrontFor(host, {
@@ -281,9 +261,9 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     const url = endpointOf(urlHost, port);
     // Links and forms for other machines name the public host; the handlers stay on loopback.
     const s3PublicEndpoint =
-      s3rver === undefined || publicHost === undefined
+      objectStore === undefined || publicHost === undefined
         ? undefined
-        : endpointOf(publicHost, Number(new URL(s3rver.endpoint).port));
+        : endpointOf(publicHost, Number(new URL(objectStore.endpoint).port));
     const notifications = startNotificationQueues(port);
     stopQueues = notifications.stop;
     const real = { dynamodb: dynamodbEndpoint, s3: s3Endpoint };
@@ -304,29 +284,10 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     notifications.consume(wiring);
     // GuardDuty's plan on the scanned prefixes, its tags, and its EventBridge rule's target;
     // before the gateway serves, so that every object it stores is scanned.
-    const verdicts = asyncInvoker({
-      functionId: recordScanVerdictFunction.id,
-      entry: recordScanVerdictFunction.entry,
-      root: REPOSITORY_ROOT,
-      wiring,
-      // A local scan takes no time, so its verdict often comes before the file's record (a
-      // scan takes seconds on AWS); the handler throws until the record is there.
-      retryDelaysMs: [1000, 5000],
+    const scanning = startScanning(malwareScanning ? objectStore : undefined, wiring, {
+      ...options.scanner,
+      delayMs: scanDelayMs,
     });
-    const scanner =
-      s3rver === undefined || !malwareScanning
-        ? undefined
-        : scanObjectsCreated(s3rver.notifications, {
-            store: s3rver.direct,
-            delayMs: scanDelayMs,
-            ...(options.scanner?.resultFor === undefined
-              ? {}
-              : { resultFor: options.scanner.resultFor }),
-            ...(options.scanner?.gate === undefined ? {} : { gate: options.scanner.gate }),
-            deliver: (event) => {
-              verdicts.invoke(event);
-            },
-          });
     serve = createGateway({
       routes: API_ROUTES,
       root: REPOSITORY_ROOT,
@@ -340,24 +301,12 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       ...(options.onResponse === undefined ? {} : { onResponse: options.onResponse }),
       ...corsOf(allowedOrigins),
     });
-    const lambdaServer = createServer(
-      createLambdaInvokeApi({ root: REPOSITORY_ROOT, wiring, credentials: ownCredentials }),
-    );
-    closeLambdaApi = async () => {
-      lambdaServer.closeAllConnections();
-      await new Promise<void>((done) => {
-        lambdaServer.close(() => {
-          done();
-        });
-      });
-    };
-    // Loopback whatever HOST says, as `sam local start-lambda` binds: it runs any function.
-    const lambdaPort = await listen(lambdaServer, 0, '127.0.0.1');
-    const lambdaEndpoint = `http://localhost:${String(lambdaPort)}`;
+    const lambdaApi = await serveLambdaInvokeApi(wiring, ownCredentials);
+    closeLambdaApi = lambdaApi.close;
     const finalizer =
-      s3rver === undefined
+      objectStore === undefined
         ? undefined
-        : forwardObjectCreated(s3rver.notifications, {
+        : forwardObjectCreated(objectStore.store, {
             functionId: finalizeDirectUploadFunction.id,
             entry: finalizeDirectUploadFunction.entry,
             // The bucket's notification filter on AWS (UploadFinalizer).
@@ -368,7 +317,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     return {
       url,
       port,
-      lambdaEndpoint,
+      lambdaEndpoint: lambdaApi.endpoint,
       tableName,
       bucket,
       dynamodbEndpoint,
@@ -394,8 +343,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
         await closeLambdaApi();
         // The finalizer's copies are scanned, and each scan's verdict delivered, in this order.
         await finalizer?.drain();
-        await scanner?.drain();
-        await verdicts.drain();
+        await scanning.drain();
         await stopQueues();
         await stopEmulators();
       },
@@ -407,6 +355,50 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     await stopEmulators();
     throw error;
   }
+}
+
+/**
+ * DynamoDB Local and the object store, the stage's own in its data folder unless the caller
+ * gives theirs; each one started is recorded in `started`, so a failure can stop it.
+ */
+async function startEmulators(
+  options: LocalStageOptions,
+  started: RunningEmulator[],
+  store: {
+    readonly bucket: string;
+    readonly host: string;
+    readonly credentials: Credentials;
+    readonly malwareScanning: boolean;
+    readonly corsRules: readonly CorsRule[];
+  },
+): Promise<{ dynamodbEndpoint: string; dynamodbPid?: number; objectStore?: RunningObjectStore }> {
+  const ownObjectStore = async () => {
+    const directory = join(options.dataDir, 's3');
+    if (store.bucket === LOCAL_BUCKET && (await moveLegacyBucket(directory))) {
+      console.log(`[object store] the bucket of this data folder is now named ${store.bucket}`);
+    }
+    // Authenticated, so it may listen where the stage does: another machine uploads to it.
+    const { host, credentials, malwareScanning, corsRules } = store;
+    return startObjectStore({ directory, host, credentials, malwareScanning, corsRules });
+  };
+  if (options.emulators === undefined) {
+    const [dynamodb, objectStore] = await startBoth(
+      startDynamoDbLocal({ directory: join(options.dataDir, 'dynamodb') }),
+      ownObjectStore(),
+      started,
+    );
+    return {
+      dynamodbEndpoint: dynamodb.endpoint,
+      ...(dynamodb.pid === undefined ? {} : { dynamodbPid: dynamodb.pid }),
+      objectStore,
+    };
+  }
+  if (options.emulators.s3Endpoint !== undefined) {
+    return { dynamodbEndpoint: options.emulators.dynamodbEndpoint };
+  }
+  const objectStore = await ownObjectStore();
+  started.push(objectStore);
+  return { dynamodbEndpoint: options.emulators.dynamodbEndpoint, objectStore };
 }
 
 /**
@@ -534,4 +526,63 @@ function localWiring(stage: {
     ...(chatWebhookUrl === undefined ? {} : { chatWebhookUrl }),
   });
   return { adapters, settings, clients };
+}
+
+/**
+ * Lambda's Invoke API for `npm run invoke` and SAM, on loopback whatever HOST says, as
+ * `sam local start-lambda` binds: it runs any function.
+ */
+async function serveLambdaInvokeApi(wiring: LocalWiring, credentials: Credentials) {
+  const server = createServer(
+    createLambdaInvokeApi({ root: REPOSITORY_ROOT, wiring, credentials }),
+  );
+  const port = await listen(server, 0, '127.0.0.1');
+  return {
+    endpoint: `http://localhost:${String(port)}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((done) => {
+        server.close(() => {
+          done();
+        });
+      });
+    },
+  };
+}
+
+/**
+ * The local malware scanner on the store's new objects (none without a store), and its
+ * verdicts delivered to the verdict function as EventBridge invokes it; `drain()` finishes
+ * the scans under way, then their deliveries.
+ */
+function startScanning(
+  objectStore: RunningObjectStore | undefined,
+  wiring: LocalWiring,
+  scanner: LocalScannerOptions,
+): { drain(): Promise<void> } {
+  const verdicts = asyncInvoker({
+    functionId: recordScanVerdictFunction.id,
+    entry: recordScanVerdictFunction.entry,
+    root: REPOSITORY_ROOT,
+    wiring,
+    // A local scan takes no time, so its verdict often comes before the file's record (a
+    // scan takes seconds on AWS); the handler throws until the record is there.
+    retryDelaysMs: [1000, 5000],
+  });
+  const scans =
+    objectStore === undefined
+      ? undefined
+      : scanObjectsCreated({
+          ...scanner,
+          store: objectStore.store,
+          deliver: (event) => {
+            verdicts.invoke(event);
+          },
+        });
+  return {
+    drain: async () => {
+      await scans?.drain();
+      await verdicts.drain();
+    },
+  };
 }

@@ -6,10 +6,10 @@ import type { Credentials } from './sigv4-check.ts';
 
 /**
  * The local stage's AWS credentials, which its object store and its Invoke API check every
- * signature against. A secret any web page could know (s3rver's own `S3RVER`) would let a
- * page sign a form for any key itself, so the secret is random, made on a data folder's first
- * start and kept in it, readable by its owner alone; the CLIs read it from there. The access
- * key id stays `S3RVER`: s3rver looks the id up, and checks no Signature Version 4 secret.
+ * signature against. A secret any web page could know (s3rver's `S3RVER`, which the stage once
+ * ran) would let a page sign a form for any key itself, so the secret is random, made on a data
+ * folder's first start and kept in it, readable by its owner alone; the CLIs read it from
+ * there. The access key id stays `S3RVER`, as data folders from before keep it.
  */
 const stageCredentialsFile = (dataDir: string): string => join(dataDir, 'credentials.json');
 

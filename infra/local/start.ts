@@ -10,7 +10,7 @@ import { stageHome } from './stage-home.ts';
 const USAGE = `usage: npm start [-- --help]
 
 The whole service on this machine: API Gateway's stand-in on http://localhost:8000, the
-deployed handler modules, DynamoDB Local, s3rver, the notification queue in process, and a
+deployed handler modules, DynamoDB Local, an object store of its own, the notification queue in process, and a
 stand-in for GuardDuty's malware scan (MALWARE_SCANNING=off turns it off).
 Ctrl-C stops it. The manual: docs/local-stage.md
 
@@ -66,7 +66,7 @@ const { keepDataFolderPrivate, registerRunningStage } = await import('./data-fol
 const { startLocalStage } = await import('./local-stage.ts');
 const { reapOrphans, removeStageRecord, runningStage, stageRecordOf, writeStageRecord } =
   await import('./stage-lock.ts');
-const { prefixConsoleWithFunctionNames } = await import('./invocation-logs.ts');
+const { prefixConsoleWithFunctionNames } = await import('./lambda/invocation-logs.ts');
 // Every function, the finalizer and the queue's worker share this console: each line a
 // function writes starts with its name.
 prefixConsoleWithFunctionNames();

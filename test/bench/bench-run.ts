@@ -7,7 +7,7 @@
  *   from memory, against that route's floor (`cpu-bench.ts`);
  * - `decoding`: CPU per MB of a JSON body by the numbers it holds, against integers;
  * - `digests`: CPU per MB of a SHA-256 with `node:crypto` (reported);
- * then, on one local stage in a process of its own, on DynamoDB Local and s3rver:
+ * then, on one local stage in a process of its own, on DynamoDB Local and the object store:
  * - `tokens`: a 50-room realtime token against its BatchGetItem sent directly;
  * - `listing`: 10,000 files listed against the raw paginated Query of the same items;
  * - `uploads`: a 4 MiB multipart upload against a direct PutObject (reported), then the
@@ -21,8 +21,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { LOCAL_CREDENTIALS } from '#infra/local/emulators.ts';
-import { startDynamoDbLocal } from '#infra/local/dynamodb-local.ts';
-import { loadIdentityProvider } from '#infra/local/identity-provider.ts';
+import { startDynamoDbLocal } from '#infra/local/dynamodb/dynamodb-local.ts';
+import { loadIdentityProvider } from '#infra/local/gateway/identity-provider.ts';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { LOCAL_TABLE } from '#infra/local/local-stage.ts';
 import type { BenchPart } from './bench.ts';
@@ -120,7 +120,7 @@ export async function runBench(parts: ReadonlySet<BenchPart>): Promise<number> {
     if (runs('tokens') || runs('listing') || runs('uploads') || runs('load')) {
       const dynamodb = await startDynamoDbLocal();
       try {
-        const s3Process = await startProcess('s3rver-process.ts', [join(workDir, 's3')]);
+        const s3Process = await startProcess('object-store-process.ts', [join(workDir, 's3')]);
         const s3Endpoint = s3Process.announced.endpoint ?? '';
         const s3Credentials = {
           accessKeyId: LOCAL_CREDENTIALS.accessKeyId,

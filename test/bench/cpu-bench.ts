@@ -20,7 +20,7 @@ import { withNewKey } from '#shared/realtime/realtime-key-set.ts';
 import { signRealtimeToken } from '#shared/realtime/sign-realtime-token.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 import type { Context } from 'aws-lambda';
-import { localLambdaContext } from '#infra/local/lambda-context.ts';
+import { localLambdaContext } from '#infra/local/lambda/lambda-context.ts';
 import { apiEvent } from '#test/support/api-events.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 import { type Figure, figureLine, FIGURE_HEADER, median, spreadOf } from './figures.ts';

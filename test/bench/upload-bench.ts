@@ -1,7 +1,7 @@
 /**
  * A 4 MiB upload through the local stage's multipart endpoint (about the most API Gateway
  * and Lambda admit in a form) against a direct PutObject of the same bytes to the same
- * s3rver, and the stage process's peak memory growth while it takes the upload. Reported,
+ * the object store, and the stage process's peak memory growth while it takes the upload. Reported,
  * no target: the route's own cost is held to a budget in process (`cpu-bench.ts`); here the
  * local stage reads the body whole and base64-encodes it into the event, as Lambda does.
  */
@@ -94,7 +94,7 @@ export async function benchUploads(options: {
       unit: 'ms',
       ...spreadOf(staged),
       floor: median(direct),
-      floorName: 'PutObject of the bytes to s3rver',
+      floorName: 'PutObject of the bytes to the object store',
     };
     const worstGrowth = Math.max(...growth);
     return {

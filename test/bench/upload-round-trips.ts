@@ -1,6 +1,6 @@
 /**
  * The storage round trips of one multipart upload: the real use case (`uploadUserFile`) on the
- * real adapters, against the bench's DynamoDB Local and s3rver, each client's `send` counted
+ * real adapters, against the bench's DynamoDB Local and the object store, each client's `send` counted
  * by command with an SDK middleware. Quotas added a read of the user's usage before any byte
  * is stored (`assertRoom`), and put the usage's change in the transaction that writes the
  * record: one round trip more than before, not more. The bench fails when an upload makes
@@ -12,7 +12,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Credentials } from '#infra/local/sigv4-check.ts';
-import { ensureTable } from '#infra/local/dynamodb-local.ts';
+import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
 import {
   ensureBucket,
   LOCAL_CREDENTIALS,
@@ -159,7 +159,7 @@ export async function benchUploadRoundTrips(options: {
     return {
       figures,
       report: `
-Storage calls of a multipart upload: uploadUserFile on the real adapters, DynamoDB Local and s3rver, ${String(UPLOADS)} uploads of one user (id block of ${String(ID_BLOCK)})
+Storage calls of a multipart upload: uploadUserFile on the real adapters, DynamoDB Local and the object store, ${String(UPLOADS)} uploads of one user (id block of ${String(ID_BLOCK)})
 ${FIGURE_HEADER}
 ${figures.map(figureLine).join('\n')}
   per upload, DynamoDB: ${listOf(dynamoCalls.counts, UPLOADS)}; S3: ${listOf(s3Calls.counts, UPLOADS)}

@@ -193,7 +193,7 @@ describe.concurrent('token', () => {
       ['--user', '7', '--expires-in', '-60'],
       ['--user', '7', '--expires-in=-60'],
     ]) {
-      const result = await node('infra/local/token-cli.ts', args, env);
+      const result = await node('infra/local/cli/token-cli.ts', args, env);
       expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
       const { exp, sub } = decodeJwt(result.stdout.trim());
       expect(sub).toBe('7');
@@ -202,16 +202,20 @@ describe.concurrent('token', () => {
   });
 
   it('--help prints its usage; a bad value is exit 2', async () => {
-    const help = await node('infra/local/token-cli.ts', ['--help']);
+    const help = await node('infra/local/cli/token-cli.ts', ['--help']);
     expect(help).toMatchObject({ code: 0, stderr: '' });
     expect(help.stdout).toMatch(/^usage: npm run --silent token -- --user <positive integer>/);
-    const bad = await node('infra/local/token-cli.ts', ['--user', '7', '--expires-in', 'soon'], {
-      LOCAL_DATA_DIR: join(scratch, 'idp'),
-    });
+    const bad = await node(
+      'infra/local/cli/token-cli.ts',
+      ['--user', '7', '--expires-in', 'soon'],
+      {
+        LOCAL_DATA_DIR: join(scratch, 'idp'),
+      },
+    );
     expect(bad.code).toBe(2);
     expect(bad.stdout).toBe('');
     expect(bad.stderr).toMatch(/^token: --expires-in must be whole seconds, got "soon"\n/);
-    const unknown = await node('infra/local/token-cli.ts', ['--usr', '7']);
+    const unknown = await node('infra/local/cli/token-cli.ts', ['--usr', '7']);
     expect(unknown).toEqual({
       code: 2,
       stdout: '',
@@ -235,7 +239,7 @@ describe.concurrent('smoke', () => {
 
 describe.concurrent('event and invoke', () => {
   it('event --help lists its kinds; a bad argument is exit 2 and prints no event', async () => {
-    const help = await node('infra/local/event-cli.ts', ['--help']);
+    const help = await node('infra/local/cli/event-cli.ts', ['--help']);
     expect(help).toMatchObject({ code: 0, stderr: '' });
     expect(help.stdout).toMatch(/^usage: npm run --silent event -- <kind> \[options\]\n/);
     for (const kind of ['http <METHOD> <path>', 's3-put --key', 'sqs --body']) {
@@ -252,7 +256,7 @@ describe.concurrent('event and invoke', () => {
       [['sqs', '--key', 'k'], 'sqs takes no --key'],
     ];
     for (const [args, message] of refusals) {
-      const refused = await node('infra/local/event-cli.ts', args, {
+      const refused = await node('infra/local/cli/event-cli.ts', args, {
         LOCAL_DATA_DIR: join(scratch, 'events'),
       });
       expect(refused.code).toBe(2);
@@ -260,7 +264,7 @@ describe.concurrent('event and invoke', () => {
       expect(refused.stderr.startsWith(`event: ${message}\n\nusage: `)).toBe(true);
     }
     // An unknown option, in the words every CLI uses (test/unit/command-line.test.ts).
-    const unknown = await node('infra/local/event-cli.ts', ['http', 'GET', '/x', '--usr', '5']);
+    const unknown = await node('infra/local/cli/event-cli.ts', ['http', 'GET', '/x', '--usr', '5']);
     expect(unknown).toEqual({
       code: 2,
       stdout: '',
@@ -283,7 +287,7 @@ describe.concurrent('event and invoke', () => {
         `event: no route takes POST /api/v1/user/me/file/3; its path has GET, PATCH, DELETE${tail}`,
       ],
     ] as const) {
-      const refused = await node('infra/local/event-cli.ts', args, env);
+      const refused = await node('infra/local/cli/event-cli.ts', args, env);
       expect({ args, code: refused.code, stdout: refused.stdout }).toEqual({
         args,
         code: 2,
@@ -296,19 +300,23 @@ describe.concurrent('event and invoke', () => {
   });
 
   it('invoke --help lists every function; a bad --stage is exit 2 and invokes nothing', async () => {
-    const help = await node('infra/local/invoke-cli.ts', ['--help']);
+    const help = await node('infra/local/cli/invoke-cli.ts', ['--help']);
     expect(help).toMatchObject({ code: 0, stderr: '' });
     expect(help.stdout).toMatch(/^usage: npm run --silent invoke -- <FunctionId> /);
     for (const functionId of FUNCTION_ENTRIES.keys()) {
       expect(help.stdout).toContain(`\n  ${functionId}\n`);
     }
-    const unknown = await node('infra/local/invoke-cli.ts', ['ListUserFiles', '--evnt', '-']);
+    const unknown = await node('infra/local/cli/invoke-cli.ts', ['ListUserFiles', '--evnt', '-']);
     expect(unknown).toEqual({
       code: 2,
       stdout: '',
       stderr: `invoke: unknown option --evnt\n\n${help.stdout}`,
     });
-    const bad = await node('infra/local/invoke-cli.ts', ['ListUserFiles', '--stage', 'staging']);
+    const bad = await node('infra/local/cli/invoke-cli.ts', [
+      'ListUserFiles',
+      '--stage',
+      'staging',
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stdout).toBe('');
     expect(bad.stderr).toMatch(

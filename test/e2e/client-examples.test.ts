@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { GetObjectTaggingCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MULTIPART_UPLOAD_MAX_FILE_BYTES } from '#infra/local/platform-limits.ts';
+import { MULTIPART_UPLOAD_MAX_FILE_BYTES } from '#infra/local/gateway/platform-limits.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { patient } from '#test/support/patience.ts';
 import { useTestStage } from '#test/support/test-stage.ts';

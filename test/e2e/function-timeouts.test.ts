@@ -13,8 +13,8 @@ import { API_ROUTES } from '#functions/service-functions.ts';
 import {
   API_GATEWAY_INTEGRATION_TIMEOUT_MS,
   INTEGRATION_TIMED_OUT,
-} from '#infra/local/platform-limits.ts';
-import { STACK_FUNCTIONS, stackFunction } from '#infra/local/stack-functions.ts';
+} from '#infra/local/gateway/platform-limits.ts';
+import { STACK_FUNCTIONS, stackFunction } from '#infra/local/lambda/stack-functions.ts';
 import { expectRefused } from '#test/support/expect-refused.ts';
 import { type HoldingProxy, startHoldingProxy } from '#test/support/holding-proxy.ts';
 import { patient } from '#test/support/patience.ts';

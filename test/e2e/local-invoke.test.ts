@@ -1,7 +1,7 @@
 /**
  * `npm run event` and `npm run invoke`, as processes, against a running local stage: an event
  * made by the one, piped into the other, runs the stage's own function on its emulators and
- * queues. The stage here takes the run's s3rver, so S3 events reach the finalizer only when
+ * queues. The stage here takes the run's object store, so S3 events reach the finalizer only when
  * invoked by hand, as these tests do.
  */
 import { execFile, spawn } from 'node:child_process';
@@ -15,7 +15,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
-import { createLambdaInvokeApi } from '#infra/local/lambda-invoke-api.ts';
+import { createLambdaInvokeApi } from '#infra/local/lambda/lambda-invoke-api.ts';
 import { chatLogFile, type LocalStage, startLocalStage } from '#infra/local/local-stage.ts';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import { stageRecordOf, writeStageRecord } from '#infra/local/stage-lock.ts';
@@ -32,7 +32,7 @@ import { postToSignedForm } from '#test/support/signed-form.ts';
 import { patient } from '#test/support/patience.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';
 import { stageCredentials } from '#infra/local/stage-credentials.ts';
-import { LAMBDA_MAX_REQUEST_BYTES } from '#infra/local/platform-limits.ts';
+import { LAMBDA_MAX_REQUEST_BYTES } from '#infra/local/gateway/platform-limits.ts';
 import type { Credentials } from '#infra/local/sigv4-check.ts';
 import { answerBeforeBody, ONE_GIB, signedInvokeHeaders } from '#test/support/announced-body.ts';
 import { cliEnvironment } from '#test/support/cli-environment.ts';
@@ -74,10 +74,14 @@ function cli(
   options: { input?: string; env?: Record<string, string> } = {},
 ): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(REPOSITORY_ROOT, 'infra/local', script), ...args], {
-      cwd: REPOSITORY_ROOT,
-      env: cliEnvironment({ LOCAL_DATA_DIR: dataDir, ...options.env }),
-    });
+    const child = spawn(
+      process.execPath,
+      [join(REPOSITORY_ROOT, 'infra/local/cli', script), ...args],
+      {
+        cwd: REPOSITORY_ROOT,
+        env: cliEnvironment({ LOCAL_DATA_DIR: dataDir, ...options.env }),
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

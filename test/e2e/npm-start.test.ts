@@ -237,7 +237,7 @@ describe(
       const unregisterElsewhere = await stageElsewhere();
       const { stdout, stderr } = await run(
         process.execPath,
-        [join(REPOSITORY_ROOT, 'infra/local/token-cli.ts'), '--user', '1'],
+        [join(REPOSITORY_ROOT, 'infra/local/cli/token-cli.ts'), '--user', '1'],
         { cwd: REPOSITORY_ROOT, env: { ...withoutDataDir, LOCAL_STAGE_HOME: home } },
       ).finally(unregisterElsewhere);
       expect(stdout).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+\n$/);

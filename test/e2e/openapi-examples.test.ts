@@ -11,7 +11,7 @@ import {
 import { jsonBodyLimit } from '#shared/http/json-body-limit.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import { dealFile, seedDeals } from '#test/support/deal-fixtures.ts';
-import { EICAR_TEST_STRING } from '#infra/local/local-malware-scanner.ts';
+import { EICAR_TEST_STRING } from '#infra/local/object-store/local-malware-scanner.ts';
 import { eventually } from '#test/support/eventually.ts';
 import {
   DYNAMODB_INTERNAL_ERROR,

@@ -14,8 +14,8 @@ import {
   refuseRequestBody,
   refuseResult,
   resultBytes,
-} from '#infra/local/platform-limits.ts';
-import { OVERSIZE_DRAIN } from '#infra/local/request-body.ts';
+} from '#infra/local/gateway/platform-limits.ts';
+import { OVERSIZE_DRAIN } from '#infra/local/gateway/request-body.ts';
 import { expectRefused as refused } from '#test/support/expect-refused.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 import { patient } from '#test/support/patience.ts';

@@ -8,7 +8,7 @@ import {
   toGroupItem,
   toMemberItem,
 } from '#shared/groups/adapters/dynamo-group-repository.ts';
-import { FileKeyStore } from '#infra/local/file-key-store.ts';
+import { FileKeyStore } from '#infra/local/adapters/file-key-store.ts';
 import { signRealtimeToken } from '#shared/realtime/sign-realtime-token.ts';
 import { patient } from '#test/support/patience.ts';
 import { startRealtimeServer } from '#test/support/realtime-server.ts';

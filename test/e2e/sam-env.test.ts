@@ -23,7 +23,7 @@ import { listUserFilesFunction } from '#functions/list-user-files/function.ts';
 import { SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
 import { uploadUserFileFunction } from '#functions/upload-user-file/function.ts';
 import { LOCAL_REGION } from '#infra/local/emulators.ts';
-import { LOCAL_BUCKET } from '#infra/local/local-bucket.ts';
+import { LOCAL_BUCKET } from '#infra/local/object-store/local-bucket.ts';
 import { LOCAL_TABLE } from '#infra/local/local-stage.ts';
 import {
   LOCAL_BUCKET_NAME,
@@ -32,7 +32,7 @@ import {
 } from '#infra/local/sam/sam-local-template.ts';
 import { RESOURCE_NAMES } from '#shared/functions/function-declaration.ts';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
-import { httpEvent } from '#infra/local/sample-events.ts';
+import { httpEvent } from '#infra/local/cli/sample-events.ts';
 import {
   type SamEnvironment,
   samResolvedValue,

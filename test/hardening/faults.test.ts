@@ -1,5 +1,5 @@
 /**
- * Faults at the adapters, on the wire: a proxy in front of DynamoDB Local and s3rver answers
+ * Faults at the adapters, on the wire: a proxy in front of DynamoDB Local and the object store answers
  * calls as AWS answers a fault (throttling, 500s), or lets a write land and loses its answer.
  * Every request either completes or leaves nothing behind, and reconcile finds nothing.
  */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTable } from '#infra/local/dynamodb-local.ts';
+import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { toUserFileItem } from '#shared/storage/file-items.ts';
 import type { UserFile } from '#shared/user-files/user-file.ts';

@@ -16,7 +16,7 @@ import { CreateTableCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunningEmulator } from '#infra/local/emulators.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
-import { DYNAMODB_LOCAL_HEAP, startDynamoDbLocal } from '#infra/local/dynamodb-local.ts';
+import { DYNAMODB_LOCAL_HEAP, startDynamoDbLocal } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { patient } from '#test/support/patience.ts';
 
 const squatter = createServer((_request, response) => {

@@ -8,7 +8,7 @@ import {
   ensureBucket,
   LOCAL_REGION,
   s3ClientOptions,
-  startS3rver,
+  startObjectStore,
 } from '#infra/local/emulators.ts';
 import {
   bucketNameAsLongAsDeployed,
@@ -16,7 +16,7 @@ import {
   LOCAL_BUCKET,
   MAX_BUCKET_NAME_LENGTH,
   moveLegacyBucket,
-} from '#infra/local/local-bucket.ts';
+} from '#infra/local/object-store/local-bucket.ts';
 import { startLocalStage } from '#infra/local/local-stage.ts';
 
 const folders: string[] = [];
@@ -58,7 +58,7 @@ describe('the local bucket is named as long as a deployed one', () => {
 
   it('starts a stage on a data folder from before with its objects under the new name', async () => {
     const dataDir = await folder();
-    const old = await startS3rver({ directory: join(dataDir, 's3') });
+    const old = await startObjectStore({ directory: join(dataDir, 's3') });
     const before = client(old);
     try {
       await ensureBucket(old.endpoint, LEGACY_LOCAL_BUCKET, old.credentials);

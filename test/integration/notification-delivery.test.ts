@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, beforeEach, afterAll, describe, expect, it } from 'vitest';
-import { ensureTable } from '#infra/local/dynamodb-local.ts';
+import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { chatChannelBucketKey } from '#shared/storage/keys.ts';
 import { deliverNotification } from '#shared/notifications/deliver-notification.ts';
 import type { DeliveryRules } from '#shared/notifications/delivery-rules.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ensureTable, tableDefinition } from '#infra/local/dynamodb-local.ts';
+import { ensureTable, tableDefinition } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { FILE_CREATED_ATTRIBUTE, FILES_BY_CREATION_INDEX } from '#shared/storage/keys.ts';
 import { emulatorClients } from '#test/support/test-stage.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureTable } from '#infra/local/dynamodb-local.ts';
+import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { DynamoTokenBuckets } from '#shared/notifications/adapters/dynamo-token-buckets.ts';
 import { TOKEN_BUCKET_ITEM } from '#shared/notifications/adapters/token-bucket-item.ts';
 import { chatChannelBucketKey, notifyBucketKey } from '#shared/storage/keys.ts';

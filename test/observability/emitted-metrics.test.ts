@@ -7,7 +7,7 @@ import { patient } from '#test/support/patience.ts';
 import { postToSignedForm } from '#test/support/signed-form.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 import { useWebhookReceiver } from '#test/support/webhook-receiver.ts';
-import { EICAR_TEST_STRING } from '#infra/local/local-malware-scanner.ts';
+import { EICAR_TEST_STRING } from '#infra/local/object-store/local-malware-scanner.ts';
 
 /*
  * Runs in the `observability` project, where POWERTOOLS_METRICS_DISABLED is false: the

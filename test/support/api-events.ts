@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { localLambdaContext } from '#infra/local/lambda-context.ts';
+import { localLambdaContext } from '#infra/local/lambda/lambda-context.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { patient } from './patience.ts';
 

@@ -4,7 +4,7 @@ import type { Credentials } from '#infra/local/sigv4-check.ts';
 /**
  * The variables that run a function's deployed Lambda entry, unchanged, on the emulators: its
  * table and bucket, and the SDK's own endpoint settings (an IP endpoint makes S3 path-style;
- * s3rver wants checksums only where required).
+ * the local store wants checksums only where required).
  */
 export function deployedEntryEnvironment(target: {
   readonly dynamodbEndpoint: string;

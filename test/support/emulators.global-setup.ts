@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import {
   type RunningEmulator,
-  type RunningS3rver,
+  type RunningObjectStore,
   startBoth,
-  startS3rver,
+  startObjectStore,
 } from '#infra/local/emulators.ts';
 import type { Credentials } from '#infra/local/sigv4-check.ts';
-import { startDynamoDbLocal } from '#infra/local/dynamodb-local.ts';
+import { startDynamoDbLocal } from '#infra/local/dynamodb/dynamodb-local.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -26,11 +26,11 @@ async function startEmulators(): Promise<Emulators> {
   const s3Directory = await mkdtemp(join(tmpdir(), 'file-service-s3-'));
   const started: RunningEmulator[] = [];
   let dynamodb: RunningEmulator;
-  let s3: RunningS3rver;
+  let s3: RunningObjectStore;
   try {
     [dynamodb, s3] = await startBoth(
       startDynamoDbLocal(),
-      startS3rver({ directory: s3Directory }),
+      startObjectStore({ directory: s3Directory }),
       started,
     );
   } catch (error) {
@@ -63,9 +63,9 @@ const SHARED = Symbol.for('file-service.test-emulators');
 const registry = globalThis as { [SHARED]?: Shared };
 
 /**
- * One DynamoDB Local (in memory) and one s3rver for the whole run, on free ports, shared by
+ * One DynamoDB Local (in memory) and one object store for the whole run, on free ports, shared by
  * every project that names this setup; the last project to finish stops them. Test files stay
- * apart by using a table and a bucket of their own. s3rver is behind S3's authentication, as
+ * apart by using a table and a bucket of their own. The object store is behind S3's authentication, as
  * under `npm start`: every client of it signs with the run's own random credentials,
  * `s3Credentials`.
  */

@@ -74,7 +74,7 @@ const readAll = async (message: IncomingMessage): Promise<Buffer> => {
 };
 
 /**
- * An HTTP proxy in front of DynamoDB Local or s3rver that answers some calls as the real
+ * An HTTP proxy in front of DynamoDB Local or the object store that answers some calls as the real
  * service answers a fault (throttling, a 500), or lets a write land and loses its answer.
  * The SDK sees real wire responses and retries as it would on AWS.
  */

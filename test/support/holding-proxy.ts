@@ -27,7 +27,7 @@ const readAll = async (message: IncomingMessage): Promise<Buffer> => {
 };
 
 /**
- * An HTTP proxy in front of DynamoDB Local or s3rver that can hold calls: a dependency that
+ * An HTTP proxy in front of DynamoDB Local or the object store that can hold calls: a dependency that
  * stops answering, so the function that waits on it runs past its timeout, for real. The
  * held calls go through, late, on `release()`.
  */

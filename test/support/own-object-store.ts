@@ -5,17 +5,17 @@ import { S3Client } from '@aws-sdk/client-s3';
 import {
   ensureBucket,
   LOCAL_REGION,
-  type RunningS3rver,
+  type RunningObjectStore,
   s3ClientOptions,
-  startS3rver,
+  startObjectStore,
 } from '#infra/local/emulators.ts';
 
 export interface OwnObjectStore {
-  /** s3rver behind its front, as the local stage runs it, with its random credentials. */
-  readonly server: RunningS3rver;
+  /** The store behind its front, as the local stage runs it, with its random credentials. */
+  readonly server: RunningObjectStore;
   /** A client signed with those credentials. */
   readonly s3: S3Client;
-  /** Bytes in files under the bucket's folder: they grow once s3rver has written part of a body. */
+  /** Bytes in the bucket's and the spool's files: they grow once part of a body is written. */
   bytesOnDisk(): Promise<number>;
   stop(): Promise<void>;
 }
@@ -25,8 +25,8 @@ export interface OwnObjectStore {
  * tests of the object store itself, which patch or watch what the shared one would not show.
  */
 export async function startOwnObjectStore(bucket: string): Promise<OwnObjectStore> {
-  const directory = await mkdtemp(join(tmpdir(), `s3rver-${bucket}-`));
-  const server = await startS3rver({ directory });
+  const directory = await mkdtemp(join(tmpdir(), `object-store-${bucket}-`));
+  const server = await startObjectStore({ directory });
   await ensureBucket(server.endpoint, bucket, server.credentials);
   const s3 = new S3Client({
     ...s3ClientOptions(server.endpoint),
@@ -37,8 +37,14 @@ export async function startOwnObjectStore(bucket: string): Promise<OwnObjectStor
     server,
     s3,
     bytesOnDisk: async () => {
-      const names = await readdir(join(directory, bucket), { recursive: true });
-      const sizes = await Promise.all(names.map((name) => stat(join(directory, bucket, name))));
+      // The bucket's folder, and the spool where new bytes arrive before they land.
+      const folders = [join(directory, bucket), `${directory}-spool`];
+      const files = await Promise.all(
+        folders.map(async (folder) =>
+          (await readdir(folder, { recursive: true })).map((name) => join(folder, name)),
+        ),
+      );
+      const sizes = await Promise.all(files.flat().map((file) => stat(file)));
       return sizes.filter((entry) => entry.isFile()).reduce((sum, entry) => sum + entry.size, 0);
     },
     stop: async () => {

@@ -57,13 +57,19 @@ export async function signedS3Headers(
   return { url, headers };
 }
 
-/** A signed request without a body, and its answer as sent: the exact bodies of S3's refusals. */
+/**
+ * A signed request without a body, and its answer as sent: the exact bodies of S3's refusals,
+ * less the request's ids (the `x-amz-request-id` and `x-amz-id-2` its headers name).
+ */
 export async function signedS3Request(store: ObjectStore, request: S3Request): Promise<RawAnswer> {
   const { url, headers } = await signedS3Headers(store, request);
   const response = await fetch(url, { method: request.method, headers });
+  const ids =
+    `<RequestId>${response.headers.get('x-amz-request-id') ?? ''}</RequestId>` +
+    `<HostId>${response.headers.get('x-amz-id-2') ?? ''}</HostId>`;
   return {
     status: response.status,
     contentType: response.headers.get('content-type'),
-    body: await response.text(),
+    body: (await response.text()).replace(ids, ''),
   };
 }

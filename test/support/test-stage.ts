@@ -13,15 +13,15 @@ import { runAdmin } from '#infra/admin/run-admin.ts';
 import { serviceContract } from './contract-check.ts';
 import { putItems } from './put-items.ts';
 import { eventually } from './eventually.ts';
-import type { IssueTokenOptions } from '#infra/local/identity-provider.ts';
-import type { RequestLogLine } from '#infra/local/gateway.ts';
+import type { IssueTokenOptions } from '#infra/local/gateway/identity-provider.ts';
+import type { RequestLogLine } from '#infra/local/gateway/gateway.ts';
 import {
   type LocalStage,
   type LocalStageOptions,
   startLocalStage,
 } from '#infra/local/local-stage.ts';
 import { stageRecordOf, writeStageRecord } from '#infra/local/stage-lock.ts';
-import { bucketNameAsLongAsDeployed } from '#infra/local/local-bucket.ts';
+import { bucketNameAsLongAsDeployed } from '#infra/local/object-store/local-bucket.ts';
 
 /** Clients on the run's emulators, for seeding and for checking what was stored. */
 export function emulatorClients() {
@@ -53,7 +53,7 @@ export interface TestStage extends LocalStage {
   /** Every object key in the stage's bucket. */
   objectKeys(): Promise<string[]>;
   put(items: readonly object[]): Promise<void>;
-  /** A client on the stage's own s3rver. */
+  /** A client on the stage's own object store. */
   readonly s3: S3Client;
   /**
    * Everything stored: items (but the id counters, whose blocks a refused upload may have
@@ -123,7 +123,7 @@ export async function startTestStage(
   const suffix = randomUUID().slice(0, 8);
   let violations: string[] = [];
   const finished: RequestLogLine[] = [];
-  // The stage runs its own s3rver, as `npm start` does, so S3 events reach the finalizer.
+  // The stage runs its own object store, as `npm start` does, so S3 events reach the finalizer.
   const stage = await startLocalStage({
     dataDir,
     port: 0,

@@ -1,7 +1,7 @@
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { splitTarget, toApiGatewayEvent } from '#infra/local/api-gateway-event.ts';
+import { splitTarget, toApiGatewayEvent } from '#infra/local/gateway/api-gateway-event.ts';
 
 function request(method: string, url: string, rawHeaders: string[]): IncomingMessage {
   const message = new IncomingMessage(new Socket());

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { asTerminalText, ChatLogChannel } from '#infra/local/chat-log-channel.ts';
+import { asTerminalText, ChatLogChannel } from '#infra/local/adapters/chat-log-channel.ts';
 import { submissionMessage } from '#shared/notifications/chat-message.ts';
 import { newSubmissionNotification } from '#shared/notifications/submission-notification.ts';
 

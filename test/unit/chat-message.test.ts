@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { messageAsText } from '#infra/local/chat-log-channel.ts';
+import { messageAsText } from '#infra/local/adapters/chat-log-channel.ts';
 import {
   type Block,
   escapeMrkdwn,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toApiGatewayEvent } from '#infra/local/api-gateway-event.ts';
+import { toApiGatewayEvent } from '#infra/local/gateway/api-gateway-event.ts';
 import { contentTypeOf } from '#shared/http/fastapi/content-type.ts';
 import { FilePart } from '#shared/http/fastapi/file-part.ts';
 import { readJsonBody } from '#shared/http/fastapi/json-body.ts';

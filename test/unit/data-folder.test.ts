@@ -109,7 +109,7 @@ describe('LOCAL_STAGE_HOME: the CLIs look for stages under it alone', () => {
     await runningUnder(join(root, 'other-home'), join(root, 'theirs'), 'http://localhost:8102');
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
-      [join(REPOSITORY_ROOT, 'infra/local/token-cli.ts'), '--user', '3'],
+      [join(REPOSITORY_ROOT, 'infra/local/cli/token-cli.ts'), '--user', '3'],
       { env: cliEnvironment({ LOCAL_STAGE_HOME: join(root, 'home') }) },
     );
     expect(stdout).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+\n$/);

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileKeyStore } from '#infra/local/file-key-store.ts';
+import { FileKeyStore } from '#infra/local/adapters/file-key-store.ts';
 import { withNewKey } from '#shared/realtime/realtime-key-set.ts';
 
 let folder: string;

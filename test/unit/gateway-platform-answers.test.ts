@@ -10,14 +10,14 @@ import { createServer, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApiRoute } from '#shared/api/routes.ts';
-import { createGateway, type RequestLogLine } from '#infra/local/gateway.ts';
-import type { LocalWiring } from '#infra/local/handler-loader.ts';
+import { createGateway, type RequestLogLine } from '#infra/local/gateway/gateway.ts';
+import type { LocalWiring } from '#infra/local/lambda/handler-loader.ts';
 import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
 import {
   API_GATEWAY_MAX_BODY_BYTES,
   FUNCTION_TIMED_OUT,
   INTEGRATION_TIMED_OUT,
-} from '#infra/local/platform-limits.ts';
+} from '#infra/local/gateway/platform-limits.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { patient } from '#test/support/patience.ts';
 

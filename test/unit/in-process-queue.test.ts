@@ -1,6 +1,6 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InProcessQueue } from '#infra/local/in-process-queue.ts';
+import { InProcessQueue } from '#infra/local/queue/in-process-queue.ts';
 import { eventually } from '#test/support/eventually.ts';
 
 const queues: InProcessQueue[] = [];

@@ -1,6 +1,6 @@
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createJwtAuthorizer } from '#infra/local/jwt-authorizer.ts';
+import { createJwtAuthorizer } from '#infra/local/gateway/jwt-authorizer.ts';
 import { UnauthorizedError } from '#shared/http/http-errors.ts';
 
 const ISSUER = 'http://localhost/identity';

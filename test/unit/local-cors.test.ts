@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { apiCorsHeaders, withoutIntegrationCors } from '#infra/local/api-gateway-cors.ts';
-import { originAllowed, originMatches } from '#infra/local/cors-origin-match.ts';
-import { parseCorsConfiguration } from '#infra/local/s3-cors-configuration.ts';
-import { answerS3Preflight } from '#infra/local/s3-cors.ts';
+import {
+  apiCorsHeaders,
+  originAllowed,
+  originMatches,
+  withoutIntegrationCors,
+} from '#infra/local/gateway/api-gateway-cors.ts';
+import { answerS3Preflight, s3CorsHeaders } from '#infra/local/object-store/s3-cors.ts';
 import { apiCorsRule, bucketCorsRules } from '#infra/stacks/cors-rules.ts';
 
 describe('originMatches: one * at most, as S3 and API Gateway match', () => {
@@ -142,27 +145,15 @@ describe("the object store's preflight (S3's, from the bucket's rules)", () => {
     });
   });
 
-  it('reads the rules back from GetBucketCors XML', () => {
-    const xml =
-      '<CORSConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><CORSRule><AllowedOrigin>http://a.example</AllowedOrigin>' +
-      '<AllowedMethod>POST</AllowedMethod><ExposeHeader>ETag</ExposeHeader><MaxAgeSeconds>3600</MaxAgeSeconds></CORSRule>' +
-      '<CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod><AllowedMethod>HEAD</AllowedMethod>' +
-      '<AllowedHeader>range</AllowedHeader><MaxAgeSeconds>60</MaxAgeSeconds></CORSRule></CORSConfiguration>';
-    expect(parseCorsConfiguration(xml)).toEqual([
-      {
-        allowOrigins: ['http://a.example'],
-        allowMethods: ['POST'],
-        allowHeaders: [],
-        exposeHeaders: ['ETag'],
-        maxAgeSeconds: 3600,
-      },
-      {
-        allowOrigins: ['*'],
-        allowMethods: ['GET', 'HEAD'],
-        allowHeaders: ['range'],
-        exposeHeaders: [],
-        maxAgeSeconds: 60,
-      },
-    ]);
+  it("puts the matched rule's headers on a request's answer; none for another origin", () => {
+    expect(s3CorsHeaders(rules, 'POST', { origin: 'http://127.0.0.1:5173' })).toEqual({
+      'access-control-allow-origin': 'http://127.0.0.1:5173',
+      'access-control-allow-credentials': 'true',
+      'access-control-expose-headers': 'ETag',
+      'access-control-max-age': '3600',
+      vary: 'Origin, Access-Control-Request-Headers, Access-Control-Request-Method',
+    });
+    expect(s3CorsHeaders(rules, 'POST', { origin: 'http://127.0.0.1:5174' })).toEqual({});
+    expect(s3CorsHeaders(rules, 'POST', {})).toEqual({});
   });
 });

@@ -2,7 +2,11 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
-import { checkFileSize, checkPostForm, type PostForm } from '#infra/local/s3-post-policy.ts';
+import {
+  checkFileSize,
+  checkPostForm,
+  type PostForm,
+} from '#infra/local/object-store/s3-post-policy.ts';
 
 const BUCKET = 'the-bucket';
 const expected = { credentials: LOCAL_CREDENTIALS, region: LOCAL_REGION };

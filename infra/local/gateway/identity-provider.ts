@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import {
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  type CryptoKey,
+  type JWK,
+  type JWTPayload,
+  SignJWT,
+} from 'jose';
+import { API_AUDIENCE, LOCAL_STAGE_ISSUER } from '../../stages.ts';
+
+/** The local stage's identity provider: what Cognito or Auth0 is to a deployed stage. */
+const ALGORITHM = 'RS256';
+
+export interface LocalIdentityProvider {
+  readonly issuer: string;
+  readonly audience: string;
+  readonly keyId: string;
+  readonly publicKey: CryptoKey;
+  /** Signs a token for a user, as the provider would after a login. */
+  issueToken(options: IssueTokenOptions): Promise<string>;
+}
+
+export interface IssueTokenOptions {
+  readonly userId: number | string;
+  /** Lifetime in seconds from now (default one hour); negative gives an expired token. */
+  readonly expiresIn?: number;
+  /** Extra or overriding claims, for tests of what the authorizer refuses. */
+  readonly claims?: JWTPayload;
+}
+
+const signingKeyPath = (dataDir: string): string => join(dataDir, 'idp', 'signing-key.json');
+
+async function readOrCreatePrivateJwk(path: string): Promise<JWK> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as JWK;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const { privateKey } = await generateKeyPair(ALGORITHM, { extractable: true });
+  const jwk = { ...(await exportJWK(privateKey)), kid: randomUUID(), alg: ALGORITHM, use: 'sig' };
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  // Written whole to a temporary file, then linked into place: when `npm start` and
+  // `npm run token` race on a fresh folder, one key wins and nobody reads half a file.
+  const temporary = `${path}.${String(process.pid)}.${randomUUID()}.tmp`;
+  await writeFile(temporary, JSON.stringify(jwk, null, 2), { mode: 0o600 });
+  try {
+    await link(temporary, path);
+    return jwk;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return JSON.parse(await readFile(path, 'utf8')) as JWK;
+  } finally {
+    await unlink(temporary);
+  }
+}
+
+/** The provider whose RS256 key pair lives under the local data folder (made on first use). */
+export async function loadIdentityProvider(dataDir: string): Promise<LocalIdentityProvider> {
+  const privateJwk = await readOrCreatePrivateJwk(signingKeyPath(dataDir));
+  const keyId = privateJwk.kid ?? 'local';
+  const privateKey = (await importJWK(privateJwk, ALGORITHM)) as CryptoKey;
+  const { kty, n, e } = privateJwk;
+  const publicKey = (await importJWK({ kty, n, e }, ALGORITHM)) as CryptoKey;
+  return {
+    issuer: LOCAL_STAGE_ISSUER,
+    audience: API_AUDIENCE,
+    keyId,
+    publicKey,
+    issueToken: async ({ userId, expiresIn = 3600, claims = {} }) => {
+      const now = Math.floor(Date.now() / 1000);
+      return new SignJWT({
+        iss: LOCAL_STAGE_ISSUER,
+        aud: API_AUDIENCE,
+        sub: String(userId),
+        iat: now,
+        exp: now + expiresIn,
+        jti: randomUUID(),
+        ...claims,
+      })
+        .setProtectedHeader({ alg: ALGORITHM, kid: keyId, typ: 'JWT' })
+        .sign(privateKey);
+    },
+  };
+}

@@ -1,0 +1,238 @@
+/**
+ * ListObjectsV2 on the local object store, as S3 answers it
+ * (docs.aws.amazon.com/AmazonS3/latest/API/API_ListObjectsV2.html): pages of at most
+ * `MaxKeys` (1,000 at most) in UTF-8 key order, `KeyCount` the entries of the page,
+ * `IsTruncated` and `NextContinuationToken` while entries are left, `ContinuationToken` and
+ * `StartAfter` echoed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type OwnObjectStore, startOwnObjectStore } from '#test/support/own-object-store.ts';
+import {
+  type ListObjectsV2CommandInput,
+  type ListObjectsV2CommandOutput,
+  paginateListObjectsV2,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import type { RunningObjectStore } from '#infra/local/emulators.ts';
+import { listAllObjects } from '#shared/storage/aws/list-all-objects.ts';
+import { patient } from '#test/support/patience.ts';
+import { signedS3Request } from '#test/support/signed-s3-request.ts';
+
+const BUCKET = 'list-v2';
+const MANY = 1100;
+let store: OwnObjectStore;
+let server: RunningObjectStore;
+let s3: S3Client;
+
+/** `many/0000` … `many/1099`: their order as names and as keys is the same. */
+const manyKeys = Array.from({ length: MANY }, (_, i) => `many/${String(i).padStart(4, '0')}`);
+/** Keys whose order as names differs from key order (`-` and `.` sort before `/`). */
+const trickyKeys = ['tricky/a', 'tricky/a-1', 'tricky/a.b', 'tricky/a/b', 'tricky/a0', 'tricky/é'];
+
+beforeAll(async () => {
+  store = await startOwnObjectStore(BUCKET);
+  ({ server, s3 } = store);
+  const keys = [...manyKeys, ...trickyKeys, 'group/x/1', 'group/x/2', 'group/y', 'group/z/1'];
+  for (let start = 0; start < keys.length; start += 100) {
+    await Promise.all(
+      keys
+        .slice(start, start + 100)
+        .map((key) => s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: key }))),
+    );
+  }
+  // 1,110 PUTs: past one page of 1,000, and no more, as each PUT costs a signature.
+}, patient(60_000));
+
+afterAll(async () => {
+  await store.stop();
+});
+
+/** Every page the SDK's paginator reads, as the fields S3 answers. */
+async function pages(input: Omit<ListObjectsV2CommandInput, 'Bucket'>) {
+  const answers: ListObjectsV2CommandOutput[] = [];
+  for await (const page of paginateListObjectsV2({ client: s3 }, { Bucket: BUCKET, ...input })) {
+    answers.push(page);
+  }
+  return answers.map((page) => ({
+    keys: (page.Contents ?? []).map((object) => object.Key),
+    prefixes: (page.CommonPrefixes ?? []).map((common) => common.Prefix),
+    KeyCount: page.KeyCount,
+    MaxKeys: page.MaxKeys,
+    IsTruncated: page.IsTruncated,
+    ContinuationToken: page.ContinuationToken,
+    NextContinuationToken: page.NextContinuationToken,
+    StartAfter: page.StartAfter,
+    Prefix: page.Prefix,
+  }));
+}
+
+/** The fields of a page, tokens aside (they are opaque). */
+const fields = (page: Awaited<ReturnType<typeof pages>>[number]) => ({
+  keys: page.keys.length,
+  KeyCount: page.KeyCount,
+  MaxKeys: page.MaxKeys,
+  IsTruncated: page.IsTruncated,
+  sentToken: page.ContinuationToken !== undefined,
+  nextToken: page.NextContinuationToken !== undefined,
+  StartAfter: page.StartAfter,
+  Prefix: page.Prefix,
+});
+
+describe('ListObjectsV2 on the local object store', () => {
+  it('pages 1,100 keys by 1,000, the second page resuming where the first stopped', async () => {
+    const answers = await pages({ Prefix: 'many/' });
+    expect(answers.map(fields)).toEqual([
+      {
+        keys: 1000,
+        KeyCount: 1000,
+        MaxKeys: 1000,
+        IsTruncated: true,
+        sentToken: false,
+        nextToken: true,
+        StartAfter: undefined,
+        Prefix: 'many/',
+      },
+      {
+        keys: 100,
+        KeyCount: 100,
+        MaxKeys: 1000,
+        IsTruncated: false,
+        sentToken: true,
+        nextToken: false,
+        StartAfter: undefined,
+        Prefix: 'many/',
+      },
+    ]);
+    // A page echoes the token it was sent, the one the page before gave.
+    expect(answers[1]?.ContinuationToken).toBe(answers[0]?.NextContinuationToken);
+    expect(answers.flatMap((page) => page.keys)).toEqual(manyKeys);
+
+    // The whole bucket, through the production listing: every key once, in S3's order.
+    const listed: (string | undefined)[] = [];
+    for await (const page of listAllObjects(s3, BUCKET)) listed.push(...page.map((o) => o.Key));
+    expect(listed).toHaveLength(MANY + trickyKeys.length + 4);
+    expect(listed).toEqual(
+      [...listed].sort((a, b) => Buffer.compare(Buffer.from(a ?? ''), Buffer.from(b ?? ''))),
+    );
+  });
+
+  it('pages by a small MaxKeys, and by none', async () => {
+    const answers = await pages({ Prefix: 'many/00', MaxKeys: 7 });
+    expect(answers).toHaveLength(15);
+    expect(answers.slice(0, 14).map((page) => [page.KeyCount, page.IsTruncated])).toEqual(
+      Array.from({ length: 14 }, () => [7, true]),
+    );
+    expect(answers.slice(14).map(fields)).toEqual([
+      {
+        keys: 2,
+        KeyCount: 2,
+        MaxKeys: 7,
+        IsTruncated: false,
+        sentToken: true,
+        nextToken: false,
+        StartAfter: undefined,
+        Prefix: 'many/00',
+      },
+    ]);
+    expect(answers.flatMap((page) => page.keys)).toEqual(manyKeys.slice(0, 100));
+
+    // Nothing asked for: nothing listed, and nothing left out.
+    const none = await pages({ Prefix: 'many/', MaxKeys: 0 });
+    expect(none.map(fields)).toEqual([
+      {
+        keys: 0,
+        KeyCount: 0,
+        MaxKeys: 0,
+        IsTruncated: false,
+        sentToken: false,
+        nextToken: false,
+        StartAfter: undefined,
+        Prefix: 'many/',
+      },
+    ]);
+  });
+
+  it('starts after StartAfter, echoing it on every page', async () => {
+    const answers = await pages({ Prefix: 'many/', StartAfter: 'many/1089', MaxKeys: 4 });
+    expect(answers.map(fields)).toEqual([
+      {
+        keys: 4,
+        KeyCount: 4,
+        MaxKeys: 4,
+        IsTruncated: true,
+        sentToken: false,
+        nextToken: true,
+        StartAfter: 'many/1089',
+        Prefix: 'many/',
+      },
+      {
+        keys: 4,
+        KeyCount: 4,
+        MaxKeys: 4,
+        IsTruncated: true,
+        sentToken: true,
+        nextToken: true,
+        StartAfter: 'many/1089',
+        Prefix: 'many/',
+      },
+      {
+        keys: 2,
+        KeyCount: 2,
+        MaxKeys: 4,
+        IsTruncated: false,
+        sentToken: true,
+        nextToken: false,
+        StartAfter: 'many/1089',
+        Prefix: 'many/',
+      },
+    ]);
+    expect(answers.flatMap((page) => page.keys)).toEqual(manyKeys.slice(1090));
+  });
+
+  it('lists keys in UTF-8 binary order, one at a time too', async () => {
+    const answers = await pages({ Prefix: 'tricky/', MaxKeys: 1 });
+    expect(answers.flatMap((page) => page.keys)).toEqual([
+      'tricky/a',
+      'tricky/a-1',
+      'tricky/a.b',
+      'tricky/a/b',
+      'tricky/a0',
+      'tricky/é',
+    ]);
+    expect(answers.map((page) => page.IsTruncated)).toEqual([true, true, true, true, true, false]);
+  });
+
+  it('rolls keys up at a delimiter, a common prefix counting as one', async () => {
+    const answers = await pages({ Prefix: 'group/', Delimiter: '/', MaxKeys: 2 });
+    expect(
+      answers.map(({ keys, prefixes, KeyCount, IsTruncated }) => ({
+        keys,
+        prefixes,
+        KeyCount,
+        IsTruncated,
+      })),
+    ).toEqual([
+      { keys: ['group/y'], prefixes: ['group/x/'], KeyCount: 2, IsTruncated: true },
+      { keys: [], prefixes: ['group/z/'], KeyCount: 1, IsTruncated: false },
+    ]);
+  });
+
+  it('refuses a continuation token it did not give, as S3 does', async () => {
+    expect(
+      await signedS3Request(server, {
+        method: 'GET',
+        path: `/${BUCKET}`,
+        query: { 'list-type': '2', 'continuation-token': 'bm90IGEgdG9rZW4=' },
+      }),
+    ).toEqual({
+      status: 400,
+      contentType: 'application/xml',
+      body:
+        '<?xml version="1.0" encoding="UTF-8"?>\n' +
+        '<Error><Code>InvalidArgument</Code>' +
+        '<Message>The continuation token provided is incorrect</Message>' +
+        '<ArgumentName>continuation-token</ArgumentName></Error>',
+    });
+  });
+});
