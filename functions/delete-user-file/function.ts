@@ -2,6 +2,7 @@ import { idNotAnInteger } from '#shared/api/examples.ts';
 import { defineOperation, detailAnswer, emptyAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
 import { deleteUserFileRequest } from '#shared/user-files/api/user-file-update.ts';
+import { STORAGE_LIMIT_SETTINGS } from '#shared/config/environment.ts';
 
 const deleteUserFileOperation = defineOperation({
   operationId: 'deleteUserFile',
@@ -56,5 +57,5 @@ export const deleteUserFileFunction = defineFunction({
     { objects: ['s3:DeleteObjectVersion'], under: 'uploads/', why: 'for an upload it cancels' },
   ],
   // A record put back (its bytes would not go) is held to the owner's limits, as a new one.
-  settings: ['MAX_FILES_PER_USER', 'MAX_BYTES_PER_USER'],
+  settings: [...STORAGE_LIMIT_SETTINGS],
 });

@@ -19,6 +19,7 @@ import {
   storageLimitsOf,
 } from '#shared/wiring/service-adapters.ts';
 import { deleteUserFileFunction } from './function.ts';
+import type { StorageLimitSetting } from '#shared/config/environment.ts';
 
 /**
  * DELETE /api/v1/user/me/file/{file_id} (extension): the owner deletes a file for good, or
@@ -26,7 +27,7 @@ import { deleteUserFileFunction } from './function.ts';
  */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'userFiles' | 'directUploads' | 'blobs'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | 'MAX_FILES_PER_USER' | 'MAX_BYTES_PER_USER'>,
+  settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | StorageLimitSetting>,
 ) => {
   const ports = { ...adapters, limits: storageLimitsOf(settings) };
   return middy<ApiEvent, ApiResult>()

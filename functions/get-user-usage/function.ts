@@ -1,6 +1,7 @@
 import { defineOperation, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
 import { UserUsageSchema } from '#shared/usage/api/user-usage.ts';
+import { STORAGE_LIMIT_SETTINGS } from '#shared/config/environment.ts';
 
 const getUserUsageOperation = defineOperation({
   operationId: 'getUserUsage',
@@ -39,5 +40,5 @@ export const getUserUsageFunction = defineFunction({
       why: 'the usage; Query, PutItem, ConditionCheckItem: a first count (the owner not erased); DeleteItem, UpdateItem: expired reservations given back',
     },
   ],
-  settings: ['MAX_FILES_PER_USER', 'MAX_BYTES_PER_USER'],
+  settings: [...STORAGE_LIMIT_SETTINGS],
 });

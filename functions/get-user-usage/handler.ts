@@ -16,11 +16,12 @@ import {
   storageLimitsOf,
 } from '#shared/wiring/service-adapters.ts';
 import { getUserUsageFunction } from './function.ts';
+import type { StorageLimitSetting } from '#shared/config/environment.ts';
 
 /** GET /api/v1/user/me/usage (extension): the caller's usage against their storage limits. */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'usage'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | 'MAX_FILES_PER_USER' | 'MAX_BYTES_PER_USER'>,
+  settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | StorageLimitSetting>,
 ) => {
   const ports = { ...adapters, limits: storageLimitsOf(settings) };
   return middy<ApiEvent, ApiResult>()

@@ -10,6 +10,7 @@ import {
   DirectUploadTicketSchema,
   startDirectUploadRequest,
 } from '#shared/direct-uploads/api/direct-upload.ts';
+import { STORAGE_LIMIT_SETTINGS } from '#shared/config/environment.ts';
 
 const startDirectUploadOperation = defineOperation({
   operationId: 'startDirectUpload',
@@ -89,5 +90,5 @@ export const startDirectUploadFunction = defineFunction({
     },
   ],
   // A start reserves against the owner's storage limits.
-  settings: ['MAX_FILES_PER_USER', 'MAX_BYTES_PER_USER'],
+  settings: [...STORAGE_LIMIT_SETTINGS],
 });

@@ -20,6 +20,7 @@ import {
   storageLimitsOf,
 } from '#shared/wiring/service-adapters.ts';
 import { startDirectUploadFunction } from './function.ts';
+import type { StorageLimitSetting } from '#shared/config/environment.ts';
 
 /**
  * POST /api/v1/user/me/file/upload (extension): a signed S3 POST form, so a file of up to
@@ -27,7 +28,7 @@ import { startDirectUploadFunction } from './function.ts';
  */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'fileIds' | 'directUploads' | 'blobs' | 'usage'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | 'MAX_FILES_PER_USER' | 'MAX_BYTES_PER_USER'>,
+  settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | StorageLimitSetting>,
 ) => {
   const ports = { ...adapters, limits: storageLimitsOf(settings) };
   return middy<ApiEvent, ApiResult>()

@@ -4,6 +4,7 @@ import { defineFunction, idempotencyRecords } from '#shared/functions/function-d
 import { GatewayMessageSchema } from '#shared/http/error-bodies.ts';
 import { uploadUserFileRequest } from '#shared/user-files/api/user-file-upload.ts';
 import { UserFileSchema } from '#shared/user-files/api/user-file.ts';
+import { STORAGE_LIMIT_SETTINGS } from '#shared/config/environment.ts';
 
 const uploadUserFileOperation = defineOperation({
   operationId: 'uploadUserFile',
@@ -83,5 +84,5 @@ export const uploadUserFileFunction = defineFunction({
   ],
   // A new file waits for its malware-scan verdict only on a stage that scans; it is held to
   // the owner's storage limits.
-  settings: ['MALWARE_SCANNING', 'MAX_FILES_PER_USER', 'MAX_BYTES_PER_USER'],
+  settings: ['MALWARE_SCANNING', ...STORAGE_LIMIT_SETTINGS],
 });

@@ -28,6 +28,7 @@ import {
   storageLimitsOf,
 } from '#shared/wiring/service-adapters.ts';
 import { uploadUserFileFunction } from './function.ts';
+import type { StorageLimitSetting } from '#shared/config/environment.ts';
 
 /**
  * POST /api/v1/user/me/file: the contract's multipart upload. Multipart uploads take files up
@@ -36,10 +37,7 @@ import { uploadUserFileFunction } from './function.ts';
  */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'fileIds' | 'blobs' | 'userFiles' | 'idempotency' | 'usage'>,
-  settings: Pick<
-    ServiceSettings,
-    'USER_ID_CLAIM' | 'MALWARE_SCANNING' | 'MAX_FILES_PER_USER' | 'MAX_BYTES_PER_USER'
-  >,
+  settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | 'MALWARE_SCANNING' | StorageLimitSetting>,
 ) => {
   const ports = {
     ...adapters,

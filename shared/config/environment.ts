@@ -233,6 +233,17 @@ export type HandlerSettings = Pick<Environment, Exclude<EnvironmentName, Resourc
 const namesWhere = <K extends EnvironmentName>(test: (role: VariableRole) => boolean) =>
   (Object.keys(VARIABLES) as EnvironmentName[]).filter((name) => test(VARIABLES[name])) as K[];
 
+/**
+ * The settings a user's storage quota is made of. A function that holds users to it declares
+ * them together (`settings: [...STORAGE_LIMIT_SETTINGS]`) and reads them as one
+ * (`storageLimitsOf`), so a new limit is a variable here and a field there.
+ */
+export const STORAGE_LIMIT_SETTINGS = [
+  'MAX_FILES_PER_USER',
+  'MAX_BYTES_PER_USER',
+] as const satisfies readonly SettingVariable[];
+export type StorageLimitSetting = (typeof STORAGE_LIMIT_SETTINGS)[number];
+
 export const SETTING_VARIABLES = namesWhere<SettingVariable>((role) => role.source === 'setting');
 export const DEFAULT_VARIABLES = namesWhere<DefaultVariable>((role) => role.source === 'default');
 export const LOCAL_VARIABLES = namesWhere<LocalVariable>((role) => role.local === true);

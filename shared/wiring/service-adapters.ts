@@ -1,5 +1,5 @@
 import type { BlobStore, BlobVersions, DownloadSigner, UploadSigner } from '../blobs/blob-store.ts';
-import type { HandlerSettings } from '../config/environment.ts';
+import type { HandlerSettings, StorageLimitSetting } from '../config/environment.ts';
 import type { DealFileRepository } from '../deal-files/deal-file-repository.ts';
 import type { DirectUploadRepository } from '../direct-uploads/direct-upload-repository.ts';
 import type { DealRoleReader } from '../groups/deal-roles.ts';
@@ -47,5 +47,5 @@ export type ServiceSettings = HandlerSettings;
 
 /** The storage limits the quota settings say. */
 export const storageLimitsOf = (
-  settings: Pick<ServiceSettings, 'MAX_FILES_PER_USER' | 'MAX_BYTES_PER_USER'>,
+  settings: Pick<ServiceSettings, StorageLimitSetting>,
 ): StorageLimits => ({ files: settings.MAX_FILES_PER_USER, bytes: settings.MAX_BYTES_PER_USER });
