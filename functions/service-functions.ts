@@ -15,6 +15,7 @@ import { deleteUserFileFunction } from './delete-user-file/function.ts';
 import { deliverNotificationFunction } from './deliver-notification/function.ts';
 import { downloadUserFileFunction } from './download-user-file/function.ts';
 import { finalizeDirectUploadFunction } from './finalize-direct-upload/function.ts';
+import { getDealFileFunction } from './get-deal-file/function.ts';
 import { getNotificationFunction } from './get-notification/function.ts';
 import { getRealtimeTokenFunction } from './get-realtime-token/function.ts';
 import { getUserFileFunction } from './get-user-file/function.ts';
@@ -48,6 +49,7 @@ export const SERVICE_FUNCTIONS = [
   listDealFilesFunction,
   updateDealFileFunction,
   deleteDealFileFunction,
+  getDealFileFunction,
   getRealtimeTokenFunction,
   realtimeJwksFunction,
   openApiDocumentFunction,

@@ -200,7 +200,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get a deal file
+         * @description **Extension**: not in the contract. One file of the deal, for any member of its group.
+         */
+        get: operations["getDealFile"];
         /**
          * Update a deal file
          * @description Sets the file’s `type` (`null` clears it; an empty object changes nothing). Editors of the group only.
@@ -1751,6 +1755,86 @@ export interface operations {
                      *           "loc": [
                      *             "path",
                      *             "group_id"
+                     *           ],
+                     *           "msg": "Input should be a valid integer, unable to parse string as an integer",
+                     *           "input": "abc"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDealFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1 */
+                group_id: unknown;
+                /** @example 3 */
+                deal_id: unknown;
+                /** @example 6 */
+                file_id: unknown;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Term sheet.pdf",
+                     *       "id": 6,
+                     *       "deal_id": 3,
+                     *       "type": "financials",
+                     *       "created_at": "2026-06-01T09:30:00.000Z",
+                     *       "updated_at": "2026-06-02T14:05:00.000Z",
+                     *       "is_archived": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DealFile"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description You are not in the group, or the deal or file is not in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error: every failing field, as Pydantic v2 reports it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "int_parsing",
+                     *           "loc": [
+                     *             "path",
+                     *             "file_id"
                      *           ],
                      *           "msg": "Input should be a valid integer, unable to parse string as an integer",
                      *           "input": "abc"

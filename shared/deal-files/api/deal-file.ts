@@ -42,5 +42,8 @@ export const listDealFilesRequest = { path: DealPathSchema, query: ListPageQuery
 /** What PUT …/deal/{deal_id}/file/{file_id} validates (see `ApiOperation.request`). */
 export const updateDealFileRequest = { path: DealFilePathSchema, body: DealFileUpdateSchema };
 
+/** What GET …/deal/{deal_id}/file/{file_id} validates (see `ApiOperation.request`). */
+export const getDealFileRequest = { path: DealFilePathSchema };
+
 /** What DELETE …/deal/{deal_id}/file/{file_id} validates (see `ApiOperation.request`). */
 export const deleteDealFileRequest = { path: DealFilePathSchema };
