@@ -9,7 +9,7 @@ import {
   LOCAL_REGION,
   s3ClientOptions,
   startObjectStore,
-} from '#infra/local/emulators.ts';
+} from '#infra/local/stage/emulators.ts';
 import {
   bucketNameAsLongAsDeployed,
   LEGACY_LOCAL_BUCKET,
@@ -17,7 +17,7 @@ import {
   MAX_BUCKET_NAME_LENGTH,
   moveLegacyBucket,
 } from '#infra/local/object-store/local-bucket.ts';
-import { startLocalStage } from '#infra/local/local-stage.ts';
+import { startLocalStage } from '#infra/local/stage/local-stage.ts';
 
 const folders: string[] = [];
 afterEach(async () => {

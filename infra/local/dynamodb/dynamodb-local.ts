@@ -20,9 +20,9 @@ import {
   PARTITION_KEY,
   SORT_KEY,
 } from '#shared/storage/keys.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, type RunningEmulator } from '../emulators.ts';
-import { freePort } from '../free-port.ts';
-import { REPOSITORY_ROOT } from '../paths.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, type RunningEmulator } from '../stage/emulators.ts';
+import { freePort } from '../stage/free-port.ts';
+import { REPOSITORY_ROOT } from '../stage/paths.ts';
 import { rebuildWithIndexes } from './table-upgrade.ts';
 
 const execFileAsync = promisify(execFile);

@@ -7,10 +7,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { apiStackName } from '../stages.ts';
-import { AmbiguousDataFolder, chooseDataFolder } from './data-folder.ts';
-import { LOCAL_REGION } from './emulators.ts';
-import { REPOSITORY_ROOT } from './paths.ts';
+import { apiStackName } from '../../stages.ts';
+import { AmbiguousDataFolder, chooseDataFolder } from '../stage/data-folder.ts';
+import { LOCAL_REGION } from '../stage/emulators.ts';
+import { REPOSITORY_ROOT } from '../stage/paths.ts';
 import {
   containerAddress,
   type SamStage,
@@ -18,9 +18,9 @@ import {
   SamEnvRefused,
   stageValues,
 } from './sam-environment.ts';
-import { readStageCredentials } from './stage-credentials.ts';
-import { stageHome } from './stage-home.ts';
-import { runningStage } from './stage-lock.ts';
+import { readStageCredentials } from '../stage-credentials.ts';
+import { stageHome } from '../stage/stage-home.ts';
+import { runningStage } from '../stage/stage-lock.ts';
 
 const DEFAULT_TEMPLATE = join('cdk.out', `${apiStackName('local')}.template.json`);
 

@@ -13,26 +13,26 @@ import {
   startBoth,
   startObjectStore,
 } from './emulators.ts';
-import { ensureTable, startDynamoDbLocal } from './dynamodb/dynamodb-local.ts';
-import { createGateway, type RequestLogLine, type SentResponse } from './gateway/gateway.ts';
-import { createHandlerLoader, type LocalWiring } from './lambda/handler-loader.ts';
-import { localAdapters, localClients } from './adapters/local-adapters.ts';
-import { loadIdentityProvider, type LocalIdentityProvider } from './gateway/identity-provider.ts';
-import { createJwtAuthorizer } from './gateway/jwt-authorizer.ts';
-import { InProcessQueue } from './queue/in-process-queue.ts';
-import { invokeAsLambda } from './lambda/lambda-context.ts';
-import { stackFunction } from './lambda/stack-functions.ts';
-import { createLambdaInvokeApi } from './lambda/lambda-invoke-api.ts';
-import type { Credentials } from './sigv4-check.ts';
-import { stageCredentials } from './stage-credentials.ts';
-import { forwardObjectCreated } from './object-store/s3-event-notifications.ts';
-import { asyncInvoker } from './lambda/lambda-async-invoke.ts';
+import { ensureTable, startDynamoDbLocal } from '../dynamodb/dynamodb-local.ts';
+import { createGateway, type RequestLogLine, type SentResponse } from '../gateway/gateway.ts';
+import { createHandlerLoader, type LocalWiring } from '../lambda/handler-loader.ts';
+import { localAdapters, localClients } from '../adapters/local-adapters.ts';
+import { loadIdentityProvider, type LocalIdentityProvider } from '../gateway/identity-provider.ts';
+import { createJwtAuthorizer } from '../gateway/jwt-authorizer.ts';
+import { InProcessQueue } from '../queue/in-process-queue.ts';
+import { invokeAsLambda } from '../lambda/lambda-context.ts';
+import { stackFunction } from '../lambda/stack-functions.ts';
+import { createLambdaInvokeApi } from '../lambda/lambda-invoke-api.ts';
+import type { Credentials } from '../sigv4-check.ts';
+import { stageCredentials } from '../stage-credentials.ts';
+import { forwardObjectCreated } from '../object-store/s3-event-notifications.ts';
+import { asyncInvoker } from '../lambda/lambda-async-invoke.ts';
 import {
   type LocalScannerOptions,
   scanObjectsCreated,
-} from './object-store/local-malware-scanner.ts';
-import { LOCAL_BUCKET, moveLegacyBucket } from './object-store/local-bucket.ts';
-import { endpointOf } from './object-store-server.ts';
+} from '../object-store/local-malware-scanner.ts';
+import { LOCAL_BUCKET, moveLegacyBucket } from '../object-store/local-bucket.ts';
+import { endpointOf } from '../object-store-server.ts';
 import { isWildcard, publicHostOf } from './public-host.ts';
 import {
   DELIVERY_ATTEMPTS,
@@ -43,14 +43,14 @@ import { LOCAL_OVERRIDES, LOCAL_SCAN_DELAY_MS, localOverrides } from './local-st
 import type { SQSBatchResponse } from 'aws-lambda';
 
 import { REPOSITORY_ROOT } from './paths.ts';
-import { dynamoDbFrontFor } from './dynamodb/dynamodb-network-front.ts';
-import { ALLOWED_ORIGINS_SETTING, STAGE_DEFAULTS } from '../stages.ts';
-import { apiCorsRule, bucketCorsRules, type CorsRule } from '../stacks/cors-rules.ts';
+import { dynamoDbFrontFor } from '../dynamodb/dynamodb-network-front.ts';
+import { ALLOWED_ORIGINS_SETTING, STAGE_DEFAULTS } from '../../stages.ts';
+import { apiCorsRule, bucketCorsRules, type CorsRule } from '../../stacks/cors-rules.ts';
 import { variableDefaults } from '#shared/config/environment.ts';
 import type { ServiceSettings } from '#shared/wiring/service-adapters.ts';
 
 export const LOCAL_TABLE = 'file-service';
-export { LOCAL_BUCKET } from './object-store/local-bucket.ts';
+export { LOCAL_BUCKET } from '../object-store/local-bucket.ts';
 
 /** Where the local stage's chat messages go when no CHAT_WEBHOOK_URL is set. */
 export const chatLogFile = (dataDir: string): string => join(dataDir, 'chat.jsonl');
