@@ -31,7 +31,7 @@ import {
   type LocalScannerOptions,
   scanObjectsCreated,
 } from '../object-store/local-malware-scanner.ts';
-import { LOCAL_BUCKET, moveLegacyBucket } from '../object-store/local-bucket.ts';
+import { LOCAL_BUCKET } from '../object-store/local-bucket.ts';
 import { endpointOf } from '../object-store-server.ts';
 import { isWildcard, publicHostOf } from './public-host.ts';
 import {
@@ -374,9 +374,6 @@ async function startEmulators(
 ): Promise<{ dynamodbEndpoint: string; dynamodbPid?: number; objectStore?: RunningObjectStore }> {
   const ownObjectStore = async () => {
     const directory = join(options.dataDir, 's3');
-    if (store.bucket === LOCAL_BUCKET && (await moveLegacyBucket(directory))) {
-      console.log(`[object store] the bucket of this data folder is now named ${store.bucket}`);
-    }
     // Authenticated, so it may listen where the stage does: another machine uploads to it.
     const { host, credentials, malwareScanning, corsRules } = store;
     return startObjectStore({ directory, host, credentials, malwareScanning, corsRules });
