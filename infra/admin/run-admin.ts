@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { isOutcome } from '#shared/domain/outcome.ts';
-import { AmbiguousDataFolder } from '#infra/local/data-folder.ts';
+import { AmbiguousDataFolder } from '#infra/local/stage/data-folder.ts';
 import { optionMistake } from '#infra/command-line.ts';
 import { OperatorRefusal } from './operator-refusal.ts';
 import { STAGE_NAMES, type StageName } from '../stages.ts';

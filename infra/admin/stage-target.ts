@@ -6,10 +6,10 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetFunctionConfigurationCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import * as z from 'zod';
-import { s3ClientOptions } from '#infra/local/emulators.ts';
+import { s3ClientOptions } from '#infra/local/stage/emulators.ts';
 import { OperatorRefusal } from './operator-refusal.ts';
 import { readStackOutputs } from './stack-outputs.ts';
-import { LOCAL_REGION } from '../local/emulators.ts';
+import { LOCAL_REGION } from '../local/stage/emulators.ts';
 import { readStageCredentials } from '../local/stage-credentials.ts';
 import { FileKeyStore } from '#infra/local/adapters/file-key-store.ts';
 import type { RealtimeKeyStore } from '#shared/realtime/realtime-key-store.ts';
@@ -18,10 +18,10 @@ import { ENVIRONMENT } from '#shared/config/environment.ts';
 import type { StorageLimits } from '#shared/usage/usage.ts';
 import type { AdapterSources } from '#shared/storage/adapter-sources.ts';
 import { realtimeKeys } from '#shared/realtime/adapters/secrets-manager-key-store.ts';
-import { realtimeKeysFile } from '../local/local-stage.ts';
-import { stageHome } from '../local/stage-home.ts';
-import { runningStage, stageRecordPath } from '../local/stage-lock.ts';
-import { chooseDataFolder } from '../local/data-folder.ts';
+import { realtimeKeysFile } from '../local/stage/local-stage.ts';
+import { stageHome } from '../local/stage/stage-home.ts';
+import { runningStage, stageRecordPath } from '../local/stage/stage-lock.ts';
+import { chooseDataFolder } from '../local/stage/data-folder.ts';
 import {
   apiStackName,
   DATA_OUTPUTS,

@@ -3,7 +3,7 @@
  * (shared/config/environment.ts), the functions list and the local stage's own variables.
  */
 import { SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
-import { LOCAL_STAGE_VARIABLES } from '#infra/local/local-stage-variables.ts';
+import { LOCAL_STAGE_VARIABLES } from '#infra/local/stage/local-stage-variables.ts';
 import { STAGE_DEFAULTS, STAGE_NAMES } from '#infra/stages.ts';
 import {
   defaultOf,

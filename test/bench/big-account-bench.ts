@@ -3,7 +3,7 @@
  * files of 60-character names in one gzipped answer, and 200,000 walked in pages of 1,000
  * through the `Link` headers, each page's size against Lambda's 6 MB.
  */
-import { LOCAL_TABLE } from '#infra/local/local-stage.ts';
+import { LOCAL_TABLE } from '#infra/local/stage/local-stage.ts';
 import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { userFileObjectKey } from '#shared/storage/keys.ts';
 import { LAMBDA_MAX_RESPONSE_BYTES } from '#shared/http/answer-size.ts';

@@ -7,7 +7,7 @@
  */
 import { Agent, request as httpRequest } from 'node:http';
 import { paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_TABLE } from '#infra/local/local-stage.ts';
+import { LOCAL_TABLE } from '#infra/local/stage/local-stage.ts';
 import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { FILES_BY_CREATION_INDEX, PARTITION_KEY, userPartition } from '#shared/storage/keys.ts';
 import { putItems } from '#test/support/put-items.ts';

@@ -6,8 +6,8 @@
 // As `npm start` sets them, before the handlers load.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 process.env.POWERTOOLS_METRICS_NAMESPACE ??= 'FileService/local';
-const { startLocalStage } = await import('#infra/local/local-stage.ts');
-const { LOCAL_CREDENTIALS } = await import('#infra/local/emulators.ts');
+const { startLocalStage } = await import('#infra/local/stage/local-stage.ts');
+const { LOCAL_CREDENTIALS } = await import('#infra/local/stage/emulators.ts');
 
 const [dataDir, dynamodbEndpoint, s3Endpoint] = process.argv.slice(2);
 // The object store's secret, from the bench: in the environment, not on a command line.

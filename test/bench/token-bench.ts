@@ -13,7 +13,7 @@
  * processes on this machine (docs/benchmarks.md).
  */
 import { Agent, request as httpRequest } from 'node:http';
-import { LOCAL_TABLE } from '#infra/local/local-stage.ts';
+import { LOCAL_TABLE } from '#infra/local/stage/local-stage.ts';
 import { batchGetAll } from '#shared/storage/aws/batch-get.ts';
 import {
   dealKey,

@@ -18,8 +18,8 @@ import {
   LOCAL_CREDENTIALS,
   LOCAL_REGION,
   s3ClientOptions,
-} from '#infra/local/emulators.ts';
-import { LOCAL_BUCKET } from '#infra/local/local-stage.ts';
+} from '#infra/local/stage/emulators.ts';
+import { LOCAL_BUCKET } from '#infra/local/stage/local-stage.ts';
 import { DynamoBlockIdAllocator } from '#shared/storage/dynamo-block-id-allocator.ts';
 import { DynamoUsageLedger } from '#shared/usage/adapters/dynamo-usage-ledger.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';

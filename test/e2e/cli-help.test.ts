@@ -11,10 +11,10 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '#infra/admin/commands.ts';
 import { runAdmin } from '#infra/admin/run-admin.ts';
-import { LOCAL_OVERRIDES } from '#infra/local/local-stage-variables.ts';
+import { LOCAL_OVERRIDES } from '#infra/local/stage/local-stage-variables.ts';
 import { API_ROUTES, FUNCTION_ENTRIES } from '#functions/service-functions.ts';
-import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
-import { LOCAL_STAGE_VARIABLES } from '#infra/local/local-stage-variables.ts';
+import { REPOSITORY_ROOT } from '#infra/local/stage/paths.ts';
+import { LOCAL_STAGE_VARIABLES } from '#infra/local/stage/local-stage-variables.ts';
 import { cliEnvironment } from '#test/support/cli-environment.ts';
 
 let scratch: string;
@@ -47,7 +47,7 @@ describe.concurrent('npm start -- --help', () => {
 
   it('prints every variable the stage reads, and starts nothing', async () => {
     const dataDir = join(home, 'never-made');
-    const result = await node('infra/local/start.ts', ['--help'], {
+    const result = await node('infra/local/stage/start.ts', ['--help'], {
       LOCAL_DATA_DIR: dataDir,
       PORT: '1',
     });
@@ -61,7 +61,7 @@ describe.concurrent('npm start -- --help', () => {
 
   it('refuses any other argument with exit 2; a setting given as a flag gets its variable', async () => {
     const env = { LOCAL_DATA_DIR: join(home, 'never-made') };
-    const { stdout: usage } = await node('infra/local/start.ts', ['--help']);
+    const { stdout: usage } = await node('infra/local/stage/start.ts', ['--help']);
     const variable = (setting: string) =>
       `npm start: takes no options; it reads its settings from the environment: ${setting}\n\n${usage}`;
     const refusals: [readonly string[], string][] = [
@@ -71,7 +71,7 @@ describe.concurrent('npm start -- --help', () => {
       [['--verbose'], `npm start: unexpected argument "--verbose"\n\n${usage}`],
     ];
     for (const [args, stderr] of refusals) {
-      const result = await node('infra/local/start.ts', args, env);
+      const result = await node('infra/local/stage/start.ts', args, env);
       expect({ args, ...result }).toEqual({ args, code: 2, stdout: '', stderr });
     }
     expect(await readdir(home)).toEqual([]);

@@ -15,12 +15,16 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { freePort } from '#infra/local/free-port.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
-import { LOCAL_TABLE } from '#infra/local/local-stage.ts';
-import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
-import { registerRunningStage } from '#infra/local/data-folder.ts';
-import { readStageRecord, stageRecordPath, type StageRecord } from '#infra/local/stage-lock.ts';
+import { freePort } from '#infra/local/stage/free-port.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/emulators.ts';
+import { LOCAL_TABLE } from '#infra/local/stage/local-stage.ts';
+import { REPOSITORY_ROOT } from '#infra/local/stage/paths.ts';
+import { registerRunningStage } from '#infra/local/stage/data-folder.ts';
+import {
+  readStageRecord,
+  stageRecordPath,
+  type StageRecord,
+} from '#infra/local/stage/stage-lock.ts';
 import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { undocumented } from '#test/support/contract-check.ts';
 import type { DirectUploadTicket } from '#test/support/fastapi-bodies.ts';

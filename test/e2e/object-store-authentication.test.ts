@@ -15,7 +15,7 @@ import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, s3ClientOptions } from '#infra/local/emulators.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, s3ClientOptions } from '#infra/local/stage/emulators.ts';
 import { Sha256 } from '#infra/local/sigv4-check.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import type { DirectUploadTicket, UserFileBody } from '#test/support/fastapi-bodies.ts';

@@ -2,7 +2,7 @@ import { HocuspocusProvider } from '@hocuspocus/provider';
 import { base64url, decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
-import { realtimeKeysFile } from '#infra/local/local-stage.ts';
+import { realtimeKeysFile } from '#infra/local/stage/local-stage.ts';
 import {
   toDealItem,
   toGroupItem,

@@ -22,23 +22,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listUserFilesFunction } from '#functions/list-user-files/function.ts';
 import { SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
 import { uploadUserFileFunction } from '#functions/upload-user-file/function.ts';
-import { LOCAL_REGION } from '#infra/local/emulators.ts';
+import { LOCAL_REGION } from '#infra/local/stage/emulators.ts';
 import { LOCAL_BUCKET } from '#infra/local/object-store/local-bucket.ts';
-import { LOCAL_TABLE } from '#infra/local/local-stage.ts';
+import { LOCAL_TABLE } from '#infra/local/stage/local-stage.ts';
 import {
   LOCAL_BUCKET_NAME,
   LOCAL_SDK_ENVIRONMENT,
   LOCAL_TABLE_NAME,
 } from '#infra/local/sam/sam-local-template.ts';
 import { RESOURCE_NAMES } from '#shared/functions/function-declaration.ts';
-import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
+import { REPOSITORY_ROOT } from '#infra/local/stage/paths.ts';
 import { httpEvent } from '#infra/local/cli/sample-events.ts';
 import {
   type SamEnvironment,
   samResolvedValue,
   templateFunctions,
-} from '#infra/local/sam-environment.ts';
-import { writeStageRecord } from '#infra/local/stage-lock.ts';
+} from '#infra/local/sam/sam-environment.ts';
+import { writeStageRecord } from '#infra/local/stage/stage-lock.ts';
 import type { FunctionDeclaration } from '#shared/functions/function-declaration.ts';
 import { answerBeforeBody, ONE_GIB } from '#test/support/announced-body.ts';
 import { synthStage } from '#test/support/cdk-app.ts';
@@ -47,7 +47,7 @@ import { useTestStage } from '#test/support/test-stage.ts';
 import { cliEnvironment } from '#test/support/cli-environment.ts';
 
 const execFileAsync = promisify(execFile);
-const CLI = join(REPOSITORY_ROOT, 'infra/local/sam-env-cli.ts');
+const CLI = join(REPOSITORY_ROOT, 'infra/local/sam/sam-env-cli.ts');
 
 // Every interface, as the flow asks (HOST=0.0.0.0): the stage names this machine's network address.
 const stage = useTestStage(() => ({ host: '0.0.0.0' }));

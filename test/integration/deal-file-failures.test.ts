@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBucket } from '#infra/local/emulators.ts';
+import { ensureBucket } from '#infra/local/stage/emulators.ts';
 import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { batchGetAll } from '#shared/storage/aws/batch-get.ts';
 import { S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';

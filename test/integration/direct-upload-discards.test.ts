@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ensureBucket } from '#infra/local/emulators.ts';
+import { ensureBucket } from '#infra/local/stage/emulators.ts';
 import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { DynamoBlockIdAllocator } from '#shared/storage/dynamo-block-id-allocator.ts';
 import { DynamoDirectUploadRepository } from '#shared/direct-uploads/adapters/dynamo-direct-upload-repository.ts';

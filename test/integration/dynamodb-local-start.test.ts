@@ -14,8 +14,8 @@ import { connect, type AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { CreateTableCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { RunningEmulator } from '#infra/local/emulators.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
+import type { RunningEmulator } from '#infra/local/stage/emulators.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/emulators.ts';
 import { DYNAMODB_LOCAL_HEAP, startDynamoDbLocal } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { patient } from '#test/support/patience.ts';
 

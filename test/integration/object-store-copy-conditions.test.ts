@@ -13,7 +13,7 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import type { RunningObjectStore } from '#infra/local/emulators.ts';
+import type { RunningObjectStore } from '#infra/local/stage/emulators.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { signedS3Headers, signedS3Request } from '#test/support/signed-s3-request.ts';
 

@@ -14,7 +14,7 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import type { RunningObjectStore } from '#infra/local/emulators.ts';
+import type { RunningObjectStore } from '#infra/local/stage/emulators.ts';
 import { listAllObjects } from '#shared/storage/aws/list-all-objects.ts';
 import { patient } from '#test/support/patience.ts';
 import { signedS3Request } from '#test/support/signed-s3-request.ts';

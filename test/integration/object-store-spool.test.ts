@@ -26,8 +26,8 @@ import {
   LOCAL_REGION,
   s3ClientOptions,
   startObjectStore,
-} from '#infra/local/emulators.ts';
-import { REPOSITORY_ROOT } from '#infra/local/paths.ts';
+} from '#infra/local/stage/emulators.ts';
+import { REPOSITORY_ROOT } from '#infra/local/stage/paths.ts';
 import type { Credentials } from '#infra/local/sigv4-check.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { multipartBody } from '#test/support/multipart.ts';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { GuardDutyScanResultNotificationEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
-import { ensureBucket } from '#infra/local/emulators.ts';
+import { ensureBucket } from '#infra/local/stage/emulators.ts';
 import { createHandler } from '#functions/record-scan-verdict/handler.ts';
 import { DynamoDealFileRepository } from '#shared/deal-files/adapters/dynamo-deal-file-repository.ts';
 import { DynamoFileScans } from '#shared/scanning/adapters/dynamo-file-scans.ts';

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/emulators.ts';
 import { parseKeySet, withNewKey } from '#shared/realtime/realtime-key-set.ts';
 import { SecretsManagerKeyStore } from '#shared/realtime/adapters/secrets-manager-key-store.ts';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ensureBucket, LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
+import { ensureBucket, LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/emulators.ts';
 import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { localLambdaContext } from '#infra/local/lambda/lambda-context.ts';
 import { idempotentPerKey } from '#shared/http/idempotency-key.ts';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { Context, S3Event } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBucket } from '#infra/local/emulators.ts';
+import { ensureBucket } from '#infra/local/stage/emulators.ts';
 import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { apiEvent, bodyOf, lambdaContext } from '#test/support/api-events.ts';

@@ -7,7 +7,7 @@ import type { Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { ensureBucket } from '#infra/local/emulators.ts';
+import { ensureBucket } from '#infra/local/stage/emulators.ts';
 import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { apiEvent, lambdaContext } from '#test/support/api-events.ts';

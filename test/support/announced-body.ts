@@ -1,6 +1,6 @@
 import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { LOCAL_REGION } from '#infra/local/emulators.ts';
+import { LOCAL_REGION } from '#infra/local/stage/emulators.ts';
 import { type Credentials, Sha256 } from '#infra/local/sigv4-check.ts';
 
 interface EarlyAnswer {

@@ -1,4 +1,4 @@
-import { LOCAL_REGION } from '#infra/local/emulators.ts';
+import { LOCAL_REGION } from '#infra/local/stage/emulators.ts';
 import type { Credentials } from '#infra/local/sigv4-check.ts';
 
 /**

@@ -7,7 +7,7 @@ import {
   type RunningObjectStore,
   startBoth,
   startObjectStore,
-} from '#infra/local/emulators.ts';
+} from '#infra/local/stage/emulators.ts';
 import type { Credentials } from '#infra/local/sigv4-check.ts';
 import { startDynamoDbLocal } from '#infra/local/dynamodb/dynamodb-local.ts';
 

@@ -1,5 +1,5 @@
 import { SignatureV4 } from '@smithy/signature-v4';
-import { LOCAL_REGION } from '#infra/local/emulators.ts';
+import { LOCAL_REGION } from '#infra/local/stage/emulators.ts';
 import type { Credentials } from '#infra/local/sigv4-check.ts';
 import { Sha256 } from '#infra/local/sigv4-check.ts';
 

@@ -7,8 +7,8 @@ import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { listAllObjects } from '#shared/storage/aws/list-all-objects.ts';
 import { afterAll, afterEach, beforeAll, inject } from 'vitest';
-import { s3ClientOptions } from '#infra/local/emulators.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
+import { s3ClientOptions } from '#infra/local/stage/emulators.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/emulators.ts';
 import { runAdmin } from '#infra/admin/run-admin.ts';
 import { serviceContract } from './contract-check.ts';
 import { putItems } from './put-items.ts';
@@ -19,8 +19,8 @@ import {
   type LocalStage,
   type LocalStageOptions,
   startLocalStage,
-} from '#infra/local/local-stage.ts';
-import { stageRecordOf, writeStageRecord } from '#infra/local/stage-lock.ts';
+} from '#infra/local/stage/local-stage.ts';
+import { stageRecordOf, writeStageRecord } from '#infra/local/stage/stage-lock.ts';
 import { bucketNameAsLongAsDeployed } from '#infra/local/object-store/local-bucket.ts';
 
 /** Clients on the run's emulators, for seeding and for checking what was stored. */

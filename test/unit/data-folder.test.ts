@@ -10,10 +10,10 @@ import {
   AmbiguousDataFolder,
   chooseDataFolder,
   registerRunningStage,
-} from '#infra/local/data-folder.ts';
-import { DEFAULT_DATA_DIR, REPOSITORY_ROOT } from '#infra/local/paths.ts';
-import { stageHome } from '#infra/local/stage-home.ts';
-import { stageRecordPath } from '#infra/local/stage-lock.ts';
+} from '#infra/local/stage/data-folder.ts';
+import { DEFAULT_DATA_DIR, REPOSITORY_ROOT } from '#infra/local/stage/paths.ts';
+import { stageHome } from '#infra/local/stage/stage-home.ts';
+import { stageRecordPath } from '#infra/local/stage/stage-lock.ts';
 import { cliEnvironment } from '#test/support/cli-environment.ts';
 
 /** The pid of a process that has exited: a stage that died without cleaning up. */
@@ -143,7 +143,7 @@ describe('LOCAL_STAGE_HOME: the CLIs look for stages under it alone', () => {
  */
 async function keepPrivateUnder022(dataDir: string) {
   const module = (name: string) =>
-    JSON.stringify(pathToFileURL(join(REPOSITORY_ROOT, 'infra/local', name)).href);
+    JSON.stringify(pathToFileURL(join(REPOSITORY_ROOT, 'infra/local/stage', name)).href);
   const script = `
     process.umask(0o022);
     const { keepDataFolderPrivate, registerRunningStage } = await import(${module('data-folder.ts')});

@@ -1,6 +1,6 @@
 import type { NetworkInterfaceInfo } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { publicHostOf } from '#infra/local/public-host.ts';
+import { publicHostOf } from '#infra/local/stage/public-host.ts';
 
 const address = (address: string, internal: boolean, family: 'IPv4' | 'IPv6' = 'IPv4') =>
   ({ address, internal, family }) as NetworkInterfaceInfo;

@@ -1,7 +1,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/emulators.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/emulators.ts';
 import {
   checkFileSize,
   checkPostForm,

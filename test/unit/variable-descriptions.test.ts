@@ -1,11 +1,11 @@
 /**
  * One description per variable: shared/config/environment.ts says what each variable means
- * and its rule; `npm start -- --help` (infra/local/local-stage-variables.ts) says it in the same
+ * and its rule; `npm start -- --help` (infra/local/stage/local-stage-variables.ts) says it in the same
  * words (the docs' tables are rendered from both: test/unit/rendered-files.test.ts), and a
  * stage setting a function reads is its variable's name in camelCase.
  */
 import { describe, expect, it } from 'vitest';
-import { LOCAL_STAGE_VARIABLES } from '#infra/local/local-stage-variables.ts';
+import { LOCAL_STAGE_VARIABLES } from '#infra/local/stage/local-stage-variables.ts';
 import { STAGE_DEFAULTS, STAGE_NAMES } from '#infra/stages.ts';
 import {
   defaultOf,

@@ -9,7 +9,7 @@ import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { SERVICE_ADAPTER_BUILDERS } from '#shared/wiring/service-adapter-builders.ts';
 import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
 import { ChatLogChannel } from './chat-log-channel.ts';
-import { LOCAL_REGION, s3ClientOptions } from '../emulators.ts';
+import { LOCAL_REGION, s3ClientOptions } from '../stage/emulators.ts';
 import type { Credentials } from '../sigv4-check.ts';
 import { FileKeyStore } from './file-key-store.ts';
 import { PublicLinkBlobStore } from './public-link-blob-store.ts';

@@ -14,7 +14,7 @@ import { createRouteMatcher } from '#shared/api/route-matcher.ts';
 import { routeKey } from '#shared/api/routes.ts';
 import { encodeEventKey } from '#shared/storage/aws/s3-event-key.ts';
 import { newRequestId, splitTarget, toApiGatewayEvent } from '../gateway/api-gateway-event.ts';
-import { LOCAL_REGION } from '../emulators.ts';
+import { LOCAL_REGION } from '../stage/emulators.ts';
 import { sqsRecordOf } from '../queue/in-process-queue.ts';
 import type { EventClaims } from '../gateway/jwt-authorizer.ts';
 

@@ -9,7 +9,6 @@ import { fileURLToPath } from 'node:url';
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
-  DescribeTableCommand,
   DynamoDBClient,
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
@@ -20,10 +19,9 @@ import {
   PARTITION_KEY,
   SORT_KEY,
 } from '#shared/storage/keys.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, type RunningEmulator } from '../emulators.ts';
-import { freePort } from '../free-port.ts';
-import { REPOSITORY_ROOT } from '../paths.ts';
-import { rebuildWithIndexes } from './table-upgrade.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, type RunningEmulator } from '../stage/emulators.ts';
+import { freePort } from '../stage/free-port.ts';
+import { REPOSITORY_ROOT } from '../stage/paths.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -283,10 +281,7 @@ export const tableDefinition = (tableName: string): CreateTableCommandInput => (
   ],
 });
 
-/**
- * Creates the table, or finds it. A data folder from before the FilesByCreation index holds
- * a table without it, and a local index cannot be added to a table: that one is rebuilt.
- */
+/** Creates the table, or finds it (a data folder from an older release: start afresh). */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = new DynamoDBClient({
     endpoint,
@@ -297,11 +292,6 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
     await client.send(new CreateTableCommand(tableDefinition(tableName)));
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    const indexes = (Table?.LocalSecondaryIndexes ?? []).map((index) => index.IndexName);
-    if (!indexes.includes(FILES_BY_CREATION_INDEX)) {
-      await rebuildWithIndexes(client, tableDefinition(tableName));
-    }
   } finally {
     client.destroy();
   }

@@ -17,11 +17,8 @@ let prefixing = false;
 const prefixLines = (text: string, prefix: string): string => text.replace(/^(?=.)/gm, prefix);
 
 /**
- * The stage's stdout and stderr, teed: what code running in an invocation writes still
- * reaches the terminal (each line under its function's name, once `npm start` asks for it),
- * and is kept in that invocation's log too, as written. Handlers log through Powertools'
- * logger and `console`, which both write to these streams; an invocation's async work keeps
- * its store, so concurrent requests never see each other's lines.
+ * stdout and stderr, teed: an invocation's lines reach the terminal and its own log; its
+ * async store keeps concurrent requests' lines apart.
  */
 function teeStandardStreams(): void {
   if (teed) return;
@@ -41,12 +38,7 @@ function teeStandardStreams(): void {
   }
 }
 
-/**
- * From now on, every line an invocation writes to the terminal starts with its function's
- * name (`[ListUserFiles] {"level":"WARN",…}`), so a console shared by every function, the
- * finalizer and the queue's worker says who wrote what. `npm start` turns it on; the log an
- * invocation keeps (`LogType: Tail`) holds the lines as written, as CloudWatch would.
- */
+/** From now on each terminal line starts with its function's name (`[ListUserFiles] …`). */
 export function prefixConsoleWithFunctionNames(): void {
   prefixing = true;
   teeStandardStreams();

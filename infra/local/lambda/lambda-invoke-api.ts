@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { LOCAL_REGION } from '../emulators.ts';
+import { LOCAL_REGION } from '../stage/emulators.ts';
 import type { Credentials } from '../sigv4-check.ts';
 import { createHandlerLoader, type LocalWiring } from './handler-loader.ts';
 import { newInvocationLog, logTail } from './invocation-logs.ts';

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { MessageQueue } from '#shared/queue/message-queue.ts';
-import { LOCAL_REGION } from '../emulators.ts';
+import { LOCAL_REGION } from '../stage/emulators.ts';
 import { outsideInvocations } from '../lambda/invocation-logs.ts';
 
 /** What a queue's consumer is: a Lambda handler of SQS events with partial batch responses. */
@@ -33,16 +33,9 @@ export interface HeldMessage {
 }
 
 /**
- * SQS in this process, for the local stage: messages, visibility timeouts,
- * ChangeMessageVisibility, a redrive policy into a dead-letter queue, and a consumer invoked
- * as Lambda's event source mapping invokes a function, with SQS-shaped events and partial
- * batch responses. One batch runs at a time. Messages live in memory: a restart drops them.
- *
- * Like a standard queue whose messages carry a MessageGroupId (SQS fair queues), it hands
- * out the visible message of the group served longest ago first, oldest first within a
- * group, so one group's backlog does not hold up a quiet group's message. (SQS reorders only
- * once it sees a group take more than its share; here every pick is fair, which is what SQS
- * converges to under a backlog.) A message without a group is a group of its own.
+ * SQS in memory, consumed one batch at a time as Lambda's event source mapping does, with a
+ * redrive policy. Fair by MessageGroupId, as an SQS fair queue converges to under a backlog:
+ * the group served longest ago first, so one sender's backlog never holds up another's.
  */
 export class InProcessQueue implements MessageQueue {
   readonly name: string;

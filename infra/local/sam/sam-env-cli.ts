@@ -6,11 +6,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { apiStackName } from '../stages.ts';
-import { AmbiguousDataFolder, chooseDataFolder } from './data-folder.ts';
-import { LOCAL_REGION } from './emulators.ts';
-import { REPOSITORY_ROOT } from './paths.ts';
+import { parseCommandLine } from '#infra/command-line.ts';
+import { apiStackName } from '../../stages.ts';
+import { AmbiguousDataFolder, chooseDataFolder } from '../stage/data-folder.ts';
+import { LOCAL_REGION } from '../stage/emulators.ts';
+import { REPOSITORY_ROOT } from '../stage/paths.ts';
 import {
   containerAddress,
   type SamStage,
@@ -18,9 +18,9 @@ import {
   SamEnvRefused,
   stageValues,
 } from './sam-environment.ts';
-import { readStageCredentials } from './stage-credentials.ts';
-import { stageHome } from './stage-home.ts';
-import { runningStage } from './stage-lock.ts';
+import { readStageCredentials } from '../stage-credentials.ts';
+import { stageHome } from '../stage/stage-home.ts';
+import { runningStage } from '../stage/stage-lock.ts';
 
 const DEFAULT_TEMPLATE = join('cdk.out', `${apiStackName('local')}.template.json`);
 
@@ -48,24 +48,12 @@ function refuse(message: string): never {
   process.exit(2);
 }
 
-let values: { template?: string; host?: string; credentials?: boolean; help?: boolean };
-try {
-  ({ values } = parseArgs({
-    options: {
-      template: { type: 'string' },
-      host: { type: 'string' },
-      credentials: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-  }));
-} catch (error) {
-  refuse(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-}
-if (values.help === true) {
-  process.stdout.write(USAGE);
-  process.exit(0);
-}
+const { values } = parseCommandLine(
+  { template: { type: 'string' }, host: { type: 'string' }, credentials: { type: 'boolean' } },
+  USAGE,
+  (message) => refuse(`${message}\n\n${USAGE}`),
+  { positionals: false },
+);
 
 try {
   const choice = await chooseDataFolder(process.env, stageHome(process.env));

@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import type { LocalVariable } from '#shared/config/environment.ts';
-import { localOverrides } from './local-stage-variables.ts';
-import { endpointOf } from './object-store-server.ts';
-import type { StageRecord } from './stage-lock.ts';
+import { localOverrides } from '../stage/local-stage-variables.ts';
+import { endpointOf } from '../object-store-server.ts';
+import type { StageRecord } from '../stage/stage-lock.ts';
 
 /**
  * SAM CLI's `--env-vars` file for the local stage's template: for each function (by its id,

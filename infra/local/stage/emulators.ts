@@ -1,10 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { serveBehindFront } from './object-store-server.ts';
-import { BucketStore } from './object-store/bucket-store.ts';
-import type { Credentials } from './sigv4-check.ts';
-import type { CorsRule } from '../stacks/cors-rules.ts';
-import { newCredentials } from './stage-credentials.ts';
+import { serveBehindFront } from '../object-store-server.ts';
+import { BucketStore } from '../object-store/bucket-store.ts';
+import type { Credentials } from '../sigv4-check.ts';
+import type { CorsRule } from '../../stacks/cors-rules.ts';
+import { newCredentials } from '../stage-credentials.ts';
 
 /**
  * S3 client options for an endpoint override (the local store): path-style addressing, and

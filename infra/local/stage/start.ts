@@ -66,7 +66,7 @@ const { keepDataFolderPrivate, registerRunningStage } = await import('./data-fol
 const { startLocalStage } = await import('./local-stage.ts');
 const { reapOrphans, removeStageRecord, runningStage, stageRecordOf, writeStageRecord } =
   await import('./stage-lock.ts');
-const { prefixConsoleWithFunctionNames } = await import('./lambda/invocation-logs.ts');
+const { prefixConsoleWithFunctionNames } = await import('../lambda/invocation-logs.ts');
 // Every function, the finalizer and the queue's worker share this console: each line a
 // function writes starts with its name.
 prefixConsoleWithFunctionNames();

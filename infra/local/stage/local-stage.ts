@@ -13,26 +13,26 @@ import {
   startBoth,
   startObjectStore,
 } from './emulators.ts';
-import { ensureTable, startDynamoDbLocal } from './dynamodb/dynamodb-local.ts';
-import { createGateway, type RequestLogLine, type SentResponse } from './gateway/gateway.ts';
-import { createHandlerLoader, type LocalWiring } from './lambda/handler-loader.ts';
-import { localAdapters, localClients } from './adapters/local-adapters.ts';
-import { loadIdentityProvider, type LocalIdentityProvider } from './gateway/identity-provider.ts';
-import { createJwtAuthorizer } from './gateway/jwt-authorizer.ts';
-import { InProcessQueue } from './queue/in-process-queue.ts';
-import { invokeAsLambda } from './lambda/lambda-context.ts';
-import { stackFunction } from './lambda/stack-functions.ts';
-import { createLambdaInvokeApi } from './lambda/lambda-invoke-api.ts';
-import type { Credentials } from './sigv4-check.ts';
-import { stageCredentials } from './stage-credentials.ts';
-import { forwardObjectCreated } from './object-store/s3-event-notifications.ts';
-import { asyncInvoker } from './lambda/lambda-async-invoke.ts';
+import { ensureTable, startDynamoDbLocal } from '../dynamodb/dynamodb-local.ts';
+import { createGateway, type RequestLogLine, type SentResponse } from '../gateway/gateway.ts';
+import { createHandlerLoader, type LocalWiring } from '../lambda/handler-loader.ts';
+import { localAdapters, localClients } from '../adapters/local-adapters.ts';
+import { loadIdentityProvider, type LocalIdentityProvider } from '../gateway/identity-provider.ts';
+import { createJwtAuthorizer } from '../gateway/jwt-authorizer.ts';
+import { InProcessQueue } from '../queue/in-process-queue.ts';
+import { invokeAsLambda } from '../lambda/lambda-context.ts';
+import { stackFunction } from '../lambda/stack-functions.ts';
+import { createLambdaInvokeApi } from '../lambda/lambda-invoke-api.ts';
+import type { Credentials } from '../sigv4-check.ts';
+import { stageCredentials } from '../stage-credentials.ts';
+import { forwardObjectCreated } from '../object-store/s3-event-notifications.ts';
+import { asyncInvoker } from '../lambda/lambda-async-invoke.ts';
 import {
   type LocalScannerOptions,
   scanObjectsCreated,
-} from './object-store/local-malware-scanner.ts';
-import { LOCAL_BUCKET, moveLegacyBucket } from './object-store/local-bucket.ts';
-import { endpointOf } from './object-store-server.ts';
+} from '../object-store/local-malware-scanner.ts';
+import { LOCAL_BUCKET } from '../object-store/local-bucket.ts';
+import { endpointOf } from '../object-store-server.ts';
 import { isWildcard, publicHostOf } from './public-host.ts';
 import {
   DELIVERY_ATTEMPTS,
@@ -43,19 +43,17 @@ import { LOCAL_OVERRIDES, LOCAL_SCAN_DELAY_MS, localOverrides } from './local-st
 import type { SQSBatchResponse } from 'aws-lambda';
 
 import { REPOSITORY_ROOT } from './paths.ts';
-import { dynamoDbFrontFor } from './dynamodb/dynamodb-network-front.ts';
-import { ALLOWED_ORIGINS_SETTING, STAGE_DEFAULTS } from '../stages.ts';
-import { apiCorsRule, bucketCorsRules, type CorsRule } from '../stacks/cors-rules.ts';
+import { dynamoDbFrontFor } from '../dynamodb/dynamodb-network-front.ts';
+import { ALLOWED_ORIGINS_SETTING, STAGE_DEFAULTS } from '../../stages.ts';
+import { apiCorsRule, bucketCorsRules, type CorsRule } from '../../stacks/cors-rules.ts';
 import { variableDefaults } from '#shared/config/environment.ts';
 import type { ServiceSettings } from '#shared/wiring/service-adapters.ts';
 
 export const LOCAL_TABLE = 'file-service';
-export { LOCAL_BUCKET } from './object-store/local-bucket.ts';
+export { LOCAL_BUCKET } from '../object-store/local-bucket.ts';
 
-/** Where the local stage's chat messages go when no CHAT_WEBHOOK_URL is set. */
 export const chatLogFile = (dataDir: string): string => join(dataDir, 'chat.jsonl');
 
-/** The local stage's realtime signing keys (made on first use; the CLI rotates them). */
 export const realtimeKeysFile = (dataDir: string): string =>
   join(dataDir, 'realtime', 'signing-keys.json');
 
@@ -64,17 +62,9 @@ export interface LocalStageOptions {
   readonly port: number;
   /** The address the stage listens on (HOST): the gateway and its object store. */
   readonly host?: string;
-  /**
-   * The host name or address other machines reach this one by, for the upload forms and
-   * download links the stage signs; by default the one `publicHostOf(host)` finds (none on
-   * loopback, where links stay on 127.0.0.1).
-   */
+  /** The host other machines reach this one by, in signed links and forms (publicHostOf). */
   readonly publicHost?: string;
-  /**
-   * Use emulators that already run (the test setup's) instead of starting them. Without an
-   * s3Endpoint the stage runs its own object store: only then do S3 events reach the finalizer.
-   * With one, the credentials it takes (the stage's own are made in its data folder).
-   */
+  /** Emulators that already run (the tests'); without s3Endpoint the stage runs its own store. */
   readonly emulators?: {
     readonly dynamodbEndpoint: string;
     readonly s3Endpoint?: string;
@@ -84,35 +74,18 @@ export interface LocalStageOptions {
   readonly bucket?: string;
   readonly onRequest?: (line: RequestLogLine) => void;
   readonly onResponse?: (response: SentResponse) => void;
-  /**
-   * Origins whose pages may call the stage (CORS, on the gateway and the bucket); by default
-   * ALLOWED_ORIGINS, else the local stage's setting (infra/stages.ts).
-   */
+  /** CORS origins of the gateway and bucket; by default ALLOWED_ORIGINS, else the stage's. */
   readonly allowedOrigins?: readonly string[];
   /** Runs once the port is bound, before any emulator starts; throwing stops the start. */
   readonly onListening?: () => Promise<void>;
   readonly notifications?: NotificationOptions;
-  /**
-   * Whether stored files are scanned for malware: the functions' MALWARE_SCANNING, the local
-   * scanner (local-malware-scanner.ts) and the bucket policy's hold on downloads
-   * (s3-scan-hold.ts). By default MALWARE_SCANNING, `on` unless `off`; never with an object
-   * store of the caller's (`emulators.s3Endpoint`), whose events the stage does not hear.
-   */
+  /** Whether stored files are scanned (MALWARE_SCANNING); only with the stage's own store. */
   readonly malwareScanning?: boolean;
-  /**
-   * Settings the handlers take, by their variable's name (`{ MAX_FILES_PER_USER: 7 }`), over
-   * what the stage reads from its environment (LOCAL_OVERRIDES) and the schema's defaults.
-   */
+  /** Handler settings by variable name, over LOCAL_OVERRIDES and the schema's defaults. */
   readonly settings?: LocalSettings;
-  /**
-   * The scanner's wait before each verdict (by default LOCAL_SCAN_DELAY_MS, else 0), and the
-   * results a test forces for some keys.
-   */
+
   readonly scanner?: LocalScannerOptions;
-  /**
-   * The endpoints the handlers reach DynamoDB and S3 through, given the real ones: the
-   * hardening suite puts a fault-injecting proxy in between. The real ones by default.
-   */
+  /** Where handlers reach DynamoDB and S3 (the hardening suite's fault proxy). */
   readonly handlerEndpoints?: (real: {
     readonly dynamodb: string;
     readonly s3: string;
@@ -124,25 +97,14 @@ type LocalSettings = Partial<
   Omit<ServiceSettings, 'STAGE' | 'REALTIME_ISSUER' | 'MALWARE_SCANNING'>
 >;
 
-/** How the local stage delivers submission notifications. */
+/** Notification settings (CHAT_* and NOTIFY_*); without a webhook, chat.jsonl. */
 interface NotificationOptions {
-  /** A Slack-compatible webhook; without one (nor CHAT_WEBHOOK_URL), messages go to chat.jsonl. */
   readonly chatWebhookUrl?: string;
-  /** The first retry's wait (CHAT_RETRY_BASE_SECONDS); 1 s locally unless set. */
   readonly retryBaseSeconds?: number;
-  /** How long a post waits for an answer (CHAT_TIMEOUT_SECONDS); 10 s unless set. */
   readonly timeoutSeconds?: number;
-  /** The channel's pace (CHAT_POSTS_PER_SECOND); 1 unless set. */
   readonly postsPerSecond?: number;
-  /** Each sender's notify allowance (NOTIFY_BURST, NOTIFY_RATE_PER_MINUTE); 5, then 1 a minute. */
   readonly notifyBurst?: number;
   readonly notifyRatePerMinute?: number;
-}
-
-/** The notification queue and its dead-letter queue. */
-interface LocalNotifications {
-  readonly queue: InProcessQueue;
-  readonly deadLetters: InProcessQueue;
 }
 
 export interface LocalStage {
@@ -153,22 +115,15 @@ export interface LocalStage {
   readonly tableName: string;
   readonly bucket: string;
   readonly dynamodbEndpoint: string;
-  /**
-   * DynamoDB Local's signature-checking front on the stage's host, when that is not loopback
-   * (a SAM CLI container reaches DynamoDB there); DynamoDB Local itself stays on loopback.
-   */
+  /** DynamoDB's signature-checking front, when the stage listens beyond loopback (for SAM). */
   readonly dynamodbNetworkEndpoint?: string;
-  /** What the object store takes a signature by (the Invoke API: stage-credentials.ts). */
   readonly s3Credentials: Credentials;
-  /** Where this machine reaches the object store (the handlers and CLIs do). */
   readonly s3Endpoint: string;
-  /** Where other machines reach it, in the links and forms the stage signs, when not there. */
+  /** Where other machines reach the store, in signed links and forms. */
   readonly s3PublicEndpoint?: string;
-  /** The DynamoDB Local process, when this stage started it. */
   readonly dynamodbPid?: number;
   readonly identityProvider: LocalIdentityProvider;
-  readonly notifications: LocalNotifications;
-  /** Whether its functions and object store hold files until their malware scan says clean. */
+  readonly notifications: { readonly queue: InProcessQueue; readonly deadLetters: InProcessQueue };
   readonly malwareScanning: boolean;
   /** The adapters, settings and SDK clients every handler of the stage runs on. */
   readonly wiring: LocalWiring;
@@ -189,12 +144,8 @@ async function listen(server: Server, port: number, host: string): Promise<numbe
 }
 
 /**
- * The whole local stage: DynamoDB Local and the object store (or the given ones), the table and bucket,
- * the local identity provider, and API Gateway's stand-in serving every route's handler.
- * Each handler module is imported on first use and built by its `createHandler` on this
- * stage's own adapters and settings (localWiring, below), so no function reads its variables
- * here and this sets none; what a developer may change comes from the stage's own
- * environment (LOCAL_OVERRIDES).
+ * The whole local stage: emulators, table and bucket, identity provider, and the gateway
+ * serving every route's handler, each built by its `createHandler` on localWiring (below).
  */
 export async function startLocalStage(options: LocalStageOptions): Promise<LocalStage> {
   const tableName = options.tableName ?? LOCAL_TABLE;
@@ -213,9 +164,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
   const server = createServer((request, response) => {
     serve(request, response);
   });
-  // Node's 5 s closes a kept-alive connection while a client that has not yet read a large
-  // answer (a busy client: the docs bundle, a download) still holds it unread, and the client
-  // loses the answer ("other side closed"). Stopping closes every connection anyway.
+  // Node's 5 s drops a kept-alive connection a busy client has not yet read ("other side closed").
   server.keepAliveTimeout = 60_000;
   const port = await listen(server, options.port, host);
   const started: RunningEmulator[] = [];
@@ -230,8 +179,6 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     if (given?.s3Endpoint !== undefined && given.s3Credentials === undefined) {
       throw new Error('The object store at emulators.s3Endpoint needs its s3Credentials');
     }
-    // The stage's own, in its data folder, where the CLIs find them; the Invoke API and its
-    // own object store take them. An object store of the caller's takes its own.
     const ownCredentials = await stageCredentials(options.dataDir);
     const allowedOrigins = options.allowedOrigins ?? localAllowedOrigins();
     const credentials = given?.s3Credentials ?? ownCredentials;
@@ -282,8 +229,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       settings: options.settings ?? {},
     });
     notifications.consume(wiring);
-    // GuardDuty's plan on the scanned prefixes, its tags, and its EventBridge rule's target;
-    // before the gateway serves, so that every object it stores is scanned.
+    // Before the gateway serves, so that every object it stores is scanned.
     const scanning = startScanning(malwareScanning ? objectStore : undefined, wiring, {
       ...options.scanner,
       delayMs: scanDelayMs,
@@ -357,10 +303,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
   }
 }
 
-/**
- * DynamoDB Local and the object store, the stage's own in its data folder unless the caller
- * gives theirs; each one started is recorded in `started`, so a failure can stop it.
- */
+/** The emulators the caller gives none of; each one started goes in `started`. */
 async function startEmulators(
   options: LocalStageOptions,
   started: RunningEmulator[],
@@ -374,10 +317,6 @@ async function startEmulators(
 ): Promise<{ dynamodbEndpoint: string; dynamodbPid?: number; objectStore?: RunningObjectStore }> {
   const ownObjectStore = async () => {
     const directory = join(options.dataDir, 's3');
-    if (store.bucket === LOCAL_BUCKET && (await moveLegacyBucket(directory))) {
-      console.log(`[object store] the bucket of this data folder is now named ${store.bucket}`);
-    }
-    // Authenticated, so it may listen where the stage does: another machine uploads to it.
     const { host, credentials, malwareScanning, corsRules } = store;
     return startObjectStore({ directory, host, credentials, malwareScanning, corsRules });
   };
@@ -401,11 +340,7 @@ async function startEmulators(
   return { dynamodbEndpoint: options.emulators.dynamodbEndpoint, objectStore };
 }
 
-/**
- * SQS and its event source mapping, in process: the notification queue and its dead-letter
- * queue, with the stack's redrive policy. Once the stage's wiring exists, `consume` hands
- * the queue's messages to the same worker module Lambda runs.
- */
+/** SQS with the stack's redrive policy; `consume` runs the worker Lambda runs. */
 function startNotificationQueues(port: number) {
   const deadLetters = new InProcessQueue({
     name: `notifications-dlq-${port}`,
@@ -426,7 +361,6 @@ function startNotificationQueues(port: number) {
     consume: (wiring: LocalWiring) => {
       const load = createHandlerLoader(REPOSITORY_ROOT, wiring);
       const { id: functionId, entry } = deliverNotificationFunction;
-      // The stack's timeout (WORKER_TIMEOUT_SECONDS) and memory: stopped there, as on Lambda.
       const sizing = stackFunction(functionId);
       queue.consume(async (event) => {
         const handler = await load(entry);
@@ -440,10 +374,7 @@ function startNotificationQueues(port: number) {
   };
 }
 
-/**
- * The local stage's allowed origins: ALLOWED_ORIGINS (comma-separated; empty for none) by the
- * setting's own rule, else the local stage's default.
- */
+/** ALLOWED_ORIGINS by the setting's own rule, else the local stage's default. */
 function localAllowedOrigins(): readonly string[] {
   const given = process.env.ALLOWED_ORIGINS;
   if (given === undefined) return STAGE_DEFAULTS.local.allowedOrigins;
@@ -456,7 +387,7 @@ function localAllowedOrigins(): readonly string[] {
 
 const blankAsUnset = (value: string | undefined) => (value?.trim() === '' ? undefined : value);
 
-/** MALWARE_SCANNING by the functions' own rule: scanning unless it says `off`. */
+/** MALWARE_SCANNING: on unless `off`. */
 function localMalwareScanning(): boolean {
   const parsed = LOCAL_OVERRIDES.shape.MALWARE_SCANNING.safeParse(
     blankAsUnset(process.env.MALWARE_SCANNING),
@@ -465,7 +396,6 @@ function localMalwareScanning(): boolean {
   return parsed.data === 'on';
 }
 
-/** LOCAL_SCAN_DELAY_MS: how long the local scanner waits before each verdict. */
 function localScanDelayMs(): number {
   const parsed = LOCAL_SCAN_DELAY_MS.safeParse(blankAsUnset(process.env.LOCAL_SCAN_DELAY_MS));
   if (!parsed.success) {
@@ -474,19 +404,12 @@ function localScanDelayMs(): number {
   return parsed.data;
 }
 
-/** The gateway's CORS configuration, as the API stack gives the HTTP API; none for no origins. */
 const corsOf = (allowedOrigins: readonly string[]) => {
   const cors = apiCorsRule(allowedOrigins);
   return cors === undefined ? {} : { cors };
 };
 
-/**
- * The adapters and settings every handler of this stage is built on: the deployed DynamoDB
- * and S3 adapters on the emulators, and local stand-ins for SQS, Secrets Manager and the
- * chat channel. Settings a developer may change come from the stage's own environment
- * (LOCAL_OVERRIDES: the variables the schema marks `local`), or from the options the tests
- * pass; the rest are the schema's defaults.
- */
+/** What every handler is built on: the deployed adapters on the emulators, local stand-ins. */
 function localWiring(stage: {
   readonly url: string;
   readonly tableName: string;
@@ -528,10 +451,7 @@ function localWiring(stage: {
   return { adapters, settings, clients };
 }
 
-/**
- * Lambda's Invoke API for `npm run invoke` and SAM, on loopback whatever HOST says, as
- * `sam local start-lambda` binds: it runs any function.
- */
+/** Lambda's Invoke API, on loopback whatever HOST says: it runs any function. */
 async function serveLambdaInvokeApi(wiring: LocalWiring, credentials: Credentials) {
   const server = createServer(
     createLambdaInvokeApi({ root: REPOSITORY_ROOT, wiring, credentials }),
@@ -550,11 +470,7 @@ async function serveLambdaInvokeApi(wiring: LocalWiring, credentials: Credential
   };
 }
 
-/**
- * The local malware scanner on the store's new objects (none without a store), and its
- * verdicts delivered to the verdict function as EventBridge invokes it; `drain()` finishes
- * the scans under way, then their deliveries.
- */
+/** The scanner on new objects, its verdicts delivered as EventBridge invokes the function. */
 function startScanning(
   objectStore: RunningObjectStore | undefined,
   wiring: LocalWiring,
@@ -565,8 +481,7 @@ function startScanning(
     entry: recordScanVerdictFunction.entry,
     root: REPOSITORY_ROOT,
     wiring,
-    // A local scan takes no time, so its verdict often comes before the file's record (a
-    // scan takes seconds on AWS); the handler throws until the record is there.
+    // A local verdict may beat the file's record; the handler throws until it is there.
     retryDelaysMs: [1000, 5000],
   });
   const scans =
