@@ -1,9 +1,15 @@
-import { compareDownload } from './smoke-downloads.ts';
-import { directUpload, otherBytesRefused } from './smoke-direct-upload.ts';
-import { frontDoor } from './smoke-front-door.ts';
-import { malwareRefused } from './smoke-malware.ts';
-import { notifySent } from './smoke-notify.ts';
-import { realtimeRooms } from './smoke-realtime.ts';
+import {
+  compareDownload,
+  directUpload,
+  frontDoor,
+  listFiles,
+  malwareRefused,
+  multipartUpload,
+  notifySent,
+  otherBytesRefused,
+  realtimeRooms,
+  usage,
+} from './smoke-steps.ts';
 import {
   CheckFailed,
   type SmokeOptions,
@@ -11,7 +17,6 @@ import {
   startRun,
   type StepResult,
 } from './smoke-run.ts';
-import { listFiles, multipartUpload, usage } from './smoke-user-files.ts';
 
 /** Every file the run made and did not delete itself, deleted: the last step, always taken. */
 const cleanUp = (run: SmokeRun) =>
