@@ -42,7 +42,7 @@ import {
 import { LOCAL_OVERRIDES, LOCAL_SCAN_DELAY_MS, localOverrides } from './local-stage-variables.ts';
 import type { SQSBatchResponse } from 'aws-lambda';
 
-import { REPOSITORY_ROOT } from './paths.ts';
+import { REPOSITORY_ROOT } from './data-folder.ts';
 import { dynamoDbFrontFor } from '../dynamodb/dynamodb-network-front.ts';
 import { ALLOWED_ORIGINS_SETTING, STAGE_DEFAULTS } from '../../stages.ts';
 import { apiCorsRule, bucketCorsRules, type CorsRule } from '../../stacks/cors-rules.ts';
