@@ -19,9 +19,8 @@ import type { StorageLimits } from '#shared/usage/usage.ts';
 import type { AdapterSources } from '#shared/storage/adapter-sources.ts';
 import { realtimeKeys } from '#shared/realtime/adapters/secrets-manager-key-store.ts';
 import { realtimeKeysFile } from '../local/stage/local-stage.ts';
-import { stageHome } from '../local/stage/stage-home.ts';
+import { stageHome, chooseDataFolder } from '../local/stage/data-folder.ts';
 import { runningStage, stageRecordPath } from '../local/stage/stage-lock.ts';
-import { chooseDataFolder } from '../local/stage/data-folder.ts';
 import {
   apiStackName,
   DATA_OUTPUTS,

@@ -5,7 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseCommandLine } from '#infra/command-line.ts';
-import { REPOSITORY_ROOT } from '../local/stage/paths.ts';
+import { REPOSITORY_ROOT } from '../local/stage/data-folder.ts';
 import { renderAll } from './rendered-files.ts';
 
 const USAGE = 'usage: npm run render [-- --check]\n';

@@ -10,7 +10,7 @@ import * as prettier from 'prettier';
 import { API_ROUTES } from '#functions/service-functions.ts';
 import { buildOpenApiDocument } from '#shared/openapi/openapi-document.ts';
 import { typesOf } from '../../examples/typescript/generate-types.ts';
-import { REPOSITORY_ROOT } from '../local/stage/paths.ts';
+import { REPOSITORY_ROOT } from '../local/stage/data-folder.ts';
 import { grantTable } from './grant-table.ts';
 import { stageCostTable } from './stage-cost.ts';
 import {

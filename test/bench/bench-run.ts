@@ -23,7 +23,7 @@ import { createInterface } from 'node:readline';
 import { LOCAL_CREDENTIALS } from '#infra/local/stage/emulators.ts';
 import { startDynamoDbLocal } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { loadIdentityProvider } from '#infra/local/gateway/identity-provider.ts';
-import { REPOSITORY_ROOT } from '#infra/local/stage/paths.ts';
+import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import { LOCAL_TABLE } from '#infra/local/stage/local-stage.ts';
 import type { BenchPart } from './bench.ts';
 import { benchColdStarts, coldStartReport, coldStartsMet } from './cold-start.ts';

@@ -17,7 +17,7 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { REPOSITORY_ROOT } from '#infra/local/stage/paths.ts';
+import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import { API_ROUTES, SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
 import { LAMBDA_BUILD_OPTIONS } from '#test/support/lambda-build-options.ts';
 import { loadAverage, median } from './figures.ts';

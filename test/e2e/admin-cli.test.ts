@@ -6,7 +6,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '#infra/admin/run-admin.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/emulators.ts';
-import { REPOSITORY_ROOT } from '#infra/local/stage/paths.ts';
+import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import { stageRecordOf } from '#infra/local/stage/stage-lock.ts';
 import { dealFileObjectKey, userFileObjectKey } from '#shared/storage/keys.ts';
 import { toUserFileItem } from '#shared/storage/file-items.ts';

@@ -13,7 +13,7 @@ import { COMMANDS } from '#infra/admin/commands.ts';
 import { runAdmin } from '#infra/admin/run-admin.ts';
 import { LOCAL_OVERRIDES } from '#infra/local/stage/local-stage-variables.ts';
 import { API_ROUTES, FUNCTION_ENTRIES } from '#functions/service-functions.ts';
-import { REPOSITORY_ROOT } from '#infra/local/stage/paths.ts';
+import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import { LOCAL_STAGE_VARIABLES } from '#infra/local/stage/local-stage-variables.ts';
 import { cliEnvironment } from '#test/support/cli-environment.ts';
 

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/emulators.ts';
 import { createLambdaInvokeApi } from '#infra/local/lambda/lambda-invoke-api.ts';
 import { chatLogFile, type LocalStage, startLocalStage } from '#infra/local/stage/local-stage.ts';
-import { REPOSITORY_ROOT } from '#infra/local/stage/paths.ts';
+import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import { stageRecordOf, writeStageRecord } from '#infra/local/stage/stage-lock.ts';
 import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { notifySubmission } from '#shared/notifications/notify-submission.ts';

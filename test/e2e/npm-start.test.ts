@@ -18,8 +18,7 @@ import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { freePort } from '#infra/local/stage/free-port.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/emulators.ts';
 import { LOCAL_TABLE } from '#infra/local/stage/local-stage.ts';
-import { REPOSITORY_ROOT } from '#infra/local/stage/paths.ts';
-import { registerRunningStage } from '#infra/local/stage/data-folder.ts';
+import { REPOSITORY_ROOT, registerRunningStage } from '#infra/local/stage/data-folder.ts';
 import {
   readStageRecord,
   stageRecordPath,

@@ -31,7 +31,7 @@ import {
   LOCAL_TABLE_NAME,
 } from '#infra/local/sam/sam-local-template.ts';
 import { RESOURCE_NAMES } from '#shared/functions/function-declaration.ts';
-import { REPOSITORY_ROOT } from '#infra/local/stage/paths.ts';
+import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import { httpEvent } from '#infra/local/cli/sample-events.ts';
 import {
   type SamEnvironment,

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { REPOSITORY_ROOT } from '#infra/local/stage/paths.ts';
+import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import { freePort } from '#infra/local/stage/free-port.ts';
 import { startCloudWatchStandIn } from '#test/support/cloudwatch-stand-in.ts';
 import { seedDeals } from '#test/support/deal-fixtures.ts';

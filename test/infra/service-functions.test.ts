@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { API_ROUTES, SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
-import { REPOSITORY_ROOT } from '#infra/local/stage/paths.ts';
+import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import { routeKey } from '#shared/api/routes.ts';
 import type { FunctionDeclaration } from '#shared/functions/function-declaration.ts';
 

@@ -27,7 +27,7 @@ import {
   s3ClientOptions,
   startObjectStore,
 } from '#infra/local/stage/emulators.ts';
-import { REPOSITORY_ROOT } from '#infra/local/stage/paths.ts';
+import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import type { Credentials } from '#infra/local/sigv4-check.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { multipartBody } from '#test/support/multipart.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { REPOSITORY_ROOT } from '#infra/local/stage/paths.ts';
+import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import { samLocalTemplate } from '#infra/local/sam/sam-local-template.ts';
 import { addServiceStacks } from '#infra/service.ts';
 import { stageConfig } from '#infra/stages.ts';

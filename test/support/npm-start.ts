@@ -4,7 +4,7 @@
  * sets POWERTOOLS_LOG_LEVEL). Every start is kept so a test that fails cannot leave one running.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { REPOSITORY_ROOT } from '#infra/local/stage/paths.ts';
+import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import { patient } from '#test/support/patience.ts';
 
 /** How long one `npm start` may take to come up: seconds when idle, far more on a busy machine. */

@@ -10,9 +10,10 @@ import {
   AmbiguousDataFolder,
   chooseDataFolder,
   registerRunningStage,
+  DEFAULT_DATA_DIR,
+  REPOSITORY_ROOT,
+  stageHome,
 } from '#infra/local/stage/data-folder.ts';
-import { DEFAULT_DATA_DIR, REPOSITORY_ROOT } from '#infra/local/stage/paths.ts';
-import { stageHome } from '#infra/local/stage/stage-home.ts';
 import { stageRecordPath } from '#infra/local/stage/stage-lock.ts';
 import { cliEnvironment } from '#test/support/cli-environment.ts';
 

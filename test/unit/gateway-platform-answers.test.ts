@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { ApiRoute } from '#shared/api/routes.ts';
 import { createGateway, type RequestLogLine } from '#infra/local/gateway/gateway.ts';
 import type { LocalWiring } from '#infra/local/lambda/handler-loader.ts';
-import { REPOSITORY_ROOT } from '#infra/local/stage/paths.ts';
+import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import {
   API_GATEWAY_MAX_BODY_BYTES,
   FUNCTION_TIMED_OUT,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPOSITORY_ROOT } from '#infra/local/stage/paths.ts';
+import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import { BUSINESS_METRICS } from '#shared/observability/business-metrics.ts';
 
 const page = readFileSync(join(REPOSITORY_ROOT, 'docs/operating.md'), 'utf8');

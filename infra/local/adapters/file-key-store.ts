@@ -62,11 +62,7 @@ export class FileKeyStore implements RealtimeKeyStore {
     return partial;
   }
 
-  /**
-   * What tells one write of the file from another: inode, size and modification time. Asked
-   * on every load, so a synchronous stat: a few microseconds, where the asynchronous one
-   * waits its turn on libuv's thread pool on every token request.
-   */
+  /** Inode, size and mtime; a synchronous stat, as libuv's pool delayed every token request. */
   private version(): string | undefined {
     try {
       const info = statSync(this.path);

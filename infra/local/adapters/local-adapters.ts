@@ -18,22 +18,17 @@ import { PublicLinkBlobStore } from './public-link-blob-store.ts';
 export interface LocalClients {
   readonly dynamodb: DynamoDBClient;
   readonly s3: S3Client;
-  /**
-   * The client upload forms and download links are signed with when other machines reach
-   * the object store by another endpoint than the handlers do (the stage's public host).
-   */
+  /** Signs forms and links when other machines reach the store elsewhere (public host). */
   readonly s3Links?: S3Client;
 }
 
-/** Clients on DynamoDB Local and the local object store, at the endpoints the handlers reach them by. */
+/** Clients at the endpoints the handlers reach the emulators by. */
 export function localClients(
   endpoints: {
     readonly dynamodb: string;
     readonly s3: string;
-    /** Where browsers reach the object store, when not at `s3`. */
     readonly s3Links?: string;
   },
-  /** The stage's own (stage-credentials.ts); DynamoDB Local takes them as any others. */
   credentials: Credentials,
 ): LocalClients {
   const local = { region: LOCAL_REGION, credentials };
@@ -50,24 +45,17 @@ export interface LocalAdapterOptions {
   readonly clients: LocalClients;
   readonly tableName: string;
   readonly bucket: string;
-  /** The in-process notification queue and its dead-letter queue. */
   readonly notificationQueue: MessageQueue;
   readonly deadLetters: MessageQueue;
-  /** The realtime signing keys' file (made on first use). */
   readonly realtimeKeysFile: string;
-  /** A Slack-compatible webhook; without one, messages go to `chatLogFile`. */
   readonly chatWebhookUrl?: string;
   readonly chatLogFile: string;
   readonly chatTimeoutSeconds: number;
 }
 
 /**
- * The local stage's adapters, from the one composition root: the very DynamoDB and S3
- * adapters a deployed function runs on, pointed at the emulators, with local stand-ins for
- * what has no emulator here: SQS (an in-process queue), Secrets Manager (a key file) and the
- * chat channel (a log file, unless a webhook is given); and, when browsers reach the object
- * store elsewhere, a blob store that signs its links for there. Every handler the stage runs
- * takes its adapters from this one set, each built when a handler first takes it.
+ * The deployed adapters from the one composition root, on the emulators, with stand-ins for
+ * SQS, Secrets Manager and, without a webhook, the chat channel (adapters/README.md).
  */
 export function localAdapters(options: LocalAdapterOptions): ServiceAdapters {
   const { dynamodb, s3, s3Links } = options.clients;

@@ -9,13 +9,12 @@ import { createRouteMatcher } from '#shared/api/route-matcher.ts';
 import { routeKey } from '#shared/api/routes.ts';
 import { parseUserId } from '#shared/http/user-id.ts';
 import { splitTarget } from '../gateway/api-gateway-event.ts';
-import { AmbiguousDataFolder, chooseDataFolder } from '../stage/data-folder.ts';
+import { AmbiguousDataFolder, chooseDataFolder, stageHome } from '../stage/data-folder.ts';
 import { loadIdentityProvider } from '../gateway/identity-provider.ts';
 import { toEventClaims } from '../gateway/jwt-authorizer.ts';
 import { LOCAL_BUCKET } from '../object-store/local-bucket.ts';
 import { parseCommandLine } from '#infra/command-line.ts';
 import { httpEvent, s3PutEvent, snsAlarmEvent, sqsEvent } from './sample-events.ts';
-import { stageHome } from '../stage/stage-home.ts';
 import { runningStage } from '../stage/stage-lock.ts';
 
 const USAGE = `usage: npm run --silent event -- <kind> [options]

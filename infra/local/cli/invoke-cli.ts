@@ -10,11 +10,10 @@ import { FUNCTION_ENTRIES } from '#functions/service-functions.ts';
 import { OperatorRefusal } from '../../admin/operator-refusal.ts';
 import { readStackOutputs } from '../../admin/stack-outputs.ts';
 import { apiStackName, functionNameOutput, STAGE_NAMES, type StageName } from '../../stages.ts';
-import { AmbiguousDataFolder, chooseDataFolder } from '../stage/data-folder.ts';
+import { AmbiguousDataFolder, chooseDataFolder, stageHome } from '../stage/data-folder.ts';
 import { LOCAL_REGION } from '../stage/emulators.ts';
 import { readStageCredentials } from '../stage-credentials.ts';
 import { parseCommandLine } from '#infra/command-line.ts';
-import { stageHome } from '../stage/stage-home.ts';
 import { runningStage } from '../stage/stage-lock.ts';
 
 const FUNCTION_IDS = [...FUNCTION_ENTRIES.keys()];

@@ -4,9 +4,8 @@
  */
 import { parseUserId } from '#shared/http/user-id.ts';
 import { parseCommandLine } from '#infra/command-line.ts';
-import { AmbiguousDataFolder, chooseDataFolder } from '../stage/data-folder.ts';
+import { AmbiguousDataFolder, chooseDataFolder, stageHome } from '../stage/data-folder.ts';
 import { loadIdentityProvider } from '../gateway/identity-provider.ts';
-import { stageHome } from '../stage/stage-home.ts';
 
 const USAGE = `usage: npm run --silent token -- --user <positive integer> [--expires-in <seconds>]
 

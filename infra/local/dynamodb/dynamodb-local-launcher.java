@@ -15,17 +15,10 @@ import software.amazon.dynamodb.services.local.main.ServerRunner;
 import software.amazon.dynamodb.services.local.server.DynamoDBProxyServer;
 
 /**
- * Starts DynamoDB Local as its own ServerRunner does, but listening on one address.
- *
- * <p>DynamoDB Local has no option for the address: its DynamoDBProxyServer builds a Jetty
- * Server from a port alone, which listens on every interface. Jetty binds when it starts, so
- * the connector's host is set between building the server and starting it. Run as a
- * single-file source program (JEP 330; a JDK 17+, as DynamoDB Local 3 needs Java 17):
- * {@code java -cp DynamoDBLocal.jar dynamodb-local-launcher.java <host> <DynamoDB Local options>}.
- *
- * <p>On loopback it also answers only requests addressed to a loopback name: DynamoDB Local
- * accepts any signature, so a web page that rebinds its own name to 127.0.0.1 (DNS rebinding)
- * would otherwise be same-origin with it and read every record.
+ * DynamoDB Local, started as its ServerRunner does, on one address: it has no option for it,
+ * so the Jetty connector's host is set between building the server and starting it. On
+ * loopback it answers only loopback names: it takes any signature, so a page rebinding its
+ * own name to 127.0.0.1 (DNS rebinding) would read every record.
  */
 final class DynamoDbLocalLauncher {
   public static void main(String[] args) throws Exception {
@@ -37,8 +30,7 @@ final class DynamoDbLocalLauncher {
         ServerRunner.createServerFromCommandLineArgs(Arrays.copyOfRange(args, 1, args.length));
     Server jetty = jettyServerOf(proxy);
     Connector[] connectors = jetty.getConnectors();
-    // Anything but the one network connector ServerRunner builds today would leave a listener
-    // on every interface, so an unexpected shape stops the start instead.
+    // Another shape could leave a listener on every interface: stop instead.
     if (connectors.length != 1 || !(connectors[0] instanceof AbstractNetworkConnector connector)) {
       fail("DynamoDB Local's server is not built as expected: " + Arrays.toString(connectors));
       return;

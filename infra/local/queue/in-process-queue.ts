@@ -9,21 +9,17 @@ export type QueueConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | unde
 
 export interface InProcessQueueOptions {
   readonly name: string;
-  /** How long a received message stays hidden unless its consumer says otherwise. */
   readonly visibilityTimeoutMs: number;
-  /** SQS's redrive policy: a message received this many times goes to `deadLetters`. */
+  /** SQS's redrive policy. */
   readonly redrive?: { readonly maxReceiveCount: number; readonly deadLetters: InProcessQueue };
-  /** Lambda's event source mapping batch size for SQS. */
   readonly batchSize?: number;
-  /** Told of every message that lands here (a dead-letter queue's arrivals, say). */
   readonly onArrival?: (message: HeldMessage) => void;
 }
 
-/** A message the queue holds. */
 export interface HeldMessage {
   readonly messageId: string;
   readonly body: string;
-  /** Its MessageGroupId: the tenant a fair queue shares delivery between. */
+  /** Its MessageGroupId: a fair queue's tenant. */
   readonly group?: string;
   readonly sentAt: number;
   receiveCount: number;
@@ -33,9 +29,8 @@ export interface HeldMessage {
 }
 
 /**
- * SQS in memory, consumed one batch at a time as Lambda's event source mapping does, with a
- * redrive policy. Fair by MessageGroupId, as an SQS fair queue converges to under a backlog:
- * the group served longest ago first, so one sender's backlog never holds up another's.
+ * SQS in memory, consumed a batch at a time as Lambda's event source mapping does. Fair by
+ * MessageGroupId as an SQS fair queue: one sender's backlog never holds up another's.
  */
 export class InProcessQueue implements MessageQueue {
   readonly name: string;
@@ -45,7 +40,6 @@ export class InProcessQueue implements MessageQueue {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
-  /** When each group was last handed a message, by receive number. */
   private readonly served = new Map<string, number>();
   private receives = 0;
 
@@ -82,18 +76,15 @@ export class InProcessQueue implements MessageQueue {
     return Promise.resolve();
   }
 
-  /** Every message still held, in order sent. */
   messages(): readonly HeldMessage[] {
     return [...this.held.values()].sort((a, b) => a.sentAt - b.sentAt);
   }
 
-  /** Starts delivering messages to the consumer. */
   consume(consumer: QueueConsumer): void {
     this.consumer = consumer;
     this.wake();
   }
 
-  /** Stops delivering, and waits for the batch under way. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
@@ -122,58 +113,52 @@ export class InProcessQueue implements MessageQueue {
   private async deliverBatch(): Promise<void> {
     const consumer = this.consumer;
     if (consumer === undefined) return;
-    const now = Date.now();
-    const batch: HeldMessage[] = [];
+    const batch = await this.receiveBatch(Date.now());
+    if (batch.length === 0) return;
+    const all = new Set(batch.map((m) => m.messageId));
+    let failed: Set<string>;
+    try {
+      const response = await consumer({ Records: batch.map((m) => sqsRecordOf(m, this.arn)) });
+      failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+      // Lambda takes a failure it cannot match to a message as the whole batch failing.
+      if ([...failed].some((id) => !all.has(id))) failed = all;
+    } catch (error) {
+      console.error(`[${this.name}] the consumer failed a whole batch:`, error);
+      failed = all;
+    }
+    for (const id of all) if (!failed.has(id)) this.held.delete(id);
+  }
+
+  /** Redrives what was received too often, then receives the fairest visible messages. */
+  private async receiveBatch(now: number): Promise<HeldMessage[]> {
+    const { redrive, batchSize = 10, visibilityTimeoutMs } = this.options;
     const visible: HeldMessage[] = [];
     for (const message of this.messages()) {
       if (message.visibleAt > now) continue;
-      const redrive = this.options.redrive;
       if (redrive !== undefined && message.receiveCount >= redrive.maxReceiveCount) {
         this.held.delete(message.messageId);
         await redrive.deadLetters.send(message.body, message.group);
-        continue;
-      }
-      visible.push(message);
+      } else visible.push(message);
     }
-    for (;;) {
-      if (batch.length >= (this.options.batchSize ?? 10)) break;
-      const message = this.fairest(visible);
-      if (message === undefined) break;
+    const batch: HeldMessage[] = [];
+    for (
+      let message = this.fairest(visible);
+      message !== undefined && batch.length < batchSize;
+      message = this.fairest(visible)
+    ) {
       visible.splice(visible.indexOf(message), 1);
       this.receives += 1;
       if (message.group !== undefined) this.served.set(message.group, this.receives);
       message.receiveCount += 1;
       message.firstReceivedAt ??= now;
       message.receiptHandle = randomUUID();
-      message.visibleAt = now + this.options.visibilityTimeoutMs;
+      message.visibleAt = now + visibilityTimeoutMs;
       batch.push(message);
     }
-    if (batch.length === 0) return;
-    let failed: Set<string>;
-    try {
-      const response = await consumer({ Records: batch.map((m) => this.record(m)) });
-      failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
-      // Lambda takes a failure it cannot match to a message as the whole batch failing.
-      if ([...failed].some((id) => !batch.some((m) => m.messageId === id))) {
-        failed = new Set(batch.map((m) => m.messageId));
-      }
-    } catch (error) {
-      console.error(`[${this.name}] the consumer failed a whole batch:`, error);
-      failed = new Set(batch.map((m) => m.messageId));
-    }
-    for (const message of batch) {
-      if (!failed.has(message.messageId)) this.held.delete(message.messageId);
-    }
+    return batch;
   }
 
-  private record(message: HeldMessage): SQSRecord {
-    return sqsRecordOf(message, this.arn);
-  }
-
-  /**
-   * The oldest message of the group served longest ago. A group never served, and a message
-   * without a group (a tenant of its own), come first.
-   */
+  /** The oldest message of the group served longest ago; one without a group comes first. */
   private fairest(candidates: readonly HeldMessage[]): HeldMessage | undefined {
     let best: HeldMessage | undefined;
     let bestServed = Infinity;
@@ -189,7 +174,7 @@ export class InProcessQueue implements MessageQueue {
   }
 }
 
-/** A message as Lambda's event source mapping hands it to a function, in an SQS event. */
+/** A message as Lambda's event source mapping hands it over. */
 export function sqsRecordOf(
   message: Pick<
     HeldMessage,

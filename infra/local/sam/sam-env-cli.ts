@@ -8,9 +8,13 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseCommandLine } from '#infra/command-line.ts';
 import { apiStackName } from '../../stages.ts';
-import { AmbiguousDataFolder, chooseDataFolder } from '../stage/data-folder.ts';
+import {
+  AmbiguousDataFolder,
+  chooseDataFolder,
+  REPOSITORY_ROOT,
+  stageHome,
+} from '../stage/data-folder.ts';
 import { LOCAL_REGION } from '../stage/emulators.ts';
-import { REPOSITORY_ROOT } from '../stage/paths.ts';
 import {
   containerAddress,
   type SamStage,
@@ -19,7 +23,6 @@ import {
   stageValues,
 } from './sam-environment.ts';
 import { readStageCredentials } from '../stage-credentials.ts';
-import { stageHome } from '../stage/stage-home.ts';
 import { runningStage } from '../stage/stage-lock.ts';
 
 const DEFAULT_TEMPLATE = join('cdk.out', `${apiStackName('local')}.template.json`);

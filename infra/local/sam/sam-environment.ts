@@ -5,11 +5,8 @@ import { endpointOf } from '../object-store-server.ts';
 import type { StageRecord } from '../stage/stage-lock.ts';
 
 /**
- * SAM CLI's `--env-vars` file for the local stage's template: for each function (by its id,
- * SAM's `SamResourceId`), a value for every variable its template declares. SAM gives a
- * function only the variables its template declares, each from, in order, this file, the
- * shell, the template (samcli/local/lambdafn/env_vars.py); a value it cannot resolve becomes an
- * empty string. So every declared variable gets its value here.
+ * SAM CLI's `--env-vars` file: by function id, a value for every variable its template
+ * declares, as SAM passes an unresolved one as an empty string (samcli/local/lambdafn/env_vars.py).
  */
 export type SamEnvironment = Record<string, Record<string, string>>;
 
@@ -32,11 +29,7 @@ interface TemplateFunction {
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/**
- * The service's functions in a synthesized local template, with their declared variables as
- * the template writes them. The local template names each function's id in `SamResourceId`;
- * CDK's own helper functions (the custom resource's provider) carry none and are left out.
- */
+/** The template's functions by `SamResourceId`; CDK's own helpers carry none. */
 export function templateFunctions(template: unknown): TemplateFunction[] {
   const resources = isRecord(template) && isRecord(template.Resources) ? template.Resources : {};
   const functions: TemplateFunction[] = [];
@@ -59,11 +52,7 @@ export function templateFunctions(template: unknown): TemplateFunction[] {
   return functions;
 }
 
-/**
- * What SAM makes of a template value: a string is itself, a `Ref` to a parameter is its
- * default (samcli/lib/intrinsic_resolver/intrinsics_symbol_table.py); anything else SAM would
- * pass as an empty string, so it has no value here.
- */
+/** A string, or a parameter's default by `Ref`: all SAM resolves here. */
 export function samResolvedValue(template: unknown, value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (!isRecord(value) || typeof value.Ref !== 'string') return undefined;
@@ -74,11 +63,8 @@ export function samResolvedValue(template: unknown, value: unknown): string | un
 }
 
 /**
- * The address a container reaches the stage by: `given` (an IP address), else the host of the
- * stage's URL, which names the address the stage listens on (or, listening on every
- * interface, this machine's first network address). It must be an IP address: under any other
- * endpoint the S3 client addresses a bucket by host name (`<bucket>.<host>`, virtual-hosted
- * style), which resolves nowhere; under an IP address it puts the bucket in the path.
+ * The address a container reaches the stage by: `given`, else its URL's host. An IP address,
+ * or the S3 client would address the bucket as `<bucket>.<host>`, which resolves nowhere.
  */
 export function containerAddress(stage: Pick<SamStage, 'url'>, given?: string): string {
   const host = new URL(stage.url).hostname.replace(/^\[(.*)\]$/, '$1');
@@ -100,10 +86,7 @@ export function containerAddress(stage: Pick<SamStage, 'url'>, given?: string): 
 
 const portOf = (endpoint: string): number => Number(new URL(endpoint).port);
 
-/**
- * A value for every variable the running stage knows: its own facts, every setting the schema
- * lets it override, and the SDK's endpoints (the queues and secrets it serves in process only).
- */
+/** The running stage's facts, its settings and the SDK's endpoints it serves beyond itself. */
 type StageValues = Readonly<
   Record<
     | 'STAGE'
@@ -117,11 +100,7 @@ type StageValues = Readonly<
   >
 >;
 
-/**
- * The values the running stage gives the variables it knows: its table and bucket, its URL
- * as the realtime issuer, the endpoints a container reaches DynamoDB and the object store by,
- * and the settings `npm start` reads from its own environment (`env`, read the same way).
- */
+/** The values of StageValues; the settings read from `env` as `npm start` reads them. */
 export function stageValues(
   stage: SamStage,
   address: string,
@@ -133,8 +112,6 @@ export function stageValues(
         '(a stage started with HOST=0.0.0.0 serves it beyond loopback too)',
     );
   }
-  // As `npm start` reads them; MALWARE_SCANNING as the stage holds downloads: its own scanner
-  // tags what lands in its object store.
   const { CHAT_WEBHOOK_URL: _inProcessOnly, ...settings } = localOverrides(env);
   return {
     STAGE: 'local',
@@ -149,11 +126,7 @@ export function stageValues(
   };
 }
 
-/**
- * The env file: each function's declared variables, each with the stage's value where the
- * stage has one, else the template's own (what SAM would use anyway: Powertools' settings,
- * S3's checksum settings, the endpoints of SQS and Secrets Manager, which point nowhere).
- */
+/** Each function's declared variables: the stage's value, else what SAM makes of the template's. */
 export function samEnvironment(template: unknown, values: Readonly<Record<string, string>>) {
   const environment: SamEnvironment = {};
   for (const { functionId, variables } of templateFunctions(template)) {

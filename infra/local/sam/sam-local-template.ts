@@ -1,8 +1,4 @@
-/**
- * The local stage's template, made fit for SAM CLI (docs/local-stage.md#sam-cli): the CDK app
- * applies this to the API stack of `-c stage=local` only, after the stack is built as any
- * stage's, so the production stacks hold nothing for SAM.
- */
+/** `-c stage=local`'s API stack made fit for SAM CLI, after it is built as any stage's. */
 import { CfnParameter, type CfnResource } from 'aws-cdk-lib';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
@@ -15,18 +11,11 @@ import {
 import type { ApiStack } from '../../stacks/api-stack.ts';
 import type { StageConfig } from '../../stages.ts';
 
-/**
- * The local stage's table and bucket (LOCAL_TABLE and LOCAL_BUCKET, written here, not
- * imported: the CDK app loads this, and not the local stage's servers; a test holds them equal).
- */
+/** LOCAL_TABLE and LOCAL_BUCKET, written out so the CDK app loads no server; a test holds them equal. */
 export const LOCAL_TABLE_NAME = 'file-service';
 export const LOCAL_BUCKET_NAME = 'local-file-service-bucket-with-a-name-as-long-as-a-deployed-one';
 
-/**
- * Where the local template points the SDK at a service the local stage serves, until
- * `npm run sam:env` gives the address: a `.invalid` name never resolves (RFC 6761), so a
- * function run without the env file fails at once instead of calling AWS.
- */
+/** Until `npm run sam:env` says where: `.invalid` never resolves, so nothing calls AWS. */
 const endpointFromSamEnv = (service: string) => `http://${service}.set-by-npm-run-sam-env.invalid`;
 
 /** SQS and Secrets Manager: the local stage serves them in process, to its own handlers only. */
@@ -35,10 +24,7 @@ const endpointNotServed = (service: string) => `http://${service}.not-served-to-
 const sqs = { AWS_ENDPOINT_URL_SQS: endpointNotServed('sqs') };
 const secretsManager = { AWS_ENDPOINT_URL_SECRETS_MANAGER: endpointNotServed('secretsmanager') };
 
-/**
- * The SDK's settings in the local stage's template, by the resource whose service they
- * concern: its endpoint, and for S3 the checksums s3rver takes (only where S3 requires them).
- */
+/** The SDK's endpoint by resource, and S3's checksums only where S3 requires them. */
 export const LOCAL_SDK_ENVIRONMENT: Readonly<
   Record<ResourceName, Readonly<Record<string, string>>>
 > = {
@@ -55,13 +41,9 @@ export const LOCAL_SDK_ENVIRONMENT: Readonly<
 };
 
 /**
- * What the local stage's template holds for SAM CLI. SAM gives a function only the variables
- * its template declares, and resolves only literals, parameters and a few attributes; a stack
- * output or the API's URL becomes an empty string. So here the data stack's outputs and the
- * issuer become parameters, with the local stage's own values as defaults, each function
- * declares the SDK's endpoint for every service it calls (and S3's checksum settings, which
- * s3rver needs), and each carries its function id as SAM's `SamResourceId`, so
- * `sam local invoke ListUserFiles` finds it.
+ * SAM resolves literals and parameters, not stack outputs: the data stack's outputs and the
+ * issuer become parameters with the local stage's values, each function declares the SDK's
+ * endpoints it calls, and carries its id as `SamResourceId` (`sam local invoke ListUserFiles`).
  */
 export function samLocalTemplate(stack: ApiStack, stage: StageConfig): void {
   const parameter = (id: string, description: string, value: string) =>

@@ -1,18 +1,30 @@
 /**
- * Which data folder a CLI (token, admin) works on. `npm start` may run with LOCAL_DATA_DIR set
- * for it alone; each `npm start` therefore also registers itself under the default folder,
- * so a CLI started without the variable still finds the one stage that runs.
+ * Where the local stage keeps its data, and which folder a CLI works on. `npm start` may run
+ * with LOCAL_DATA_DIR set for it alone, so each one also registers under the stage home, where
+ * a CLI started without the variable finds the one stage that runs.
  */
 import { chmod, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isAlive, readStageRecord, runningStage } from './stage-lock.ts';
 
+/** The checkout's root: where `npm start` and the CLIs run from. */
+export const REPOSITORY_ROOT = resolve(import.meta.dirname, '../../..');
+
+export const DEFAULT_DATA_DIR = join(REPOSITORY_ROOT, '.data');
+
 /**
- * Keeps the data folder to its owner (issue 41): made 0700, or tightened to it, so that users'
- * objects, the table and the chat log beneath are out of other accounts' reach whatever their
- * own modes. From here on this process, and every process it starts, makes files 0600 and
- * folders 0700 (umask 077): a file moved or archived out of it (`mv`, `tar`) stays private.
- * Resolves with the mode the folder had when it was looser, for `npm start` to say so.
+ * The folder that plays `.data/`'s part (LOCAL_STAGE_HOME moves it): the data folder unless
+ * LOCAL_DATA_DIR is set, and where stages register, so a test's `npm start` never meets a
+ * developer's in the same checkout.
+ */
+export function stageHome(env: Readonly<Record<string, string | undefined>>): string {
+  const given = env.LOCAL_STAGE_HOME?.trim();
+  return given === undefined || given === '' ? DEFAULT_DATA_DIR : resolve(given);
+}
+
+/**
+ * Keeps the data folder to its owner (issue 41): 0700, and umask 077 for this process and all
+ * it starts, so a file moved out of it stays private. Resolves with a looser mode it had.
  */
 export async function keepDataFolderPrivate(dataDir: string): Promise<number | undefined> {
   process.umask(0o077);
@@ -33,38 +45,29 @@ export interface RegisteredStage {
 /** More than one stage runs and nothing says which: the CLI must not guess. */
 export class AmbiguousDataFolder extends Error {}
 
-const registryOf = (defaultDir: string) => join(defaultDir, 'running-stages');
+const registryOf = (home: string) => join(home, 'running-stages');
 
 /** Registers a running stage; the returned function takes the registration back. */
 export async function registerRunningStage(
-  defaultDir: string,
+  home: string,
   stage: RegisteredStage,
 ): Promise<() => Promise<void>> {
-  const registry = registryOf(defaultDir);
-  await mkdir(registry, { recursive: true });
-  const file = join(registry, `${String(stage.pid)}.json`);
+  await mkdir(registryOf(home), { recursive: true });
+  const file = join(registryOf(home), `${String(stage.pid)}.json`);
   await writeFile(file, JSON.stringify(stage));
   return () => rm(file, { force: true });
 }
 
 /** The registered stages still running; registrations of dead ones are removed. */
-async function liveRegisteredStages(defaultDir: string): Promise<RegisteredStage[]> {
-  const registry = registryOf(defaultDir);
-  let names: string[];
-  try {
-    names = await readdir(registry);
-  } catch {
-    return [];
-  }
+async function liveRegisteredStages(home: string): Promise<RegisteredStage[]> {
+  const names = await readdir(registryOf(home)).catch(() => []);
   const live: RegisteredStage[] = [];
   for (const name of names.filter((n) => n.endsWith('.json'))) {
-    const file = join(registry, name);
-    let stage: RegisteredStage;
-    try {
-      stage = JSON.parse(await readFile(file, 'utf8')) as RegisteredStage;
-    } catch {
-      continue;
-    }
+    const file = join(registryOf(home), name);
+    const stage = await readFile(file, 'utf8')
+      .then((text) => JSON.parse(text) as RegisteredStage)
+      .catch(() => undefined);
+    if (stage === undefined) continue;
     // Its folder's own record must name it too: a pid reused after a kill -9 is not it.
     if (isAlive(stage.pid) && (await readStageRecord(stage.dataDir))?.pid === stage.pid) {
       live.push(stage);
@@ -80,21 +83,21 @@ export interface DataFolderChoice {
 }
 
 /**
- * LOCAL_DATA_DIR when set; else the default folder when a stage holds it; else the one
- * registered stage that runs; else the default folder (no stage runs).
+ * LOCAL_DATA_DIR when set; else the stage home when a stage holds it; else the one registered
+ * stage that runs; else the stage home (no stage runs).
  */
 export async function chooseDataFolder(
   env: Readonly<Record<string, string | undefined>>,
-  defaultDir: string,
+  home: string,
 ): Promise<DataFolderChoice> {
   const given = env.LOCAL_DATA_DIR?.trim();
   if (given !== undefined && given !== '') return { dataDir: resolve(given) };
-  if ((await runningStage(defaultDir)) !== undefined) return { dataDir: defaultDir };
-  const elsewhere = (await liveRegisteredStages(defaultDir))
-    .filter((stage) => resolve(stage.dataDir) !== resolve(defaultDir))
+  if ((await runningStage(home)) !== undefined) return { dataDir: home };
+  const elsewhere = (await liveRegisteredStages(home))
+    .filter((stage) => resolve(stage.dataDir) !== resolve(home))
     .sort((a, b) => a.url.localeCompare(b.url));
   const [only, ...others] = elsewhere;
-  if (only === undefined) return { dataDir: defaultDir };
+  if (only === undefined) return { dataDir: home };
   if (others.length > 0) {
     const list = elsewhere.map((s) => `  ${s.url}  LOCAL_DATA_DIR=${s.dataDir}`).join('\n');
     throw new AmbiguousDataFolder(

@@ -6,10 +6,7 @@ import type { Credentials } from '../sigv4-check.ts';
 import type { CorsRule } from '../../stacks/cors-rules.ts';
 import { newCredentials } from '../stage-credentials.ts';
 
-/**
- * S3 client options for an endpoint override (the local store): path-style addressing, and
- * checksums only where S3 requires them, or the store would keep the chunk framing in the object.
- */
+/** Path-style, and checksums only where S3 requires them (else chunk framing is stored). */
 export function s3ClientOptions(endpoint: string | undefined) {
   return endpoint === undefined
     ? {}
@@ -21,24 +18,17 @@ export function s3ClientOptions(endpoint: string | undefined) {
       } as const);
 }
 
-/**
- * What clients of DynamoDB Local sign with: it accepts any signature. The object store and the
- * Invoke API check the stage's own, secret credentials instead (stage-credentials.ts).
- */
+/** DynamoDB Local takes any signature; the store and Invoke API check the stage's own. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 export const LOCAL_REGION = 'us-east-1';
 
 export interface RunningEmulator {
   readonly endpoint: string;
-  /** The emulator's own process, when it runs in one. */
   readonly pid?: number;
   stop(): Promise<void>;
 }
 
-/**
- * Waits for both emulators, recording each one that started, so that when the other fails
- * the caller can stop the one that did not.
- */
+/** Both emulators; each that started goes in `started`, for the caller to stop if one fails. */
 export async function startBoth<A extends RunningEmulator, B extends RunningEmulator>(
   first: Promise<A>,
   second: Promise<B>,
@@ -53,19 +43,14 @@ export async function startBoth<A extends RunningEmulator, B extends RunningEmul
 }
 
 export interface RunningObjectStore extends RunningEmulator {
-  /** The store itself, past the front's checks, in this process only: the local scanner's
-   * way in. It emits `event` with an S3 event notification for each object created. */
+  /** Past the front's checks, in this process only: the scanner's way in, and S3's events. */
   readonly store: BucketStore;
-  /** The only credentials it takes a signature by. */
   readonly credentials: Credentials;
 }
 
 /**
- * Starts the local object store in this process, keeping objects under `directory`, behind
- * S3's checks (object-store/object-store-front.ts): it answers only requests signed with
- * `credentials` (new random ones unless given), on `host` (loopback unless given) and `port`
- * (a free one unless given). With `malwareScanning`, a signed download of an object under the
- * scanned prefixes needs the tag the bucket policy asks for (s3-scan-hold.ts).
+ * The local object store in this process, objects under `directory`, behind S3's checks
+ * (object-store-front.ts): only requests signed with `credentials`, on loopback unless `host`.
  */
 export async function startObjectStore(options: {
   directory: string;
@@ -73,7 +58,6 @@ export async function startObjectStore(options: {
   host?: string;
   credentials?: Credentials;
   malwareScanning?: boolean;
-  /** The bucket's CORS rules, which S3 answers a preflight from (object-store-front.ts). */
   corsRules?: readonly CorsRule[];
 }): Promise<RunningObjectStore> {
   const credentials = options.credentials ?? newCredentials();

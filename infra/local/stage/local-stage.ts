@@ -41,11 +41,12 @@ import {
 } from '#shared/notifications/delivery-rules.ts';
 import { LOCAL_OVERRIDES, LOCAL_SCAN_DELAY_MS, localOverrides } from './local-stage-variables.ts';
 import type { SQSBatchResponse } from 'aws-lambda';
+import type * as z from 'zod';
 
-import { REPOSITORY_ROOT } from './paths.ts';
+import { REPOSITORY_ROOT } from './data-folder.ts';
 import { dynamoDbFrontFor } from '../dynamodb/dynamodb-network-front.ts';
 import { ALLOWED_ORIGINS_SETTING, STAGE_DEFAULTS } from '../../stages.ts';
-import { apiCorsRule, bucketCorsRules, type CorsRule } from '../../stacks/cors-rules.ts';
+import { apiCorsRule, bucketCorsRules } from '../../stacks/cors-rules.ts';
 import { variableDefaults } from '#shared/config/environment.ts';
 import type { ServiceSettings } from '#shared/wiring/service-adapters.ts';
 
@@ -81,9 +82,10 @@ export interface LocalStageOptions {
   readonly notifications?: NotificationOptions;
   /** Whether stored files are scanned (MALWARE_SCANNING); only with the stage's own store. */
   readonly malwareScanning?: boolean;
-  /** Handler settings by variable name, over LOCAL_OVERRIDES and the schema's defaults. */
-  readonly settings?: LocalSettings;
-
+  /** Handler settings over LOCAL_OVERRIDES; the stage says its name, URL and scanning. */
+  readonly settings?: Partial<
+    Omit<ServiceSettings, 'STAGE' | 'REALTIME_ISSUER' | 'MALWARE_SCANNING'>
+  >;
   readonly scanner?: LocalScannerOptions;
   /** Where handlers reach DynamoDB and S3 (the hardening suite's fault proxy). */
   readonly handlerEndpoints?: (real: {
@@ -91,11 +93,6 @@ export interface LocalStageOptions {
     readonly s3: string;
   }) => Promise<{ readonly dynamodb: string; readonly s3: string }>;
 }
-
-/** Settings a test gives the stage's handlers; the stage itself says its name, URL and scanning. */
-type LocalSettings = Partial<
-  Omit<ServiceSettings, 'STAGE' | 'REALTIME_ISSUER' | 'MALWARE_SCANNING'>
->;
 
 /** Notification settings (CHAT_* and NOTIFY_*); without a webhook, chat.jsonl. */
 interface NotificationOptions {
@@ -110,7 +107,6 @@ interface NotificationOptions {
 export interface LocalStage {
   readonly url: string;
   readonly port: number;
-  /** Lambda's Invoke API for the stage's functions (`npm run invoke`). */
   readonly lambdaEndpoint: string;
   readonly tableName: string;
   readonly bucket: string;
@@ -119,13 +115,11 @@ export interface LocalStage {
   readonly dynamodbNetworkEndpoint?: string;
   readonly s3Credentials: Credentials;
   readonly s3Endpoint: string;
-  /** Where other machines reach the store, in signed links and forms. */
   readonly s3PublicEndpoint?: string;
   readonly dynamodbPid?: number;
   readonly identityProvider: LocalIdentityProvider;
   readonly notifications: { readonly queue: InProcessQueue; readonly deadLetters: InProcessQueue };
   readonly malwareScanning: boolean;
-  /** The adapters, settings and SDK clients every handler of the stage runs on. */
   readonly wiring: LocalWiring;
   close(): Promise<void>;
 }
@@ -143,13 +137,19 @@ async function listen(server: Server, port: number, host: string): Promise<numbe
   return typeof address === 'object' && address !== null ? address.port : port;
 }
 
+const closeServer = (server: Server) =>
+  new Promise<void>((done) => {
+    server.closeAllConnections();
+    server.close(() => {
+      done();
+    });
+  });
+
 /**
  * The whole local stage: emulators, table and bucket, identity provider, and the gateway
- * serving every route's handler, each built by its `createHandler` on localWiring (below).
+ * serving every route's handler on localWiring. What it starts, it stops in reverse order.
  */
 export async function startLocalStage(options: LocalStageOptions): Promise<LocalStage> {
-  const tableName = options.tableName ?? LOCAL_TABLE;
-  const bucket = options.bucket ?? LOCAL_BUCKET;
   const host = options.host ?? '127.0.0.1';
   const ownObjectStore = options.emulators?.s3Endpoint === undefined;
   if (!ownObjectStore && options.malwareScanning === true) {
@@ -157,6 +157,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
   }
   const malwareScanning = ownObjectStore && (options.malwareScanning ?? localMalwareScanning());
   const scanDelayMs = options.scanner?.delayMs ?? localScanDelayMs();
+  // Until the handlers are wired, every request is told to come back.
   let serve: RequestListener = (_request, response) => {
     response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
     response.end('{"message":"Service Unavailable"}');
@@ -167,66 +168,28 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
   // Node's 5 s drops a kept-alive connection a busy client has not yet read ("other side closed").
   server.keepAliveTimeout = 60_000;
   const port = await listen(server, options.port, host);
-  const started: RunningEmulator[] = [];
-  let stopQueues = (): Promise<void> => Promise.resolve();
-  let closeLambdaApi = (): Promise<void> => Promise.resolve();
-  const stopEmulators = async () => {
-    await Promise.allSettled(started.reverse().map((e) => e.stop()));
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop();
   };
   try {
     await options.onListening?.();
-    const given = options.emulators;
-    if (given?.s3Endpoint !== undefined && given.s3Credentials === undefined) {
-      throw new Error('The object store at emulators.s3Endpoint needs its s3Credentials');
-    }
-    const ownCredentials = await stageCredentials(options.dataDir);
-    const allowedOrigins = options.allowedOrigins ?? localAllowedOrigins();
-    const credentials = given?.s3Credentials ?? ownCredentials;
-    const { dynamodbEndpoint, dynamodbPid, objectStore } = await startEmulators(options, started, {
-      bucket,
-      host,
-      credentials,
-      malwareScanning,
-      corsRules: bucketCorsRules(allowedOrigins),
-    });
-    const s3Endpoint = objectStore?.endpoint ?? options.emulators?.s3Endpoint ?? '';
-    const [identityProvider] = await Promise.all([
-      loadIdentityProvider(options.dataDir),
-      ensureTable(dynamodbEndpoint, tableName),
-      ensureBucket(s3Endpoint, bucket, credentials),
-    ]);
-
-    const dynamodbFront = await dynamoDbFrontFor(host, {
-      target: dynamodbEndpoint,
-      credentials,
-      region: LOCAL_REGION,
-    });
-    if (dynamodbFront !== undefined) started.push(dynamodbFront);
-    const publicHost = options.publicHost ?? publicHostOf(host);
-    const urlHost =
-      host === '127.0.0.1' ? 'localhost' : isWildcard(host) ? (publicHost ?? 'localhost') : host;
-    const url = endpointOf(urlHost, port);
-    // Links and forms for other machines name the public host; the handlers stay on loopback.
-    const s3PublicEndpoint =
-      objectStore === undefined || publicHost === undefined
-        ? undefined
-        : endpointOf(publicHost, Number(new URL(objectStore.endpoint).port));
+    const backends = await startBackends(options, host, malwareScanning, stops);
+    const { objectStore, credentials, allowedOrigins } = backends;
+    const address = stageAddress(host, port, options.publicHost, objectStore);
     const notifications = startNotificationQueues(port);
-    stopQueues = notifications.stop;
-    const real = { dynamodb: dynamodbEndpoint, s3: s3Endpoint };
+    stops.push(() => notifications.stop());
+    const real = { dynamodb: backends.dynamodbEndpoint, s3: backends.s3Endpoint };
     const reached = (await options.handlerEndpoints?.(real)) ?? real;
-    const wiring = localWiring({
-      url,
-      tableName,
-      bucket,
-      endpoints:
-        s3PublicEndpoint === undefined ? reached : { ...reached, s3Links: s3PublicEndpoint },
+    const s3Links = address.s3PublicEndpoint;
+    const wiring = localWiring(options, {
+      url: address.url,
+      tableName: backends.tableName,
+      bucket: backends.bucket,
+      endpoints: s3Links === undefined ? reached : { ...reached, s3Links },
       credentials,
-      queues: notifications,
-      dataDir: options.dataDir,
-      notifications: options.notifications ?? {},
+      notifications,
       malwareScanning,
-      settings: options.settings ?? {},
     });
     notifications.consume(wiring);
     // Before the gateway serves, so that every object it stores is scanned.
@@ -234,110 +197,143 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       ...options.scanner,
       delayMs: scanDelayMs,
     });
+    stops.push(() => scanning.drain());
     serve = createGateway({
       routes: API_ROUTES,
       root: REPOSITORY_ROOT,
       wiring,
       authorize: createJwtAuthorizer({
-        issuer: identityProvider.issuer,
-        audiences: [identityProvider.audience],
-        publicKey: identityProvider.publicKey,
+        issuer: backends.identityProvider.issuer,
+        audiences: [backends.identityProvider.audience],
+        publicKey: backends.identityProvider.publicKey,
       }),
       ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest }),
       ...(options.onResponse === undefined ? {} : { onResponse: options.onResponse }),
       ...corsOf(allowedOrigins),
     });
-    const lambdaApi = await serveLambdaInvokeApi(wiring, ownCredentials);
-    closeLambdaApi = lambdaApi.close;
-    const finalizer =
-      objectStore === undefined
-        ? undefined
-        : forwardObjectCreated(objectStore.store, {
-            functionId: finalizeDirectUploadFunction.id,
-            entry: finalizeDirectUploadFunction.entry,
-            // The bucket's notification filter on AWS (UploadFinalizer).
-            objectPrefix: DIRECT_UPLOAD_OBJECT_PREFIX,
-            root: REPOSITORY_ROOT,
-            wiring,
-          });
+    // Drained after the Invoke API closes and before the scans: its copies are scanned too.
+    if (objectStore !== undefined) {
+      const finalizer = startFinalizer(objectStore, wiring);
+      stops.push(() => finalizer.drain());
+    }
+    const lambdaEndpoint = await serveLambdaInvokeApi(wiring, backends.ownCredentials, stops);
+    const { dynamodbFront, dynamodbPid } = backends;
     return {
-      url,
+      url: address.url,
       port,
-      lambdaEndpoint: lambdaApi.endpoint,
-      tableName,
-      bucket,
-      dynamodbEndpoint,
+      lambdaEndpoint,
+      tableName: backends.tableName,
+      bucket: backends.bucket,
+      dynamodbEndpoint: backends.dynamodbEndpoint,
       ...(dynamodbFront === undefined ? {} : { dynamodbNetworkEndpoint: dynamodbFront.endpoint }),
       s3Credentials: credentials,
-      s3Endpoint,
-      ...(s3PublicEndpoint === undefined ? {} : { s3PublicEndpoint }),
+      s3Endpoint: backends.s3Endpoint,
+      ...(s3Links === undefined ? {} : { s3PublicEndpoint: s3Links }),
       ...(dynamodbPid === undefined ? {} : { dynamodbPid }),
-      identityProvider,
+      identityProvider: backends.identityProvider,
       wiring,
       malwareScanning,
-      notifications: {
-        queue: notifications.queue,
-        deadLetters: notifications.deadLetters,
-      },
+      notifications: { queue: notifications.queue, deadLetters: notifications.deadLetters },
       close: async () => {
-        server.closeAllConnections();
-        await new Promise<void>((done) => {
-          server.close(() => {
-            done();
-          });
-        });
-        await closeLambdaApi();
-        // The finalizer's copies are scanned, and each scan's verdict delivered, in this order.
-        await finalizer?.drain();
-        await scanning.drain();
-        await stopQueues();
-        await stopEmulators();
+        await closeServer(server);
+        await stopAll();
       },
     };
   } catch (error) {
     server.close();
-    await closeLambdaApi();
-    await stopQueues();
-    await stopEmulators();
+    await stopAll();
     throw error;
   }
 }
 
-/** The emulators the caller gives none of; each one started goes in `started`. */
+/** The emulators, the table and bucket on them, the identity provider and DynamoDB's front. */
+async function startBackends(
+  options: LocalStageOptions,
+  host: string,
+  malwareScanning: boolean,
+  stops: (() => Promise<void>)[],
+) {
+  const given = options.emulators;
+  if (given?.s3Endpoint !== undefined && given.s3Credentials === undefined) {
+    throw new Error('The object store at emulators.s3Endpoint needs its s3Credentials');
+  }
+  const tableName = options.tableName ?? LOCAL_TABLE;
+  const bucket = options.bucket ?? LOCAL_BUCKET;
+  const ownCredentials = await stageCredentials(options.dataDir);
+  const allowedOrigins = options.allowedOrigins ?? localAllowedOrigins();
+  const credentials = given?.s3Credentials ?? ownCredentials;
+  const corsRules = bucketCorsRules(allowedOrigins);
+  const store = { host, credentials, malwareScanning, corsRules };
+  const { dynamodbEndpoint, dynamodbPid, objectStore } = await startEmulators(
+    options,
+    store,
+    stops,
+  );
+  const s3Endpoint = objectStore?.endpoint ?? given?.s3Endpoint ?? '';
+  const [identityProvider] = await Promise.all([
+    loadIdentityProvider(options.dataDir),
+    ensureTable(dynamodbEndpoint, tableName),
+    ensureBucket(s3Endpoint, bucket, credentials),
+  ]);
+  const dynamodbFront = await dynamoDbFrontFor(host, {
+    target: dynamodbEndpoint,
+    credentials,
+    region: LOCAL_REGION,
+  });
+  if (dynamodbFront !== undefined) stops.push(() => dynamodbFront.stop());
+  return {
+    ...{ tableName, bucket, ownCredentials, credentials, allowedOrigins, identityProvider },
+    ...{ dynamodbEndpoint, dynamodbPid, dynamodbFront, objectStore, s3Endpoint },
+  };
+}
+
+/** The stage's URL, and where other machines reach its store: the public host, if any. */
+function stageAddress(
+  host: string,
+  port: number,
+  givenPublicHost: string | undefined,
+  objectStore: RunningObjectStore | undefined,
+) {
+  const publicHost = givenPublicHost ?? publicHostOf(host);
+  const urlHost =
+    host === '127.0.0.1' ? 'localhost' : isWildcard(host) ? (publicHost ?? 'localhost') : host;
+  // Links and forms for other machines name the public host; the handlers stay on loopback.
+  const s3PublicEndpoint =
+    objectStore === undefined || publicHost === undefined
+      ? undefined
+      : endpointOf(publicHost, Number(new URL(objectStore.endpoint).port));
+  return { url: endpointOf(urlHost, port), s3PublicEndpoint };
+}
+
+/** The emulators the caller gives none of, stopped together. */
 async function startEmulators(
   options: LocalStageOptions,
-  started: RunningEmulator[],
-  store: {
-    readonly bucket: string;
-    readonly host: string;
-    readonly credentials: Credentials;
-    readonly malwareScanning: boolean;
-    readonly corsRules: readonly CorsRule[];
-  },
+  store: Omit<Parameters<typeof startObjectStore>[0], 'directory'>,
+  stops: (() => Promise<void>)[],
 ): Promise<{ dynamodbEndpoint: string; dynamodbPid?: number; objectStore?: RunningObjectStore }> {
-  const ownObjectStore = async () => {
-    const directory = join(options.dataDir, 's3');
-    const { host, credentials, malwareScanning, corsRules } = store;
-    return startObjectStore({ directory, host, credentials, malwareScanning, corsRules });
-  };
-  if (options.emulators === undefined) {
-    const [dynamodb, objectStore] = await startBoth(
+  const given = options.emulators;
+  const started: RunningEmulator[] = [];
+  stops.push(async () => {
+    await Promise.allSettled(started.map((emulator) => emulator.stop()));
+  });
+  const objectStore = () => startObjectStore({ ...store, directory: join(options.dataDir, 's3') });
+  if (given === undefined) {
+    const [dynamodb, ownStore] = await startBoth(
       startDynamoDbLocal({ directory: join(options.dataDir, 'dynamodb') }),
-      ownObjectStore(),
+      objectStore(),
       started,
     );
+    const pid = dynamodb.pid;
     return {
       dynamodbEndpoint: dynamodb.endpoint,
-      ...(dynamodb.pid === undefined ? {} : { dynamodbPid: dynamodb.pid }),
-      objectStore,
+      ...(pid === undefined ? {} : { dynamodbPid: pid }),
+      objectStore: ownStore,
     };
   }
-  if (options.emulators.s3Endpoint !== undefined) {
-    return { dynamodbEndpoint: options.emulators.dynamodbEndpoint };
-  }
-  const objectStore = await ownObjectStore();
-  started.push(objectStore);
-  return { dynamodbEndpoint: options.emulators.dynamodbEndpoint, objectStore };
+  if (given.s3Endpoint !== undefined) return { dynamodbEndpoint: given.dynamodbEndpoint };
+  const ownStore = await objectStore();
+  started.push(ownStore);
+  return { dynamodbEndpoint: given.dynamodbEndpoint, objectStore: ownStore };
 }
 
 /** SQS with the stack's redrive policy; `consume` runs the worker Lambda runs. */
@@ -385,24 +381,27 @@ function localAllowedOrigins(): readonly string[] {
   return parsed.data;
 }
 
-const blankAsUnset = (value: string | undefined) => (value?.trim() === '' ? undefined : value);
-
-/** MALWARE_SCANNING: on unless `off`. */
-function localMalwareScanning(): boolean {
-  const parsed = LOCAL_OVERRIDES.shape.MALWARE_SCANNING.safeParse(
-    blankAsUnset(process.env.MALWARE_SCANNING),
-  );
-  if (!parsed.success) throw new Error('MALWARE_SCANNING must be `on` or `off`');
-  return parsed.data === 'on';
-}
-
-function localScanDelayMs(): number {
-  const parsed = LOCAL_SCAN_DELAY_MS.safeParse(blankAsUnset(process.env.LOCAL_SCAN_DELAY_MS));
-  if (!parsed.success) {
-    throw new Error('LOCAL_SCAN_DELAY_MS must be whole milliseconds, 0 to 600,000');
-  }
+/** A variable of the stage's own environment, blank as unset; `mistake` says a wrong one. */
+function fromEnvironment<T>(name: string, schema: z.ZodType<T>, mistake: string): T {
+  const given = process.env[name];
+  const parsed = schema.safeParse(given?.trim() === '' ? undefined : given);
+  if (!parsed.success) throw new Error(`${name} ${mistake}`);
   return parsed.data;
 }
+
+const localMalwareScanning = () =>
+  fromEnvironment(
+    'MALWARE_SCANNING',
+    LOCAL_OVERRIDES.shape.MALWARE_SCANNING,
+    'must be `on` or `off`',
+  ) === 'on';
+
+const localScanDelayMs = () =>
+  fromEnvironment(
+    'LOCAL_SCAN_DELAY_MS',
+    LOCAL_SCAN_DELAY_MS,
+    'must be whole milliseconds, 0 to 600,000',
+  );
 
 const corsOf = (allowedOrigins: readonly string[]) => {
   const cors = apiCorsRule(allowedOrigins);
@@ -410,41 +409,37 @@ const corsOf = (allowedOrigins: readonly string[]) => {
 };
 
 /** What every handler is built on: the deployed adapters on the emulators, local stand-ins. */
-function localWiring(stage: {
-  readonly url: string;
-  readonly tableName: string;
-  readonly bucket: string;
-  readonly endpoints: { readonly dynamodb: string; readonly s3: string; readonly s3Links?: string };
-  readonly credentials: Credentials;
-  readonly queues: { readonly queue: InProcessQueue; readonly deadLetters: InProcessQueue };
-  readonly dataDir: string;
-  readonly notifications: NotificationOptions;
-  readonly malwareScanning: boolean;
-  readonly settings: LocalSettings;
-}): LocalWiring {
+function localWiring(
+  options: LocalStageOptions,
+  stage: Pick<LocalStage, 'url' | 'tableName' | 'bucket' | 'malwareScanning' | 'notifications'> & {
+    readonly endpoints: Parameters<typeof localClients>[0];
+    readonly credentials: Credentials;
+  },
+): LocalWiring {
+  const notifications = options.notifications ?? {};
   const { CHAT_WEBHOOK_URL, ...read } = localOverrides(process.env);
-  const env = { ...variableDefaults(), ...read, ...stage.settings };
+  const env = { ...variableDefaults(), ...read, ...options.settings };
   const settings: ServiceSettings = {
     ...env,
     STAGE: 'local',
     REALTIME_ISSUER: stage.url,
-    CHAT_RETRY_BASE_SECONDS: stage.notifications.retryBaseSeconds ?? env.CHAT_RETRY_BASE_SECONDS,
-    CHAT_TIMEOUT_SECONDS: stage.notifications.timeoutSeconds ?? env.CHAT_TIMEOUT_SECONDS,
-    CHAT_POSTS_PER_SECOND: stage.notifications.postsPerSecond ?? env.CHAT_POSTS_PER_SECOND,
-    NOTIFY_BURST: stage.notifications.notifyBurst ?? env.NOTIFY_BURST,
-    NOTIFY_RATE_PER_MINUTE: stage.notifications.notifyRatePerMinute ?? env.NOTIFY_RATE_PER_MINUTE,
+    CHAT_RETRY_BASE_SECONDS: notifications.retryBaseSeconds ?? env.CHAT_RETRY_BASE_SECONDS,
+    CHAT_TIMEOUT_SECONDS: notifications.timeoutSeconds ?? env.CHAT_TIMEOUT_SECONDS,
+    CHAT_POSTS_PER_SECOND: notifications.postsPerSecond ?? env.CHAT_POSTS_PER_SECOND,
+    NOTIFY_BURST: notifications.notifyBurst ?? env.NOTIFY_BURST,
+    NOTIFY_RATE_PER_MINUTE: notifications.notifyRatePerMinute ?? env.NOTIFY_RATE_PER_MINUTE,
     MALWARE_SCANNING: stage.malwareScanning ? 'on' : 'off',
   };
-  const chatWebhookUrl = stage.notifications.chatWebhookUrl ?? CHAT_WEBHOOK_URL;
+  const chatWebhookUrl = notifications.chatWebhookUrl ?? CHAT_WEBHOOK_URL;
   const clients = localClients(stage.endpoints, stage.credentials);
   const adapters = localAdapters({
     clients,
     tableName: stage.tableName,
     bucket: stage.bucket,
-    notificationQueue: stage.queues.queue,
-    deadLetters: stage.queues.deadLetters,
-    realtimeKeysFile: realtimeKeysFile(stage.dataDir),
-    chatLogFile: chatLogFile(stage.dataDir),
+    notificationQueue: stage.notifications.queue,
+    deadLetters: stage.notifications.deadLetters,
+    realtimeKeysFile: realtimeKeysFile(options.dataDir),
+    chatLogFile: chatLogFile(options.dataDir),
     chatTimeoutSeconds: settings.CHAT_TIMEOUT_SECONDS,
     ...(chatWebhookUrl === undefined ? {} : { chatWebhookUrl }),
   });
@@ -452,23 +447,28 @@ function localWiring(stage: {
 }
 
 /** Lambda's Invoke API, on loopback whatever HOST says: it runs any function. */
-async function serveLambdaInvokeApi(wiring: LocalWiring, credentials: Credentials) {
+async function serveLambdaInvokeApi(
+  wiring: LocalWiring,
+  credentials: Credentials,
+  stops: (() => Promise<void>)[],
+): Promise<string> {
   const server = createServer(
     createLambdaInvokeApi({ root: REPOSITORY_ROOT, wiring, credentials }),
   );
   const port = await listen(server, 0, '127.0.0.1');
-  return {
-    endpoint: `http://localhost:${String(port)}`,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((done) => {
-        server.close(() => {
-          done();
-        });
-      });
-    },
-  };
+  stops.push(() => closeServer(server));
+  return `http://localhost:${String(port)}`;
 }
+
+/** S3's ObjectCreated events to the finalizer, through the bucket's notification filter. */
+const startFinalizer = (objectStore: RunningObjectStore, wiring: LocalWiring) =>
+  forwardObjectCreated(objectStore.store, {
+    functionId: finalizeDirectUploadFunction.id,
+    entry: finalizeDirectUploadFunction.entry,
+    objectPrefix: DIRECT_UPLOAD_OBJECT_PREFIX,
+    root: REPOSITORY_ROOT,
+    wiring,
+  });
 
 /** The scanner on new objects, its verdicts delivered as EventBridge invokes the function. */
 function startScanning(

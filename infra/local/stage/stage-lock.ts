@@ -4,42 +4,38 @@ import { join } from 'node:path';
 import type { LocalStage } from './local-stage.ts';
 
 /** What a running `npm start` records in its data folder, for CLIs and for the next start. */
-export interface StageRecord {
+export type StageRecord = Pick<
+  LocalStage,
+  | 'url'
+  | 'lambdaEndpoint'
+  | 'dynamodbEndpoint'
+  | 'dynamodbNetworkEndpoint'
+  | 's3Endpoint'
+  | 'tableName'
+  | 'bucket'
+  | 'dynamodbPid'
+> & {
   readonly pid: number;
-  readonly url: string;
-  /** Lambda's Invoke API for the stage's functions. */
-  readonly lambdaEndpoint: string;
-  readonly dynamodbEndpoint: string;
-  /** DynamoDB Local's signature-checking front, when the stage listens beyond loopback. */
-  readonly dynamodbNetworkEndpoint?: string;
-  readonly s3Endpoint: string;
-  readonly tableName: string;
-  readonly bucket: string;
-  readonly dynamodbPid?: number;
-  /** Whether the stage scans stored files (MALWARE_SCANNING): the operator CLI's `scan`. */
+  /** For the operator CLI's `scan` and `usage`. */
   readonly malwareScanning?: boolean;
-  /** Its storage limits (MAX_FILES_PER_USER, MAX_BYTES_PER_USER): the operator CLI's `usage`. */
   readonly maxFilesPerUser?: number;
   readonly maxBytesPerUser?: number;
-}
+};
 
 /** The record of a stage that this process runs. */
-export const stageRecordOf = (stage: LocalStage): StageRecord => ({
-  pid: process.pid,
-  url: stage.url,
-  lambdaEndpoint: stage.lambdaEndpoint,
-  dynamodbEndpoint: stage.dynamodbEndpoint,
-  ...(stage.dynamodbNetworkEndpoint === undefined
-    ? {}
-    : { dynamodbNetworkEndpoint: stage.dynamodbNetworkEndpoint }),
-  s3Endpoint: stage.s3Endpoint,
-  tableName: stage.tableName,
-  bucket: stage.bucket,
-  ...(stage.dynamodbPid === undefined ? {} : { dynamodbPid: stage.dynamodbPid }),
-  malwareScanning: stage.wiring.settings.MALWARE_SCANNING === 'on',
-  maxFilesPerUser: stage.wiring.settings.MAX_FILES_PER_USER,
-  maxBytesPerUser: stage.wiring.settings.MAX_BYTES_PER_USER,
-});
+export const stageRecordOf = (stage: LocalStage): StageRecord => {
+  const { url, lambdaEndpoint, dynamodbEndpoint, s3Endpoint, tableName, bucket } = stage;
+  const { dynamodbNetworkEndpoint, dynamodbPid } = stage;
+  return {
+    pid: process.pid,
+    ...{ url, lambdaEndpoint, dynamodbEndpoint, s3Endpoint, tableName, bucket },
+    ...(dynamodbNetworkEndpoint === undefined ? {} : { dynamodbNetworkEndpoint }),
+    ...(dynamodbPid === undefined ? {} : { dynamodbPid }),
+    malwareScanning: stage.wiring.settings.MALWARE_SCANNING === 'on',
+    maxFilesPerUser: stage.wiring.settings.MAX_FILES_PER_USER,
+    maxBytesPerUser: stage.wiring.settings.MAX_BYTES_PER_USER,
+  };
+};
 
 export const stageRecordPath = (dataDir: string): string => join(dataDir, 'local-stage.json');
 
@@ -68,9 +64,8 @@ export async function runningStage(dataDir: string): Promise<StageRecord | undef
 }
 
 /**
- * A start killed outright (SIGKILL, or during its own startup) cannot stop its DynamoDB Local.
- * The next start, once it knows no live stage holds the folder, stops every DynamoDB Local
- * whose database is this folder's, so one data folder never has two. Linux only (/proc).
+ * A start killed outright cannot stop its DynamoDB Local: the next one, holding the folder,
+ * stops every DynamoDB Local on this folder's database. Linux only (/proc).
  */
 export function reapOrphans(dataDir: string): number[] {
   const database = `\0${join(dataDir, 'dynamodb')}\0`;

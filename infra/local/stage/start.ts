@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import type { LocalStage } from './local-stage.ts';
 import { LOCAL_STAGE_VARIABLES } from './local-stage-variables.ts';
-import { stageHome } from './stage-home.ts';
+import { stageHome } from './data-folder.ts';
 
 const USAGE = `usage: npm start [-- --help]
 
