@@ -14,13 +14,18 @@ import { readStageCredentials } from '../local/stage-credentials.ts';
 import { FileKeyStore } from '#infra/local/adapters/file-key-store.ts';
 import type { RealtimeKeyStore } from '#shared/realtime/realtime-key-store.ts';
 import { DOCUMENT_TRANSLATION } from '#shared/storage/aws/dynamodb.ts';
-import { ENVIRONMENT } from '#shared/config/environment.ts';
+import {
+  ENVIRONMENT,
+  STORAGE_LIMIT_SETTINGS,
+  type StorageLimitSetting,
+} from '#shared/config/environment.ts';
+import { storageLimitsOf } from '#shared/wiring/service-adapters.ts';
 import type { StorageLimits } from '#shared/usage/usage.ts';
 import type { AdapterSources } from '#shared/storage/adapter-sources.ts';
 import { realtimeKeys } from '#shared/realtime/adapters/secrets-manager-key-store.ts';
 import { realtimeKeysFile } from '../local/stage/local-stage.ts';
 import { stageHome, chooseDataFolder } from '../local/stage/data-folder.ts';
-import { runningStage, stageRecordPath } from '../local/stage/stage-lock.ts';
+import { runningStage, type StageRecord, stageRecordPath } from '../local/stage/stage-lock.ts';
 import {
   apiStackName,
   DATA_OUTPUTS,
@@ -55,8 +60,8 @@ export interface StageTarget {
    */
   releaser(): Promise<S3Client>;
   /**
-   * The storage limits the stage holds each user to (its maxFilesPerUser and maxBytesPerUser
-   * settings), and where they were read; undefined limits when the stage does not say.
+   * The storage limits the stage holds each user to (its STORAGE_LIMIT_SETTINGS), and where
+   * they were read; undefined limits when the stage does not say.
    */
   limits(): Promise<StageLimits>;
   close(): void;
@@ -68,33 +73,37 @@ interface StageLimits {
   readonly from: string;
 }
 
-/** The limits a stage record keeps, as `npm start` runs with them. */
-const RecordedLimits = z.object({
-  maxFilesPerUser: ENVIRONMENT.MAX_FILES_PER_USER.unwrap().optional(),
-  maxBytesPerUser: ENVIRONMENT.MAX_BYTES_PER_USER.unwrap().optional(),
-});
+/** The storage-limit settings, as the operator reads where they came from. */
+const LIMIT_NAMES = STORAGE_LIMIT_SETTINGS.join(' and ');
+
+/** Each storage-limit setting, parsed by its own rule (the record has them without defaults). */
+function storageLimitSettings(withDefaults: boolean) {
+  const shape = {} as Record<StorageLimitSetting, z.ZodType<number>>;
+  for (const name of STORAGE_LIMIT_SETTINGS) {
+    shape[name] = withDefaults ? ENVIRONMENT[name] : ENVIRONMENT[name].unwrap();
+  }
+  return z.object(shape);
+}
 
 /** The limits a local stage's record names: those its functions run with. */
-function recordedLimits(record: unknown, dataDir: string): StageLimits {
-  const recorded = RecordedLimits.safeParse(record);
-  const files = recorded.success ? recorded.data.maxFilesPerUser : undefined;
-  const bytes = recorded.success ? recorded.data.maxBytesPerUser : undefined;
-  if (files === undefined || bytes === undefined) {
+function recordedLimits(record: StageRecord | undefined, dataDir: string): StageLimits {
+  const recorded = storageLimitSettings(false).safeParse(record?.storageLimits);
+  if (!recorded.success) {
     return {
       limits: undefined,
       from: `unknown: the local stage's record (${stageRecordPath(dataDir)}) names no limits; restart \`npm start\``,
     };
   }
   return {
-    limits: { files, bytes },
-    from: `the local stage's MAX_FILES_PER_USER and MAX_BYTES_PER_USER, as its record (${stageRecordPath(dataDir)}) names them`,
+    limits: storageLimitsOf(recorded.data),
+    from: `the local stage's ${LIMIT_NAMES}, as its record (${stageRecordPath(dataDir)}) names them`,
   };
 }
 
 /**
- * The limits a deployed stage's functions run with: the MAX_FILES_PER_USER and
- * MAX_BYTES_PER_USER variables of its usage function, which the stage's maxFilesPerUser and
- * maxBytesPerUser settings set at deploy (a variable it lacks reads as the function would).
+ * The limits a deployed stage's functions run with: the storage-limit variables of its usage
+ * function, which the stage's settings of those names set at deploy (a variable it lacks reads
+ * as the function would).
  */
 async function deployedLimits(stage: StageName): Promise<StageLimits> {
   const stackName = apiStackName(stage);
@@ -111,13 +120,9 @@ async function deployedLimits(stage: StageName): Promise<StageLimits> {
     const { Environment } = await lambda.send(
       new GetFunctionConfigurationCommand({ FunctionName: functionName }),
     );
-    const variables = Environment?.Variables ?? {};
     return {
-      limits: {
-        files: ENVIRONMENT.MAX_FILES_PER_USER.parse(variables.MAX_FILES_PER_USER),
-        bytes: ENVIRONMENT.MAX_BYTES_PER_USER.parse(variables.MAX_BYTES_PER_USER),
-      },
-      from: `the MAX_FILES_PER_USER and MAX_BYTES_PER_USER of function ${functionName} (stack ${stackName}), as deployed`,
+      limits: storageLimitsOf(storageLimitSettings(true).parse(Environment?.Variables ?? {})),
+      from: `the ${LIMIT_NAMES} of function ${functionName} (stack ${stackName}), as deployed`,
     };
   } finally {
     lambda.destroy();

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { STORAGE_LIMIT_SETTINGS, type StorageLimitSetting } from '#shared/config/environment.ts';
 import type { LocalStage } from './local-stage.ts';
 
 /** What a running `npm start` records in its data folder, for CLIs and for the next start. */
@@ -18,8 +19,7 @@ export type StageRecord = Pick<
   readonly pid: number;
   /** For the operator CLI's `scan` and `usage`. */
   readonly malwareScanning?: boolean;
-  readonly maxFilesPerUser?: number;
-  readonly maxBytesPerUser?: number;
+  readonly storageLimits?: Pick<LocalStage['wiring']['settings'], StorageLimitSetting>;
 };
 
 /** The record of a stage that this process runs. */
@@ -32,8 +32,9 @@ export const stageRecordOf = (stage: LocalStage): StageRecord => {
     ...(dynamodbNetworkEndpoint === undefined ? {} : { dynamodbNetworkEndpoint }),
     ...(dynamodbPid === undefined ? {} : { dynamodbPid }),
     malwareScanning: stage.wiring.settings.MALWARE_SCANNING === 'on',
-    maxFilesPerUser: stage.wiring.settings.MAX_FILES_PER_USER,
-    maxBytesPerUser: stage.wiring.settings.MAX_BYTES_PER_USER,
+    storageLimits: Object.fromEntries(
+      STORAGE_LIMIT_SETTINGS.map((name) => [name, stage.wiring.settings[name]]),
+    ) as StageRecord['storageLimits'],
   };
 };
 
