@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import * as z from 'zod';
+import { settingName, STORAGE_LIMIT_SETTINGS } from '#shared/config/environment.ts';
 import { addDealFile, type DealFileSource } from '#shared/deal-files/add-deal-file.ts';
 import { toDealFileRecord } from '#shared/deal-files/api/deal-file-response.ts';
 import { DynamoGroupRepository } from '#shared/groups/adapters/dynamo-group-repository.ts';
@@ -448,7 +449,7 @@ export const COMMANDS: readonly Command[] = [
       flags: [['--user <id>', 'the user id of their tokens']],
       note:
         'used: what their files hold; reserved: their pending direct uploads, each at its ' +
-        "declared size; allowed: the stage's limit (maxFilesPerUser, maxBytesPerUser), read " +
+        `declared size; allowed: the stage's limit (${STORAGE_LIMIT_SETTINGS.map(settingName).join(', ')}), read ` +
         'where allowed_from says (null when the stage does not say). A user whose usage was ' +
         'never stored is counted from their items. It reads; it changes nothing.',
     },
