@@ -26,6 +26,13 @@ process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'node-compile-cache');
  */
 export default defineConfig({
   test: {
+    /*
+     * Node's own `import` in the workers, not Vite's module runner: Node strips the types
+     * (the CLIs run the same way), and the compile cache above then covers our modules too,
+     * where the runner transformed and compiled them again in every worker (about 10 s of the
+     * e2e suite's CPU). No test mocks a module, so Vitest's loader hooks are off as well.
+     */
+    experimental: { viteModuleRunner: false, nodeLoader: false },
     // Three files at once on two cores, where Vitest's default is one: most of a file's time
     // is spent waiting on a stage, a webhook's pace or a timeout (docs/testing.md).
     maxWorkers: 3,
