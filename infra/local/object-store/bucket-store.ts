@@ -10,12 +10,11 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { S3Event } from 'aws-lambda';
-import type { S3Error } from './s3-errors.ts';
 
 /**
  * The local stage's object store: a bucket is a folder, each object a file of bytes and a
@@ -41,19 +40,23 @@ export interface StoredObject {
 
 export type ObjectEventName = 'ObjectCreated:Put' | 'ObjectCreated:Post' | 'ObjectCreated:Copy';
 
-/** Bytes that did not land: the check on them (size, signed hash) refused them. */
-export class Refused extends Error {
-  readonly reason: S3Error;
+/** A refusal in S3's terms: its status and Code. The store throws it for bytes it refuses. */
+export class S3Error extends Error {
+  readonly status: number;
+  readonly code: string;
+  /** Elements after Message, as XML: only where a client reads them. */
+  readonly details: string;
 
-  constructor(reason: S3Error) {
-    super('the object store refused the bytes');
-    this.reason = reason;
+  constructor(status: number, code: string, message: string, details = '') {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.details = details;
   }
 }
 
 const inUtf8Order = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 const recordName = (key: string) => `${createHash('sha256').update(key).digest('hex')}.json`;
-const LEGACY_OBJECT = '._S3rver_object';
 
 export class BucketStore extends EventEmitter {
   private readonly buckets = new Map<string, Map<string, StoredObject>>();
@@ -89,48 +92,11 @@ export class BucketStore extends EventEmitter {
   private async load(bucket: string): Promise<void> {
     const objects = new Map<string, StoredObject>();
     this.buckets.set(bucket, objects);
-    await this.importLegacy(bucket);
     const folder = join(this.root, bucket, 'objects');
     const names = await readdir(folder).catch(() => []);
     for (const name of names.filter((n) => n.endsWith('.json'))) {
       const object = JSON.parse(await readFile(join(folder, name), 'utf8')) as StoredObject;
       objects.set(object.key, object);
-    }
-  }
-
-  /**
-   * A data folder from before keeps s3rver's layout (`<key>._S3rver_object` and its
-   * metadata): its objects move into this one's, once, with their headers and tags.
-   */
-  private async importLegacy(bucket: string): Promise<void> {
-    const folder = join(this.root, bucket);
-    const files = await readdir(folder, { recursive: true });
-    for (const file of files.filter((name) => name.endsWith(LEGACY_OBJECT))) {
-      const base = join(folder, file.slice(0, -LEGACY_OBJECT.length));
-      const bytes = join(folder, file);
-      const read = (suffix: string) =>
-        readFile(`${base}._S3rver_${suffix}`, 'utf8').catch(() => '');
-      const meta = JSON.parse((await read('metadata.json')) || '{}') as Record<string, string>;
-      const tagXml = await read('tagging.xml');
-      const tags = [...tagXml.matchAll(/<Key>([^<]*)<\/Key><Value>([^<]*)<\/Value>/g)];
-      const md5 = createHash('md5').update(await readFile(bytes));
-      const { size, mtimeMs } = await stat(bytes);
-      const landed = join(this.incoming, randomUUID());
-      renameSync(bytes, landed);
-      this.land(bucket, {
-        key: relative(folder, base).split('\\').join('/'),
-        etag: `"${md5.digest('hex')}"`,
-        size,
-        lastModified: Math.floor(mtimeMs / 1000) * 1000,
-        headers: meta,
-        tags: tags.map(([, name = '', value = '']) => [name, value] as const),
-        file: landed,
-      });
-    }
-    for (const entry of await readdir(folder, { withFileTypes: true })) {
-      if (!['objects', 'bytes'].includes(entry.name)) {
-        await rm(join(folder, entry.name), { recursive: true, force: true });
-      }
     }
   }
 
@@ -196,7 +162,7 @@ export class BucketStore extends EventEmitter {
     try {
       await pipeline(bytes, count, createWriteStream(file, { mode: 0o600 }));
       const refused = options.check?.(size, sha256.digest('hex'));
-      if (refused !== undefined) throw new Refused(refused);
+      if (refused !== undefined) throw refused;
     } catch (error) {
       await rm(file, { force: true });
       throw error;
