@@ -3,11 +3,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';
 
 /**
- * Signature Version 4 checked by signing the request again with the SDK's own signer, with the
- * stage's credentials and the request's own date, scope and signed headers, then comparing the
- * two signatures in constant time. Header-signed and presigned requests alike
- * (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_sigv.html). Every `x-amz-*`
- * header sent must be signed, else a captured request could be replayed as another.
+ * Signature Version 4, header-signed or presigned, checked by signing the request again with
+ * the SDK's own signer (the request's date, scope and signed headers, the stage's credentials)
+ * and comparing the signatures in constant time. Every `x-amz-*` header sent must be signed:
+ * else a captured request could be replayed as another (`X-Amz-Invocation-Type: Event`).
  */
 export interface Credentials {
   readonly accessKeyId: string;
@@ -15,12 +14,10 @@ export interface Credentials {
 }
 
 type SourceData = string | ArrayBuffer | ArrayBufferView;
-const bytesOf = (data: SourceData): string | Uint8Array =>
-  typeof data === 'string'
-    ? data
-    : data instanceof ArrayBuffer
-      ? new Uint8Array(data)
-      : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+const bytesOf = (data: SourceData) =>
+  typeof data === 'string' || data instanceof ArrayBuffer
+    ? Buffer.from(data as string)
+    : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 
 /** SHA-256 and HMAC-SHA256 as the SDK's signer takes them (its Checksum interface). */
 export class Sha256 {
@@ -39,15 +36,14 @@ export class Sha256 {
   }
 }
 
-export type SigV4Failure =
-  | 'missing'
-  | 'malformed'
-  | 'unknown-key'
-  | 'skewed'
-  | 'expired'
-  | 'scope'
-  | 'unsigned-header'
-  | 'mismatch';
+/** A request as received. `body`: see `verifySigV4`. */
+export interface ReceivedRequest {
+  readonly method: string;
+  /** The path and query, as sent. */
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body?: Buffer | null;
+}
 
 export interface SigV4Expectations {
   readonly credentials: Credentials;
@@ -56,85 +52,82 @@ export interface SigV4Expectations {
   readonly now?: Date;
 }
 
-export interface SignedRequest {
-  readonly method: string;
-  /** The path and query, as sent. */
-  readonly url: string;
-  readonly headers: IncomingHttpHeaders;
-}
+const JSON_REFUSALS = {
+  missing: ['MissingAuthenticationTokenException', 'Missing Authentication Token'],
+  malformed: ['IncompleteSignatureException', 'Authorization header is malformed'],
+  'unknown-key': [
+    'UnrecognizedClientException',
+    'The security token included in the request is invalid.',
+  ],
+  skewed: [
+    'InvalidSignatureException',
+    'Signature expired: the request is dated more than 15 minutes from now',
+  ],
+  expired: ['InvalidSignatureException', 'Signature expired'],
+  scope: ['InvalidSignatureException', 'Credential should be scoped to a valid region and service'],
+  'unsigned-header': [
+    'InvalidSignatureException',
+    'There were headers present in the request which were not signed',
+  ],
+  mismatch: [
+    'InvalidSignatureException',
+    'The request signature we calculated does not match the signature you provided.',
+  ],
+} as const;
+export type SigV4Failure = keyof typeof JSON_REFUSALS;
 
-/** Passed: the payload hash signed (hex, or `UNSIGNED-PAYLOAD` and the like). */
-export type SigV4Check = { readonly failure: SigV4Failure } | { readonly payloadHash: string };
-
-/** AWS refuses a request signed more than 15 minutes from its own clock. */
 const MAX_SKEW_MS = 15 * 60 * 1000;
 const AUTHORIZATION =
   /^AWS4-HMAC-SHA256 Credential=(\S+), ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/;
 const CREDENTIAL = /^([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request$/;
+const AMZ_DATE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
 
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+const decode = (text: string) => {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+};
 
 /** Two signatures equal, compared in constant time. */
 export const sameSignature = (ours: string, theirs: string): boolean =>
   ours.length === theirs.length && timingSafeEqual(Buffer.from(ours), Buffer.from(theirs));
 
-/** `20261124T063248Z` as a date, or undefined. */
-function amzDate(value: string | undefined): Date | undefined {
-  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value ?? '');
-  const date =
-    m === null ? undefined : new Date(`${m.slice(1, 4).join('-')}T${m.slice(4).join(':')}Z`);
-  return date === undefined || Number.isNaN(date.getTime()) ? undefined : date;
-}
-
-/** A raw query, decoded as SigV4 reads it: `+` stays a plus, a repeated name keeps each value. */
-function queryParameters(rawQuery: string): Record<string, string | string[]> {
-  const decode = (text: string) => {
-    try {
-      return decodeURIComponent(text);
-    } catch {
-      return text;
-    }
-  };
-  const query: Record<string, string | string[]> = {};
-  for (const pair of rawQuery.split('&').filter((p) => p !== '')) {
-    const [name = '', ...value] = pair.split('=').map(decode);
-    const seen = query[name];
-    const joined = value.join('=');
-    query[name] = seen === undefined ? joined : [...[seen].flat(), joined];
-  }
-  return query;
-}
-
 /**
- * Checks a request's signature. `body`: undefined takes the payload hash the request signed
- * (S3 checks it against the bytes as they land); a buffer is hashed; `null` stops before the
- * signature itself, so what the headers refuse costs no read of the body.
+ * Checks a request's signature; passed, the payload hash it signed. `body`: undefined takes
+ * that hash as signed (S3 checks it as the bytes land), a buffer is hashed, and `null` stops
+ * before the signature itself: what the headers refuse costs no read of the body.
  */
 export async function verifySigV4(
-  request: SignedRequest,
+  request: ReceivedRequest,
   expected: SigV4Expectations,
-  body?: Buffer | null,
-): Promise<SigV4Check> {
-  const mark = request.url.indexOf('?');
-  const path = mark < 0 ? request.url : request.url.slice(0, mark);
-  const query = queryParameters(mark < 0 ? '' : request.url.slice(mark + 1));
-  const authorization = one(request.headers.authorization);
-  const presigned = authorization === undefined && 'X-Amz-Signature' in query;
-  if (authorization === undefined && !presigned) return { failure: 'missing' };
+): Promise<{ readonly failure: SigV4Failure } | { readonly payloadHash: string }> {
+  const [path = '', rawQuery = ''] = request.url.split(/\?(.*)/s);
+  const query: Record<string, string | string[]> = {};
+  for (const [name = '', ...value] of rawQuery.split('&').map((p) => p.split('='))) {
+    if (name === '') continue;
+    const seen = query[decode(name)];
+    const given = decode(value.join('='));
+    query[decode(name)] = seen === undefined ? given : [seen, given].flat();
+  }
   const field = (name: string) => one(query[`X-Amz-${name}`]);
+  const authorization = one(request.headers.authorization);
+  const presigned = authorization === undefined && field('Signature') !== undefined;
+  if (authorization === undefined && !presigned) return { failure: 'missing' };
   const [, credential = '', signedList = '', provided = ''] = presigned
     ? ['', field('Credential'), field('SignedHeaders'), field('Signature')]
     : (AUTHORIZATION.exec(authorization ?? '') ?? []);
-  const longDate = presigned ? field('Date') : one(request.headers['x-amz-date']);
+  const longDate = (presigned ? field('Date') : one(request.headers['x-amz-date'])) ?? '';
   const expires = Number(field('Expires') ?? 'NaN');
   const scope = CREDENTIAL.exec(credential);
-  const signedAt = amzDate(longDate);
-  if (
-    scope === null ||
-    signedAt === undefined ||
-    (presigned &&
-      (field('Algorithm') !== 'AWS4-HMAC-SHA256' || !(expires >= 0 && expires <= 604_800)))
-  ) {
+  const signedAt = new Date(
+    AMZ_DATE.test(longDate) ? longDate.replace(AMZ_DATE, '$1-$2-$3T$4:$5:$6Z') : '',
+  );
+  const badQuery =
+    field('Algorithm') !== 'AWS4-HMAC-SHA256' || !(expires >= 0 && expires <= 604_800);
+  if (scope === null || Number.isNaN(signedAt.getTime()) || (presigned && badQuery)) {
     return { failure: 'malformed' };
   }
   const [, accessKeyId, day, region, service] = scope;
@@ -142,7 +135,7 @@ export async function verifySigV4(
   const age = (expected.now ?? new Date()).getTime() - signedAt.getTime();
   if (presigned && age > expires * 1000) return { failure: 'expired' };
   if (presigned ? -age > MAX_SKEW_MS : Math.abs(age) > MAX_SKEW_MS) return { failure: 'skewed' };
-  if (region !== expected.region || service !== expected.service || day !== longDate?.slice(0, 8)) {
+  if (region !== expected.region || service !== expected.service || day !== longDate.slice(0, 8)) {
     return { failure: 'scope' };
   }
   const signed = signedList.split(';');
@@ -153,90 +146,40 @@ export async function verifySigV4(
     const value = request.headers[name];
     if (value !== undefined) headers[name] = [value].flat().join(',');
   }
-  const payloadHash = presigned
-    ? (field('Content-Sha256') ?? 'UNSIGNED-PAYLOAD')
-    : (headers['x-amz-content-sha256'] ?? 'UNSIGNED-PAYLOAD');
+  const { body } = request;
+  const payloadHash =
+    (presigned ? field('Content-Sha256') : headers['x-amz-content-sha256']) ?? 'UNSIGNED-PAYLOAD';
   if (body === null) return { payloadHash };
-  // A buffer's own hash, whatever a header claims: a header that claims another fails.
+  // The hash of the bytes received, whatever a header claims: a header claiming another fails.
   if (body !== undefined && 'x-amz-content-sha256' in headers) {
     headers['x-amz-content-sha256'] = createHash('sha256').update(body).digest('hex');
   }
+  // A presigned request signs its payload hash but sends it in no header, and no x-amz-date.
+  if (presigned) headers['x-amz-content-sha256'] = payloadHash;
   const signer = new SignatureV4({
-    credentials: expected.credentials,
-    region: expected.region,
-    service: expected.service,
+    ...expected,
     sha256: Sha256,
-    // The path is checked as sent, already escaped once (as S3 signs it).
-    uriEscapePath: false,
+    uriEscapePath: false, // the path as sent is escaped once, as S3 signs it
     applyChecksum: false,
   });
-  const toSign = {
-    method: request.method,
-    protocol: 'http:',
-    hostname: headers.host ?? '',
-    path,
-    query,
-    headers,
-    ...(body === undefined ? {} : { body }),
-  };
-  const names = new Set(signed);
-  let ours: string | undefined;
-  if (presigned) {
-    const unsignedHash = new Set(['x-amz-content-sha256']);
-    const again = await signer.presign(
-      { ...toSign, headers: { ...headers, 'x-amz-content-sha256': payloadHash } },
-      {
-        signingDate: signedAt,
-        expiresIn: expires,
-        signableHeaders: names,
-        unsignableHeaders: unsignedHash,
-        unhoistableHeaders: new Set([...names, ...unsignedHash]),
-      },
-    );
-    ours = one(again.query?.['X-Amz-Signature'] ?? undefined);
-  } else {
-    const again = await signer.sign(toSign, { signingDate: signedAt, signableHeaders: names });
-    ours = /Signature=([0-9a-f]+)$/.exec(String(again.headers.authorization))?.[1];
-  }
-  return sameSignature(ours ?? '', provided) ? { payloadHash } : { failure: 'mismatch' };
+  const again = await signer.sign(
+    { method: request.method, protocol: 'http:', hostname: '', path, query, headers, body },
+    {
+      signingDate: signedAt,
+      signableHeaders: new Set(signed),
+      unsignableHeaders: new Set(['x-amz-date', 'x-amz-content-sha256']),
+    },
+  );
+  const ours = /Signature=(\w+)$/.exec(String(again.headers.authorization))?.[1] ?? '';
+  return sameSignature(ours, provided) ? { payloadHash } : { failure: 'mismatch' };
 }
 
-/** A request as a JSON API (Lambda, DynamoDB) received it: see `verifySigV4` for `body`. */
-export interface ReceivedRequest extends SignedRequest {
-  readonly body: Buffer | null;
-}
-
-/** What a JSON API answers a request it will not authenticate. */
-export interface SigV4Refusal {
-  readonly status: number;
-  readonly type: string;
-  readonly message: string;
-}
-
-const INVALID = 'InvalidSignatureException';
-const JSON_REFUSALS: Record<SigV4Failure, readonly [string, string]> = {
-  missing: ['MissingAuthenticationTokenException', 'Missing Authentication Token'],
-  malformed: ['IncompleteSignatureException', 'Authorization header is malformed'],
-  'unknown-key': [
-    'UnrecognizedClientException',
-    'The security token included in the request is invalid.',
-  ],
-  skewed: [INVALID, 'Signature expired: the request is dated more than 15 minutes from now'],
-  expired: [INVALID, 'Signature expired'],
-  scope: [INVALID, 'Credential should be scoped to a valid region and service'],
-  'unsigned-header': [INVALID, 'There were headers present in the request which were not signed'],
-  mismatch: [
-    INVALID,
-    'The request signature we calculated does not match the signature you provided.',
-  ],
-};
-
-/** The check as a JSON API answers it: undefined when it passes. */
+/** The check as a JSON API (Lambda, DynamoDB) answers it: undefined when it passes. */
 export async function checkSigV4(
   request: ReceivedRequest,
   expected: SigV4Expectations,
-): Promise<SigV4Refusal | undefined> {
-  const check = await verifySigV4(request, expected, request.body);
+): Promise<{ status: number; type: string; message: string } | undefined> {
+  const check = await verifySigV4(request, expected);
   if (!('failure' in check)) return undefined;
   const [type, message] = JSON_REFUSALS[check.failure];
   return { status: 403, type, message };

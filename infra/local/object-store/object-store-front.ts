@@ -5,7 +5,7 @@ import Busboy from 'busboy';
 import * as keys from '#shared/storage/keys.ts';
 import type { CorsRule } from '../../stacks/cors-rules.ts';
 import { originMatches } from '../gateway/api-gateway-cors.ts';
-import { type Credentials, type SigV4Failure, verifySigV4 } from '../sigv4-check.ts';
+import { type Credentials, verifySigV4 } from '../sigv4-check.ts';
 import { type BucketStore, S3Error, type StoredObject } from './bucket-store.ts';
 import { checkPostForm } from './s3-post-policy.ts';
 
@@ -32,36 +32,6 @@ const DRAIN_MS = 30_000;
 const NS = ' xmlns="http://s3.amazonaws.com/doc/2006-03-01/"';
 const KEPT = ['cache-control', 'content-disposition', 'content-encoding', 'content-language'];
 const KEPT_HEADERS = [...KEPT, 'content-type', 'expires'];
-
-const ERRORS = {
-  AccessDenied: [403, 'Access Denied'],
-  NotImplemented: [501, 'Not implemented locally'],
-  NoSuchKey: [404, 'The specified key does not exist.'],
-  NoSuchBucket: [404, 'The specified bucket does not exist'],
-  PreconditionFailed: [412, 'At least one of the pre-conditions you specified did not hold'],
-  MalformedPOSTRequest: [400, 'The body of your POST request is not well-formed'],
-  InternalError: [500, 'We encountered an internal error'],
-} as const;
-const fail = (code: keyof typeof ERRORS) => new S3Error(ERRORS[code][0], code, ERRORS[code][1]);
-export const SIGNATURE_MISMATCH =
-  'The request signature we calculated does not match the signature you provided. Check your key and signing method.';
-const AUTH_ERRORS: Record<Exclude<SigV4Failure, 'missing'>, readonly [number, string, string]> = {
-  malformed: [400, 'AuthorizationHeaderMalformed', 'The authorization is malformed'],
-  scope: [400, 'AuthorizationHeaderMalformed', 'The credential has another region or service'],
-  'unknown-key': [
-    403,
-    'InvalidAccessKeyId',
-    'The AWS Access Key Id you provided does not exist in our records.',
-  ],
-  skewed: [403, 'RequestTimeTooSkewed', 'The request time is too far from the server time'],
-  expired: [403, 'AccessDenied', 'Request has expired'],
-  'unsigned-header': [
-    403,
-    'AccessDenied',
-    'There were headers present in the request which were not signed',
-  ],
-  mismatch: [403, 'SignatureDoesNotMatch', SIGNATURE_MISMATCH],
-};
 
 const escape = (text: string) => text.replace(/[<>&]/g, (c) => `&#${String(c.charCodeAt(0))};`);
 const el = (name: string, value: string | number | boolean) =>
@@ -110,7 +80,7 @@ export function objectStoreListener(options: ObjectStoreFrontOptions): RequestLi
   return (request, response) => {
     handle(options, request, response).catch((error: unknown) => {
       if (!(error instanceof S3Error)) console.error('[object store] could not answer:', error);
-      refuse(request, response, error instanceof S3Error ? error : fail('InternalError'));
+      refuse(request, response, error instanceof S3Error ? error : new S3Error('InternalError'));
     });
   };
 }
@@ -153,7 +123,7 @@ async function handle(
     const asked = (headers['access-control-request-headers'] ?? '').split(',');
     const names = asked.map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
     const rule = ruleFor(rules, origin, headers['access-control-request-method'] ?? '', names);
-    if (rule === undefined) throw new S3Error(403, 'AccessForbidden', 'CORS request not allowed');
+    if (rule === undefined) throw new S3Error('cors');
     request.resume();
     return send(response, 200, '', {
       ...corsHeaders(rule, origin),
@@ -167,8 +137,9 @@ async function handle(
   }
   const auth = await verifySigV4({ method, url, headers }, { ...options, service: 's3' });
   if ('failure' in auth) {
-    if (auth.failure !== 'missing') throw new S3Error(...AUTH_ERRORS[auth.failure]);
-    if (method !== 'POST' || key !== '' || mark >= 0 || bucket === '') throw fail('AccessDenied');
+    if (auth.failure !== 'missing') throw new S3Error(auth.failure);
+    if (method !== 'POST' || key !== '' || mark >= 0 || bucket === '')
+      throw new S3Error('AccessDenied');
     return receiveForm(options, bucket, request, response);
   }
   const store = options.store;
@@ -176,7 +147,7 @@ async function handle(
     store.createBucket(bucket);
     return send(response, 200, '', { location: `/${bucket}` });
   }
-  if (!store.hasBucket(bucket)) throw fail('NoSuchBucket');
+  if (!store.hasBucket(bucket)) throw new S3Error('NoSuchBucket');
   const object = store.get(bucket, key);
   const body = async () => {
     const chunks: Buffer[] = [];
@@ -188,18 +159,18 @@ async function handle(
     if (method === 'GET' && (query.has('versions') || query.get('list-type') === '2')) {
       return send(response, 200, listing(store, bucket, query));
     }
-    if (method !== 'POST' || !query.has('delete')) throw fail('NotImplemented');
+    if (method !== 'POST' || !query.has('delete')) throw new S3Error('NotImplemented');
     for (const [, k] of (await body()).matchAll(/<Key>([^<]*)<\/Key>/g)) {
       store.delete(bucket, unescapeXml(k));
     }
     return send(response, 200, `<DeleteResult${NS}></DeleteResult>`);
   }
   if (query.has('tagging')) {
-    if (object === undefined) throw fail('NoSuchKey');
+    if (object === undefined) throw new S3Error('NoSuchKey');
     if (method === 'PUT' && store.setTags(bucket, key, tagsOf(await body()))) {
       return send(response, 200);
     }
-    if (method !== 'GET') throw fail('NotImplemented');
+    if (method !== 'GET') throw new S3Error('NotImplemented');
     const tags = object.tags.map(([k, v]) => `<Tag>${el('Key', k)}${el('Value', v)}</Tag>`);
     return send(response, 200, `<Tagging${NS}><TagSet>${tags.join('')}</TagSet></Tagging>`);
   }
@@ -213,13 +184,13 @@ async function handle(
       const tags = new Map(object?.tags);
       const clean = tags.get(keys.SCAN_STATUS_TAG) === 'NO_THREATS_FOUND';
       if (!clean && tags.get(keys.SCAN_RELEASE_TAG) !== keys.SCAN_RELEASED_VALUE) {
-        throw fail('AccessDenied');
+        throw new S3Error('AccessDenied');
       }
     }
-    if (object === undefined) throw fail('NoSuchKey');
+    if (object === undefined) throw new S3Error('NoSuchKey');
     return sendObject(store, bucket, object, request, response, query);
   }
-  if (method !== 'PUT') throw fail('NotImplemented');
+  if (method !== 'PUT') throw new S3Error('NotImplemented');
   const source = one(headers['x-amz-copy-source']);
   if (source !== undefined) return copyObject(store, bucket, key, source, request, response);
   const signed = /^[0-9a-f]{64}$/.test(auth.payloadHash) ? auth.payloadHash : undefined;
@@ -229,11 +200,7 @@ async function handle(
     check: (_size, sha256) =>
       signed === undefined || signed === sha256
         ? undefined
-        : new S3Error(
-            400,
-            'XAmzContentSHA256Mismatch',
-            "The provided 'x-amz-content-sha256' header does not match what was computed.",
-          ),
+        : new S3Error('XAmzContentSHA256Mismatch'),
   });
   return send(response, 200, '', { etag: stored.etag });
 }
@@ -269,7 +236,7 @@ function sendObject(
 ): unknown {
   const ifMatch = one(request.headers['if-match']);
   if (ifMatch !== undefined && unquoted(ifMatch) !== unquoted(object.etag)) {
-    throw fail('PreconditionFailed');
+    throw new S3Error('PreconditionFailed');
   }
   const headers: Record<string, string | number> = {
     ...object.headers,
@@ -301,10 +268,10 @@ function copyObject(
   const path = decodeURIComponent(named.split('?')[0] ?? '').replace(/^\//, '');
   const [sourceBucket = '', sourceKey = ''] = path.split(/\/(.*)/s);
   const source = store.get(sourceBucket, sourceKey);
-  if (source === undefined) throw fail('NoSuchKey');
+  if (source === undefined) throw new S3Error('NoSuchKey');
   const ifMatch = one(request.headers['x-amz-copy-source-if-match']);
   if (ifMatch !== undefined && unquoted(ifMatch) !== unquoted(source.etag)) {
-    throw fail('PreconditionFailed');
+    throw new S3Error('PreconditionFailed');
   }
   const replace = request.headers['x-amz-metadata-directive'] === 'REPLACE';
   const given = replace ? keptHeaders(Object.entries(request.headers)) : undefined;
@@ -383,7 +350,7 @@ function receiveForm(
       limits,
     });
   } catch {
-    throw fail('MalformedPOSTRequest');
+    throw new S3Error('MalformedPOSTRequest');
   }
   const fields: [string, string][] = [];
   let fieldBytes = 0;
@@ -404,13 +371,7 @@ function receiveForm(
     if (fileSeen || answered) return;
     if (name === 'file') void startFile('', Readable.from([Buffer.from(value, 'latin1')]));
     else if ((fieldBytes += name.length + value.length) > MAX_FORM_FIELD_BYTES) {
-      refuseForm(
-        new S3Error(
-          400,
-          'MaxPostPreDataLengthExceeded',
-          'Your POST request fields preceding the upload file were too large.',
-        ),
-      );
+      refuseForm(new S3Error('MaxPostPreDataLengthExceeded'));
     } else fields.push([name, Buffer.from(value, 'latin1').toString('utf8')]);
   });
   parser.on('file', (name, stream, info) => {
@@ -418,25 +379,18 @@ function receiveForm(
     else void startFile(info.filename ?? '', stream);
   });
   parser.on('error', () => {
-    refuseForm(fail('MalformedPOSTRequest'));
+    refuseForm(new S3Error('MalformedPOSTRequest'));
   });
   parser.on('close', () => {
-    if (!fileSeen)
-      refuseForm(
-        new S3Error(
-          400,
-          'IncorrectNumberOfFilesInPostRequest',
-          'POST requires exactly one file upload per request.',
-        ),
-      );
+    if (!fileSeen) refuseForm(new S3Error('IncorrectNumberOfFilesInPostRequest'));
   });
   return request.pipe(parser);
 
   async function startFile(filename: string, stream: Readable): Promise<void> {
     fileSeen = true;
     stream.pause();
-    const form = await checkPostForm({ bucket, fields, filename }, options).catch(() =>
-      fail('InternalError'),
+    const form = await checkPostForm({ bucket, fields, filename }, options).catch(
+      () => new S3Error('InternalError'),
     );
     if (form instanceof S3Error) {
       refuseForm(form);
@@ -460,20 +414,13 @@ function receiveForm(
         event: 'ObjectCreated:Post',
         check: () =>
           answered
-            ? fail('InternalError')
+            ? new S3Error('InternalError')
             : bytes > max
-              ? new S3Error(
-                  400,
-                  'EntityTooLarge',
-                  'Your proposed upload exceeds the maximum allowed size',
-                  el('ProposedSize', bytes) + el('MaxSizeAllowed', max),
-                )
+              ? new S3Error('EntityTooLarge', {
+                  details: el('ProposedSize', bytes) + el('MaxSizeAllowed', max),
+                })
               : bytes < min
-                ? new S3Error(
-                    400,
-                    'EntityTooSmall',
-                    'Your proposed upload is smaller than the minimum allowed size',
-                  )
+                ? new S3Error('EntityTooSmall')
                 : undefined,
       });
       if (answered) return;
@@ -494,7 +441,7 @@ function receiveForm(
           : '';
       send(response, status, xml, { etag: stored.etag, location });
     } catch (error) {
-      refuseForm(error instanceof S3Error ? error : fail('InternalError'));
+      refuseForm(error instanceof S3Error ? error : new S3Error('InternalError'));
     }
   }
 }

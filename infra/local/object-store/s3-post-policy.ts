@@ -2,7 +2,6 @@ import { createHmac } from 'node:crypto';
 import { getSigningKey } from '@smithy/signature-v4';
 import { type Credentials, sameSignature, Sha256 } from '../sigv4-check.ts';
 import { S3Error } from './bucket-store.ts';
-import { SIGNATURE_MISMATCH } from './object-store-front.ts';
 
 /**
  * A browser's POST form checked as S3 checks it, before a byte of its file
@@ -20,8 +19,8 @@ export interface AcceptedForm {
 }
 
 const policyFailed = (why: string) =>
-  new S3Error(403, 'AccessDenied', `Invalid according to Policy: ${why}`);
-const invalidPolicy = () => new S3Error(400, 'InvalidPolicyDocument', 'Invalid Policy');
+  new S3Error('policy', { message: `Invalid according to Policy: ${why}` });
+const invalidPolicy = () => new S3Error('InvalidPolicyDocument');
 
 export async function checkPostForm(
   form: {
@@ -37,16 +36,12 @@ export async function checkPostForm(
     values.set(name.toLowerCase(), seen === undefined ? value : `${seen},${value}`);
   }
   const policy = values.get('policy');
-  if (policy === undefined) return new S3Error(403, 'AccessDenied', 'Access Denied');
+  if (policy === undefined) return new S3Error('AccessDenied');
   const credential = /^([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request$/.exec(
     values.get('x-amz-credential') ?? '',
   );
   if (credential?.[1] !== expected.credentials.accessKeyId) {
-    return new S3Error(
-      403,
-      'InvalidAccessKeyId',
-      'The AWS Access Key Id you provided does not exist in our records.',
-    );
+    return new S3Error('unknown-key');
   }
   const key = await getSigningKey(
     Sha256,
@@ -61,7 +56,7 @@ export async function checkPostForm(
     values.get('x-amz-algorithm') !== 'AWS4-HMAC-SHA256' ||
     !sameSignature(ours, values.get('x-amz-signature') ?? '')
   ) {
-    return new S3Error(403, 'SignatureDoesNotMatch', SIGNATURE_MISMATCH);
+    return new S3Error('mismatch');
   }
   let document: { expiration?: unknown; conditions?: unknown };
   try {
@@ -76,8 +71,7 @@ export async function checkPostForm(
   if ((expected.now ?? new Date()) > expires) return policyFailed('Policy expired.');
   const filename = form.filename.split(/[/\\]/).at(-1) ?? '';
   const objectKey = values.get('key')?.replaceAll('${filename}', filename);
-  if (objectKey === undefined)
-    return new S3Error(400, 'InvalidArgument', "Bucket POST must contain a field named 'key'.");
+  if (objectKey === undefined) return new S3Error('InvalidArgument');
   const subject = (field: string) =>
     field === 'bucket' ? form.bucket : field === 'key' ? objectKey : (values.get(field) ?? '');
   const covered = new Set<string>();
