@@ -6,7 +6,7 @@ import * as keys from '#shared/storage/keys.ts';
 import type { CorsRule } from '../../stacks/cors-rules.ts';
 import { originMatches } from '../gateway/api-gateway-cors.ts';
 import { type Credentials, verifySigV4 } from '../sigv4-check.ts';
-import { type BucketStore, S3Error, type StoredObject } from './bucket-store.ts';
+import { type BucketStore, S3Error } from './bucket-store.ts';
 import { checkPostForm } from './s3-post-policy.ts';
 
 /**
@@ -156,7 +156,12 @@ async function handle(
   };
   if (key === '') {
     if (method === 'HEAD') return send(response, 200);
-    if (method === 'GET' && (query.has('versions') || query.get('list-type') === '2')) {
+    const unsupported = query.has('delimiter') || query.has('start-after');
+    if (
+      method === 'GET' &&
+      !unsupported &&
+      (query.has('versions') || query.get('list-type') === '2')
+    ) {
       return send(response, 200, listing(store, bucket, query));
     }
     if (method !== 'POST' || !query.has('delete')) throw new S3Error('NotImplemented');
@@ -188,11 +193,55 @@ async function handle(
       }
     }
     if (object === undefined) throw new S3Error('NoSuchKey');
-    return sendObject(store, bucket, object, request, response, query);
+    const ifMatch = one(headers['if-match']);
+    if (ifMatch !== undefined && unquoted(ifMatch) !== unquoted(object.etag)) {
+      throw new S3Error('PreconditionFailed');
+    }
+    const modified = new Date(object.lastModified).toUTCString();
+    const sent = { ...object.headers, etag: object.etag, 'last-modified': modified };
+    // A presigned download's `response-content-disposition` and the like.
+    const overrides = KEPT_HEADERS.flatMap((name) => {
+      const value = query.get(`response-${name}`);
+      return value === null ? [] : [[name, value] as const];
+    });
+    response.writeHead(200, {
+      ...sent,
+      ...Object.fromEntries(overrides),
+      'content-length': object.size,
+    });
+    if (method === 'HEAD') return response.end();
+    const bytes = store.read(bucket, object);
+    response.on('close', () => bytes.destroy());
+    return bytes.pipe(response);
   }
   if (method !== 'PUT') throw new S3Error('NotImplemented');
   const source = one(headers['x-amz-copy-source']);
-  if (source !== undefined) return copyObject(store, bucket, key, source, request, response);
+  if (source !== undefined) {
+    // CopyObject, in one turn, with the `x-amz-copy-source-if-match` the service relies on.
+    const [from = '', fromKey = ''] = decodeURIComponent(source.split('?')[0] ?? '')
+      .replace(/^\//, '')
+      .split(/\/(.*)/s);
+    const original = store.get(from, fromKey);
+    if (original === undefined) throw new S3Error('NoSuchKey');
+    const ifMatch = one(headers['x-amz-copy-source-if-match']);
+    if (ifMatch !== undefined && unquoted(ifMatch) !== unquoted(original.etag)) {
+      throw new S3Error('PreconditionFailed');
+    }
+    const replace = headers['x-amz-metadata-directive'] === 'REPLACE';
+    const copy = store.copy(
+      bucket,
+      original,
+      key,
+      replace ? keptHeaders(Object.entries(headers)) : undefined,
+    );
+    request.resume();
+    const modified = el('LastModified', new Date(copy.lastModified).toISOString());
+    return send(
+      response,
+      200,
+      `<CopyObjectResult${NS}>${modified}${el('ETag', copy.etag)}</CopyObjectResult>`,
+    );
+  }
   const signed = /^[0-9a-f]{64}$/.test(auth.payloadHash) ? auth.payloadHash : undefined;
   const stored = await store.put(bucket, key, request, {
     headers: keptHeaders(Object.entries(headers)),
@@ -225,65 +274,6 @@ const tagsOf = (xml: string) =>
   [...xml.matchAll(/<Key>([^<]*)<\/Key>\s*<Value>([^<]*)<\/Value>/g)].map(
     ([, k, v]) => [unescapeXml(k), unescapeXml(v)] as const,
   );
-
-function sendObject(
-  store: BucketStore,
-  bucket: string,
-  object: StoredObject,
-  request: IncomingMessage,
-  response: ServerResponse,
-  query: URLSearchParams,
-): unknown {
-  const ifMatch = one(request.headers['if-match']);
-  if (ifMatch !== undefined && unquoted(ifMatch) !== unquoted(object.etag)) {
-    throw new S3Error('PreconditionFailed');
-  }
-  const headers: Record<string, string | number> = {
-    ...object.headers,
-    etag: object.etag,
-    'last-modified': new Date(object.lastModified).toUTCString(),
-    'content-length': object.size,
-  };
-  // A presigned download's `response-content-disposition` and the like.
-  for (const name of KEPT_HEADERS) {
-    const value = query.get(`response-${name}`);
-    if (value !== null) headers[name] = value;
-  }
-  response.writeHead(200, headers);
-  if (request.method === 'HEAD') return response.end();
-  const bytes = store.read(bucket, object);
-  response.on('close', () => bytes.destroy());
-  return bytes.pipe(response);
-}
-
-/** CopyObject, with the `x-amz-copy-source-if-match` the service relies on, in one turn. */
-function copyObject(
-  store: BucketStore,
-  bucket: string,
-  key: string,
-  named: string,
-  request: IncomingMessage,
-  response: ServerResponse,
-): unknown {
-  const path = decodeURIComponent(named.split('?')[0] ?? '').replace(/^\//, '');
-  const [sourceBucket = '', sourceKey = ''] = path.split(/\/(.*)/s);
-  const source = store.get(sourceBucket, sourceKey);
-  if (source === undefined) throw new S3Error('NoSuchKey');
-  const ifMatch = one(request.headers['x-amz-copy-source-if-match']);
-  if (ifMatch !== undefined && unquoted(ifMatch) !== unquoted(source.etag)) {
-    throw new S3Error('PreconditionFailed');
-  }
-  const replace = request.headers['x-amz-metadata-directive'] === 'REPLACE';
-  const given = replace ? keptHeaders(Object.entries(request.headers)) : undefined;
-  const copy = store.copy(bucket, source, key, given);
-  request.resume();
-  const modified = el('LastModified', new Date(copy.lastModified).toISOString());
-  return send(
-    response,
-    200,
-    `<CopyObjectResult${NS}>${modified}${el('ETag', copy.etag)}</CopyObjectResult>`,
-  );
-}
 
 /**
  * ListObjectsV2 (`continuation-token`) or ListObjectVersions (`key-marker`): keys under the
@@ -412,33 +402,22 @@ function receiveForm(
       const stored = await options.store.put(bucket, form.key, stream.pipe(counted), {
         headers: keptHeaders(form.fields),
         event: 'ObjectCreated:Post',
-        check: () =>
-          answered
-            ? new S3Error('InternalError')
-            : bytes > max
-              ? new S3Error('EntityTooLarge', {
-                  details: el('ProposedSize', bytes) + el('MaxSizeAllowed', max),
-                })
-              : bytes < min
-                ? new S3Error('EntityTooSmall')
-                : undefined,
+        check: () => {
+          if (answered) return new S3Error('InternalError');
+          const details = el('ProposedSize', bytes) + el('MaxSizeAllowed', max);
+          if (bytes > max) return new S3Error('EntityTooLarge', { details });
+          return bytes < min ? new S3Error('EntityTooSmall') : undefined;
+        },
       });
       if (answered) return;
       answered = true;
       const asked = form.fields.find(([name]) => name.toLowerCase() === 'success_action_status');
       const path = [bucket, ...form.key.split('/')].map(encodeURIComponent).join('/');
       const location = `http://${request.headers.host ?? 'localhost'}/${path}`;
-      const status = asked?.[1] === '201' ? 201 : asked?.[1] === '200' ? 200 : 204;
-      const created = [
-        ['Location', location],
-        ['Bucket', bucket],
-        ['Key', form.key],
-        ['ETag', stored.etag],
-      ];
+      const status = Number(asked?.[1] === '201' || asked?.[1] === '200' ? asked[1] : 204);
+      const created = el('Location', location) + el('Bucket', bucket) + el('Key', form.key);
       const xml =
-        status === 201
-          ? `<PostResponse>${created.map(([n = '', v = '']) => el(n, v)).join('')}</PostResponse>`
-          : '';
+        status === 201 ? `<PostResponse>${created}${el('ETag', stored.etag)}</PostResponse>` : '';
       send(response, status, xml, { etag: stored.etag, location });
     } catch (error) {
       refuseForm(error instanceof S3Error ? error : new S3Error('InternalError'));
