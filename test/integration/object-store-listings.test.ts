@@ -16,6 +16,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { listAllObjects } from '#shared/storage/aws/list-all-objects.ts';
 import { patient } from '#test/support/patience.ts';
+import { signedS3Request } from '#test/support/signed-s3-request.ts';
 
 const BUCKET = 'list-v2';
 const MANY = 1100;
@@ -161,5 +162,26 @@ describe('ListObjectsV2 on the local object store', () => {
       'tricky/é',
     ]);
     expect(answers.map((page) => page.IsTruncated)).toEqual([true, true, true, true, true, false]);
+  });
+
+  it('answers 501 to a delimiter or StartAfter, which the store does not implement', async () => {
+    for (const query of [{ delimiter: '/' }, { 'start-after': 'many/1089' }] as Record<
+      string,
+      string
+    >[]) {
+      expect(
+        await signedS3Request(store.server, {
+          method: 'GET',
+          path: `/${BUCKET}`,
+          query: { 'list-type': '2', ...query },
+        }),
+      ).toEqual({
+        status: 501,
+        contentType: 'application/xml',
+        body:
+          '<?xml version="1.0" encoding="UTF-8"?>\n' +
+          '<Error><Code>NotImplemented</Code><Message>Not implemented on the local stage</Message></Error>',
+      });
+    }
   });
 });
