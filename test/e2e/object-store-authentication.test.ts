@@ -179,12 +179,11 @@ describe('the local object store refuses what S3 refuses (issue 33, found 1)', (
       new GetObjectCommand({ Bucket: stage().bucket, Key: key }),
       { expiresIn: 60, signingDate: signedAt },
     );
-    const text = await expectS3Refusal(() => fetch(expired), {
+    await expectS3Refusal(() => fetch(expired), {
       status: 403,
       code: 'AccessDenied',
       message: 'Request has expired',
     });
-    expect(text).toContain('<X-Amz-Expires>60</X-Amz-Expires>');
     const valid = await getSignedUrl(
       stage().s3,
       new GetObjectCommand({ Bucket: stage().bucket, Key: key }),

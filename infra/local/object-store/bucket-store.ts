@@ -1,137 +1,123 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import {
-  createReadStream,
-  createWriteStream,
-  linkSync,
-  mkdirSync,
-  openSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import * as fs from 'node:fs';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { S3Event } from 'aws-lambda';
-import type { S3Error } from './s3-errors.ts';
 
 /**
  * The local stage's object store: a bucket is a folder, each object a file of bytes and a
- * record beside it (`objects/<hash of key>.json`: its key, ETag, size, headers, tags), and an
- * in-memory index of the records. New bytes stream into `<root>-spool/`, and land, with their
- * record, by rename in one turn of the event loop: a read (which opens its bytes in the same
- * turn it finds the record) sees an object whole, the old one or the new, as on S3. Tags go
- * with the bytes: a new object, a copy too, starts with none. The bucket is unversioned.
+ * JSON record (`objects/<hash of key>.json`), indexed in memory. New bytes stream into
+ * `<root>-spool/` and land, record and all, by rename in one turn of the event loop; a read
+ * opens its bytes in the turn it finds the record: every reader sees an object whole or not
+ * at all. A new object, a copy too, starts with no tags. The bucket is unversioned.
  */
 export interface StoredObject {
   readonly key: string;
-  /** The MD5 of the bytes, quoted, as S3's ETag for a single-part upload. */
+  /** The MD5 of the bytes, quoted: S3's ETag for a single-part upload. */
   readonly etag: string;
   readonly size: number;
   /** To the second, as S3 keeps it. */
   readonly lastModified: number;
-  /** `content-type` and the other headers S3 keeps with an object, `x-amz-meta-*` too. */
   readonly headers: Readonly<Record<string, string>>;
   readonly tags: readonly (readonly [string, string])[];
-  /** The file of its bytes, under the bucket's `bytes/`. */
+  /** Its bytes' file, under the bucket's `bytes/`. */
   readonly file: string;
 }
 
 export type ObjectEventName = 'ObjectCreated:Put' | 'ObjectCreated:Post' | 'ObjectCreated:Copy';
 
-/** Bytes that did not land: the check on them (size, signed hash) refused them. */
-export class Refused extends Error {
-  readonly reason: S3Error;
+/** S3's refusals the stage gives: status, Code and Message (or a message of the case's own). */
+const S3_ERRORS = {
+  AccessDenied: '403 AccessDenied Access Denied',
+  expired: '403 AccessDenied Request has expired',
+  policy: '403 AccessDenied Invalid according to Policy',
+  'unsigned-header':
+    '403 AccessDenied There were headers present in the request which were not signed',
+  cors: '403 AccessForbidden CORSResponse: This CORS request is not allowed.',
+  'unknown-key':
+    '403 InvalidAccessKeyId The AWS Access Key Id you provided does not exist in our records.',
+  mismatch:
+    '403 SignatureDoesNotMatch The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+  skewed:
+    '403 RequestTimeTooSkewed The difference between the request time and the current time is too large.',
+  malformed: '400 AuthorizationHeaderMalformed The authorization is malformed',
+  scope: '400 AuthorizationHeaderMalformed The credential names another region or service',
+  NoSuchKey: '404 NoSuchKey The specified key does not exist.',
+  NoSuchBucket: '404 NoSuchBucket The specified bucket does not exist',
+  PreconditionFailed:
+    '412 PreconditionFailed At least one of the pre-conditions you specified did not hold',
+  XAmzContentSHA256Mismatch:
+    "400 XAmzContentSHA256Mismatch The provided 'x-amz-content-sha256' header does not match what was computed.",
+  EntityTooLarge: '400 EntityTooLarge Your proposed upload exceeds the maximum allowed size',
+  EntityTooSmall:
+    '400 EntityTooSmall Your proposed upload is smaller than the minimum allowed size',
+  MaxPostPreDataLengthExceeded:
+    '400 MaxPostPreDataLengthExceeded Your POST request fields preceding the upload file were too large.',
+  IncorrectNumberOfFilesInPostRequest:
+    '400 IncorrectNumberOfFilesInPostRequest POST requires exactly one file upload per request.',
+  MalformedPOSTRequest:
+    '400 MalformedPOSTRequest The body of your POST request is not well-formed.',
+  InvalidPolicyDocument: '400 InvalidPolicyDocument Invalid Policy',
+  InvalidArgument: "400 InvalidArgument Bucket POST must contain a field named 'key'.",
+  NotImplemented: '501 NotImplemented Not implemented on the local stage',
+  InternalError: '500 InternalError We encountered an internal error. Please try again.',
+} as const;
 
-  constructor(reason: S3Error) {
-    super('the object store refused the bytes');
-    this.reason = reason;
+/** A refusal in S3's terms (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html). */
+export class S3Error extends Error {
+  readonly status: number;
+  readonly code: string;
+  /** Elements after Message, as XML: only where a client reads them. */
+  readonly details: string;
+
+  constructor(kind: keyof typeof S3_ERRORS, options: { message?: string; details?: string } = {}) {
+    const [status = '', code = '', ...words] = S3_ERRORS[kind].split(' ');
+    super(options.message ?? words.join(' '));
+    [this.status, this.code, this.details] = [Number(status), code, options.details ?? ''];
   }
 }
 
-const inUtf8Order = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 const recordName = (key: string) => `${createHash('sha256').update(key).digest('hex')}.json`;
-const LEGACY_OBJECT = '._S3rver_object';
+const toTheSecond = (ms: number) => Math.floor(ms / 1000) * 1000;
 
 export class BucketStore extends EventEmitter {
   private readonly buckets = new Map<string, Map<string, StoredObject>>();
   private readonly sorted = new Map<string, string[]>();
-  private readonly incoming: string;
   private readonly root: string;
   private readonly region: string;
+  /** Beside the buckets' folder, its user's only: never the system's temporary folder. */
+  private readonly spool: string;
 
   private constructor(root: string, region: string) {
     super();
-    this.root = root;
-    this.region = region;
-    // Beside the buckets' folder, its user's only: never the system's temporary folder.
-    this.incoming = `${root}-spool`;
+    [this.root, this.region, this.spool] = [root, region, `${root}-spool`];
   }
 
   /** The store in `root`, its buckets read back; bytes a killed run left arriving go. */
   static async open(root: string, region: string): Promise<BucketStore> {
     const store = new BucketStore(root, region);
-    await rm(store.incoming, { recursive: true, force: true });
-    await mkdir(store.incoming, { recursive: true, mode: 0o700 });
+    await store.close();
+    await mkdir(store.spool, { recursive: true, mode: 0o700 });
     for (const entry of await readdir(root, { withFileTypes: true })) {
-      if (entry.isDirectory()) await store.load(entry.name);
+      if (!entry.isDirectory()) continue;
+      const objects = new Map<string, StoredObject>();
+      store.buckets.set(entry.name, objects);
+      const folder = join(root, entry.name, 'objects');
+      for (const name of await readdir(folder).catch(() => [])) {
+        if (!name.endsWith('.json')) continue;
+        const object = JSON.parse(await readFile(join(folder, name), 'utf8')) as StoredObject;
+        objects.set(object.key, object);
+      }
     }
     return store;
   }
 
   /** Ends the spool: nothing is held aside between runs. */
   async close(): Promise<void> {
-    await rm(this.incoming, { recursive: true, force: true });
-  }
-
-  private async load(bucket: string): Promise<void> {
-    const objects = new Map<string, StoredObject>();
-    this.buckets.set(bucket, objects);
-    await this.importLegacy(bucket);
-    const folder = join(this.root, bucket, 'objects');
-    const names = await readdir(folder).catch(() => []);
-    for (const name of names.filter((n) => n.endsWith('.json'))) {
-      const object = JSON.parse(await readFile(join(folder, name), 'utf8')) as StoredObject;
-      objects.set(object.key, object);
-    }
-  }
-
-  /**
-   * A data folder from before keeps s3rver's layout (`<key>._S3rver_object` and its
-   * metadata): its objects move into this one's, once, with their headers and tags.
-   */
-  private async importLegacy(bucket: string): Promise<void> {
-    const folder = join(this.root, bucket);
-    const files = await readdir(folder, { recursive: true });
-    for (const file of files.filter((name) => name.endsWith(LEGACY_OBJECT))) {
-      const base = join(folder, file.slice(0, -LEGACY_OBJECT.length));
-      const bytes = join(folder, file);
-      const read = (suffix: string) =>
-        readFile(`${base}._S3rver_${suffix}`, 'utf8').catch(() => '');
-      const meta = JSON.parse((await read('metadata.json')) || '{}') as Record<string, string>;
-      const tagXml = await read('tagging.xml');
-      const tags = [...tagXml.matchAll(/<Key>([^<]*)<\/Key><Value>([^<]*)<\/Value>/g)];
-      const md5 = createHash('md5').update(await readFile(bytes));
-      const { size, mtimeMs } = await stat(bytes);
-      const landed = join(this.incoming, randomUUID());
-      renameSync(bytes, landed);
-      this.land(bucket, {
-        key: relative(folder, base).split('\\').join('/'),
-        etag: `"${md5.digest('hex')}"`,
-        size,
-        lastModified: Math.floor(mtimeMs / 1000) * 1000,
-        headers: meta,
-        tags: tags.map(([, name = '', value = '']) => [name, value] as const),
-        file: landed,
-      });
-    }
-    for (const entry of await readdir(folder, { withFileTypes: true })) {
-      if (!['objects', 'bytes'].includes(entry.name)) {
-        await rm(join(folder, entry.name), { recursive: true, force: true });
-      }
-    }
+    await rm(this.spool, { recursive: true, force: true });
   }
 
   hasBucket(bucket: string): boolean {
@@ -140,8 +126,8 @@ export class BucketStore extends EventEmitter {
 
   createBucket(bucket: string): void {
     if (this.buckets.has(bucket)) return;
-    mkdirSync(join(this.root, bucket, 'objects'), { recursive: true });
-    mkdirSync(join(this.root, bucket, 'bytes'), { recursive: true });
+    fs.mkdirSync(join(this.root, bucket, 'objects'), { recursive: true });
+    fs.mkdirSync(join(this.root, bucket, 'bytes'), { recursive: true });
     this.buckets.set(bucket, new Map());
   }
 
@@ -149,28 +135,25 @@ export class BucketStore extends EventEmitter {
     return this.buckets.get(bucket)?.get(key);
   }
 
-  /** The object's bytes (`start`–`end` inclusive), opened now: a landing after cannot change them. */
-  read(bucket: string, object: StoredObject, range?: { start: number; end: number }): Readable {
-    const fd = openSync(join(this.root, bucket, 'bytes', object.file), 'r');
-    return createReadStream('', { fd, ...range });
+  /** The object's bytes, opened now: a landing after cannot change them. */
+  read(bucket: string, object: StoredObject): Readable {
+    const fd = fs.openSync(join(this.root, bucket, 'bytes', object.file), 'r');
+    return fs.createReadStream('', { fd });
   }
 
   /** Every key under `prefix`, in S3's order (UTF-8 binary). */
   keys(bucket: string, prefix: string): string[] {
-    const objects = this.buckets.get(bucket);
-    if (objects === undefined) return [];
     let all = this.sorted.get(bucket);
     if (all === undefined) {
-      all = [...objects.keys()].sort(inUtf8Order);
+      all = [...(this.buckets.get(bucket)?.keys() ?? [])].sort((a, b) =>
+        Buffer.compare(Buffer.from(a), Buffer.from(b)),
+      );
       this.sorted.set(bucket, all);
     }
     return all.filter((key) => key.startsWith(prefix));
   }
 
-  /**
-   * Stores `bytes` under `key` once whole; `check` may refuse them first (by their size and
-   * SHA-256), and then nothing lands.
-   */
+  /** Stores `bytes` under `key` once whole, unless `check` refuses them (size, SHA-256). */
   async put(
     bucket: string,
     key: string,
@@ -181,9 +164,8 @@ export class BucketStore extends EventEmitter {
       readonly check?: (size: number, sha256: string) => S3Error | undefined;
     },
   ): Promise<StoredObject> {
-    const file = join(this.incoming, randomUUID());
-    const md5 = createHash('md5');
-    const sha256 = createHash('sha256');
+    const file = join(this.spool, randomUUID());
+    const [md5, sha256] = [createHash('md5'), createHash('sha256')];
     let size = 0;
     const count = new Transform({
       transform(chunk: Buffer, _encoding, done) {
@@ -194,54 +176,32 @@ export class BucketStore extends EventEmitter {
       },
     });
     try {
-      await pipeline(bytes, count, createWriteStream(file, { mode: 0o600 }));
+      await pipeline(bytes, count, fs.createWriteStream(file, { mode: 0o600 }));
       const refused = options.check?.(size, sha256.digest('hex'));
-      if (refused !== undefined) throw new Refused(refused);
+      if (refused !== undefined) throw refused;
     } catch (error) {
       await rm(file, { force: true });
       throw error;
     }
-    if (!this.hasBucket(bucket)) this.createBucket(bucket);
-    const object = this.land(bucket, {
-      key,
-      etag: `"${md5.digest('hex')}"`,
-      size,
-      lastModified: Math.floor(Date.now() / 1000) * 1000,
-      headers: options.headers,
-      tags: [],
-      file,
-    });
-    this.notify(bucket, object, options.event);
-    return object;
+    const etag = `"${md5.digest('hex')}"`;
+    const lastModified = toTheSecond(Date.now());
+    const object = { key, etag, size, lastModified, headers: options.headers, tags: [], file };
+    return this.land(bucket, object, options.event);
   }
 
-  /** Copies `source` to `key` (its headers `headers` when given), in one turn. */
-  copy(
-    bucket: string,
-    source: StoredObject,
-    key: string,
-    headers: Readonly<Record<string, string>> | undefined,
-  ): StoredObject {
-    const file = join(this.incoming, randomUUID());
-    // Landed bytes never change, so the copy shares them (a hard link) whatever comes after.
-    linkSync(join(this.root, bucket, 'bytes', source.file), file);
-    const object = this.land(bucket, {
-      ...source,
-      key,
-      lastModified: Math.floor(Date.now() / 1000) * 1000,
-      headers: headers ?? source.headers,
-      tags: [],
-      file,
-    });
-    this.notify(bucket, object, 'ObjectCreated:Copy');
-    return object;
+  /** Copies `source` to `key` (with `headers` when given), sharing its bytes by a hard link. */
+  copy(bucket: string, source: StoredObject, key: string, headers?: StoredObject['headers']) {
+    const file = join(this.spool, randomUUID());
+    fs.linkSync(join(this.root, bucket, 'bytes', source.file), file);
+    const lastModified = toTheSecond(Date.now());
+    const copied = { ...source, key, lastModified, headers: headers ?? source.headers, tags: [] };
+    return this.land(bucket, { ...copied, file }, 'ObjectCreated:Copy');
   }
 
   setTags(bucket: string, key: string, tags: readonly (readonly [string, string])[]): boolean {
     const object = this.get(bucket, key);
-    if (object === undefined) return false;
-    this.save(bucket, { ...object, tags });
-    return true;
+    if (object !== undefined) this.save(bucket, { ...object, tags });
+    return object !== undefined;
   }
 
   delete(bucket: string, key: string): void {
@@ -249,33 +209,18 @@ export class BucketStore extends EventEmitter {
     if (object === undefined) return;
     this.buckets.get(bucket)?.delete(key);
     this.sorted.delete(bucket);
-    rmSync(join(this.root, bucket, 'objects', recordName(key)), { force: true });
-    rmSync(join(this.root, bucket, 'bytes', object.file), { force: true });
+    fs.rmSync(join(this.root, bucket, 'objects', recordName(key)), { force: true });
+    fs.rmSync(join(this.root, bucket, 'bytes', object.file), { force: true });
   }
 
-  /** Moves the bytes in and writes the record, all synchronously: no read sees half of it. */
-  private land(bucket: string, object: StoredObject): StoredObject {
-    const name = randomUUID();
-    renameSync(object.file, join(this.root, bucket, 'bytes', name));
+  /** Moves the bytes in and writes the record, all synchronously; then tells the listeners. */
+  private land(bucket: string, object: StoredObject, eventName: ObjectEventName): StoredObject {
+    this.createBucket(bucket);
+    const landed = { ...object, file: randomUUID() };
+    fs.renameSync(object.file, join(this.root, bucket, 'bytes', landed.file));
     const old = this.get(bucket, object.key);
-    const landed = { ...object, file: name };
     this.save(bucket, landed);
-    if (old !== undefined) rmSync(join(this.root, bucket, 'bytes', old.file), { force: true });
-    return landed;
-  }
-
-  private save(bucket: string, object: StoredObject): void {
-    if (!this.hasBucket(bucket)) this.createBucket(bucket);
-    const objects = this.buckets.get(bucket);
-    if (objects?.has(object.key) !== true) this.sorted.delete(bucket);
-    objects?.set(object.key, object);
-    const record = join(this.root, bucket, 'objects', recordName(object.key));
-    writeFileSync(`${record}.new`, JSON.stringify(object));
-    renameSync(`${record}.new`, record);
-  }
-
-  /** An S3 event notification for the stage's listeners, as S3 sends one to Lambda. */
-  private notify(bucket: string, object: StoredObject, eventName: ObjectEventName): void {
+    if (old !== undefined) fs.rmSync(join(this.root, bucket, 'bytes', old.file), { force: true });
     const id = () => randomBytes(8).toString('hex').toUpperCase();
     const event: S3Event = {
       Records: [
@@ -296,11 +241,11 @@ export class BucketStore extends EventEmitter {
               ownerIdentity: { principalId: 'LOCAL' },
               arn: `arn:aws:s3:::${bucket}`,
             },
-            // The key as stored: S3 sends it URL-encoded, which s3-event-notifications.ts does.
+            // The key as stored: s3-event-notifications.ts URL-encodes it, as S3 sends it.
             object: {
-              key: object.key,
-              size: object.size,
-              eTag: object.etag.replaceAll('"', ''),
+              key: landed.key,
+              size: landed.size,
+              eTag: landed.etag.replaceAll('"', ''),
               sequencer: Date.now().toString(16).toUpperCase(),
             },
           },
@@ -308,5 +253,15 @@ export class BucketStore extends EventEmitter {
       ],
     };
     this.emit('event', event);
+    return landed;
+  }
+
+  private save(bucket: string, object: StoredObject): void {
+    const objects = this.buckets.get(bucket);
+    if (objects?.has(object.key) !== true) this.sorted.delete(bucket);
+    objects?.set(object.key, object);
+    const record = join(this.root, bucket, 'objects', recordName(object.key));
+    fs.writeFileSync(`${record}.new`, JSON.stringify(object));
+    fs.renameSync(`${record}.new`, record);
   }
 }

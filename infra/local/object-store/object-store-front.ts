@@ -1,168 +1,67 @@
-import type {
-  IncomingHttpHeaders,
-  IncomingMessage,
-  RequestListener,
-  ServerResponse,
-} from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { Readable, Transform } from 'node:stream';
 import Busboy from 'busboy';
-import {
-  accessDenied,
-  entityTooLarge,
-  incorrectNumberOfFiles,
-  malformedPostRequest,
-  maxPostPreDataLengthExceeded,
-  preconditionFailed,
-  type S3Error,
-  sendS3Error,
-} from './s3-errors.ts';
-import { type AcceptedForm, checkFileSize, checkPostForm } from './s3-post-policy.ts';
-import { authenticateS3Request, splitTarget } from './s3-request-auth.ts';
-import { answerS3Preflight, s3CorsHeaders } from './s3-cors.ts';
-import { type BucketStore, Refused } from './bucket-store.ts';
-import { answerS3, answerStoredForm, keptHeaders } from './s3-api.ts';
-import { admitsDownload, heldDownload } from './s3-scan-hold.ts';
+import * as keys from '#shared/storage/keys.ts';
 import type { CorsRule } from '../../stacks/cors-rules.ts';
-import type { Credentials } from '../sigv4-check.ts';
+import { originMatches } from '../gateway/api-gateway-cors.ts';
+import { type Credentials, verifySigV4 } from '../sigv4-check.ts';
+import { type BucketStore, S3Error } from './bucket-store.ts';
+import { checkPostForm } from './s3-post-policy.ts';
 
 /**
- * S3's checks in front of the local store (bucket-store.ts, answered by s3-api.ts): the front
- * owns the socket. Every request must be signed with the stage's credentials
- * (s3-request-auth.ts) or be a signed POST form (s3-post-policy.ts); CORS preflights pass
- * unsigned, and the front answers them from the bucket's CORS rules as S3 does (s3-cors.ts).
- * On a stage that scans for malware, a signed GET of a scanned object also needs the tag the
- * bucket policy asks for (s3-scan-hold.ts). Refusals carry S3's XML errors (s3-errors.ts),
- * sent once the refused body is read (bounded) so every client reads the answer.
+ * The object store's HTTP face: S3's checks, then the operations the service, its CLIs, the
+ * smoke check and the bench call (any other is 501). Every request is signed with the stage's
+ * credentials, or is a POST form with a signed policy; CORS preflights pass unsigned. On a
+ * scanning stage a GET under the scanned prefixes needs the tag the bucket policy asks for.
+ * Errors carry S3's Code (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html).
  */
 export interface ObjectStoreFrontOptions {
   readonly credentials: Credentials;
   readonly region: string;
   readonly store: BucketStore;
-  /** The stage scans stored files: a download of one under a scanned prefix needs its tag. */
   readonly malwareScanning?: boolean;
-  /**
-   * The bucket's CORS rules, the data stack's for a deployed bucket (`bucketCorsRules`): given
-   * here, not kept in the store, since the stage's allowed origins are per start.
-   */
+  /** The data stack's rules for the stage's origins: given at start, not kept in the store. */
   readonly corsRules?: readonly CorsRule[];
 }
 
-/**
- * "The form data and boundaries (excluding the contents of the file) cannot exceed 20 KB"
- * ("HTML Forms", https://docs.aws.amazon.com/AmazonS3/latest/userguide/HTTPPOSTForms.html).
- */
+/** S3's 20 KB of form fields before the file; a refused body is read up to 64 MiB first. */
 const MAX_FORM_FIELD_BYTES = 20 * 1024;
-/** What one form may hold before its file: fields and parts, each far beyond a real form. */
-const MAX_FORM_FIELDS = 200;
-/** S3 takes at most 5 GB in one POST or PUT. */
-const MAX_POST_OBJECT_BYTES = 5 * 1024 ** 3;
-/** Room for the form's fields and boundaries around its file. */
-const FORM_SLACK_BYTES = 1024 * 1024;
-/**
- * A refused request's body is read, and thrown away, before the answer, so the client reads
- * it (a client still sending when the connection closes sees a broken pipe or a reset, and
- * may lose the answer); past these bounds, or this long without a byte, the connection is
- * closed instead. More than the largest body the service signs a form for (50 MiB).
- */
 const DRAIN_BYTES = 64 * 1024 * 1024;
 const DRAIN_MS = 30_000;
+const NS = ' xmlns="http://s3.amazonaws.com/doc/2006-03-01/"';
+const KEPT = ['cache-control', 'content-disposition', 'content-encoding', 'content-language'];
+const KEPT_HEADERS = [...KEPT, 'content-type', 'expires'];
 
-const HEX_SHA256 = /^[0-9a-f]{64}$/;
-/** S3's answer when it fails on its side. */
-const INTERNAL_ERROR: S3Error = {
-  status: 500,
-  code: 'InternalError',
-  message: 'We encountered an internal error. Please try again.',
-};
-export function objectStoreListener(options: ObjectStoreFrontOptions): RequestListener {
-  const listener: RequestListener = (request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      console.error('[object store] could not answer a request:', error);
-      refuse(request, response, INTERNAL_ERROR);
-    });
-  };
+const escape = (text: string) => text.replace(/[<>&]/g, (c) => `&#${String(c.charCodeAt(0))};`);
+const el = (name: string, value: string | number | boolean) =>
+  `<${name}>${escape(String(value))}</${name}>`;
+const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+const unquoted = (etag = '') => etag.trim().replace(/^"(.*)"$/, '$1');
 
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const method = request.method ?? 'GET';
-    const url = request.url ?? '/';
-    // S3 answers a CORS preflight from the bucket's CORS configuration, with no signature.
-    if (method === 'OPTIONS') {
-      const rules = bucketOf(url) === undefined ? [] : (options.corsRules ?? []);
-      const answer = answerS3Preflight(rules, request.headers);
-      if (answer.kind === 'refused') refuse(request, response, answer.error);
-      else {
-        response.writeHead(200, { ...answer.headers, 'content-length': 0 });
-        response.end();
-        request.resume();
-      }
-      return;
-    }
-    const cors = s3CorsHeaders(options.corsRules ?? [], method, request.headers);
-    for (const [name, value] of Object.entries(cors)) response.setHeader(name, value);
-    const auth = await authenticateS3Request({ method, url, headers: request.headers }, options);
-    if (auth.kind === 'refused') {
-      refuse(request, response, auth.error);
-      return;
-    }
-    if (auth.kind === 'anonymous') {
-      const bucket = formBucket(method, url);
-      if (bucket === undefined) refuse(request, response, accessDenied());
-      else if (!isMultipartForm(request.headers)) {
-        refuse(
-          request,
-          response,
-          preconditionFailed('Bucket POST must be of the enclosure-type multipart/form-data'),
-        );
-      } else receiveForm(options, bucket, request, response);
-      return;
-    }
-    const held = options.malwareScanning === true ? heldDownload(method, url) : undefined;
-    const tags = held === undefined ? undefined : options.store.get(held.bucket, held.key)?.tags;
-    if (held !== undefined && !admitsDownload(tags === undefined ? undefined : new Map(tags))) {
-      refuse(request, response, accessDenied());
-      return;
-    }
-    const payloadHash = HEX_SHA256.test(auth.payloadHash) ? auth.payloadHash : undefined;
-    await answerS3(options.store, request, response, payloadHash);
-  }
-
-  return listener;
+function send(response: ServerResponse, status: number, body = '', headers = {}): unknown {
+  const text = body === '' ? '' : `<?xml version="1.0" encoding="UTF-8"?>\n${body}`;
+  const type = text === '' ? {} : { 'content-type': 'application/xml' };
+  response.writeHead(status, { ...headers, ...type, 'content-length': Buffer.byteLength(text) });
+  return response.end(response.req.method === 'HEAD' ? undefined : text);
 }
 
-/** The bucket a path-style request names: its path's first segment. */
-function bucketOf(url: string): string | undefined {
-  const match = /^\/([^/?]+)/.exec(splitTarget(url).path);
-  try {
-    return match?.[1] === undefined ? undefined : decodeURIComponent(match[1]);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The bucket of a POST to a bucket's own URL with no subresource: a browser-based upload. */
-function formBucket(method: string, url: string): string | undefined {
-  const { path, rawQuery } = splitTarget(url);
-  const form = method === 'POST' && rawQuery === '' && /^\/[^/]+\/?$/.test(path);
-  return form ? bucketOf(url) : undefined;
-}
-
-const isMultipartForm = (headers: IncomingHttpHeaders) =>
-  /^multipart\/form-data\s*;/i.test(headers['content-type'] ?? '');
-
-/**
- * Answers a refusal once the client has sent its body, read (bounded) and thrown away: an
- * answer that comes while the client still sends can be lost to a reset when the connection
- * closes (`Connection: close`, a bound passed), and a busy machine makes that likely.
- */
-function refuse(request: IncomingMessage, response: ServerResponse, error: S3Error): void {
-  if (response.headersSent) {
-    response.destroy();
-    return;
-  }
-  if (request.readableEnded) {
-    sendS3Error(response, error);
-    return;
-  }
+/** Answers once the client has sent its body (bounded): a client still sending may lose it. */
+function refuse(request: IncomingMessage, response: ServerResponse, error: S3Error): unknown {
+  if (response.headersSent) return response.destroy();
+  const [id, host] = [
+    randomBytes(8).toString('hex').toUpperCase(),
+    randomBytes(48).toString('base64'),
+  ];
+  const answer = () =>
+    send(
+      response,
+      error.status,
+      `<Error>${el('Code', error.code)}${el('Message', error.message)}${error.details}` +
+        `${el('RequestId', id)}${el('HostId', host)}</Error>`,
+      { 'x-amz-request-id': id, 'x-amz-id-2': host },
+    );
+  if (request.readableEnded) return answer();
   let bytes = 0;
   const timer = setTimeout(() => request.socket.destroy(), DRAIN_MS).unref();
   request.on('data', (chunk: Buffer) => {
@@ -172,195 +71,356 @@ function refuse(request: IncomingMessage, response: ServerResponse, error: S3Err
   });
   request.on('end', () => {
     clearTimeout(timer);
-    sendS3Error(response, error);
+    answer();
   });
-  request.resume();
+  return request.resume();
 }
 
-/** A reader of the form's parts; none for a body that is no multipart form. */
-function formParser(headers: IncomingHttpHeaders): Busboy.Busboy | undefined {
-  try {
-    return Busboy({
-      headers,
-      defParamCharset: 'utf8',
-      // A text field named `file` is the file (`curl -F 'file=<notes.txt'`, a textarea): its
-      // bytes, whole, within `bodyLimit`. The other fields' 20 KB is checked below.
-      defCharset: 'latin1',
-      limits: {
-        fieldSize: MAX_POST_OBJECT_BYTES,
-        fieldNameSize: MAX_FORM_FIELD_BYTES,
-        fields: MAX_FORM_FIELDS,
-        parts: MAX_FORM_FIELDS + 1,
-      },
+export function objectStoreListener(options: ObjectStoreFrontOptions): RequestListener {
+  return (request, response) => {
+    handle(options, request, response).catch((error: unknown) => {
+      if (!(error instanceof S3Error)) console.error('[object store] could not answer:', error);
+      refuse(request, response, error instanceof S3Error ? error : new S3Error('InternalError'));
     });
-  } catch {
-    return undefined;
+  };
+}
+
+/** The first rule that admits the origin, the method and every header asked for. */
+const ruleFor = (rules: readonly CorsRule[], origin: string, method: string, asked: string[]) =>
+  rules.find(
+    (rule) =>
+      rule.allowOrigins.some((pattern) => originMatches(pattern, origin)) &&
+      rule.allowMethods.includes(method) &&
+      asked.every((name) => rule.allowHeaders.some((p) => originMatches(p.toLowerCase(), name))),
+  );
+
+/** S3's CORS headers (https://docs.aws.amazon.com/AmazonS3/latest/userguide/cors.html). */
+const corsHeaders = (rule: CorsRule, origin: string) => ({
+  'access-control-allow-origin': rule.allowOrigins.includes('*') ? '*' : origin,
+  ...(rule.allowOrigins.includes('*') ? {} : { 'access-control-allow-credentials': 'true' }),
+  ...(rule.exposeHeaders.length === 0
+    ? {}
+    : { 'access-control-expose-headers': rule.exposeHeaders.join(', ') }),
+  'access-control-max-age': String(rule.maxAgeSeconds),
+  vary: 'Origin, Access-Control-Request-Headers, Access-Control-Request-Method',
+});
+
+async function handle(
+  options: ObjectStoreFrontOptions,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<unknown> {
+  const { method = 'GET', url = '/', headers } = request;
+  const mark = url.indexOf('?');
+  const query = new URLSearchParams(mark < 0 ? '' : url.slice(mark + 1));
+  const [, bucket = '', key = ''] =
+    /^\/([^/]*)\/?(.*)$/s
+      .exec(mark < 0 ? url : url.slice(0, mark))
+      ?.map((part) => decodeURIComponent(part)) ?? [];
+  const origin = headers.origin ?? '';
+  const rules = options.corsRules ?? [];
+  if (method === 'OPTIONS') {
+    const asked = (headers['access-control-request-headers'] ?? '').split(',');
+    const names = asked.map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
+    const rule = ruleFor(rules, origin, headers['access-control-request-method'] ?? '', names);
+    if (rule === undefined) throw new S3Error('cors');
+    request.resume();
+    return send(response, 200, '', {
+      ...corsHeaders(rule, origin),
+      'access-control-allow-methods': rule.allowMethods.join(', '),
+      ...(names.length === 0 ? {} : { 'access-control-allow-headers': names.join(', ') }),
+    });
   }
+  const rule = ruleFor(rules, origin, method, []);
+  for (const [name, value] of Object.entries(rule ? corsHeaders(rule, origin) : {})) {
+    response.setHeader(name, value);
+  }
+  const auth = await verifySigV4({ method, url, headers }, { ...options, service: 's3' });
+  if ('failure' in auth) {
+    if (auth.failure !== 'missing') throw new S3Error(auth.failure);
+    if (method !== 'POST' || key !== '' || mark >= 0 || bucket === '')
+      throw new S3Error('AccessDenied');
+    return receiveForm(options, bucket, request, response);
+  }
+  const store = options.store;
+  if (key === '' && method === 'PUT' && mark < 0) {
+    store.createBucket(bucket);
+    return send(response, 200, '', { location: `/${bucket}` });
+  }
+  if (!store.hasBucket(bucket)) throw new S3Error('NoSuchBucket');
+  const object = store.get(bucket, key);
+  const body = async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  };
+  if (key === '') {
+    if (method === 'HEAD') return send(response, 200);
+    const unsupported = query.has('delimiter') || query.has('start-after');
+    if (
+      method === 'GET' &&
+      !unsupported &&
+      (query.has('versions') || query.get('list-type') === '2')
+    ) {
+      return send(response, 200, listing(store, bucket, query));
+    }
+    if (method !== 'POST' || !query.has('delete')) throw new S3Error('NotImplemented');
+    for (const [, k] of (await body()).matchAll(/<Key>([^<]*)<\/Key>/g)) {
+      store.delete(bucket, unescapeXml(k));
+    }
+    return send(response, 200, `<DeleteResult${NS}></DeleteResult>`);
+  }
+  if (query.has('tagging')) {
+    if (object === undefined) throw new S3Error('NoSuchKey');
+    if (method === 'PUT' && store.setTags(bucket, key, tagsOf(await body()))) {
+      return send(response, 200);
+    }
+    if (method !== 'GET') throw new S3Error('NotImplemented');
+    const tags = object.tags.map(([k, v]) => `<Tag>${el('Key', k)}${el('Value', v)}</Tag>`);
+    return send(response, 200, `<Tagging${NS}><TagSet>${tags.join('')}</TagSet></Tagging>`);
+  }
+  if (method === 'DELETE') {
+    store.delete(bucket, key);
+    return send(response, 204);
+  }
+  if (method === 'GET' || method === 'HEAD') {
+    const held = options.malwareScanning === true && method === 'GET';
+    if (held && keys.SCANNED_OBJECT_PREFIXES.some((p) => key.startsWith(p))) {
+      const tags = new Map(object?.tags);
+      const clean = tags.get(keys.SCAN_STATUS_TAG) === 'NO_THREATS_FOUND';
+      if (!clean && tags.get(keys.SCAN_RELEASE_TAG) !== keys.SCAN_RELEASED_VALUE) {
+        throw new S3Error('AccessDenied');
+      }
+    }
+    if (object === undefined) throw new S3Error('NoSuchKey');
+    const ifMatch = one(headers['if-match']);
+    if (ifMatch !== undefined && unquoted(ifMatch) !== unquoted(object.etag)) {
+      throw new S3Error('PreconditionFailed');
+    }
+    const modified = new Date(object.lastModified).toUTCString();
+    const sent = { ...object.headers, etag: object.etag, 'last-modified': modified };
+    // A presigned download's `response-content-disposition` and the like.
+    const overrides = KEPT_HEADERS.flatMap((name) => {
+      const value = query.get(`response-${name}`);
+      return value === null ? [] : [[name, value] as const];
+    });
+    response.writeHead(200, {
+      ...sent,
+      ...Object.fromEntries(overrides),
+      'content-length': object.size,
+    });
+    if (method === 'HEAD') return response.end();
+    const bytes = store.read(bucket, object);
+    response.on('close', () => bytes.destroy());
+    return bytes.pipe(response);
+  }
+  if (method !== 'PUT') throw new S3Error('NotImplemented');
+  const source = one(headers['x-amz-copy-source']);
+  if (source !== undefined) {
+    // CopyObject, in one turn, with the `x-amz-copy-source-if-match` the service relies on.
+    const [from = '', fromKey = ''] = decodeURIComponent(source.split('?')[0] ?? '')
+      .replace(/^\//, '')
+      .split(/\/(.*)/s);
+    const original = store.get(from, fromKey);
+    if (original === undefined) throw new S3Error('NoSuchKey');
+    const ifMatch = one(headers['x-amz-copy-source-if-match']);
+    if (ifMatch !== undefined && unquoted(ifMatch) !== unquoted(original.etag)) {
+      throw new S3Error('PreconditionFailed');
+    }
+    const replace = headers['x-amz-metadata-directive'] === 'REPLACE';
+    const copy = store.copy(
+      bucket,
+      original,
+      key,
+      replace ? keptHeaders(Object.entries(headers)) : undefined,
+    );
+    request.resume();
+    const modified = el('LastModified', new Date(copy.lastModified).toISOString());
+    return send(
+      response,
+      200,
+      `<CopyObjectResult${NS}>${modified}${el('ETag', copy.etag)}</CopyObjectResult>`,
+    );
+  }
+  const signed = /^[0-9a-f]{64}$/.test(auth.payloadHash) ? auth.payloadHash : undefined;
+  const stored = await store.put(bucket, key, request, {
+    headers: keptHeaders(Object.entries(headers)),
+    event: 'ObjectCreated:Put',
+    check: (_size, sha256) =>
+      signed === undefined || signed === sha256
+        ? undefined
+        : new S3Error('XAmzContentSHA256Mismatch'),
+  });
+  return send(response, 200, '', { etag: stored.etag });
+}
+
+/** The headers S3 keeps with an object: a PUT's, a REPLACE copy's, a form's fields. */
+function keptHeaders(given: Iterable<readonly [string, unknown]>): Record<string, string> {
+  const kept: Record<string, string> = { 'content-type': 'binary/octet-stream' };
+  for (const [name, value] of given) {
+    const lower = name.toLowerCase();
+    const wanted = KEPT_HEADERS.includes(lower) || lower.startsWith('x-amz-meta-');
+    if (wanted && typeof value === 'string') kept[lower] = value;
+  }
+  return kept;
+}
+
+const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+const unescapeXml = (text = '') =>
+  text.replace(/&(#?\w+);/g, (_, e: string) =>
+    e.startsWith('#') ? String.fromCharCode(Number(e.slice(1))) : (ENTITIES[e] ?? ''),
+  );
+const tagsOf = (xml: string) =>
+  [...xml.matchAll(/<Key>([^<]*)<\/Key>\s*<Value>([^<]*)<\/Value>/g)].map(
+    ([, k, v]) => [unescapeXml(k), unescapeXml(v)] as const,
+  );
+
+/**
+ * ListObjectsV2 (`continuation-token`) or ListObjectVersions (`key-marker`): keys under the
+ * prefix in S3's order, 1,000 a page. The bucket is unversioned: each object is its one
+ * version, `null`, so a delete "with every version" deletes it.
+ */
+function listing(store: BucketStore, bucket: string, query: URLSearchParams): string {
+  const versions = query.has('versions');
+  const prefix = query.get('prefix') ?? '';
+  const token = query.get('continuation-token');
+  const after = versions
+    ? (query.get('key-marker') ?? '')
+    : Buffer.from(token ?? '', 'base64url').toString('utf8');
+  const maxKeys = Math.min(Number(query.get('max-keys') ?? 1000) || 0, 1000);
+  const all = store.keys(bucket, prefix);
+  const from = all.findIndex((k) => Buffer.compare(Buffer.from(k), Buffer.from(after)) > 0);
+  const page = all.slice(from < 0 ? all.length : from).slice(0, maxKeys + 1);
+  const truncated = maxKeys > 0 && page.length > maxKeys;
+  const listed = page.slice(0, maxKeys).flatMap((k) => store.get(bucket, k) ?? []);
+  const last = listed.at(-1)?.key ?? '';
+  const entries = listed.map(
+    (object) =>
+      el('Key', object.key) +
+      (versions ? el('VersionId', 'null') + el('IsLatest', true) : '') +
+      el('LastModified', new Date(object.lastModified).toISOString()) +
+      el('ETag', object.etag) +
+      el('Size', object.size) +
+      el('StorageClass', 'STANDARD'),
+  );
+  const head = el('Name', bucket) + el('Prefix', prefix) + el('MaxKeys', maxKeys);
+  const tail = el('IsTruncated', truncated);
+  if (versions) {
+    const next = truncated ? el('NextKeyMarker', last) + el('NextVersionIdMarker', 'null') : '';
+    const body = entries.map((entry) => `<Version>${entry}</Version>`).join('');
+    return `<ListVersionsResult${NS}>${head}${el('KeyMarker', after)}${tail}${next}${body}</ListVersionsResult>`;
+  }
+  const next = truncated
+    ? el('NextContinuationToken', Buffer.from(last).toString('base64url'))
+    : '';
+  const body = entries.map((entry) => `<Contents>${entry}</Contents>`).join('');
+  const count =
+    el('KeyCount', listed.length) + (token === null ? '' : el('ContinuationToken', token));
+  return `<ListBucketResult${NS}>${head}${count}${tail}${next}${body}</ListBucketResult>`;
 }
 
 /**
- * Reads a POST form up to its file and checks it as S3 does; then counts the file as it
- * comes, and stores it only once it is whole and of a size the policy allows. A refused form
- * stores nothing.
+ * A browser's POST form: its fields read and checked (s3-post-policy.ts) before its file, the
+ * file stored only once whole and within the policy's size. A text field named `file` is the
+ * file too (`curl -F 'file=<notes.txt'`). A refused form stores nothing.
  */
 function receiveForm(
   options: ObjectStoreFrontOptions,
   bucket: string,
   request: IncomingMessage,
   response: ServerResponse,
-): void {
-  const parser = formParser(request.headers);
-  if (parser === undefined) {
-    refuse(request, response, malformedPostRequest());
-    return;
+): unknown {
+  let parser: Busboy.Busboy;
+  try {
+    const limits = { fieldSize: DRAIN_BYTES, fields: 200, parts: 201 };
+    parser = Busboy({
+      headers: request.headers,
+      defParamCharset: 'utf8',
+      defCharset: 'latin1',
+      limits,
+    });
+  } catch {
+    throw new S3Error('MalformedPOSTRequest');
   }
   const fields: [string, string][] = [];
   let fieldBytes = 0;
   let fileSeen = false;
   let answered = false;
-  /**
-   * The most the request may send: its fields (the file waits while they are checked), then,
-   * once the form is accepted, the file the policy allows and a drain's worth more.
-   */
-  let bodyLimit = MAX_FORM_FIELD_BYTES + FORM_SLACK_BYTES;
-  let received = 0;
-  /** Ends the file's way to the store: what arrived of it is not stored. */
   let discardFile = () => {};
-
   const refuseForm = (error: S3Error) => {
     if (answered) return;
     answered = true;
-    // The refusal reads the rest, within bounds of its own.
-    bodyLimit = Number.POSITIVE_INFINITY;
     discardFile();
-    request.unpipe(counter);
-    counter.unpipe(parser);
+    request.unpipe(parser);
     refuse(request, response, error);
   };
-  const counter = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      received += chunk.length;
-      if (received <= bodyLimit) done(null, chunk);
-      else if (fileSeen) {
-        // Past the policy's bound by more than any answer is worth reading.
-        request.socket.destroy();
-        done();
-      } else {
-        // Past the fields' bound with no file part yet: if the fields so far are a form S3
-        // takes, this is its file sent as a text field, held whole up to the policy's bound
-        // (in memory, so DRAIN_BYTES at most). Past it, ProposedSize is what was sent so far.
-        void checkPostForm({ bucket, fields, filename: '' }, options).then(
-          (check) => {
-            const max =
-              'accepted' in check
-                ? Math.min(check.accepted.size?.max ?? DRAIN_BYTES, DRAIN_BYTES)
-                : -1;
-            if (max < 0) refuseForm(maxPostPreDataLengthExceeded());
-            else if (received > max + FORM_SLACK_BYTES) refuseForm(entityTooLarge(received, max));
-            else bodyLimit = max + FORM_SLACK_BYTES;
-            done(null, answered ? undefined : chunk);
-          },
-          () => {
-            refuseForm(INTERNAL_ERROR);
-            done();
-          },
-        );
-      }
-    },
-  });
-
   response.on('close', () => {
     discardFile();
   });
-
-  parser.on('field', (name, value, info) => {
+  parser.on('field', (name, value) => {
     if (fileSeen || answered) return;
-    if (name === 'file') {
-      startFile('', Readable.from([Buffer.from(value, 'latin1')]));
-      return;
-    }
-    fieldBytes += Buffer.byteLength(name) + value.length;
-    if (info.nameTruncated || fieldBytes > MAX_FORM_FIELD_BYTES) {
-      refuseForm(maxPostPreDataLengthExceeded());
-      return;
-    }
-    fields.push([name, Buffer.from(value, 'latin1').toString('utf8')]);
+    if (name === 'file') void startFile('', Readable.from([Buffer.from(value, 'latin1')]));
+    else if ((fieldBytes += name.length + value.length) > MAX_FORM_FIELD_BYTES) {
+      refuseForm(new S3Error('MaxPostPreDataLengthExceeded'));
+    } else fields.push([name, Buffer.from(value, 'latin1').toString('utf8')]);
   });
   parser.on('file', (name, stream, info) => {
-    if (fileSeen || answered || name !== 'file') {
-      stream.resume();
-      return;
-    }
-    startFile(info.filename ?? '', stream);
+    if (fileSeen || answered || name !== 'file') stream.resume();
+    else void startFile(info.filename ?? '', stream);
   });
-  for (const limit of ['fieldsLimit', 'partsLimit'] as const) {
-    parser.on(limit, () => {
-      if (!fileSeen) refuseForm(maxPostPreDataLengthExceeded());
-    });
-  }
   parser.on('error', () => {
-    refuseForm(malformedPostRequest());
+    refuseForm(new S3Error('MalformedPOSTRequest'));
   });
   parser.on('close', () => {
-    if (!fileSeen) refuseForm(incorrectNumberOfFiles());
+    if (!fileSeen) refuseForm(new S3Error('IncorrectNumberOfFilesInPostRequest'));
   });
-  request.pipe(counter).pipe(parser);
+  return request.pipe(parser);
 
-  function startFile(filename: string, stream: Readable): void {
+  async function startFile(filename: string, stream: Readable): Promise<void> {
     fileSeen = true;
     stream.pause();
-    void checkPostForm({ bucket, fields, filename }, options).then(
-      (check) => {
-        if ('refused' in check) refuseForm(check.refused);
-        else storeFile(check.accepted, stream);
-      },
-      (error: unknown) => {
-        console.error('[object store] could not check a form:', error);
-        refuseForm(INTERNAL_ERROR);
-      },
+    const form = await checkPostForm({ bucket, fields, filename }, options).catch(
+      () => new S3Error('InternalError'),
     );
-  }
-
-  /**
-   * Stores the file once whole and of a size the policy allows (the store lands nothing
-   * else); past the policy's bound the rest is only counted, for the size its refusal names.
-   */
-  function storeFile(accepted: AcceptedForm, stream: Readable): void {
-    if (answered || response.destroyed) return;
-    let fileBytes = 0;
-    const maxFileBytes = accepted.size?.max ?? MAX_POST_OBJECT_BYTES;
-    // A file over the bound is counted on to its end (and only so far: the request's bound).
-    bodyLimit = maxFileBytes + DRAIN_BYTES;
-    const kept = new Transform({
+    if (form instanceof S3Error) {
+      refuseForm(form);
+      return;
+    }
+    let bytes = 0;
+    const { min = 0, max = Number.MAX_SAFE_INTEGER } = form.size ?? {};
+    // Past the policy's bound the rest is only counted, for its refusal, up to a drain's worth.
+    const counted = new Transform({
       transform(chunk: Buffer, _encoding, done) {
-        const room = maxFileBytes - fileBytes;
-        fileBytes += chunk.length;
+        const room = max - bytes;
+        bytes += chunk.length;
+        if (bytes > max + DRAIN_BYTES) request.socket.destroy();
         done(null, room > 0 ? chunk.subarray(0, room) : undefined);
       },
     });
-    discardFile = () => {
-      kept.destroy();
-    };
-    options.store
-      .put(bucket, accepted.key, stream.pipe(kept), {
-        headers: keptHeaders(accepted.fields),
+    discardFile = () => counted.destroy();
+    try {
+      const stored = await options.store.put(bucket, form.key, stream.pipe(counted), {
+        headers: keptHeaders(form.fields),
         event: 'ObjectCreated:Post',
-        check: () => (answered ? INTERNAL_ERROR : checkFileSize(fileBytes, accepted.size)),
-      })
-      .then(
-        (stored) => {
-          if (answered) return;
-          answered = true;
-          answerStoredForm(response, {
-            host: request.headers.host,
-            bucket,
-            accepted,
-            etag: stored.etag,
-          });
+        check: () => {
+          if (answered) return new S3Error('InternalError');
+          const details = el('ProposedSize', bytes) + el('MaxSizeAllowed', max);
+          if (bytes > max) return new S3Error('EntityTooLarge', { details });
+          return bytes < min ? new S3Error('EntityTooSmall') : undefined;
         },
-        (error: unknown) => {
-          refuseForm(error instanceof Refused ? error.reason : INTERNAL_ERROR);
-        },
-      );
+      });
+      if (answered) return;
+      answered = true;
+      const asked = form.fields.find(([name]) => name.toLowerCase() === 'success_action_status');
+      const path = [bucket, ...form.key.split('/')].map(encodeURIComponent).join('/');
+      const location = `http://${request.headers.host ?? 'localhost'}/${path}`;
+      const status = Number(asked?.[1] === '201' || asked?.[1] === '200' ? asked[1] : 204);
+      const created = el('Location', location) + el('Bucket', bucket) + el('Key', form.key);
+      const xml =
+        status === 201 ? `<PostResponse>${created}${el('ETag', stored.etag)}</PostResponse>` : '';
+      send(response, status, xml, { etag: stored.etag, location });
+    } catch (error) {
+      refuseForm(error instanceof S3Error ? error : new S3Error('InternalError'));
+    }
   }
 }

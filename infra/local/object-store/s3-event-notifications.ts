@@ -12,10 +12,9 @@ export interface ObjectCreatedTarget {
 }
 
 /**
- * Delivers the store's ObjectCreated notifications to a handler module as S3 delivers them to
- * a Lambda function on AWS: asynchronously, one event per object, retried when it fails or
- * runs out of time (lambda-async-invoke.ts). `drain()` waits for deliveries under way, so
- * the stage can stop cleanly.
+ * Delivers the store's ObjectCreated events to a handler as S3 delivers them to Lambda:
+ * asynchronously, retried (lambda-async-invoke.ts), the key URL-encoded. `drain()` waits
+ * for deliveries under way.
  */
 export function forwardObjectCreated(
   notifications: EventEmitter,
@@ -23,17 +22,11 @@ export function forwardObjectCreated(
 ): { drain(): Promise<void> } {
   const invoker = asyncInvoker(target);
   notifications.on('event', (event: S3Event) => {
-    const record = event.Records[0];
-    if (record === undefined) return;
-    const key = record.s3.object.key;
-    if (!record.eventName.startsWith('ObjectCreated:') || !key.startsWith(target.objectPrefix)) {
-      return;
-    }
-    // The store sends the raw key; S3 sends it URL-encoded, and the finalizer reads S3's form.
     // A copy of its own: every listener of the store's events gets the same object.
     const delivered = structuredClone(event);
-    const [copy] = delivered.Records;
-    if (copy !== undefined) copy.s3.object.key = encodeEventKey(key);
+    const object = delivered.Records[0]?.s3.object;
+    if (object === undefined || !object.key.startsWith(target.objectPrefix)) return;
+    object.key = encodeEventKey(object.key);
     invoker.invoke(delivered);
   });
   return { drain: () => invoker.drain() };
