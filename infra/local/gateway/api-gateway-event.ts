@@ -2,16 +2,15 @@ import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
+import { API_ROUTES } from '#functions/service-functions.ts';
+import { createRouteMatcher, type RouteMatch } from '#shared/api/route-matcher.ts';
+import { routeKey, type RoutePattern } from '#shared/api/routes.ts';
 import type { EventClaims } from './jwt-authorizer.ts';
 
 /** API Gateway HTTP APIs hand these content types over as text; everything else as base64. */
 const TEXT_TYPES = /^(text\/[^;]+|application\/(json|xml|javascript))(;|$)/i;
 
-/**
- * API Gateway's request ids look like `Mx3bXjYAoAMEJ8w=`. Made from a random UUID's hex
- * digits: `randomUUID` draws from a pooled buffer, where `randomBytes` asks the system for
- * each request's few bytes.
- */
+/** API Gateway's request ids look like `Mx3bXjYAoAMEJ8w=`; `randomUUID` draws from a pool. */
 export const newRequestId = (): string =>
   Buffer.from(randomUUID().replaceAll('-', '').slice(0, 20), 'hex')
     .toString('base64')
@@ -28,6 +27,12 @@ export function splitTarget(target: string | undefined): {
     ? { rawPath: raw, rawQueryString: '' }
     : { rawPath: raw.slice(0, mark), rawQueryString: raw.slice(mark + 1) };
 }
+
+/** The route key and path parameters of a match: the fallback's `$default` when none. */
+export const eventRoute = (found: RouteMatch<RoutePattern>) =>
+  found.kind === 'route'
+    ? { routeKey: routeKey(found.route), pathParameters: found.params }
+    : { routeKey: '$default' };
 
 /** What the event takes from the HTTP request: an IncomingMessage, or one described by hand. */
 type EventRequest = Pick<IncomingMessage, 'method' | 'rawHeaders' | 'httpVersion'> & {
@@ -114,4 +119,41 @@ export function toApiGatewayEvent(input: EventInput): APIGatewayProxyEventV2With
         ? { body: body.toString('utf8'), isBase64Encoded: false }
         : { body: body.toString('base64'), isBase64Encoded: true }),
   };
+}
+
+const matchRoute = createRouteMatcher(API_ROUTES);
+
+/**
+ * The event the gateway would build for a request described by hand (`npm run event`):
+ * `host` is the `host:port` asked for; headers in the order sent, repeats kept.
+ */
+export function httpEvent(input: {
+  readonly method: string;
+  readonly target: string;
+  readonly host: string;
+  readonly claims?: EventClaims;
+  readonly headers?: readonly (readonly [string, string])[];
+  readonly body?: Buffer;
+}): APIGatewayProxyEventV2WithJWTAuthorizer {
+  const method = input.method.toUpperCase();
+  const target = splitTarget(input.target);
+  const body = input.body ?? Buffer.alloc(0);
+  const named = new Set((input.headers ?? []).map(([name]) => name.toLowerCase()));
+  const rawHeaders = [
+    ...(named.has('host') ? [] : ['host', input.host]),
+    ...(input.headers ?? []).flat(),
+    ...(body.length > 0 && !named.has('content-length')
+      ? ['content-length', String(body.length)]
+      : []),
+  ];
+  const localPort = Number(input.host.split(':')[1] ?? 80);
+  return toApiGatewayEvent({
+    request: { method, rawHeaders, httpVersion: '1.1', socket: { localPort } },
+    ...target,
+    ...eventRoute(matchRoute(method, target.rawPath)),
+    body,
+    ...(input.claims === undefined ? {} : { claims: input.claims }),
+    requestId: newRequestId(),
+    sourceIp: '127.0.0.1',
+  });
 }

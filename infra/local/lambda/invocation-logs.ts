@@ -57,21 +57,13 @@ export function outsideInvocations<T>(work: () => T): T {
   return writing.exit(work);
 }
 
-/** An invocation's log: what it wrote to stdout or stderr, and the lines Lambda adds. */
-export interface InvocationLog {
-  /** Adds a line of Lambda's own (START, END, REPORT); the terminal does not get it. */
-  note(line: string): void;
-  /** Runs `work`, keeping every line it writes to stdout or stderr in this log. */
-  capture<T>(work: () => Promise<T>): Promise<T>;
-  text(): string;
-}
-
-export function newInvocationLog(): InvocationLog {
+/** An invocation's log: what `capture`'s work writes to stdout or stderr. */
+export function newInvocationLog() {
   teeStandardStreams();
   const lines: string[] = [];
   return {
-    note: (line) => lines.push(`${line}\n`),
-    capture: (work) => writing.run({ ...writing.getStore(), lines }, work),
+    capture: <T>(work: () => Promise<T>): Promise<T> =>
+      writing.run({ ...writing.getStore(), lines }, work),
     text: () => lines.join(''),
   };
 }
