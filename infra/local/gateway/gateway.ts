@@ -30,7 +30,7 @@ import { type LocalFunction, STACK_FUNCTIONS } from '../lambda/stack-functions.t
 
 export interface GatewayOptions {
   readonly routes: readonly ApiRoute[];
-  /** The repository root that route entries are relative to. */
+  /** What route entries are relative to. */
   readonly root: string;
   readonly wiring: LocalWiring;
   readonly authorize: (authorization: string | undefined) => Promise<EventClaims>;
@@ -113,7 +113,7 @@ function withCors(
   return { ...kept, ...cors, ...(vary === '' ? {} : { vary }) };
 }
 
-/** One request as the gateway sees it, once routed. */
+/** A request, once routed. */
 interface Call {
   readonly request: IncomingMessage;
   readonly requestId: string;

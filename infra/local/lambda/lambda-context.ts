@@ -12,23 +12,16 @@ export function localLambdaContext(
   const unsupported = () => {
     throw new Error('Callback-style completion is not supported; return a promise');
   };
-  // The Context type still lists the callback-era completion methods; nothing may call them.
-  /* eslint-disable @typescript-eslint/no-deprecated */
   return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName,
-    functionVersion: '$LATEST',
+    ...{ callbackWaitsForEmptyEventLoop: true, functionName, functionVersion: '$LATEST' },
     invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
-    memoryLimitInMB: String(memoryMb),
-    awsRequestId,
+    ...{ memoryLimitInMB: String(memoryMb), awsRequestId, logStreamName: 'local' },
     logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: unsupported,
-    fail: unsupported,
-    succeed: unsupported,
+    // The callback era's completion methods, which the Context type still lists.
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
+    ...{ done: unsupported, fail: unsupported, succeed: unsupported },
   };
-  /* eslint-enable @typescript-eslint/no-deprecated */
 }
 
 /** The function ran past its timeout: Lambda stops it and reports `Sandbox.Timedout`. */
@@ -66,21 +59,23 @@ export async function invokeAsLambda<T>(
   };
   const invocation = run(context);
   const timers: NodeJS.Timeout[] = [];
+  const late = (after: string) => {
+    invocation.then(
+      () => {
+        say(`answered after ${after}; the answer is dropped`);
+      },
+      (reason: unknown) => {
+        say(`failed after ${after}: ${String(reason)}`);
+      },
+    );
+  };
   const stopAfter = (ms: number, error: Error, after: string) =>
     new Promise<never>((_, reject) => {
-      timers.push(
-        setTimeout(() => {
-          reject(error);
-          invocation.then(
-            () => {
-              say(`answered after ${after}; the answer is dropped`);
-            },
-            (reason: unknown) => {
-              say(`failed after ${after}: ${String(reason)}`);
-            },
-          );
-        }, ms),
-      );
+      const stop = () => {
+        reject(error);
+        late(after);
+      };
+      timers.push(setTimeout(stop, ms));
     });
   const stops = [stopAfter(timeoutMs, new InvocationTimedOut(), 'its timeout')];
   if (caller.waitMs !== undefined && caller.waitMs < timeoutMs) {
