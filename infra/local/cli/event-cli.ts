@@ -20,22 +20,15 @@ import { runningStage } from '../stage/stage-lock.ts';
 
 const USAGE = `usage: npm run --silent event -- <kind> [options]
 
-Prints an event, as AWS hands it to a function, on stdout; pipe it to \`npm run invoke\`.
-
-kinds:
+Prints an event as AWS hands it to a function; pipe it to \`npm run invoke\`. The kinds:
   http <METHOD> <path> [--user <id>] [--body <json>|@<file>] [--header <name:value>]...
-      API Gateway's event for one of the routes, as the local gateway builds it, with a
-      token and its claims for --user. An inline --body is JSON (application/json unless a
-      content-type header says otherwise); @<file> sends the file's bytes.
-  s3-put --key <key> --size <bytes>
-      S3's ObjectCreated:Put notification for that object of the stage's bucket.
-  sqs --body <json> [--body <json>]...
-      An SQS event for the notification worker, a record per --body.
-  sns-alarm [--alarm <name>] [--state ALARM|OK|INSUFFICIENT_DATA]
-      A CloudWatch alarm's change of state (to ALARM by default), as SNS hands it to PostAlarm.
+      the gateway's event for a route, with a token for --user; an inline --body is JSON
+  s3-put --key <key> --size <bytes>     S3's ObjectCreated:Put for the stage's bucket
+  sqs --body <json>...                  the notification worker's SQS event
+  sns-alarm [--alarm <name>] [--state ALARM|OK|INSUFFICIENT_DATA]   PostAlarm's SNS event
 
-The stage is LOCAL_DATA_DIR's, else the one running \`npm start\`, else .data/'s. The manual:
-docs/local-stage.md
+The stage is LOCAL_DATA_DIR's, else the running \`npm start\`'s, else .data/'s.
+The manual: docs/local-stage.md
 `;
 
 function fail(message: string): never {

@@ -21,15 +21,11 @@ const FUNCTION_IDS = [...FUNCTION_ENTRIES.keys()];
 
 const USAGE = `usage: npm run --silent invoke -- <FunctionId> [--event <file>|-] [--stage <stage>]
 
-Runs one of the service's functions with an event through Lambda's Invoke API, and prints
-what it returned on stdout as JSON, its log's last 4 KB on stderr. Exit 0 when the function
-returned, 1 when it threw or timed out (stdout shows Lambda's error) or could not be
-reached, 2 on a usage error.
-
-  --event <file>   the event's JSON; standard input when "-" or absent (npm run event makes one)
-  --stage <stage>  local (the default): the running \`npm start\`'s functions (LOCAL_DATA_DIR
-                   names the stage when several run). development or production: the
-                   deployed function the API stack names, with your AWS credentials.
+Runs a function with an event (a file, or standard input: see npm run event) through Lambda's
+Invoke API; prints its result on stdout, its log's last 4 KB on stderr. Exit 0 when it
+returned, 1 when it threw, timed out (stdout shows Lambda's error) or was not reached, 2 on a
+usage error. --stage: local (the running \`npm start\`'s, by default), or development or
+production (the function the API stack names, with your AWS credentials).
 
 functions:
 ${FUNCTION_IDS.map((id) => `  ${id}`).join('\n')}

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Context } from 'aws-lambda';
 import { LOCAL_REGION } from '../stage/emulators.ts';
 import { checkSigV4, type Credentials } from '../sigv4-check.ts';
 import { createHandlerLoader, type LocalWiring } from './handler-loader.ts';
@@ -118,24 +119,18 @@ export function createLambdaInvokeApi(options: {
 }): RequestListener {
   const load = createHandlerLoader(options.root, options.wiring);
 
+  /** One invocation: its result, or the runtime's error payload; and what it logged. */
   const run = async (name: string, fn: LocalFunction, event: unknown) => {
     const requestId = randomUUID();
     const log = newInvocationLog();
-    try {
-      const result = await log.capture(() =>
-        invokeAsLambda(name, fn, async (context) => (await load(fn.entry))(event, context), {
-          requestId,
-        }),
+    const handle = async (context: Context) => (await load(fn.entry))(event, context);
+    const outcome = await log
+      .capture(() => invokeAsLambda(name, fn, handle, { requestId }))
+      .then(
+        (result) => ({ payload: result ?? null, failed: false }),
+        (error: unknown) => ({ payload: errorPayload(error, requestId, fn), failed: true }),
       );
-      return { requestId, payload: result ?? null, failed: false, log: log.text() };
-    } catch (error) {
-      return {
-        requestId,
-        payload: errorPayload(error, requestId, fn),
-        failed: true,
-        log: log.text(),
-      };
-    }
+    return { ...outcome, requestId, log: log.text() };
   };
 
   const serve = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
