@@ -59,13 +59,11 @@ function takes(allowed: readonly (keyof typeof values)[], argumentCount = 0): st
   return rest;
 }
 
-const json = (text: string, what: string) => {
+const json = (text: string) => {
   try {
     JSON.parse(text);
   } catch {
-    fail(
-      `${what} must be JSON${what === '--body' && kind === 'http' ? ' (or @<file>)' : ''}, got ${text}`,
-    );
+    fail(`--body must be JSON${kind === 'http' ? ' (or @<file>)' : ''}, got ${text}`);
   }
 };
 
@@ -108,7 +106,7 @@ async function httpBody(headers: [string, string][]): Promise<Buffer | undefined
     const file = given.slice(1);
     return readFile(file).catch(() => fail(`cannot read the body file "${file}"`));
   }
-  json(given, '--body');
+  json(given);
   if (!headers.some(([name]) => name.toLowerCase() === 'content-type')) {
     headers.push(['content-type', 'application/json']);
   }
@@ -161,7 +159,7 @@ async function s3Put(): Promise<unknown> {
 function sqs(): unknown {
   takes(['body']);
   const bodies = values.body ?? fail('sqs needs at least one --body');
-  for (const body of bodies) json(body, '--body');
+  for (const body of bodies) json(body);
   return sqsEvent({ queueName: 'notifications', bodies });
 }
 

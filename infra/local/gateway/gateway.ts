@@ -126,6 +126,76 @@ interface Call {
 
 type Authorized = { readonly claims?: EventClaims } | { readonly refused: Answer };
 
+/** What every request is served with. */
+interface Served {
+  readonly options: GatewayOptions;
+  readonly functions: ReadonlyMap<string, LocalFunction>;
+  readonly waitMs: number;
+  readonly load: ReturnType<typeof createHandlerLoader>;
+}
+
+/** The claims of a protected route's token, or the authorizer's 401. */
+async function authorize({ options }: Served, { request, auth }: Call): Promise<Authorized> {
+  if (!auth) return {};
+  try {
+    return { claims: await options.authorize(request.headers.authorization) };
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    request.resume();
+    return { refused: gatewayAnswer(error.statusCode, 'Unauthorized', error.headers) };
+  }
+}
+
+/** The function's answer, or the platform's when it times out, throws or answers too much. */
+async function invoke(served: Served, call: Call, event: unknown): Promise<Answer> {
+  const { functionId, entry, requestId } = call;
+  const { waitMs, load } = served;
+  // A function the table does not size runs as long as API Gateway waits.
+  const sizing = served.functions.get(functionId) ?? {
+    timeoutSeconds: waitMs / 1000,
+    memoryMb: 1024,
+  };
+  try {
+    const run = async (context: Context) => (await load(entry))(event, context);
+    const result = await invokeAsLambda(functionId, sizing, run, { requestId, waitMs });
+    const unsent = refuseResult(resultBytes(result));
+    if (unsent === undefined) return resultAnswer(result);
+    console.error(`[${functionId}] response over Lambda's payload limit`);
+    return refusalAnswer(unsent);
+  } catch (error) {
+    if (error instanceof InvocationTimedOut) return refusalAnswer(FUNCTION_TIMED_OUT);
+    if (error instanceof CallerStoppedWaiting) return refusalAnswer(INTEGRATION_TIMED_OUT);
+    // A function that throws is a 500 from API Gateway, with nothing of the error.
+    console.error(`[${functionId}] invocation failed:`, error);
+    return gatewayAnswer(500, 'Internal Server Error');
+  }
+}
+
+/** The answer, step by step; undefined when the client left before its body was sent. */
+async function answer(served: Served, call: Call): Promise<Answer | undefined> {
+  const { request, target } = call;
+  const authorized = await authorize(served, call);
+  if ('refused' in authorized) return authorized.refused;
+  const read = await readRequestBody(request, served.options.drain ?? OVERSIZE_DRAIN);
+  if (read.kind === 'aborted') return undefined;
+  if (read.kind === 'too-large') {
+    if (!read.drained) {
+      // The client may see a broken pipe rather than the 413: this says why.
+      console.warn(
+        `[gateway] ${request.method ?? ''} ${target.rawPath}: a body too large or too slow to read to its end; 413, connection closed`,
+      );
+    }
+    return refusalAnswer(read.refusal);
+  }
+  const event = toApiGatewayEvent({
+    ...{ request, ...target, ...call.route, body: read.body, ...authorized },
+    ...{ requestId: call.requestId, sourceIp: request.socket.remoteAddress ?? '127.0.0.1' },
+  });
+  // Lambda refuses an event over its request limit: the function never runs.
+  const tooLarge = refuseEvent(eventBytes(event));
+  return tooLarge === undefined ? invoke(served, call, event) : refusalAnswer(tooLarge);
+}
+
 /**
  * The local stand-in for API Gateway's HTTP API: route match, the JWT authorizer on protected
  * routes, the payload 2.0 event, and the very handler module the CDK stack deploys for the
@@ -133,75 +203,12 @@ type Authorized = { readonly claims?: EventClaims } | { readonly refused: Answer
  */
 export function createGateway(options: GatewayOptions): RequestListener {
   const match = createRouteMatcher(options.routes);
-  const functions = options.functions ?? STACK_FUNCTIONS;
-  const waitMs = options.integrationTimeoutMs ?? API_GATEWAY_INTEGRATION_TIMEOUT_MS;
-  const load = createHandlerLoader(options.root, options.wiring);
-
-  /** The claims of a protected route's token, or the authorizer's 401. */
-  const authorize = async ({ request, auth }: Call): Promise<Authorized> => {
-    if (!auth) return {};
-    try {
-      return { claims: await options.authorize(request.headers.authorization) };
-    } catch (error) {
-      if (!(error instanceof HttpError)) throw error;
-      request.resume();
-      return { refused: gatewayAnswer(error.statusCode, 'Unauthorized', error.headers) };
-    }
+  const served: Served = {
+    options,
+    functions: options.functions ?? STACK_FUNCTIONS,
+    waitMs: options.integrationTimeoutMs ?? API_GATEWAY_INTEGRATION_TIMEOUT_MS,
+    load: createHandlerLoader(options.root, options.wiring),
   };
-
-  /** The function's answer, or the platform's when the function times out, throws or answers too much. */
-  const invoke = async (
-    { functionId, entry, requestId }: Call,
-    event: unknown,
-  ): Promise<Answer> => {
-    // A function the table does not size runs as long as API Gateway waits.
-    const sizing = functions.get(functionId) ?? { timeoutSeconds: waitMs / 1000, memoryMb: 1024 };
-    try {
-      const run = async (context: Context) => (await load(entry))(event, context);
-      const result = await invokeAsLambda(functionId, sizing, run, { requestId, waitMs });
-      const unsent = refuseResult(resultBytes(result));
-      if (unsent === undefined) return resultAnswer(result);
-      console.error(`[${functionId}] response over Lambda's payload limit`);
-      return refusalAnswer(unsent);
-    } catch (error) {
-      if (error instanceof InvocationTimedOut) return refusalAnswer(FUNCTION_TIMED_OUT);
-      if (error instanceof CallerStoppedWaiting) return refusalAnswer(INTEGRATION_TIMED_OUT);
-      // A function that throws is a 500 from API Gateway, with nothing of the error.
-      console.error(`[${functionId}] invocation failed:`, error);
-      return gatewayAnswer(500, 'Internal Server Error');
-    }
-  };
-
-  /** The answer, step by step; undefined when the client left before its body was sent. */
-  const answer = async (call: Call): Promise<Answer | undefined> => {
-    const { request, target } = call;
-    const authorized = await authorize(call);
-    if ('refused' in authorized) return authorized.refused;
-    const read = await readRequestBody(request, options.drain ?? OVERSIZE_DRAIN);
-    if (read.kind === 'aborted') return undefined;
-    if (read.kind === 'too-large') {
-      if (!read.drained) {
-        // The client may see a broken pipe rather than the 413: this says why.
-        console.warn(
-          `[gateway] ${request.method ?? ''} ${target.rawPath}: a body too large or too slow to read to its end; 413, connection closed`,
-        );
-      }
-      return refusalAnswer(read.refusal);
-    }
-    const event = toApiGatewayEvent({
-      request,
-      ...target,
-      ...call.route,
-      body: read.body,
-      ...authorized,
-      requestId: call.requestId,
-      sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
-    });
-    // Lambda refuses an event over its request limit: the function never runs.
-    const tooLarge = refuseEvent(eventBytes(event));
-    return tooLarge === undefined ? invoke(call, event) : refusalAnswer(tooLarge);
-  };
-
   return (request, response) => {
     const started = performance.now();
     const requestId = newRequestId();
@@ -231,7 +238,7 @@ export function createGateway(options: GatewayOptions): RequestListener {
       route: eventRoute(found),
       entry: route?.entry ?? FALLBACK_FUNCTION.entry,
     };
-    answer(call).then(
+    answer(served, call).then(
       // nginx's 499: logged, never sent, as the connection is gone.
       (ready) => log(ready === undefined ? 499 : send(ready)),
       (error: unknown) => {

@@ -103,6 +103,22 @@ function errorPayload(error: unknown, requestId: string, fn: LocalFunction) {
     : { errorType: 'Error', errorMessage: String(error), trace: [] };
 }
 
+type Loader = ReturnType<typeof createHandlerLoader>;
+
+/** One invocation: its result, or the runtime's error payload; and what it logged. */
+async function run(load: Loader, name: string, fn: LocalFunction, event: unknown) {
+  const requestId = randomUUID();
+  const log = newInvocationLog();
+  const handle = async (context: Context) => (await load(fn.entry))(event, context);
+  const outcome = await log
+    .capture(() => invokeAsLambda(name, fn, handle, { requestId }))
+    .then(
+      (result) => ({ payload: result ?? null, failed: false }),
+      (error: unknown) => ({ payload: errorPayload(error, requestId, fn), failed: true }),
+    );
+  return { ...outcome, requestId, log: log.text() };
+}
+
 /**
  * Lambda's Invoke API (`POST /2015-03-31/functions/{name}/invocations`), as `sam local
  * start-lambda` offers it, so `npm run invoke` and `aws lambda invoke --endpoint-url` reach
@@ -119,20 +135,6 @@ export function createLambdaInvokeApi(options: {
 }): RequestListener {
   const load = createHandlerLoader(options.root, options.wiring);
 
-  /** One invocation: its result, or the runtime's error payload; and what it logged. */
-  const run = async (name: string, fn: LocalFunction, event: unknown) => {
-    const requestId = randomUUID();
-    const log = newInvocationLog();
-    const handle = async (context: Context) => (await load(fn.entry))(event, context);
-    const outcome = await log
-      .capture(() => invokeAsLambda(name, fn, handle, { requestId }))
-      .then(
-        (result) => ({ payload: result ?? null, failed: false }),
-        (error: unknown) => ({ payload: errorPayload(error, requestId, fn), failed: true }),
-      );
-    return { ...outcome, requestId, log: log.text() };
-  };
-
   const serve = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const body = await readSignedBody(request, options.credentials);
     if (body === undefined) return;
@@ -144,11 +146,11 @@ export function createLambdaInvokeApi(options: {
     }
     if (invocationType === 'Event') {
       response.writeHead(202).end();
-      const { failed, log } = await run(name, fn, event);
+      const { failed, log } = await run(load, name, fn, event);
       if (failed) console.error(`[${name}] asynchronous invocation failed:\n${log}`);
       return;
     }
-    const { requestId, payload, failed, log } = await run(name, fn, event);
+    const { requestId, payload, failed, log } = await run(load, name, fn, event);
     const answer = JSON.stringify(payload);
     response.writeHead(200, {
       'content-type': 'application/json',
