@@ -46,19 +46,19 @@ export interface GatewayOptions {
   readonly cors?: CorsRule;
 }
 
-export interface SentResponse {
+interface Exchange {
   readonly method: string;
   readonly path: string;
   readonly status: number;
+}
+
+export interface SentResponse extends Exchange {
   /** By lower-case name. */
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Buffer;
 }
 
-export interface RequestLogLine {
-  readonly method: string;
-  readonly path: string;
-  readonly status: number;
+export interface RequestLogLine extends Exchange {
   readonly ms: number;
   readonly requestId: string;
   readonly functionId: string;
