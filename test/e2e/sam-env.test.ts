@@ -32,7 +32,7 @@ import {
 } from '#infra/local/sam/sam-local-template.ts';
 import { RESOURCE_NAMES } from '#shared/functions/function-declaration.ts';
 import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
-import { httpEvent } from '#infra/local/cli/sample-events.ts';
+import { httpEvent } from '#infra/local/gateway/api-gateway-event.ts';
 import {
   type SamEnvironment,
   samResolvedValue,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { httpEvent, s3PutEvent, sqsEvent } from '#infra/local/cli/sample-events.ts';
+import { httpEvent } from '#infra/local/gateway/api-gateway-event.ts';
+import { s3PutEvent, sqsEvent } from '#infra/local/cli/sample-events.ts';
 import { decodeEventKey } from '#shared/storage/aws/s3-event-key.ts';
 
 describe('httpEvent: the payload 2.0 event, as the local gateway builds it', () => {

@@ -1,8 +1,8 @@
 /**
  * `npm run --silent invoke -- <FunctionId> [--event <file>|-] [--stage ...]`: runs one of the
  * service's functions with an event through Lambda's Invoke API, as `sam local invoke` does:
- * the running `npm start`'s (its functions, adapters, emulators and queues), or a deployed
- * stage's. One code path for both; only the endpoint and the function's name differ.
+ * the running `npm start`'s, or a deployed stage's. One code path for both; only the endpoint
+ * and the function's name differ.
  */
 import { readFile } from 'node:fs/promises';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
@@ -20,17 +20,11 @@ const FUNCTION_IDS = [...FUNCTION_ENTRIES.keys()];
 
 const USAGE = `usage: npm run --silent invoke -- <FunctionId> [--event <file>|-] [--stage <stage>]
 
-Runs one of the service's functions with an event, through Lambda's Invoke API, and prints
-what it returned on stdout as JSON; its log (the last 4 KB, as Lambda hands it back) goes to
-stderr. Exit 0 when the function returned, 1 when it threw or timed out (Lambda's error is
-then what stdout shows) or could not be reached, 2 on a usage error.
-
-  --event <file>   the event's JSON; standard input when "-" or absent. Make one with
-                   npm run --silent event -- --help
-  --stage <stage>  local (the default): the functions of the running \`npm start\`, on its
-                   emulators, settings and queues (LOCAL_DATA_DIR names the stage when several
-                   run). development or production: the deployed function, with your AWS
-                   credentials and region; the API stack's outputs name it.
+Runs a function with an event (a file, or standard input: see npm run event) through Lambda's
+Invoke API; prints its result on stdout, its log's last 4 KB on stderr. Exit 0 when it
+returned, 1 when it threw, timed out (stdout shows Lambda's error) or was not reached, 2 on a
+usage error. --stage: local (the running \`npm start\`'s, by default), or development or
+production (the function the API stack names, with your AWS credentials).
 
 functions:
 ${FUNCTION_IDS.map((id) => `  ${id}`).join('\n')}
@@ -44,21 +38,12 @@ function usageError(message: string, withUsage = true): never {
   process.exit(2);
 }
 
-function refuse(message: string): never {
-  process.stderr.write(`invoke: ${message}\n`);
-  process.exit(1);
-}
-
 const { values, positionals } = parseCommandLine(
-  {
-    event: { type: 'string' },
-    stage: { type: 'string', default: 'local' },
-  },
+  { event: { type: 'string' }, stage: { type: 'string', default: 'local' } },
   USAGE,
   usageError,
 );
-const [functionId, ...extra] = positionals;
-if (functionId === undefined) usageError('name a function');
+const [functionId = usageError('name a function'), ...extra] = positionals;
 if (extra.length > 0) usageError(`unexpected argument "${extra.join(' ')}"`);
 if (!FUNCTION_ENTRIES.has(functionId as never)) {
   usageError(
@@ -71,8 +56,7 @@ if (!STAGE_NAMES.includes(stage)) {
   usageError(`--stage must be one of ${STAGE_NAMES.join(', ')}, got "${values.stage}"`);
 }
 
-async function readEvent(): Promise<string> {
-  const source = values.event ?? '-';
+async function readEvent(source = values.event ?? '-'): Promise<string> {
   if (source !== '-') {
     return readFile(source, 'utf8').catch(() =>
       usageError(`cannot read the event file "${source}"`, false),
@@ -84,31 +68,24 @@ async function readEvent(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const event = await readEvent();
-try {
-  JSON.parse(event);
-} catch (error) {
-  usageError(
-    `the event is not JSON: ${error instanceof Error ? error.message : String(error)}`,
-    false,
-  );
+// Exactly once: a retried invocation would run the function's side effects twice.
+const ONCE = { maxAttempts: 1 };
+
+/** The deployed function the API stack's outputs name. */
+async function deployedTarget(deployed: Exclude<StageName, 'local'>) {
+  const stackName = apiStackName(deployed);
+  const output = functionNameOutput(functionId);
+  const functionName = (await readStackOutputs(stackName, deployed))[output];
+  if (functionName === undefined) {
+    throw new OperatorRefusal(
+      `stack ${stackName} has no ${output} output: deploy this version of the service first`,
+    );
+  }
+  return { client: new LambdaClient(ONCE), functionName };
 }
 
-/** The Invoke API to send to, and the function's name there. */
-async function target(): Promise<{ client: LambdaClient; functionName: string }> {
-  // Exactly once: a retried invocation would run the function's side effects twice.
-  const once = { maxAttempts: 1 };
-  if (stage !== 'local') {
-    const stackName = apiStackName(stage);
-    const outputs = await readStackOutputs(stackName, stage);
-    const functionName = outputs[functionNameOutput(functionId ?? '')];
-    if (functionName === undefined) {
-      throw new OperatorRefusal(
-        `stack ${stackName} has no ${functionNameOutput(functionId ?? '')} output: deploy this version of the service first`,
-      );
-    }
-    return { client: new LambdaClient(once), functionName };
-  }
+/** The running local stage's Invoke API, signed with its credentials. */
+async function localTarget() {
   let dataDir: string;
   try {
     dataDir = (await chooseDataFolder(process.env, stageHome(process.env))).dataDir;
@@ -122,38 +99,42 @@ async function target(): Promise<{ client: LambdaClient; functionName: string }>
       `no local stage is running on ${dataDir}: start one with \`npm start\` (or name a deployed stage with --stage development|production)`,
     );
   }
-  if (typeof record.lambdaEndpoint !== 'string') {
-    throw new OperatorRefusal(
-      `the local stage on ${dataDir} was started by an older version: restart \`npm start\``,
-    );
-  }
   const credentials = await readStageCredentials(dataDir);
-  if (credentials === undefined) {
-    throw new OperatorRefusal(`the local stage on ${dataDir} has no credentials.json: restart it`);
+  if (typeof record.lambdaEndpoint !== 'string' || credentials === undefined) {
+    throw new OperatorRefusal(`the local stage on ${dataDir} is of an older version: restart it`);
   }
-  const client = new LambdaClient({
-    ...once,
-    endpoint: record.lambdaEndpoint,
-    region: LOCAL_REGION,
-    credentials,
-  });
-  return { client, functionName: functionId ?? '' };
+  const endpoint = record.lambdaEndpoint;
+  const client = new LambdaClient({ ...ONCE, endpoint, region: LOCAL_REGION, credentials });
+  return { client, functionName: functionId };
 }
 
+function refuse(message: string): never {
+  process.stderr.write(`invoke: ${message}\n`);
+  process.exit(1);
+}
+
+const event = await readEvent();
+try {
+  JSON.parse(event);
+} catch (error) {
+  usageError(
+    `the event is not JSON: ${error instanceof Error ? error.message : String(error)}`,
+    false,
+  );
+}
 let invoked;
 try {
-  const { client, functionName } = await target();
-  try {
-    invoked = await client.send(
-      new InvokeCommand({
-        FunctionName: functionName,
-        Payload: Buffer.from(event),
-        LogType: 'Tail',
-      }),
-    );
-  } finally {
+  const { client, functionName } = await (stage === 'local'
+    ? localTarget()
+    : deployedTarget(stage));
+  const command = new InvokeCommand({
+    FunctionName: functionName,
+    Payload: Buffer.from(event),
+    LogType: 'Tail',
+  });
+  invoked = await client.send(command).finally(() => {
     client.destroy();
-  }
+  });
 } catch (error) {
   if (error instanceof OperatorRefusal) refuse(error.message);
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

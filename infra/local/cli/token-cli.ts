@@ -29,28 +29,21 @@ const args = process.argv.slice(2).flatMap((arg, i, all) => {
 });
 
 const { values } = parseCommandLine(
-  {
-    user: { type: 'string', short: 'u' },
-    'expires-in': { type: 'string', default: '3600' },
-  },
-  USAGE,
-  fail,
-  { args, positionals: false },
+  { user: { type: 'string', short: 'u' }, 'expires-in': { type: 'string', default: '3600' } },
+  ...([USAGE, fail, { args, positionals: false }] as const),
 );
 const user = values.user ?? fail('--user is required');
 const userId = parseUserId(user) ?? fail(`--user must be a positive integer, got "${user}"`);
 const expiresIn = values['expires-in'];
 if (!/^-?[0-9]+$/.test(expiresIn)) fail(`--expires-in must be whole seconds, got "${expiresIn}"`);
 
-let dataDir: string;
-try {
-  const choice = await chooseDataFolder(process.env, stageHome(process.env));
-  if (choice.notice !== undefined) console.error(`token: ${choice.notice}`);
-  dataDir = choice.dataDir;
-} catch (error) {
-  if (!(error instanceof AmbiguousDataFolder)) throw error;
-  console.error(`token: ${error.message}`);
-  process.exit(2);
-}
-const provider = await loadIdentityProvider(dataDir);
+const choice = await chooseDataFolder(process.env, stageHome(process.env)).catch(
+  (error: unknown) => {
+    if (!(error instanceof AmbiguousDataFolder)) throw error;
+    console.error(`token: ${error.message}`);
+    process.exit(2);
+  },
+);
+if (choice.notice !== undefined) console.error(`token: ${choice.notice}`);
+const provider = await loadIdentityProvider(choice.dataDir);
 console.log(await provider.issueToken({ userId, expiresIn: Number(expiresIn) }));

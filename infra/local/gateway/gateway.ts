@@ -1,17 +1,17 @@
-import type { RequestListener, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener } from 'node:http';
+import type { Context } from 'aws-lambda';
 import { FALLBACK_FUNCTION } from '#functions/service-functions.ts';
 import { createRouteMatcher } from '#shared/api/route-matcher.ts';
 import type { ApiRoute } from '#shared/api/routes.ts';
 import { HttpError } from '#shared/http/http-errors.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
-import { newRequestId, splitTarget, toApiGatewayEvent } from './api-gateway-event.ts';
+import { eventRoute, newRequestId, splitTarget, toApiGatewayEvent } from './api-gateway-event.ts';
 import { createHandlerLoader, type LocalWiring } from '../lambda/handler-loader.ts';
 import type { EventClaims } from './jwt-authorizer.ts';
 import {
+  CallerStoppedWaiting,
+  invokeAsLambda,
   InvocationTimedOut,
-  localLambdaContext,
-  timedOutMessage,
-  withinTimeout,
 } from '../lambda/lambda-context.ts';
 import {
   API_GATEWAY_INTEGRATION_TIMEOUT_MS,
@@ -30,61 +30,80 @@ import { type LocalFunction, STACK_FUNCTIONS } from '../lambda/stack-functions.t
 
 export interface GatewayOptions {
   readonly routes: readonly ApiRoute[];
-  /** The repository root that route entries are relative to. */
+  /** What route entries are relative to. */
   readonly root: string;
-  /** The local stage's adapters and settings, which each handler module is built on. */
   readonly wiring: LocalWiring;
   readonly authorize: (authorization: string | undefined) => Promise<EventClaims>;
-  /** Each function's timeout and memory, by function id; the stack's (its declaration's) by default. */
+  /** Each function's timeout and memory by id; the stack's by default. */
   readonly functions?: ReadonlyMap<string, LocalFunction>;
-  /** API Gateway's integration timeout: 30 s. */
   readonly integrationTimeoutMs?: number;
   /** How much of an over-size body is read before the 413 (request-body.ts). */
   readonly drain?: DrainLimits;
   readonly onRequest?: (line: RequestLogLine) => void;
   /** Sees every response as it goes out, body and all (the tests' contract check). */
   readonly onResponse?: (response: SentResponse) => void;
-  /** The HTTP API's CORS configuration; none, as on a stage without allowed origins, by default. */
+  /** The HTTP API's CORS configuration; none by default. */
   readonly cors?: CorsRule;
 }
 
-export interface SentResponse {
+interface Exchange {
   readonly method: string;
   readonly path: string;
   readonly status: number;
+}
+
+export interface SentResponse extends Exchange {
   /** By lower-case name. */
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Buffer;
 }
 
-type Reply = (status: number, headers: Record<string, string>, body: Buffer | string) => void;
-
-export interface RequestLogLine {
-  readonly method: string;
-  readonly path: string;
-  readonly status: number;
+export interface RequestLogLine extends Exchange {
   readonly ms: number;
   readonly requestId: string;
   readonly functionId: string;
 }
 
-/** API Gateway stopped waiting for the function: its integration timeout passed. */
-class IntegrationTimedOut extends Error {}
-
-function send(
-  response: ServerResponse,
-  status: number,
-  headers: Record<string, string>,
-  body: Buffer | string,
-): void {
-  response.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
-  response.end(body);
+interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer | string;
+  readonly cookies?: string[];
 }
 
-/**
- * An answer with API Gateway's CORS headers in place of any the integration sent; a `Vary`
- * of the integration's own keeps its names beside `origin`.
- */
+/** API Gateway's own answer: its JSON message. */
+const gatewayAnswer = (status: number, message: string, headers = {}): Answer => ({
+  status,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify({ message }),
+});
+
+const refusalAnswer = ({ status, body, headers }: PlatformRefusal): Answer =>
+  gatewayAnswer(status, body.message, headers);
+
+/** What API Gateway sends for a function result: the structured form, or an inferred 200. */
+function resultAnswer(result: unknown): Answer {
+  if (typeof result !== 'object' || result === null || !('statusCode' in result)) {
+    const body = typeof result === 'string' ? result : JSON.stringify(result ?? null);
+    return { status: 200, headers: { 'content-type': 'application/json' }, body };
+  }
+  const structured = result as ApiResult;
+  const headers = Object.fromEntries(
+    Object.entries(structured.headers ?? {}).map(([name, value]) => [
+      name.toLowerCase(),
+      String(value),
+    ]),
+  );
+  const encoding = structured.isBase64Encoded === true ? 'base64' : 'utf8';
+  return {
+    status: structured.statusCode ?? 200,
+    headers,
+    body: Buffer.from(structured.body ?? '', encoding),
+    ...(structured.cookies === undefined ? {} : { cookies: structured.cookies }),
+  };
+}
+
+/** API Gateway's CORS headers in place of the integration's; a `Vary` of its own is kept. */
 function withCors(
   headers: Record<string, string>,
   cors: Record<string, string>,
@@ -94,29 +113,87 @@ function withCors(
   return { ...kept, ...cors, ...(vary === '' ? {} : { vary }) };
 }
 
-/** What API Gateway sends for a function result: the structured form, or an inferred 200. */
-function writeResult(
-  reply: Reply,
-  response: ServerResponse,
-  result: unknown,
-  requestId: string,
-): number {
-  const base = { 'apigw-requestid': requestId };
-  if (typeof result === 'object' && result !== null && 'statusCode' in result) {
-    const structured = result as ApiResult;
-    const headers: Record<string, string> = { ...base };
-    for (const [name, value] of Object.entries(structured.headers ?? {})) {
-      headers[name.toLowerCase()] = String(value);
-    }
-    if (structured.cookies !== undefined) response.setHeader('set-cookie', structured.cookies);
-    const body = Buffer.from(structured.body ?? '', structured.isBase64Encoded ? 'base64' : 'utf8');
-    const status = structured.statusCode ?? 200;
-    reply(status, headers, body);
-    return status;
+/** A request, once routed. */
+interface Call {
+  readonly request: IncomingMessage;
+  readonly requestId: string;
+  readonly target: ReturnType<typeof splitTarget>;
+  readonly route: ReturnType<typeof eventRoute>;
+  readonly functionId: string;
+  readonly entry: string;
+  readonly auth: boolean;
+}
+
+type Authorized = { readonly claims?: EventClaims } | { readonly refused: Answer };
+
+/** What every request is served with. */
+interface Served {
+  readonly options: GatewayOptions;
+  readonly functions: ReadonlyMap<string, LocalFunction>;
+  readonly waitMs: number;
+  readonly load: ReturnType<typeof createHandlerLoader>;
+}
+
+/** The claims of a protected route's token, or the authorizer's 401. */
+async function authorize({ options }: Served, { request, auth }: Call): Promise<Authorized> {
+  if (!auth) return {};
+  try {
+    return { claims: await options.authorize(request.headers.authorization) };
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    request.resume();
+    return { refused: gatewayAnswer(error.statusCode, 'Unauthorized', error.headers) };
   }
-  const body = typeof result === 'string' ? result : JSON.stringify(result ?? null);
-  reply(200, { ...base, 'content-type': 'application/json' }, body);
-  return 200;
+}
+
+/** The function's answer, or the platform's when it times out, throws or answers too much. */
+async function invoke(served: Served, call: Call, event: unknown): Promise<Answer> {
+  const { functionId, entry, requestId } = call;
+  const { waitMs, load } = served;
+  // A function the table does not size runs as long as API Gateway waits.
+  const sizing = served.functions.get(functionId) ?? {
+    timeoutSeconds: waitMs / 1000,
+    memoryMb: 1024,
+  };
+  try {
+    const run = async (context: Context) => (await load(entry))(event, context);
+    const result = await invokeAsLambda(functionId, sizing, run, { requestId, waitMs });
+    const unsent = refuseResult(resultBytes(result));
+    if (unsent === undefined) return resultAnswer(result);
+    console.error(`[${functionId}] response over Lambda's payload limit`);
+    return refusalAnswer(unsent);
+  } catch (error) {
+    if (error instanceof InvocationTimedOut) return refusalAnswer(FUNCTION_TIMED_OUT);
+    if (error instanceof CallerStoppedWaiting) return refusalAnswer(INTEGRATION_TIMED_OUT);
+    // A function that throws is a 500 from API Gateway, with nothing of the error.
+    console.error(`[${functionId}] invocation failed:`, error);
+    return gatewayAnswer(500, 'Internal Server Error');
+  }
+}
+
+/** The answer, step by step; undefined when the client left before its body was sent. */
+async function answer(served: Served, call: Call): Promise<Answer | undefined> {
+  const { request, target } = call;
+  const authorized = await authorize(served, call);
+  if ('refused' in authorized) return authorized.refused;
+  const read = await readRequestBody(request, served.options.drain ?? OVERSIZE_DRAIN);
+  if (read.kind === 'aborted') return undefined;
+  if (read.kind === 'too-large') {
+    if (!read.drained) {
+      // The client may see a broken pipe rather than the 413: this says why.
+      console.warn(
+        `[gateway] ${request.method ?? ''} ${target.rawPath}: a body too large or too slow to read to its end; 413, connection closed`,
+      );
+    }
+    return refusalAnswer(read.refusal);
+  }
+  const event = toApiGatewayEvent({
+    ...{ request, ...target, ...call.route, body: read.body, ...authorized },
+    ...{ requestId: call.requestId, sourceIp: request.socket.remoteAddress ?? '127.0.0.1' },
+  });
+  // Lambda refuses an event over its request limit: the function never runs.
+  const tooLarge = refuseEvent(eventBytes(event));
+  return tooLarge === undefined ? invoke(served, call, event) : refusalAnswer(tooLarge);
 }
 
 /**
@@ -126,178 +203,50 @@ function writeResult(
  */
 export function createGateway(options: GatewayOptions): RequestListener {
   const match = createRouteMatcher(options.routes);
-  const functions = options.functions ?? STACK_FUNCTIONS;
-  const integrationTimeoutMs = options.integrationTimeoutMs ?? API_GATEWAY_INTEGRATION_TIMEOUT_MS;
-  const drain = options.drain ?? OVERSIZE_DRAIN;
-  const load = createHandlerLoader(options.root, options.wiring);
-
-  /**
-   * One call of a route's function, as API Gateway makes it: the function is stopped at its
-   * own timeout (InvocationTimedOut), and API Gateway stops waiting at its integration timeout
-   * (IntegrationTimedOut), which runs from before the module loads, as a cold start counts
-   * against it. Whichever comes first answers. Nothing here can stop the handler itself, so
-   * what it does after is said on the console, and its answer is never sent.
-   */
-  const invoke = async (
-    functionId: string,
-    entry: string,
-    event: unknown,
-    requestId: string,
-  ): Promise<unknown> => {
-    const fn = functions.get(functionId);
-    // A function the table does not size runs as long as API Gateway waits.
-    const timeoutMs = fn === undefined ? integrationTimeoutMs : fn.timeoutSeconds * 1000;
-    const say = (what: string) => {
-      console.error(`[${functionId}] ${what} (request ${requestId})`);
-    };
-    const late = (after: string) => (outcome: PromiseSettledResult<unknown>) => {
-      if (outcome.status === 'fulfilled') say(`answered after ${after}; the answer is dropped`);
-      else if (outcome.reason instanceof InvocationTimedOut) say(timedOutMessage(timeoutMs / 1000));
-      else say(`failed after ${after}: ${String(outcome.reason)}`);
-    };
-    let timer: NodeJS.Timeout | undefined;
-    const integration = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        reject(new IntegrationTimedOut());
-      }, integrationTimeoutMs);
-    });
-    const running = (async () => {
-      const handler = await load(entry);
-      const context = localLambdaContext(functionId, timeoutMs, fn?.memoryMb);
-      return withinTimeout(handler(event, context), timeoutMs, late('its timeout'));
-    })();
-    try {
-      return await Promise.race([running, integration]);
-    } catch (error) {
-      if (error instanceof IntegrationTimedOut) {
-        const report = late("API Gateway's timeout");
-        void running.then(
-          (value: unknown) => {
-            report({ status: 'fulfilled', value });
-          },
-          (reason: unknown) => {
-            report({ status: 'rejected', reason });
-          },
-        );
-      }
-      if (error instanceof InvocationTimedOut) say(timedOutMessage(timeoutMs / 1000));
-      throw error;
-    } finally {
-      clearTimeout(timer);
-    }
+  const served: Served = {
+    options,
+    functions: options.functions ?? STACK_FUNCTIONS,
+    waitMs: options.integrationTimeoutMs ?? API_GATEWAY_INTEGRATION_TIMEOUT_MS,
+    load: createHandlerLoader(options.root, options.wiring),
   };
-
   return (request, response) => {
     const started = performance.now();
     const requestId = newRequestId();
     const method = (request.method ?? 'GET').toUpperCase();
-    const { rawPath: path, rawQueryString } = splitTarget(request.url);
-    let functionId: string = FALLBACK_FUNCTION.id;
-    const cors =
-      options.cors === undefined
-        ? undefined
-        : apiCorsHeaders(options.cors, { method, headers: request.headers });
-    const reply: Reply = (status, given, body) => {
-      const headers = cors === undefined ? given : withCors(given, cors);
-      send(response, status, headers, body);
-      options.onResponse?.({ method, path, status, headers, body: Buffer.from(body) });
+    const target = splitTarget(request.url);
+    const found = match(method, target.rawPath);
+    const route = found.kind === 'route' ? found.route : undefined;
+    const functionId = route?.functionId ?? FALLBACK_FUNCTION.id;
+    const cors = options.cors && apiCorsHeaders(options.cors, { method, headers: request.headers });
+    const send = ({ status, headers, body, cookies }: Answer) => {
+      const given = { 'apigw-requestid': requestId, ...headers };
+      const sent = cors === undefined ? given : withCors(given, cors);
+      if (cookies !== undefined) response.setHeader('set-cookie', cookies);
+      response.writeHead(status, { ...sent, 'content-length': Buffer.byteLength(body) });
+      response.end(body);
+      const path = target.rawPath;
+      options.onResponse?.({ method, path, status, headers: sent, body: Buffer.from(body) });
+      return status;
     };
     const log = (status: number) =>
       options.onRequest?.({
-        method,
-        path,
-        status,
+        ...{ method, path: target.rawPath, status, requestId, functionId },
         ms: Math.round(performance.now() - started),
-        requestId,
-        functionId,
       });
-
-    const eventBase = (
-      route: ApiRoute | undefined,
-      found: ReturnType<typeof match>,
-      claims: EventClaims | undefined,
-    ) => ({
-      request,
-      rawPath: path,
-      rawQueryString,
-      routeKey: route === undefined ? '$default' : `${route.method} ${route.path}`,
-      ...(found.kind === 'route' ? { pathParameters: found.params } : {}),
-      ...(claims === undefined ? {} : { claims }),
-      requestId,
-      sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
-    });
-
-    /** The event without its body, which the handler reads from the socket as it arrives. */
-    const handle = async (): Promise<number> => {
-      const found = match(method, path);
-      const route = found.kind === 'route' ? found.route : undefined;
-      functionId = route?.functionId ?? FALLBACK_FUNCTION.id;
-      const gatewayError = (status: number, message: string, headers = {}) => {
-        reply(
-          status,
-          { 'content-type': 'application/json', 'apigw-requestid': requestId, ...headers },
-          JSON.stringify({ message }),
-        );
-        return status;
-      };
-      const platformRefusal = ({ status, body, headers }: PlatformRefusal) =>
-        gatewayError(status, body.message, headers);
-
-      let claims: EventClaims | undefined;
-      if (route?.auth === 'jwt') {
-        try {
-          claims = await options.authorize(request.headers.authorization);
-        } catch (error) {
-          if (!(error instanceof HttpError)) throw error;
-          request.resume();
-          return gatewayError(error.statusCode, 'Unauthorized', error.headers);
-        }
-      }
-      let event;
-      {
-        const read = await readRequestBody(request, drain);
-        // nginx's 499: logged, never sent, as the connection is gone.
-        if (read.kind === 'aborted') return 499;
-        if (read.kind === 'too-large') {
-          if (!read.drained) {
-            // The client may see a broken pipe rather than the 413: this says why.
-            console.warn(
-              `[gateway] ${method} ${path}: a body too large or too slow to read to its end; 413, connection closed`,
-            );
-          }
-          return platformRefusal(read.refusal);
-        }
-        // The raw bytes live only until they are encoded into the event.
-        event = toApiGatewayEvent({ ...eventBase(route, found, claims), body: read.body });
-      }
-      // Lambda refuses an event over its request limit: the function never runs.
-      const tooLarge = refuseEvent(eventBytes(event));
-      if (tooLarge !== undefined) return platformRefusal(tooLarge);
-      try {
-        const entry = route?.entry ?? FALLBACK_FUNCTION.entry;
-        const result = await invoke(functionId, entry, event, requestId);
-        // The function ran, but Lambda hands back an error instead of a result over its limit.
-        const unsent = refuseResult(resultBytes(result));
-        if (unsent !== undefined) {
-          console.error(`[${functionId}] response over Lambda's payload limit`);
-          return platformRefusal(unsent);
-        }
-        return writeResult(reply, response, result, requestId);
-      } catch (error) {
-        if (error instanceof InvocationTimedOut) return platformRefusal(FUNCTION_TIMED_OUT);
-        if (error instanceof IntegrationTimedOut) return platformRefusal(INTEGRATION_TIMED_OUT);
-        // A function that throws is a 500 from API Gateway, with nothing of the error.
-        console.error(`[${functionId}] invocation failed:`, error);
-        return gatewayError(500, 'Internal Server Error');
-      }
+    const call = {
+      ...{ request, requestId, target, functionId, auth: route?.auth === 'jwt' },
+      route: eventRoute(found),
+      entry: route?.entry ?? FALLBACK_FUNCTION.entry,
     };
-
-    handle().then(log, (error: unknown) => {
-      console.error('[gateway] request failed:', error);
-      if (!response.headersSent) {
-        reply(500, { 'content-type': 'application/json' }, '{"message":"Internal Server Error"}');
-      } else response.destroy();
-      log(500);
-    });
+    answer(served, call).then(
+      // nginx's 499: logged, never sent, as the connection is gone.
+      (ready) => log(ready === undefined ? 499 : send(ready)),
+      (error: unknown) => {
+        console.error('[gateway] request failed:', error);
+        if (response.headersSent) response.destroy();
+        else send(gatewayAnswer(500, 'Internal Server Error'));
+        log(500);
+      },
+    );
   };
 }

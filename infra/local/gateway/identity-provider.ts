@@ -32,27 +32,28 @@ export interface IssueTokenOptions {
   readonly claims?: JWTPayload;
 }
 
-const signingKeyPath = (dataDir: string): string => join(dataDir, 'idp', 'signing-key.json');
-
+/**
+ * The key pair under the data folder, made on first use. Written whole to a temporary file,
+ * then linked into place: when `npm start` and `npm run token` race on a fresh folder, one
+ * key wins and nobody reads half a file.
+ */
 async function readOrCreatePrivateJwk(path: string): Promise<JWK> {
-  try {
-    return JSON.parse(await readFile(path, 'utf8')) as JWK;
-  } catch (error) {
+  const read = async () => JSON.parse(await readFile(path, 'utf8')) as JWK;
+  const exists = await read().catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
+  });
+  if (exists !== undefined) return exists;
   const { privateKey } = await generateKeyPair(ALGORITHM, { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), kid: randomUUID(), alg: ALGORITHM, use: 'sig' };
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  // Written whole to a temporary file, then linked into place: when `npm start` and
-  // `npm run token` race on a fresh folder, one key wins and nobody reads half a file.
-  const temporary = `${path}.${String(process.pid)}.${randomUUID()}.tmp`;
+  const temporary = `${path}.${randomUUID()}.tmp`;
   await writeFile(temporary, JSON.stringify(jwk, null, 2), { mode: 0o600 });
   try {
     await link(temporary, path);
     return jwk;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    return JSON.parse(await readFile(path, 'utf8')) as JWK;
+    return await read();
   } finally {
     await unlink(temporary);
   }
@@ -60,22 +61,18 @@ async function readOrCreatePrivateJwk(path: string): Promise<JWK> {
 
 /** The provider whose RS256 key pair lives under the local data folder (made on first use). */
 export async function loadIdentityProvider(dataDir: string): Promise<LocalIdentityProvider> {
-  const privateJwk = await readOrCreatePrivateJwk(signingKeyPath(dataDir));
+  const privateJwk = await readOrCreatePrivateJwk(join(dataDir, 'idp', 'signing-key.json'));
   const keyId = privateJwk.kid ?? 'local';
   const privateKey = (await importJWK(privateJwk, ALGORITHM)) as CryptoKey;
   const { kty, n, e } = privateJwk;
   const publicKey = (await importJWK({ kty, n, e }, ALGORITHM)) as CryptoKey;
   return {
-    issuer: LOCAL_STAGE_ISSUER,
-    audience: API_AUDIENCE,
-    keyId,
-    publicKey,
+    ...{ issuer: LOCAL_STAGE_ISSUER, audience: API_AUDIENCE, keyId, publicKey },
     issueToken: async ({ userId, expiresIn = 3600, claims = {} }) => {
       const now = Math.floor(Date.now() / 1000);
+      const standard = { iss: LOCAL_STAGE_ISSUER, aud: API_AUDIENCE, sub: String(userId) };
       return new SignJWT({
-        iss: LOCAL_STAGE_ISSUER,
-        aud: API_AUDIENCE,
-        sub: String(userId),
+        ...standard,
         iat: now,
         exp: now + expiresIn,
         jti: randomUUID(),

@@ -15,44 +15,34 @@ export interface LocalWiring {
   readonly clients: LocalClients;
 }
 
-/**
- * What a handler module exports: `createHandler`, which the local stage calls with its own
- * adapters, when the function has any; always `handler`, Lambda's entry.
- */
+/** `handler` is Lambda's entry; `createHandler`, when there, builds it on given adapters. */
 interface HandlerModule {
   readonly createHandler?: (adapters: ServiceAdapters, settings: ServiceSettings) => LambdaHandler;
   readonly handler: LambdaHandler;
 }
 
 /**
- * Imports handler modules from the repository on first use, as a Lambda container does on
- * its first invocation, and builds each on the local stage's adapters; a module whose
- * import failed is imported again next time. Every call runs as its context's function, so
- * what it logs is that function's (invocation-logs.ts), whoever invokes it: the gateway, the
- * Invoke API, the finalizer's S3 events or the queue's worker.
+ * Imports handler modules on first use, as a Lambda container does, built on the local
+ * stage's adapters; a failed import is tried again next time. What a call logs is its
+ * context's function's (invocation-logs.ts), whoever invokes it.
  */
 export function createHandlerLoader(
   root: string,
   wiring: LocalWiring,
 ): (entry: string) => Promise<LambdaHandler> {
   const modules = new Map<string, Promise<LambdaHandler>>();
+  const build = (module: HandlerModule): LambdaHandler => {
+    const handler = module.createHandler?.(wiring.adapters, wiring.settings) ?? module.handler;
+    return (event, context) => attributeLogs(context.functionName, () => handler(event, context));
+  };
   return (entry) => {
-    let loaded = modules.get(entry);
-    if (loaded === undefined) {
-      loaded = import(pathToFileURL(join(root, entry)).href).then(
-        (module: HandlerModule): LambdaHandler => {
-          const handler =
-            module.createHandler?.(wiring.adapters, wiring.settings) ?? module.handler;
-          return (event, context) =>
-            attributeLogs(context.functionName, async () => handler(event, context));
-        },
-        (error: unknown) => {
-          modules.delete(entry);
-          throw error;
-        },
-      );
-      modules.set(entry, loaded);
-    }
+    const loaded =
+      modules.get(entry) ??
+      import(pathToFileURL(join(root, entry)).href).then(build, (error: unknown) => {
+        modules.delete(entry);
+        throw error;
+      });
+    modules.set(entry, loaded);
     return loaded;
   };
 }

@@ -4,17 +4,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 const LOG_TAIL_BYTES = 4096;
 
 /** Who is writing: the function an invocation runs, and its log when one is being kept. */
-interface Writer {
-  readonly functionName?: string;
-  readonly lines?: string[];
-}
-
-const writing = new AsyncLocalStorage<Writer>();
+const writing = new AsyncLocalStorage<{ functionName?: string; lines?: string[] }>();
 let teed = false;
 let prefixing = false;
-
-/** `[Name] ` before every line of `text` that has anything on it. */
-const prefixLines = (text: string, prefix: string): string => text.replace(/^(?=.)/gm, prefix);
 
 /**
  * stdout and stderr, teed: an invocation's lines reach the terminal and its own log; its
@@ -33,7 +25,7 @@ function teeStandardStreams(): void {
       if (!prefixing || writer.functionName === undefined) return write(chunk, ...rest);
       // The text is a string now: an encoding given for the chunk no longer applies.
       const callbacks = rest.filter((arg) => typeof arg === 'function');
-      return write(prefixLines(text, `[${writer.functionName}] `), ...callbacks);
+      return write(text.replace(/^(?=.)/gm, `[${writer.functionName}] `), ...callbacks);
     };
   }
 }
@@ -57,21 +49,13 @@ export function outsideInvocations<T>(work: () => T): T {
   return writing.exit(work);
 }
 
-/** An invocation's log: what it wrote to stdout or stderr, and the lines Lambda adds. */
-export interface InvocationLog {
-  /** Adds a line of Lambda's own (START, END, REPORT); the terminal does not get it. */
-  note(line: string): void;
-  /** Runs `work`, keeping every line it writes to stdout or stderr in this log. */
-  capture<T>(work: () => Promise<T>): Promise<T>;
-  text(): string;
-}
-
-export function newInvocationLog(): InvocationLog {
+/** An invocation's log: what `capture`'s work writes to stdout or stderr. */
+export function newInvocationLog() {
   teeStandardStreams();
   const lines: string[] = [];
   return {
-    note: (line) => lines.push(`${line}\n`),
-    capture: (work) => writing.run({ ...writing.getStore(), lines }, work),
+    capture: <T>(work: () => Promise<T>): Promise<T> =>
+      writing.run({ ...writing.getStore(), lines }, work),
     text: () => lines.join(''),
   };
 }

@@ -6,16 +6,11 @@ export interface LocalFunction extends FunctionSizing {
   readonly entry: string;
 }
 
-/**
- * Every function of the stack, with the timeout and memory its declaration deploys it with:
- * the one lookup the gateway, the Invoke API and the event sources run functions by, so a
- * function stops locally when it would stop on Lambda.
- */
+/** Every function of the stack with its declared timeout and memory, so it stops as on Lambda. */
 export const STACK_FUNCTIONS: ReadonlyMap<string, LocalFunction> = new Map(
   SERVICE_FUNCTIONS.map((fn) => [fn.id, { entry: fn.entry, ...fn.sizing }]),
 );
 
-/** A stack function by id; a name the stack does not deploy is a bug of the caller's. */
 export function stackFunction(functionId: string): LocalFunction {
   const found = STACK_FUNCTIONS.get(functionId);
   if (found === undefined) throw new Error(`No function ${functionId} in SERVICE_FUNCTIONS`);
