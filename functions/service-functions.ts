@@ -88,6 +88,19 @@ export const API_ROUTES: readonly DocumentedRoute[] = SERVICE_FUNCTIONS.flatMap(
     })),
 );
 
+/**
+ * What the bundler compiles into a function (esbuild's `define`): the fallback gets the route
+ * table as methods and paths, so its bundle holds no route's operation or documentation.
+ */
+export const bundleConstantsOf = (fn: FunctionDeclaration): Readonly<Record<string, string>> =>
+  fn.id === FALLBACK_FUNCTION.id
+    ? {
+        ROUTE_TABLE: JSON.stringify(
+          JSON.stringify(API_ROUTES.map(({ method, path }) => ({ method, path }))),
+        ),
+      }
+    : {};
+
 /** Each route's operation, by route key. */
 export const API_OPERATIONS = Object.fromEntries(
   API_ROUTES.map((route) => [routeKey(route), route.operation]),

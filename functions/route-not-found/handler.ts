@@ -4,9 +4,20 @@ import type { ApiEvent } from '#shared/http/api-event.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import { MethodNotAllowedError, NotFoundError } from '#shared/http/http-errors.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
-import { API_ROUTES } from '../service-functions.ts';
+import type { RoutePattern } from '#shared/api/routes.ts';
 
-const match = createRouteMatcher(API_ROUTES);
+/** The routes' methods and paths, compiled in by the bundler (`bundleConstantsOf`). */
+declare const ROUTE_TABLE: string | undefined;
+
+/**
+ * Unbundled (the local stage, tests) the functions list itself; the deployed bundle holds only
+ * the compiled table, not every route's operation.
+ */
+const routes: readonly RoutePattern[] =
+  typeof ROUTE_TABLE === 'string'
+    ? (JSON.parse(ROUTE_TABLE) as RoutePattern[])
+    : (await import('../service-functions.ts')).API_ROUTES;
+const match = createRouteMatcher(routes);
 
 const SLASH = 0x2f;
 

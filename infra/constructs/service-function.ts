@@ -21,6 +21,8 @@ export interface ServiceFunctionProps {
    * file is); copied into the bundle at the same relative path.
    */
   readonly bundledFiles?: readonly string[];
+  /** Constants esbuild compiles into the bundle (`define`): name to a JavaScript expression. */
+  readonly bundleConstants?: Readonly<Record<string, string>>;
 }
 
 /** A word the shell takes literally, whatever the checkout's path holds. */
@@ -100,6 +102,7 @@ export class ServiceFunction extends Construct {
         mainFields: [...BUNDLE.mainFields],
         banner: BUNDLE.banner,
         externalModules: [],
+        ...(props.bundleConstants === undefined ? {} : { define: { ...props.bundleConstants } }),
         ...(props.bundledFiles === undefined
           ? {}
           : {

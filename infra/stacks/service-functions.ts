@@ -23,6 +23,7 @@ import {
 } from '../constructs/grants.ts';
 import type { ServiceAlarms } from '../constructs/service-alarms.ts';
 import { ServiceFunction } from '../constructs/service-function.ts';
+import { bundleConstantsOf } from '#functions/service-functions.ts';
 import type { ServiceData } from './data-stack.ts';
 
 export interface ServiceFunctionsProps {
@@ -150,6 +151,7 @@ export class ServiceFunctions extends Construct {
       logRetention: props.logRetention,
       removalPolicy: props.removalPolicy,
       ...(declaration.bundledFiles === undefined ? {} : { bundledFiles: declaration.bundledFiles }),
+      bundleConstants: bundleConstantsOf(declaration),
     }).function;
   }
 }

@@ -8,7 +8,8 @@
  * Target: function / baseline <= 1.25. Each row also prints the machine's 1-minute load average
  * as its imports ended, so that a run on a busy machine shows itself.
  * Also checked: the multipart form reader ships only in the bundles of functions that take
- * a form.
+ * a form, and no bundle holds another function's declaration (its operation and its
+ * documentation) but the document's own.
  *
  * Run alone with `npm run bench -- cold-start`; `npm run bench` runs it first.
  */
@@ -18,7 +19,7 @@ import { join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
-import { API_ROUTES, SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
+import { API_ROUTES, bundleConstantsOf, SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
 import { LAMBDA_BUILD_OPTIONS } from '#test/support/lambda-build-options.ts';
 import { loadAverage, median } from './figures.ts';
 
@@ -26,6 +27,10 @@ const COLD_START_RATIO_TARGET = 1.25;
 const RUNS = Number(process.env.BENCH_COLD_RUNS ?? 15);
 
 const FORM_READER = 'shared/http/fastapi/multipart-form.ts';
+/** A function's declaration: its routes' operations, with their documentation. */
+const DECLARATION = /(^|\/)functions\/([^/]+)\/function\.ts$/;
+/** The one function whose answer is every route's operation: the OpenAPI document. */
+const SERVES_EVERY_OPERATION: ReadonlySet<string> = new Set(['OpenApiDocument']);
 /** The functions whose operation takes a form: the only bundles that may hold the reader. */
 const FORM_TAKERS: ReadonlySet<string> = new Set(
   API_ROUTES.filter((route) => route.operation.request.form).map((route) => route.functionId),
@@ -81,6 +86,8 @@ export interface ColdStartRow {
   readonly ratio: number | undefined;
   readonly holdsFormReader: boolean;
   readonly takesForms: boolean;
+  /** Other functions' declarations the bundle holds: their operations' text, dead weight. */
+  readonly othersDeclarations: readonly string[];
   /** Said in place of a ratio: a row that is no function. */
   readonly note?: string;
   /** The machine's 1-minute load average when the row's imports ended. */
@@ -91,11 +98,18 @@ interface BundleContents {
   /** The SDK packages whose clients it builds. */
   readonly sdk: string[];
   readonly holdsFormReader: boolean;
+  /** The function folders whose declaration the bundle holds. */
+  readonly declarations: string[];
 }
 
-async function bundle(entry: string, outfile: string): Promise<BundleContents> {
+async function bundle(
+  entry: string,
+  outfile: string,
+  define: Readonly<Record<string, string>> = {},
+): Promise<BundleContents> {
   const result = await build({
     ...LAMBDA_BUILD_OPTIONS,
+    define: { ...define },
     entryPoints: [entry],
     outfile,
     metafile: true,
@@ -118,6 +132,7 @@ async function bundle(entry: string, outfile: string): Promise<BundleContents> {
   return {
     sdk: [...packages].sort(),
     holdsFormReader: held.some((input) => input.split(sep).join('/').endsWith(FORM_READER)),
+    declarations: held.flatMap((input) => DECLARATION.exec(input.split(sep).join('/'))?.[2] ?? []),
   };
 }
 
@@ -143,13 +158,25 @@ function importOnce(file: string): Promise<number> {
 }
 
 export async function benchColdStarts(workDir: string): Promise<ColdStartRow[]> {
-  const functions = SERVICE_FUNCTIONS.map(({ id, entry }) => ({ functionId: id, entry }));
+  const functions = SERVICE_FUNCTIONS.map((fn) => ({
+    functionId: fn.id,
+    entry: fn.entry,
+    define: bundleConstantsOf(fn),
+  }));
   const rows: ColdStartRow[] = [await benchTracerAlone(join(workDir, 'tracer'))];
-  for (const { functionId, entry } of functions) {
+  for (const { functionId, entry, define } of functions) {
     const dir = join(workDir, functionId);
     await mkdir(dir, { recursive: true });
     const file = join(dir, 'index.mjs');
-    const { sdk, holdsFormReader } = await bundle(join(REPOSITORY_ROOT, entry), file);
+    const { sdk, holdsFormReader, declarations } = await bundle(
+      join(REPOSITORY_ROOT, entry),
+      file,
+      define,
+    );
+    const own = entry.split('/')[1];
+    const othersDeclarations = SERVES_EVERY_OPERATION.has(functionId)
+      ? []
+      : declarations.filter((folder) => folder !== own);
     const baselineEntry = join(dir, 'baseline-entry.mjs');
     await writeFile(
       baselineEntry,
@@ -162,13 +189,13 @@ export async function benchColdStarts(workDir: string): Promise<ColdStartRow[]> 
     // Warm the disk cache, then alternate so that drift falls on both alike.
     await importOnce(file);
     await importOnce(baselineFile);
-    const own: number[] = [];
+    const imports: number[] = [];
     const base: number[] = [];
     for (let run = 0; run < RUNS; run++) {
-      own.push(await importOnce(file));
+      imports.push(await importOnce(file));
       base.push(await importOnce(baselineFile));
     }
-    const importMs = median(own);
+    const importMs = median(imports);
     const baselineMs = median(base);
     rows.push({
       functionId,
@@ -180,6 +207,7 @@ export async function benchColdStarts(workDir: string): Promise<ColdStartRow[]> 
       ratio: sdk.length === 0 ? undefined : importMs / baselineMs,
       holdsFormReader,
       takesForms: FORM_TAKERS.has(functionId),
+      othersDeclarations,
       load: loadAverage(),
     });
   }
@@ -212,6 +240,7 @@ async function benchTracerAlone(dir: string): Promise<ColdStartRow> {
     ratio: undefined,
     holdsFormReader: false,
     takesForms: false,
+    othersDeclarations: [],
     note: 'in every baseline',
     load: loadAverage(),
   };
@@ -223,7 +252,14 @@ const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
 const formReaderMisplaced = (row: ColdStartRow) => row.holdsFormReader && !row.takesForms;
 
 const formColumn = (row: ColdStartRow) =>
-  formReaderMisplaced(row) ? 'form reader MISPLACED' : row.holdsFormReader ? 'form reader' : '';
+  [
+    formReaderMisplaced(row) ? 'form reader MISPLACED' : row.holdsFormReader ? 'form reader' : '',
+    row.othersDeclarations.length === 0
+      ? ''
+      : `OTHER DECLARATIONS: ${row.othersDeclarations.join(', ')}`,
+  ]
+    .filter((note) => note !== '')
+    .join('; ');
 
 export function coldStartReport(rows: readonly ColdStartRow[]): string {
   const lines = rows.map((row) => {
@@ -234,7 +270,7 @@ export function coldStartReport(rows: readonly ColdStartRow[]): string {
     return `  ${row.functionId.padEnd(22)} ${kb(row.bundleBytes).padStart(8)} ${row.importMs.toFixed(1).padStart(7)} ms   ${kb(row.baselineBytes).padStart(8)} ${row.baselineMs.toFixed(1).padStart(7)} ms   ${verdict.padEnd(22)} ${row.load.toFixed(2).padStart(5)}  ${formColumn(row)}`.trimEnd();
   });
   return [
-    `Cold import in a fresh Node ${process.versions.node} process, median of ${RUNS} (function vs a bundle of only its SDK clients, captured by the tracer; target <= ${COLD_START_RATIO_TARGET}; the multipart form reader only where a form is taken)`,
+    `Cold import in a fresh Node ${process.versions.node} process, median of ${RUNS} (function vs a bundle of only its SDK clients, captured by the tracer; target <= ${COLD_START_RATIO_TARGET}; the multipart form reader only where a form is taken, and no other function's declaration)`,
     `  ${'function'.padEnd(22)} ${'bundle'.padStart(8)} ${'import'.padStart(10)}   ${'baseline'.padStart(8)} ${'import'.padStart(10)}   ${'ratio'.padEnd(22)} ${'load'.padStart(5)}`,
     ...lines,
   ].join('\n');
@@ -244,5 +280,6 @@ export const coldStartsMet = (rows: readonly ColdStartRow[]): boolean =>
   rows.every(
     (row) =>
       (row.ratio === undefined || row.ratio <= COLD_START_RATIO_TARGET) &&
-      !formReaderMisplaced(row),
+      !formReaderMisplaced(row) &&
+      row.othersDeclarations.length === 0,
   );
