@@ -112,7 +112,9 @@ export function stageValues(
         '(a stage started with HOST=0.0.0.0 serves it beyond loopback too)',
     );
   }
-  const { CHAT_WEBHOOK_URL: _inProcessOnly, ...settings } = localOverrides(env);
+  // The webhook, the origins and the scanner's wait are the stage's own, not a function's.
+  const { CHAT_WEBHOOK_URL, ALLOWED_ORIGINS, LOCAL_SCAN_DELAY_MS, ...settings } =
+    localOverrides(env);
   return {
     STAGE: 'local',
     TABLE_NAME: stage.tableName,
