@@ -222,32 +222,13 @@ async function startBackends(
   const given = options.emulators;
   const ownCredentials = await stageCredentials(options.dataDir);
   const credentials = given?.s3Credentials ?? ownCredentials;
-  const corsRules = bucketCorsRules(env.ALLOWED_ORIGINS);
-  const directory = (name: string) => join(options.dataDir, name);
-  const storeStarting: Promise<RunningEmulator | RunningObjectStore> =
-    given?.s3Endpoint === undefined
-      ? startObjectStore({
-          host,
-          credentials,
-          malwareScanning,
-          corsRules,
-          directory: directory('s3'),
-        })
-      : Promise.resolve({ endpoint: given.s3Endpoint, stop: async () => {} });
-  const started: RunningEmulator[] = [];
-  stops.push(async () => {
-    await Promise.allSettled(started.map((emulator) => emulator.stop()));
-  });
-  const [dynamodb, objectStore] = await startBoth(
-    given === undefined
-      ? startDynamoDbLocal({ directory: directory('dynamodb') })
-      : Promise.resolve<RunningEmulator>({
-          endpoint: given.dynamodbEndpoint,
-          stop: async () => {},
-        }),
-    storeStarting,
-    started,
-  );
+  const store = {
+    host,
+    credentials,
+    malwareScanning,
+    corsRules: bucketCorsRules(env.ALLOWED_ORIGINS),
+  };
+  const [dynamodb, objectStore] = await startEmulators(options, store, stops);
   const [identityProvider] = await Promise.all([
     loadIdentityProvider(options.dataDir),
     ensureTable(dynamodb.endpoint, tableName),
@@ -265,6 +246,29 @@ async function startBackends(
     objectStore,
     ownStore: 'store' in objectStore ? objectStore : undefined,
   };
+}
+
+/** The emulators the caller gives none of; a given one is only its endpoint. */
+async function startEmulators(
+  { emulators: given, dataDir }: LocalStageOptions,
+  store: Omit<Parameters<typeof startObjectStore>[0], 'directory'>,
+  stops: (() => Promise<void>)[],
+) {
+  const running = (endpoint: string): Promise<RunningEmulator | RunningObjectStore> =>
+    Promise.resolve({ endpoint, stop: async () => {} });
+  const started: RunningEmulator[] = [];
+  stops.push(async () => {
+    await Promise.allSettled(started.map((emulator) => emulator.stop()));
+  });
+  return startBoth(
+    given === undefined
+      ? startDynamoDbLocal({ directory: join(dataDir, 'dynamodb') })
+      : running(given.dynamodbEndpoint),
+    given?.s3Endpoint === undefined
+      ? startObjectStore({ ...store, directory: join(dataDir, 's3') })
+      : running(given.s3Endpoint),
+    started,
+  );
 }
 
 /** The stage's URL, and where other machines reach its store: the public host, if any. */
