@@ -20,11 +20,11 @@ const DRAINED_WITHIN = patient(BURST * POST_INTERVAL_MS + 10_000);
 
 const receiver = useWebhookReceiver();
 const stage = useTestStage(() => ({
-  notifications: {
-    chatWebhookUrl: receiver().url,
-    notifyBurst: BURST,
-    notifyRatePerMinute: DEFAULTS.NOTIFY_RATE_PER_MINUTE,
-    postsPerSecond: DEFAULTS.CHAT_POSTS_PER_SECOND,
+  chatWebhookUrl: receiver().url,
+  settings: {
+    NOTIFY_BURST: BURST,
+    NOTIFY_RATE_PER_MINUTE: DEFAULTS.NOTIFY_RATE_PER_MINUTE,
+    CHAT_POSTS_PER_SECOND: DEFAULTS.CHAT_POSTS_PER_SECOND,
   },
 }));
 

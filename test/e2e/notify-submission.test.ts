@@ -15,11 +15,11 @@ const receiver = useWebhookReceiver();
 // once unless told to be late), and a channel fast enough not to slow them (its pace and the
 // notify allowance: notify-flood.test.ts).
 const stage = useTestStage(() => ({
-  notifications: {
-    chatWebhookUrl: receiver().url,
-    retryBaseSeconds: 0.05,
-    timeoutSeconds: POST_TIMEOUT_MS / 1000,
-    postsPerSecond: 20,
+  chatWebhookUrl: receiver().url,
+  settings: {
+    CHAT_RETRY_BASE_SECONDS: 0.05,
+    CHAT_TIMEOUT_SECONDS: POST_TIMEOUT_MS / 1000,
+    CHAT_POSTS_PER_SECOND: 20,
   },
 }));
 beforeEach(() => {

@@ -52,7 +52,7 @@ afterAll(async () => {
 });
 const stage = useTestStage(() => ({
   // One notify a user, then one a minute: the allowance's 429 comes on a second call.
-  notifications: { notifyBurst: 1, notifyRatePerMinute: 1 },
+  settings: { NOTIFY_BURST: 1, NOTIFY_RATE_PER_MINUTE: 1 },
   handlerEndpoints: async (real) => {
     dynamodb = await inFront(real.dynamodb);
     s3 = await inFront(real.s3);

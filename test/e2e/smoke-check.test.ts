@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
-import { freePort } from '#infra/local/stage/free-port.ts';
+import { freePort } from '#infra/local/stage/listening.ts';
 import { startCloudWatchStandIn } from '#test/support/cloudwatch-stand-in.ts';
 import { seedDeals } from '#test/support/deal-fixtures.ts';
 import { startTestStage, type TestStage, useTestStage } from '#test/support/test-stage.ts';
@@ -12,7 +12,7 @@ import { useWebhookReceiver } from '#test/support/webhook-receiver.ts';
 const receiver = useWebhookReceiver();
 // Scanning, as every stage does by default: the local scanner stands in for GuardDuty.
 const stage = useTestStage(() => ({
-  notifications: { chatWebhookUrl: receiver().url },
+  chatWebhookUrl: receiver().url,
   malwareScanning: true,
 }));
 

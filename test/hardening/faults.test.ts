@@ -38,11 +38,11 @@ const stage = useTestStage(() => ({
   // each scan ends, would move which calls fail from run to run. Their retries are tested in
   // test/integration/scan-verdicts.test.ts.
   malwareScanning: false,
-  notifications: {
-    chatWebhookUrl: receiver.url,
-    retryBaseSeconds: 0.2,
+  chatWebhookUrl: receiver.url,
+  settings: {
+    CHAT_RETRY_BASE_SECONDS: 0.2,
     // No test here needs a post to time out: a limit the receiver never misses.
-    timeoutSeconds: patient(5_000) / 1000,
+    CHAT_TIMEOUT_SECONDS: patient(5_000) / 1000,
   },
   handlerEndpoints: async (real) => {
     dynamodb = await startFaultProxy(real.dynamodb);

@@ -45,7 +45,8 @@ afterAll(() => {
 const receiver = useWebhookReceiver();
 // One notify call a user, so a second one is throttled.
 const stage = useTestStage(() => ({
-  notifications: { chatWebhookUrl: receiver().url, notifyBurst: 1, notifyRatePerMinute: 1 },
+  chatWebhookUrl: receiver().url,
+  settings: { NOTIFY_BURST: 1, NOTIFY_RATE_PER_MINUTE: 1 },
 }));
 beforeEach(() => {
   lines = [];

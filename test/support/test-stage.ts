@@ -99,7 +99,7 @@ export interface TestStage extends LocalStage {
  * sends. Tests that are not about the limit are not held to it (the recorded FastAPI answers
  * notify thirty times in a row as one user); the limit's own tests pass the stage defaults.
  */
-const UNLIMITED_NOTIFY = { notifyBurst: 1000, notifyRatePerMinute: 6000 } as const;
+const UNLIMITED_NOTIFY = { NOTIFY_BURST: 1000, NOTIFY_RATE_PER_MINUTE: 6000 } as const;
 
 /**
  * The local stage, in this test process, on a free port, with a table and bucket of its own
@@ -109,7 +109,7 @@ const UNLIMITED_NOTIFY = { notifyBurst: 1000, notifyRatePerMinute: 6000 } as con
 export async function startTestStage(
   options: Pick<
     LocalStageOptions,
-    | 'notifications'
+    | 'chatWebhookUrl'
     | 'handlerEndpoints'
     | 'host'
     | 'publicHost'
@@ -137,7 +137,8 @@ export async function startTestStage(
     onResponse: (response) => {
       violations.push(...serviceContract.check(response));
     },
-    notifications: { ...UNLIMITED_NOTIFY, ...options.notifications },
+    settings: { ...UNLIMITED_NOTIFY, ...options.settings },
+    ...(options.chatWebhookUrl === undefined ? {} : { chatWebhookUrl: options.chatWebhookUrl }),
     ...(options.handlerEndpoints === undefined
       ? {}
       : { handlerEndpoints: options.handlerEndpoints }),
@@ -145,7 +146,6 @@ export async function startTestStage(
     ...(options.publicHost === undefined ? {} : { publicHost: options.publicHost }),
     ...(options.malwareScanning === undefined ? {} : { malwareScanning: options.malwareScanning }),
     ...(options.scanner === undefined ? {} : { scanner: options.scanner }),
-    ...(options.settings === undefined ? {} : { settings: options.settings }),
   });
   // The operator CLI finds a stage by this record, as it finds `npm start`.
   await writeStageRecord(dataDir, stageRecordOf(stage));

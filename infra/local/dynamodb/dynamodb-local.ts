@@ -18,7 +18,7 @@ import {
   SORT_KEY,
 } from '#shared/storage/keys.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type RunningEmulator } from '../stage/emulators.ts';
-import { freePort } from '../stage/free-port.ts';
+import { freePort } from '../stage/listening.ts';
 import { REPOSITORY_ROOT } from '../stage/data-folder.ts';
 
 const sleep = (ms: number) =>

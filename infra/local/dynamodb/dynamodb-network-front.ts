@@ -3,6 +3,8 @@ import { endpointOf } from '../object-store-server.ts';
 import { OVERSIZE_DRAIN, readRequestBody } from '../gateway/request-body.ts';
 import { checkSigV4, type Credentials } from '../sigv4-check.ts';
 import type { RunningEmulator } from '../stage/emulators.ts';
+import { closeServer, listen } from '../stage/listening.ts';
+import { isLoopback, isWildcard } from '../stage/public-host.ts';
 
 /** Over DynamoDB's largest request (a BatchWriteItem of 25 items of 400 KB, in JSON). */
 const overLimit = (bytes: number) =>
@@ -23,8 +25,6 @@ function refuse(response: ServerResponse, type: string, message: string): void {
   response.end(JSON.stringify({ __type: `com.amazon.coral.service#${type}`, message }));
 }
 
-const LOOPBACK_HOST = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
-
 /**
  * DynamoDB Local for callers beyond loopback (a SAM container, another machine): it takes any
  * signature, so this front listens on `host` in its stead and passes on only requests signed
@@ -34,7 +34,7 @@ export async function dynamoDbFrontFor(
   host: string,
   options: { readonly target: string; readonly credentials: Credentials; readonly region: string },
 ): Promise<RunningEmulator | undefined> {
-  if (LOOPBACK_HOST.test(host)) return undefined;
+  if (isLoopback(host)) return undefined;
   const target = new URL(options.target);
   const signing = { credentials: options.credentials, region: options.region, service: 'dynamodb' };
   const server = createServer((request, response) => {
@@ -78,25 +78,10 @@ export async function dynamoDbFrontFor(
     });
   });
   server.keepAliveTimeout = 5000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const port = await listen(server, 0, host);
   return {
-    endpoint: endpointOf(['0.0.0.0', '::', ''].includes(host) ? '127.0.0.1' : host, port),
-    stop: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => {
-        server.close(() => {
-          resolve();
-        });
-      });
-    },
+    endpoint: endpointOf(isWildcard(host) ? '127.0.0.1' : host, port),
+    stop: () => closeServer(server),
   };
 }
 

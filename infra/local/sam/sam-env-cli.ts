@@ -30,20 +30,14 @@ const DEFAULT_TEMPLATE = join('cdk.out', `${apiStackName('local')}.template.json
 const USAGE = `usage: npm run --silent sam:env [-- --template <file>] [--host <IP address>] > env.json
        npm run --silent sam:env -- --credentials
 
-Writes SAM CLI's --env-vars file for the local stage's template (${DEFAULT_TEMPLATE},
-from \`npx cdk synth -c stage=local\`): a value for every variable each function declares,
-from the running \`npm start\`, with the addresses a container reaches it by. The stage must
-listen beyond loopback (HOST=0.0.0.0 npm start). Give it the settings variables you gave
-npm start (NOTIFY_BURST, USER_ID_CLAIM, ...).
+SAM CLI's --env-vars file for ${DEFAULT_TEMPLATE} (npx cdk synth -c stage=local), from the
+running \`npm start\` (HOST=0.0.0.0) and the settings variables you gave it; exit 2 when no
+stage runs, a container could not reach it, or on a usage error (docs/local-stage.md#sam-cli).
 
-  --template <file>  the synthesized template (default ${DEFAULT_TEMPLATE})
-  --host <address>   the IP address a container reaches this machine by (default: the
-                     stage's own, from its URL)
-  --credentials      print the stage's credentials as shell exports, for the shell that
-                     runs sam: eval "$(npm run --silent sam:env -- --credentials)"
-
-It uses the data folder of LOCAL_DATA_DIR, else of the one running \`npm start\`. Exit 2 when
-no stage runs, when a container could not reach it, or on a usage error.
+  --template <file>  the synthesized template
+  --host <address>   the IP address a container reaches this machine by (default: the stage's)
+  --credentials      the stage's credentials as shell exports, for the shell that runs sam:
+                     eval "$(npm run --silent sam:env -- --credentials)"
 `;
 
 function refuse(message: string): never {

@@ -3,6 +3,7 @@ import type { LocalVariable } from '#shared/config/environment.ts';
 import { localOverrides } from '../stage/local-stage-variables.ts';
 import { endpointOf } from '../object-store-server.ts';
 import type { StageRecord } from '../stage/stage-lock.ts';
+import { isLoopback } from '../stage/public-host.ts';
 
 /**
  * SAM CLI's `--env-vars` file: by function id, a value for every variable its template
@@ -18,8 +19,6 @@ export type SamStage = Pick<StageRecord, 'url' | 's3Endpoint' | 'tableName' | 'b
 
 /** Why no env file can be written: the CLI says it and exits with 2. */
 export class SamEnvRefused extends Error {}
-
-const LOOPBACK = /^(localhost|127(\.\d+){3}|\[?::1\]?)$/i;
 
 interface TemplateFunction {
   readonly functionId: string;
@@ -68,7 +67,7 @@ export function samResolvedValue(template: unknown, value: unknown): string | un
  */
 export function containerAddress(stage: Pick<SamStage, 'url'>, given?: string): string {
   const host = new URL(stage.url).hostname.replace(/^\[(.*)\]$/, '$1');
-  if (LOOPBACK.test(host)) {
+  if (isLoopback(host)) {
     throw new SamEnvRefused(
       `the stage at ${stage.url} listens on loopback only, where a container cannot reach it: ` +
         'start it with HOST=0.0.0.0 npm start (or HOST=<an address of this machine that containers reach>)',
@@ -112,7 +111,9 @@ export function stageValues(
         '(a stage started with HOST=0.0.0.0 serves it beyond loopback too)',
     );
   }
-  const { CHAT_WEBHOOK_URL: _inProcessOnly, ...settings } = localOverrides(env);
+  // The webhook, the origins and the scanner's wait are the stage's own, not a function's.
+  const { CHAT_WEBHOOK_URL, ALLOWED_ORIGINS, LOCAL_SCAN_DELAY_MS, ...settings } =
+    localOverrides(env);
   return {
     STAGE: 'local',
     TABLE_NAME: stage.tableName,

@@ -5,6 +5,7 @@ import {
   LOCAL_VARIABLES,
   type LocalVariable,
 } from '#shared/config/environment.ts';
+import { ALLOWED_ORIGINS_SETTING, STAGE_DEFAULTS } from '../../stages.ts';
 
 /**
  * Every environment variable `npm start` reads, for its `--help` and for the docs' tables
@@ -108,20 +109,24 @@ type LocalSchemas = {
 
 /**
  * What the local stage reads from its own environment: every variable the schema lets it
- * override, with the deployed defaults but for LOCAL_DEFAULTS, and its chat webhook.
+ * override, with the deployed defaults but for LOCAL_DEFAULTS, and the stage's own.
  */
 export const LOCAL_OVERRIDES = z.object({
   ...(Object.fromEntries(LOCAL_VARIABLES.map((name) => [name, localSchema(name)])) as LocalSchemas),
   CHAT_WEBHOOK_URL: z.url().optional(),
+  ALLOWED_ORIGINS: ALLOWED_ORIGINS_SETTING.default([...STAGE_DEFAULTS.local.allowedOrigins]),
+  // The local scanner's wait before each verdict (local-malware-scanner.ts).
+  LOCAL_SCAN_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
 });
 
+export type LocalOverrides = z.infer<typeof LOCAL_OVERRIDES>;
+
 /** The local stage's settings, read from `env` by LOCAL_OVERRIDES (blank values are unset). */
-export function localOverrides(env: Readonly<Record<string, string | undefined>>) {
+export function localOverrides(env: Readonly<Record<string, string | undefined>>): LocalOverrides {
   const blank = (value: string | undefined) => (value?.trim() === '' ? undefined : value);
-  return LOCAL_OVERRIDES.parse(
+  const parsed = LOCAL_OVERRIDES.safeParse(
     Object.fromEntries(Object.keys(LOCAL_OVERRIDES.shape).map((k) => [k, blank(env[k])])),
   );
+  if (parsed.success) return parsed.data;
+  throw new Error(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
 }
-
-/** LOCAL_SCAN_DELAY_MS, the stage's own: its scanner's wait (local-malware-scanner.ts). */
-export const LOCAL_SCAN_DELAY_MS = z.coerce.number().int().min(0).max(600_000).default(0);

@@ -1,4 +1,4 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import { join } from 'node:path';
 import { deliverNotificationFunction } from '#functions/deliver-notification/function.ts';
 import { finalizeDirectUploadFunction } from '#functions/finalize-direct-upload/function.ts';
@@ -13,6 +13,7 @@ import {
   startBoth,
   startObjectStore,
 } from './emulators.ts';
+import { closeServer, listen } from './listening.ts';
 import { ensureTable, startDynamoDbLocal } from '../dynamodb/dynamodb-local.ts';
 import { createGateway, type RequestLogLine, type SentResponse } from '../gateway/gateway.ts';
 import { createHandlerLoader, type LocalWiring } from '../lambda/handler-loader.ts';
@@ -39,13 +40,11 @@ import {
   REDRIVE_SLACK,
   WORKER_BATCH_SIZE,
 } from '#shared/notifications/delivery-rules.ts';
-import { LOCAL_OVERRIDES, LOCAL_SCAN_DELAY_MS, localOverrides } from './local-stage-variables.ts';
+import { type LocalOverrides, localOverrides } from './local-stage-variables.ts';
 import type { SQSBatchResponse } from 'aws-lambda';
-import type * as z from 'zod';
 
 import { REPOSITORY_ROOT } from './data-folder.ts';
 import { dynamoDbFrontFor } from '../dynamodb/dynamodb-network-front.ts';
-import { ALLOWED_ORIGINS_SETTING, STAGE_DEFAULTS } from '../../stages.ts';
 import { apiCorsRule, bucketCorsRules } from '../../stacks/cors-rules.ts';
 import { variableDefaults } from '#shared/config/environment.ts';
 import type { ServiceSettings } from '#shared/wiring/service-adapters.ts';
@@ -61,7 +60,7 @@ export const realtimeKeysFile = (dataDir: string): string =>
 export interface LocalStageOptions {
   readonly dataDir: string;
   readonly port: number;
-  /** The address the stage listens on (HOST): the gateway and its object store. */
+  /** The address the gateway and its object store bind (HOST); loopback by default. */
   readonly host?: string;
   /** The host other machines reach this one by, in signed links and forms (publicHostOf). */
   readonly publicHost?: string;
@@ -75,33 +74,22 @@ export interface LocalStageOptions {
   readonly bucket?: string;
   readonly onRequest?: (line: RequestLogLine) => void;
   readonly onResponse?: (response: SentResponse) => void;
-  /** CORS origins of the gateway and bucket; by default ALLOWED_ORIGINS, else the stage's. */
-  readonly allowedOrigins?: readonly string[];
   /** Runs once the port is bound, before any emulator starts; throwing stops the start. */
   readonly onListening?: () => Promise<void>;
-  readonly notifications?: NotificationOptions;
   /** Whether stored files are scanned (MALWARE_SCANNING); only with the stage's own store. */
   readonly malwareScanning?: boolean;
-  /** Handler settings over LOCAL_OVERRIDES; the stage says its name, URL and scanning. */
+  /** Handler settings over the environment's; the stage says its name, URL and scanning. */
   readonly settings?: Partial<
     Omit<ServiceSettings, 'STAGE' | 'REALTIME_ISSUER' | 'MALWARE_SCANNING'>
   >;
+  /** Over CHAT_WEBHOOK_URL; without either, chat goes to the console and chat.jsonl. */
+  readonly chatWebhookUrl?: string;
   readonly scanner?: LocalScannerOptions;
   /** Where handlers reach DynamoDB and S3 (the hardening suite's fault proxy). */
   readonly handlerEndpoints?: (real: {
     readonly dynamodb: string;
     readonly s3: string;
   }) => Promise<{ readonly dynamodb: string; readonly s3: string }>;
-}
-
-/** Notification settings (CHAT_* and NOTIFY_*); without a webhook, chat.jsonl. */
-interface NotificationOptions {
-  readonly chatWebhookUrl?: string;
-  readonly retryBaseSeconds?: number;
-  readonly timeoutSeconds?: number;
-  readonly postsPerSecond?: number;
-  readonly notifyBurst?: number;
-  readonly notifyRatePerMinute?: number;
 }
 
 export interface LocalStage {
@@ -124,39 +112,16 @@ export interface LocalStage {
   close(): Promise<void>;
 }
 
-/** Binds the port before anything else starts, so a taken port fails fast and clearly. */
-async function listen(server: Server, port: number, host: string): Promise<number> {
-  await new Promise<void>((resolvePromise, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolvePromise();
-    });
-  });
-  const address = server.address();
-  return typeof address === 'object' && address !== null ? address.port : port;
-}
-
-const closeServer = (server: Server) =>
-  new Promise<void>((done) => {
-    server.closeAllConnections();
-    server.close(() => {
-      done();
-    });
-  });
-
 /**
  * The whole local stage: emulators, table and bucket, identity provider, and the gateway
  * serving every route's handler on localWiring. What it starts, it stops in reverse order.
  */
 export async function startLocalStage(options: LocalStageOptions): Promise<LocalStage> {
   const host = options.host ?? '127.0.0.1';
-  const ownObjectStore = options.emulators?.s3Endpoint === undefined;
-  if (!ownObjectStore && options.malwareScanning === true) {
-    throw new Error('Malware scanning needs the stage to run its own object store');
-  }
-  const malwareScanning = ownObjectStore && (options.malwareScanning ?? localMalwareScanning());
-  const scanDelayMs = options.scanner?.delayMs ?? localScanDelayMs();
+  const env = localOverrides(process.env);
+  const malwareScanning =
+    options.emulators?.s3Endpoint === undefined &&
+    (options.malwareScanning ?? env.MALWARE_SCANNING === 'on');
   // Until the handlers are wired, every request is told to come back.
   let serve: RequestListener = (_request, response) => {
     response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
@@ -170,19 +135,20 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
   const port = await listen(server, options.port, host);
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
+    await closeServer(server);
     for (const stop of stops.reverse()) await stop();
   };
   try {
     await options.onListening?.();
-    const backends = await startBackends(options, host, malwareScanning, stops);
-    const { objectStore, credentials, allowedOrigins } = backends;
+    const backends = await startBackends(options, host, env, malwareScanning, stops);
+    const { objectStore, ownStore, credentials, identityProvider } = backends;
     const address = stageAddress(host, port, options.publicHost, objectStore);
     const notifications = startNotificationQueues(port);
     stops.push(() => notifications.stop());
-    const real = { dynamodb: backends.dynamodbEndpoint, s3: backends.s3Endpoint };
+    const real = { dynamodb: backends.dynamodbEndpoint, s3: objectStore.endpoint };
     const reached = (await options.handlerEndpoints?.(real)) ?? real;
     const s3Links = address.s3PublicEndpoint;
-    const wiring = localWiring(options, {
+    const wiring = localWiring(options, env, {
       url: address.url,
       tableName: backends.tableName,
       bucket: backends.bucket,
@@ -193,27 +159,28 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     });
     notifications.consume(wiring);
     // Before the gateway serves, so that every object it stores is scanned.
-    const scanning = startScanning(malwareScanning ? objectStore : undefined, wiring, {
+    const scanning = startScanning(malwareScanning ? ownStore : undefined, wiring, {
       ...options.scanner,
-      delayMs: scanDelayMs,
+      delayMs: options.scanner?.delayMs ?? env.LOCAL_SCAN_DELAY_MS,
     });
     stops.push(() => scanning.drain());
+    const cors = apiCorsRule(env.ALLOWED_ORIGINS);
     serve = createGateway({
       routes: API_ROUTES,
       root: REPOSITORY_ROOT,
       wiring,
       authorize: createJwtAuthorizer({
-        issuer: backends.identityProvider.issuer,
-        audiences: [backends.identityProvider.audience],
-        publicKey: backends.identityProvider.publicKey,
+        issuer: identityProvider.issuer,
+        audiences: [identityProvider.audience],
+        publicKey: identityProvider.publicKey,
       }),
       ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest }),
       ...(options.onResponse === undefined ? {} : { onResponse: options.onResponse }),
-      ...corsOf(allowedOrigins),
+      ...(cors === undefined ? {} : { cors }),
     });
     // Drained after the Invoke API closes and before the scans: its copies are scanned too.
-    if (objectStore !== undefined) {
-      const finalizer = startFinalizer(objectStore, wiring);
+    if (ownStore !== undefined) {
+      const finalizer = startFinalizer(ownStore, wiring);
       stops.push(() => finalizer.drain());
     }
     const lambdaEndpoint = await serveLambdaInvokeApi(wiring, backends.ownCredentials, stops);
@@ -227,20 +194,16 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       dynamodbEndpoint: backends.dynamodbEndpoint,
       ...(dynamodbFront === undefined ? {} : { dynamodbNetworkEndpoint: dynamodbFront.endpoint }),
       s3Credentials: credentials,
-      s3Endpoint: backends.s3Endpoint,
+      s3Endpoint: objectStore.endpoint,
       ...(s3Links === undefined ? {} : { s3PublicEndpoint: s3Links }),
       ...(dynamodbPid === undefined ? {} : { dynamodbPid }),
-      identityProvider: backends.identityProvider,
+      identityProvider,
       wiring,
       malwareScanning,
       notifications: { queue: notifications.queue, deadLetters: notifications.deadLetters },
-      close: async () => {
-        await closeServer(server);
-        await stopAll();
-      },
+      close: stopAll,
     };
   } catch (error) {
-    server.close();
     await stopAll();
     throw error;
   }
@@ -250,41 +213,62 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
 async function startBackends(
   options: LocalStageOptions,
   host: string,
+  env: LocalOverrides,
   malwareScanning: boolean,
   stops: (() => Promise<void>)[],
 ) {
-  const given = options.emulators;
-  if (given?.s3Endpoint !== undefined && given.s3Credentials === undefined) {
-    throw new Error('The object store at emulators.s3Endpoint needs its s3Credentials');
-  }
   const tableName = options.tableName ?? LOCAL_TABLE;
   const bucket = options.bucket ?? LOCAL_BUCKET;
+  const given = options.emulators;
   const ownCredentials = await stageCredentials(options.dataDir);
-  const allowedOrigins = options.allowedOrigins ?? localAllowedOrigins();
   const credentials = given?.s3Credentials ?? ownCredentials;
-  const corsRules = bucketCorsRules(allowedOrigins);
-  const store = { host, credentials, malwareScanning, corsRules };
-  const { dynamodbEndpoint, dynamodbPid, objectStore } = await startEmulators(
-    options,
-    store,
-    stops,
-  );
-  const s3Endpoint = objectStore?.endpoint ?? given?.s3Endpoint ?? '';
+  const store = {
+    host,
+    credentials,
+    malwareScanning,
+    corsRules: bucketCorsRules(env.ALLOWED_ORIGINS),
+  };
+  const [dynamodb, objectStore] = await startEmulators(options, store, stops);
   const [identityProvider] = await Promise.all([
     loadIdentityProvider(options.dataDir),
-    ensureTable(dynamodbEndpoint, tableName),
-    ensureBucket(s3Endpoint, bucket, credentials),
+    ensureTable(dynamodb.endpoint, tableName),
+    ensureBucket(objectStore.endpoint, bucket, credentials),
   ]);
   const dynamodbFront = await dynamoDbFrontFor(host, {
-    target: dynamodbEndpoint,
+    target: dynamodb.endpoint,
     credentials,
     region: LOCAL_REGION,
   });
   if (dynamodbFront !== undefined) stops.push(() => dynamodbFront.stop());
   return {
-    ...{ tableName, bucket, ownCredentials, credentials, allowedOrigins, identityProvider },
-    ...{ dynamodbEndpoint, dynamodbPid, dynamodbFront, objectStore, s3Endpoint },
+    ...{ tableName, bucket, ownCredentials, credentials, identityProvider },
+    ...{ dynamodbEndpoint: dynamodb.endpoint, dynamodbPid: dynamodb.pid, dynamodbFront },
+    objectStore,
+    ownStore: 'store' in objectStore ? objectStore : undefined,
   };
+}
+
+/** The emulators the caller gives none of; a given one is only its endpoint. */
+async function startEmulators(
+  { emulators: given, dataDir }: LocalStageOptions,
+  store: Omit<Parameters<typeof startObjectStore>[0], 'directory'>,
+  stops: (() => Promise<void>)[],
+) {
+  const running = (endpoint: string): Promise<RunningEmulator | RunningObjectStore> =>
+    Promise.resolve({ endpoint, stop: async () => {} });
+  const started: RunningEmulator[] = [];
+  stops.push(async () => {
+    await Promise.allSettled(started.map((emulator) => emulator.stop()));
+  });
+  return startBoth(
+    given === undefined
+      ? startDynamoDbLocal({ directory: join(dataDir, 'dynamodb') })
+      : running(given.dynamodbEndpoint),
+    given?.s3Endpoint === undefined
+      ? startObjectStore({ ...store, directory: join(dataDir, 's3') })
+      : running(given.s3Endpoint),
+    started,
+  );
 }
 
 /** The stage's URL, and where other machines reach its store: the public host, if any. */
@@ -292,48 +276,17 @@ function stageAddress(
   host: string,
   port: number,
   givenPublicHost: string | undefined,
-  objectStore: RunningObjectStore | undefined,
+  objectStore: RunningEmulator,
 ) {
   const publicHost = givenPublicHost ?? publicHostOf(host);
   const urlHost =
     host === '127.0.0.1' ? 'localhost' : isWildcard(host) ? (publicHost ?? 'localhost') : host;
   // Links and forms for other machines name the public host; the handlers stay on loopback.
   const s3PublicEndpoint =
-    objectStore === undefined || publicHost === undefined
+    publicHost === undefined
       ? undefined
       : endpointOf(publicHost, Number(new URL(objectStore.endpoint).port));
   return { url: endpointOf(urlHost, port), s3PublicEndpoint };
-}
-
-/** The emulators the caller gives none of, stopped together. */
-async function startEmulators(
-  options: LocalStageOptions,
-  store: Omit<Parameters<typeof startObjectStore>[0], 'directory'>,
-  stops: (() => Promise<void>)[],
-): Promise<{ dynamodbEndpoint: string; dynamodbPid?: number; objectStore?: RunningObjectStore }> {
-  const given = options.emulators;
-  const started: RunningEmulator[] = [];
-  stops.push(async () => {
-    await Promise.allSettled(started.map((emulator) => emulator.stop()));
-  });
-  const objectStore = () => startObjectStore({ ...store, directory: join(options.dataDir, 's3') });
-  if (given === undefined) {
-    const [dynamodb, ownStore] = await startBoth(
-      startDynamoDbLocal({ directory: join(options.dataDir, 'dynamodb') }),
-      objectStore(),
-      started,
-    );
-    const pid = dynamodb.pid;
-    return {
-      dynamodbEndpoint: dynamodb.endpoint,
-      ...(pid === undefined ? {} : { dynamodbPid: pid }),
-      objectStore: ownStore,
-    };
-  }
-  if (given.s3Endpoint !== undefined) return { dynamodbEndpoint: given.dynamodbEndpoint };
-  const ownStore = await objectStore();
-  started.push(ownStore);
-  return { dynamodbEndpoint: given.dynamodbEndpoint, objectStore: ownStore };
 }
 
 /** SQS with the stack's redrive policy; `consume` runs the worker Lambda runs. */
@@ -370,67 +323,24 @@ function startNotificationQueues(port: number) {
   };
 }
 
-/** ALLOWED_ORIGINS by the setting's own rule, else the local stage's default. */
-function localAllowedOrigins(): readonly string[] {
-  const given = process.env.ALLOWED_ORIGINS;
-  if (given === undefined) return STAGE_DEFAULTS.local.allowedOrigins;
-  const parsed = ALLOWED_ORIGINS_SETTING.safeParse(given);
-  if (!parsed.success) {
-    throw new Error(`ALLOWED_ORIGINS: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
-  }
-  return parsed.data;
-}
-
-/** A variable of the stage's own environment, blank as unset; `mistake` says a wrong one. */
-function fromEnvironment<T>(name: string, schema: z.ZodType<T>, mistake: string): T {
-  const given = process.env[name];
-  const parsed = schema.safeParse(given?.trim() === '' ? undefined : given);
-  if (!parsed.success) throw new Error(`${name} ${mistake}`);
-  return parsed.data;
-}
-
-const localMalwareScanning = () =>
-  fromEnvironment(
-    'MALWARE_SCANNING',
-    LOCAL_OVERRIDES.shape.MALWARE_SCANNING,
-    'must be `on` or `off`',
-  ) === 'on';
-
-const localScanDelayMs = () =>
-  fromEnvironment(
-    'LOCAL_SCAN_DELAY_MS',
-    LOCAL_SCAN_DELAY_MS,
-    'must be whole milliseconds, 0 to 600,000',
-  );
-
-const corsOf = (allowedOrigins: readonly string[]) => {
-  const cors = apiCorsRule(allowedOrigins);
-  return cors === undefined ? {} : { cors };
-};
-
 /** What every handler is built on: the deployed adapters on the emulators, local stand-ins. */
 function localWiring(
   options: LocalStageOptions,
+  { CHAT_WEBHOOK_URL, ALLOWED_ORIGINS, LOCAL_SCAN_DELAY_MS, ...read }: LocalOverrides,
   stage: Pick<LocalStage, 'url' | 'tableName' | 'bucket' | 'malwareScanning' | 'notifications'> & {
     readonly endpoints: Parameters<typeof localClients>[0];
     readonly credentials: Credentials;
   },
 ): LocalWiring {
-  const notifications = options.notifications ?? {};
-  const { CHAT_WEBHOOK_URL, ...read } = localOverrides(process.env);
-  const env = { ...variableDefaults(), ...read, ...options.settings };
   const settings: ServiceSettings = {
-    ...env,
+    ...variableDefaults(),
+    ...read,
+    ...options.settings,
     STAGE: 'local',
     REALTIME_ISSUER: stage.url,
-    CHAT_RETRY_BASE_SECONDS: notifications.retryBaseSeconds ?? env.CHAT_RETRY_BASE_SECONDS,
-    CHAT_TIMEOUT_SECONDS: notifications.timeoutSeconds ?? env.CHAT_TIMEOUT_SECONDS,
-    CHAT_POSTS_PER_SECOND: notifications.postsPerSecond ?? env.CHAT_POSTS_PER_SECOND,
-    NOTIFY_BURST: notifications.notifyBurst ?? env.NOTIFY_BURST,
-    NOTIFY_RATE_PER_MINUTE: notifications.notifyRatePerMinute ?? env.NOTIFY_RATE_PER_MINUTE,
     MALWARE_SCANNING: stage.malwareScanning ? 'on' : 'off',
   };
-  const chatWebhookUrl = notifications.chatWebhookUrl ?? CHAT_WEBHOOK_URL;
+  const chatWebhookUrl = options.chatWebhookUrl ?? CHAT_WEBHOOK_URL;
   const clients = localClients(stage.endpoints, stage.credentials);
   const adapters = localAdapters({
     clients,

@@ -1,6 +1,8 @@
 import { type NetworkInterfaceInfo, networkInterfaces } from 'node:os';
 
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
+/** A loopback name or address, which only this machine reaches. */
+export const isLoopback = (host: string): boolean =>
+  /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i.test(host);
 const WILDCARD = new Set(['0.0.0.0', '::', '']);
 
 /** Whether the stage binds every interface (HOST=0.0.0.0 or ::). */
@@ -19,7 +21,7 @@ export function publicHostOf(
   host: string,
   interfaces: NodeJS.Dict<NetworkInterfaceInfo[]> = networkInterfaces(),
 ): string | undefined {
-  if (LOOPBACK.test(host)) return undefined;
+  if (isLoopback(host)) return undefined;
   if (!isWildcard(host)) return host;
   for (const addresses of Object.values(interfaces)) {
     const address = addresses?.find((a) => a.family === 'IPv4' && !a.internal);
