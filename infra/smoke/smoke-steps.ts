@@ -35,12 +35,12 @@ export async function frontDoor(run: SmokeRun): Promise<void> {
   });
 }
 
-export const UserFileBody = z.object({ id: z.number(), filesize: z.number() });
+const UserFileBody = z.object({ id: z.number(), filesize: z.number() });
 const UsageAmount = z.object({ used: z.number(), reserved: z.number(), allowed: z.number() });
 const UsageBody = z.object({ files: UsageAmount, bytes: UsageAmount });
 
 /** A multipart upload of one file, recorded for the clean up once the stage took it (201). */
-export async function uploadFile(run: SmokeRun, name: string, file: Blob, what: string) {
+async function uploadFile(run: SmokeRun, name: string, file: Blob, what: string) {
   const form = new FormData();
   form.set('name', name);
   form.set('type', 'raw_data');
@@ -199,7 +199,7 @@ const retryAfterMs = (response: Response, maxMs: number): number => {
  * Retry-After (the scan under way) it is asked again when that says, for at most the scan
  * wait. A 409 without one is a file held for an operator, not a scan to wait for.
  */
-export async function settledDownload(
+async function settledDownload(
   run: SmokeRun,
   id: number,
 ): Promise<{ response: Response; held: number; seconds: number }> {
