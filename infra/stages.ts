@@ -226,7 +226,7 @@ export const DATA_OUTPUTS = {
   scanEventFailuresQueueUrl: 'ScanEventFailuresQueueUrl',
 } as const;
 
-/** The API stack's output naming a function (`npm run invoke -- <FunctionId> --stage ...`). */
+/** The API stack's output naming a function, for the operator CLI and `aws lambda invoke`. */
 export const functionNameOutput = (functionId: string): string => `${functionId}FunctionName`;
 
 /** The CloudFormation stack holding a stage's data; the operator CLI reads its outputs. */

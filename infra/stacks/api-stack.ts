@@ -207,7 +207,7 @@ export class ApiStack extends Stack {
     });
     if (target !== undefined) postAlarmsToChat(target, stage, functions.get(postAlarmFunction));
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint });
-    // Functions have no fixed names; `npm run invoke -- <FunctionId> --stage` reads these.
+    // Functions have no fixed names; the operator CLI and `aws lambda invoke` read these.
     for (const [functionId, fn] of functions.all) {
       new CfnOutput(this, functionNameOutput(functionId), { value: fn.functionName });
     }

@@ -22,10 +22,6 @@ import { stageRecordOf, writeStageRecord } from '#infra/local/stage/stage-lock.t
 import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { notifySubmission } from '#shared/notifications/notify-submission.ts';
 import { notifyRule } from '#shared/notifications/token-buckets.ts';
-import {
-  type CloudFormationStandIn,
-  startCloudFormationStandIn,
-} from '#test/support/cloudformation-stand-in.ts';
 import type { DirectUploadTicket } from '#test/support/fastapi-bodies.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 import { postToSignedForm } from '#test/support/signed-form.ts';
@@ -244,7 +240,7 @@ describe('npm run invoke refuses, saying why, and runs nothing', () => {
     ).toEqual({
       code: 1,
       stdout: '',
-      stderr: `invoke: no local stage is running on ${scratch}: start one with \`npm start\` (or name a deployed stage with --stage development|production)\n`,
+      stderr: `invoke: no local stage is running on ${scratch}: start one with \`npm start\`\n`,
     });
   });
 
@@ -350,104 +346,6 @@ describe("the stage's Invoke API, as Lambda answers", () => {
       name: 'InvalidRequestContentException',
       message: 'The event is not JSON',
     });
-  });
-});
-
-describe('npm run invoke --stage development: the deployed function, by its stack output', () => {
-  let cloudFormation: CloudFormationStandIn;
-  let lambdaStandIn: Server;
-  let lambdaEndpoint: string;
-  const received: { path: string; logType: string | undefined; body: string }[] = [];
-  let functionError: string | undefined;
-
-  beforeAll(async () => {
-    cloudFormation = await startCloudFormationStandIn();
-    // Lambda's Invoke API, as AWS answers it: the payload, the log tail, the error header.
-    lambdaStandIn = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      request.on('end', () => {
-        const logType = request.headers['x-amz-log-type'];
-        received.push({
-          path: request.url ?? '',
-          logType: typeof logType === 'string' ? logType : undefined,
-          body,
-        });
-        response.writeHead(200, {
-          'content-type': 'application/json',
-          'x-amz-executed-version': '$LATEST',
-          'x-amz-log-result': Buffer.from(
-            'START RequestId: r Version: $LATEST\nEND RequestId: r\n',
-          ).toString('base64'),
-          ...(functionError === undefined ? {} : { 'x-amz-function-error': functionError }),
-        });
-        response.end('{"statusCode":200,"body":"[]"}');
-      });
-    });
-    await new Promise<void>((resolve) => lambdaStandIn.listen(0, '127.0.0.1', resolve));
-    lambdaEndpoint = `http://127.0.0.1:${String((lambdaStandIn.address() as AddressInfo).port)}`;
-  });
-  afterAll(async () => {
-    await cloudFormation.close();
-    await new Promise<void>((resolve) =>
-      lambdaStandIn.close(() => {
-        resolve();
-      }),
-    );
-  });
-
-  const deployed = (input: string) =>
-    cli('invoke-cli.ts', ['ListUserFiles', '--stage', 'development'], {
-      input,
-      env: {
-        LOCAL_DATA_DIR: scratch,
-        AWS_REGION: LOCAL_REGION,
-        AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-        AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.endpoint,
-        AWS_ENDPOINT_URL_LAMBDA: lambdaEndpoint,
-      },
-    });
-
-  it('invokes the function the API stack names, and prints the same shapes', async () => {
-    cloudFormation.outputs = {
-      ApiUrl: 'https://api.example',
-      ListUserFilesFunctionName: 'FileService-development-api-ListUserFiles1A2B3C',
-    };
-    functionError = undefined;
-    const event = '{"version":"2.0","routeKey":"GET /api/v1/user/me/file"}';
-    expect(await deployed(event)).toEqual({
-      code: 0,
-      stdout: '{"statusCode":200,"body":"[]"}\n',
-      stderr: 'START RequestId: r Version: $LATEST\nEND RequestId: r\n',
-    });
-    expect(cloudFormation.requests.at(-1)).toContain('StackName=FileService-development-api');
-    expect(received.at(-1)).toEqual({
-      path: '/2015-03-31/functions/FileService-development-api-ListUserFiles1A2B3C/invocations',
-      logType: 'Tail',
-      body: event,
-    });
-    functionError = 'Unhandled';
-    expect((await deployed(event)).code).toBe(1);
-  });
-
-  it('says so when the stack is not deployed, or lacks the output; invokes nothing', async () => {
-    const sent = received.length;
-    cloudFormation.outputs = undefined;
-    expect(await deployed('{}')).toEqual({
-      code: 1,
-      stdout: '',
-      stderr:
-        'invoke: stack FileService-development-api does not exist in this account and region: deploy it first (npm run deploy -- -c stage=development)\n',
-    });
-    cloudFormation.outputs = { ApiUrl: 'https://api.example' };
-    expect(await deployed('{}')).toEqual({
-      code: 1,
-      stdout: '',
-      stderr:
-        'invoke: stack FileService-development-api has no ListUserFilesFunctionName output: deploy this version of the service first\n',
-    });
-    expect(received).toHaveLength(sent);
   });
 });
 

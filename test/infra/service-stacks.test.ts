@@ -634,7 +634,7 @@ describe('the data stack', () => {
     });
   });
 
-  it('names every function in an output, for `npm run invoke -- <FunctionId> --stage`', () => {
+  it('names every function in an output, for `aws lambda invoke`', () => {
     const { api } = stage('production');
     for (const functionId of FUNCTION_ENTRIES.keys()) {
       const [logicalId] = only(api, 'AWS::Lambda::Function', `${functionId}Function`);

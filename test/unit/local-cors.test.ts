@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   apiCorsHeaders,
   originMatches,
-  withoutIntegrationCors,
+  withApiCors,
 } from '#infra/local/gateway/api-gateway-cors.ts';
 import { apiCorsRule } from '#infra/stacks/cors-rules.ts';
 
@@ -76,9 +76,11 @@ describe("the gateway's CORS headers (API Gateway's, for its configuration)", ()
     );
   });
 
-  it("drops the integration's own CORS headers", () => {
-    expect(
-      withoutIntegrationCors({ 'Access-Control-Allow-Origin': '*', 'content-type': 'text/plain' }),
-    ).toEqual({ 'content-type': 'text/plain' });
+  it("puts its CORS headers in place of the integration's, keeping the integration's Vary", () => {
+    const integration = { 'Access-Control-Allow-Origin': '*', 'content-type': 'text/plain' };
+    expect(withApiCors({ ...integration, vary: 'accept' }, { vary: 'origin' })).toEqual({
+      'content-type': 'text/plain',
+      vary: 'accept, origin',
+    });
   });
 });

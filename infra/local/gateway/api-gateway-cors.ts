@@ -43,8 +43,14 @@ export function apiCorsHeaders(
   return expose === '' ? allowOrigin : { ...allowOrigin, 'access-control-expose-headers': expose };
 }
 
-/** An integration's headers without the CORS ones, which API Gateway drops once it has CORS. */
-export const withoutIntegrationCors = (headers: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(
+/** API Gateway's CORS headers in place of the integration's; a `Vary` of its own is kept. */
+export function withApiCors(
+  headers: Record<string, string>,
+  cors: Record<string, string>,
+): Record<string, string> {
+  const kept = Object.fromEntries(
     Object.entries(headers).filter(([name]) => !name.toLowerCase().startsWith('access-control-')),
   );
+  const vary = [kept.vary, cors.vary].filter((value) => value !== undefined).join(', ');
+  return { ...kept, ...cors, ...(vary === '' ? {} : { vary }) };
+}

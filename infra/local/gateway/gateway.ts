@@ -25,7 +25,7 @@ import {
 } from './platform-limits.ts';
 import { type DrainLimits, OVERSIZE_DRAIN, readRequestBody } from './request-body.ts';
 import type { CorsRule } from '../../stacks/cors-rules.ts';
-import { apiCorsHeaders, withoutIntegrationCors } from './api-gateway-cors.ts';
+import { apiCorsHeaders, withApiCors } from './api-gateway-cors.ts';
 import { type LocalFunction, STACK_FUNCTIONS } from '../lambda/stack-functions.ts';
 
 export interface GatewayOptions {
@@ -87,30 +87,13 @@ function resultAnswer(result: unknown): Answer {
     const body = typeof result === 'string' ? result : JSON.stringify(result ?? null);
     return { status: 200, headers: { 'content-type': 'application/json' }, body };
   }
-  const structured = result as ApiResult;
-  const headers = Object.fromEntries(
-    Object.entries(structured.headers ?? {}).map(([name, value]) => [
-      name.toLowerCase(),
-      String(value),
-    ]),
-  );
-  const encoding = structured.isBase64Encoded === true ? 'base64' : 'utf8';
+  const { statusCode, headers = {}, body = '', isBase64Encoded, cookies } = result as ApiResult;
   return {
-    status: structured.statusCode ?? 200,
-    headers,
-    body: Buffer.from(structured.body ?? '', encoding),
-    ...(structured.cookies === undefined ? {} : { cookies: structured.cookies }),
+    status: statusCode ?? 200,
+    headers: Object.fromEntries(Object.entries(headers).map(([n, v]) => [n.toLowerCase(), `${v}`])),
+    body: Buffer.from(body, isBase64Encoded === true ? 'base64' : 'utf8'),
+    ...(cookies && { cookies }),
   };
-}
-
-/** API Gateway's CORS headers in place of the integration's; a `Vary` of its own is kept. */
-function withCors(
-  headers: Record<string, string>,
-  cors: Record<string, string>,
-): Record<string, string> {
-  const kept = withoutIntegrationCors(headers);
-  const vary = [kept.vary, cors.vary].filter((value) => value !== undefined).join(', ');
-  return { ...kept, ...cors, ...(vary === '' ? {} : { vary }) };
 }
 
 /** A request, once routed. */
@@ -220,7 +203,7 @@ export function createGateway(options: GatewayOptions): RequestListener {
     const cors = options.cors && apiCorsHeaders(options.cors, { method, headers: request.headers });
     const send = ({ status, headers, body, cookies }: Answer) => {
       const given = { 'apigw-requestid': requestId, ...headers };
-      const sent = cors === undefined ? given : withCors(given, cors);
+      const sent = cors === undefined ? given : withApiCors(given, cors);
       if (cookies !== undefined) response.setHeader('set-cookie', cookies);
       response.writeHead(status, { ...sent, 'content-length': Buffer.byteLength(body) });
       response.end(body);

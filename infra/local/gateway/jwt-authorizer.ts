@@ -14,13 +14,12 @@ export const toEventClaims = (payload: JWTPayload): EventClaims =>
   Object.fromEntries(
     Object.entries(payload).map(([name, value]) => [
       name,
+      // A number, boolean or object as its JSON; an array as API Gateway lists it.
       typeof value === 'string'
         ? value
         : Array.isArray(value)
           ? `[${value.map(String).join(' ')}]`
-          : typeof value === 'object' && value !== null
-            ? JSON.stringify(value)
-            : String(value),
+          : JSON.stringify(value),
     ]),
   );
 

@@ -23,10 +23,9 @@ export type BodyRead =
   | { readonly kind: 'aborted' };
 
 /**
- * The whole body, or its refusal (API Gateway's 10 MiB unless `refuse` says otherwise): on
- * the declared length before a byte is kept, else once the bytes read pass the limit; the
- * rest is read and dropped within `drain`. Events, not `for await`: leaving that loop
- * destroys the socket the answer has to go out on.
+ * The whole body, or its refusal (API Gateway's 10 MiB by default) by the declared length or
+ * the bytes read, the rest read and dropped within `drain`. Events, not `for await`: leaving
+ * that loop destroys the socket the answer has to go out on.
  */
 export function readRequestBody(
   request: IncomingMessage,

@@ -59,21 +59,16 @@ export async function invokeAsLambda<T>(
   };
   const invocation = run(context);
   const timers: NodeJS.Timeout[] = [];
-  const late = (after: string) => {
-    invocation.then(
-      () => {
-        say(`answered after ${after}; the answer is dropped`);
-      },
-      (reason: unknown) => {
-        say(`failed after ${after}: ${String(reason)}`);
-      },
-    );
-  };
   const stopAfter = (ms: number, error: Error, after: string) =>
     new Promise<never>((_, reject) => {
       const stop = () => {
         reject(error);
-        late(after);
+        void invocation
+          .then(
+            () => `answered after ${after}; the answer is dropped`,
+            (reason: unknown) => `failed after ${after}: ${String(reason)}`,
+          )
+          .then(say);
       };
       timers.push(setTimeout(stop, ms));
     });

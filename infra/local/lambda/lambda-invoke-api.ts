@@ -12,11 +12,7 @@ import { type LocalFunction, STACK_FUNCTIONS } from './stack-functions.ts';
 
 const INVOCATIONS = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;
 
-/**
- * What the Invoke API refuses: a status, the error type the SDK names its exception by, and a
- * message (ours; AWS's wording is for AWS to prove). Answered before the body is all read,
- * the connection closes: no more of it is read.
- */
+/** A refusal: its status, the error type the SDK names its exception by, our message. */
 class Refusal extends Error {
   readonly status: number;
   readonly type: string;
@@ -51,13 +47,9 @@ async function readSignedBody(
     throw new Refusal(403, 'AccessDeniedException', 'No request from a web page');
   }
   const signing = { credentials, region: LOCAL_REGION, service: 'lambda' };
-  const received = {
-    method: request.method ?? '',
-    url: request.url ?? '/',
-    headers: request.headers,
-  };
+  const { method = '', url = '/', headers } = request;
   const check = async (body: Buffer | null) => {
-    const refused = await checkSigV4({ ...received, body }, signing);
+    const refused = await checkSigV4({ method, url, headers, body }, signing);
     if (refused !== undefined) throw new Refusal(refused.status, refused.type, refused.message);
   };
   await check(null);
@@ -120,12 +112,9 @@ async function run(load: Loader, name: string, fn: LocalFunction, event: unknown
 }
 
 /**
- * Lambda's Invoke API (`POST /2015-03-31/functions/{name}/invocations`), as `sam local
- * start-lambda` offers it, so `npm run invoke` and `aws lambda invoke --endpoint-url` reach
- * the stage's functions on its adapters and queues, for a request signed with the stage's
- * credentials. A handler that throws or times out is a 200 with `X-Amz-Function-Error:
- * Unhandled`; `X-Amz-Log-Type: Tail` returns the last 4 KB of what it logged. `Event`
- * invocations run in the background (202); `DryRun` only checks (204).
+ * Lambda's Invoke API (https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html), as `sam
+ * local start-lambda` offers it to `npm run invoke` and `aws lambda invoke --endpoint-url`: the
+ * stage's functions, for a request signed with the stage's credentials.
  */
 export function createLambdaInvokeApi(options: {
   readonly root: string;
