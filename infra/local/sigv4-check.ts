@@ -52,6 +52,7 @@ export interface SigV4Expectations {
   readonly now?: Date;
 }
 
+const INVALID = 'InvalidSignatureException';
 /** Each failure as the JSON APIs (Lambda, DynamoDB) answer it: its type and message. */
 export const SIGV4_REFUSALS = {
   missing: ['MissingAuthenticationTokenException', 'Missing Authentication Token'],
@@ -60,18 +61,12 @@ export const SIGV4_REFUSALS = {
     'UnrecognizedClientException',
     'The security token included in the request is invalid.',
   ],
-  skewed: [
-    'InvalidSignatureException',
-    'Signature expired: the request is dated more than 15 minutes from now',
-  ],
-  expired: ['InvalidSignatureException', 'Signature expired'],
-  scope: ['InvalidSignatureException', 'Credential should be scoped to a valid region and service'],
-  'unsigned-header': [
-    'InvalidSignatureException',
-    'There were headers present in the request which were not signed',
-  ],
+  skewed: [INVALID, 'Signature expired: the request is dated more than 15 minutes from now'],
+  expired: [INVALID, 'Signature expired'],
+  scope: [INVALID, 'Credential should be scoped to a valid region and service'],
+  'unsigned-header': [INVALID, 'There were headers present in the request which were not signed'],
   mismatch: [
-    'InvalidSignatureException',
+    INVALID,
     'The request signature we calculated does not match the signature you provided.',
   ],
 } as const;

@@ -282,39 +282,34 @@ function listing(store: BucketStore, bucket: string, query: URLSearchParams): st
   const versions = query.has('versions');
   const prefix = query.get('prefix') ?? '';
   const token = query.get('continuation-token');
-  const after = versions
-    ? (query.get('key-marker') ?? '')
-    : Buffer.from(token ?? '', 'base64url').toString('utf8');
+  const after = Buffer.from(
+    versions ? (query.get('key-marker') ?? '') : Buffer.from(token ?? '', 'base64url'),
+  );
   const maxKeys = Math.min(Number(query.get('max-keys') ?? 1000) || 0, 1000);
-  const all = store.keys(bucket, prefix);
-  const from = all.findIndex((k) => Buffer.compare(Buffer.from(k), Buffer.from(after)) > 0);
-  const page = all.slice(from < 0 ? all.length : from).slice(0, maxKeys + 1);
-  const truncated = maxKeys > 0 && page.length > maxKeys;
-  const listed = page.slice(0, maxKeys).flatMap((k) => store.get(bucket, k) ?? []);
+  const later = store.keys(bucket, prefix).filter((k) => Buffer.compare(Buffer.from(k), after) > 0);
+  const listed = later.slice(0, maxKeys).flatMap((k) => store.get(bucket, k) ?? []);
+  const truncated = maxKeys > 0 && later.length > maxKeys;
   const last = listed.at(-1)?.key ?? '';
+  const [tag, result] = versions
+    ? ['Version', 'ListVersionsResult']
+    : ['Contents', 'ListBucketResult'];
   const entries = listed.map(
     (object) =>
-      el('Key', object.key) +
+      `<${tag}>${el('Key', object.key)}` +
       (versions ? el('VersionId', 'null') + el('IsLatest', true) : '') +
       el('LastModified', new Date(object.lastModified).toISOString()) +
-      el('ETag', object.etag) +
-      el('Size', object.size) +
-      el('StorageClass', 'STANDARD'),
+      `${el('ETag', object.etag)}${el('Size', object.size)}${el('StorageClass', 'STANDARD')}</${tag}>`,
   );
+  const marks = versions
+    ? el('KeyMarker', after.toString()) +
+      el('IsTruncated', truncated) +
+      (truncated ? el('NextKeyMarker', last) + el('NextVersionIdMarker', 'null') : '')
+    : el('KeyCount', listed.length) +
+      (token === null ? '' : el('ContinuationToken', token)) +
+      el('IsTruncated', truncated) +
+      (truncated ? el('NextContinuationToken', Buffer.from(last).toString('base64url')) : '');
   const head = el('Name', bucket) + el('Prefix', prefix) + el('MaxKeys', maxKeys);
-  const tail = el('IsTruncated', truncated);
-  if (versions) {
-    const next = truncated ? el('NextKeyMarker', last) + el('NextVersionIdMarker', 'null') : '';
-    const body = entries.map((entry) => `<Version>${entry}</Version>`).join('');
-    return `<ListVersionsResult${NS}>${head}${el('KeyMarker', after)}${tail}${next}${body}</ListVersionsResult>`;
-  }
-  const next = truncated
-    ? el('NextContinuationToken', Buffer.from(last).toString('base64url'))
-    : '';
-  const body = entries.map((entry) => `<Contents>${entry}</Contents>`).join('');
-  const count =
-    el('KeyCount', listed.length) + (token === null ? '' : el('ContinuationToken', token));
-  return `<ListBucketResult${NS}>${head}${count}${tail}${next}${body}</ListBucketResult>`;
+  return `<${result}${NS}>${head}${marks}${entries.join('')}</${result}>`;
 }
 
 /**
@@ -328,9 +323,9 @@ function receiveForm(
   request: IncomingMessage,
   response: ServerResponse,
 ): unknown {
+  const limits = { fieldSize: DRAIN_BYTES, fields: 200, parts: 201 };
   let parser: Busboy.Busboy;
   try {
-    const limits = { fieldSize: DRAIN_BYTES, fields: 200, parts: 201 };
     parser = Busboy({
       headers: request.headers,
       defParamCharset: 'utf8',
