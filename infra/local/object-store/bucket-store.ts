@@ -208,6 +208,9 @@ export class BucketStore extends EventEmitter {
     this.save(bucket, landed);
     if (old !== undefined) fs.rmSync(join(this.root, bucket, 'bytes', old.file), { force: true });
     const id = () => randomBytes(8).toString('hex').toUpperCase();
+    // The key as stored: s3-event-notifications.ts URL-encodes it, as S3 sends it.
+    const { key, size, etag } = landed;
+    const sequencer = Date.now().toString(16).toUpperCase();
     const event: S3Event = {
       Records: [
         {
@@ -227,13 +230,7 @@ export class BucketStore extends EventEmitter {
               ownerIdentity: { principalId: 'LOCAL' },
               arn: `arn:aws:s3:::${bucket}`,
             },
-            // The key as stored: s3-event-notifications.ts URL-encodes it, as S3 sends it.
-            object: {
-              key: landed.key,
-              size: landed.size,
-              eTag: landed.etag.replaceAll('"', ''),
-              sequencer: Date.now().toString(16).toUpperCase(),
-            },
+            object: { key, size, eTag: etag.replaceAll('"', ''), sequencer },
           },
         },
       ],
