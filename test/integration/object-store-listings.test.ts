@@ -16,7 +16,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { listAllObjects } from '#shared/storage/aws/list-all-objects.ts';
 import { patient } from '#test/support/patience.ts';
-import { signedS3Request } from '#test/support/signed-s3-request.ts';
+import { s3Refusal, signedS3Request } from '#test/support/signed-s3-request.ts';
 
 const BUCKET = 'list-v2';
 const MANY = 1100;
@@ -175,13 +175,7 @@ describe('ListObjectsV2 on the local object store', () => {
           path: `/${BUCKET}`,
           query: { 'list-type': '2', ...query },
         }),
-      ).toEqual({
-        status: 501,
-        contentType: 'application/xml',
-        body:
-          '<?xml version="1.0" encoding="UTF-8"?>\n' +
-          '<Error><Code>NotImplemented</Code><Message>Not implemented on the local stage</Message></Error>',
-      });
+      ).toEqual(s3Refusal(501, 'NotImplemented'));
     }
   });
 });

@@ -57,19 +57,22 @@ export async function signedS3Headers(
   return { url, headers };
 }
 
-/**
- * A signed request without a body, and its answer as sent: the exact bodies of S3's refusals,
- * less the request's ids (the `x-amz-request-id` and `x-amz-id-2` its headers name).
- */
+/** An answer as sent: its status, content type and body. */
+export const rawAnswer = async (response: Response): Promise<RawAnswer> => ({
+  status: response.status,
+  contentType: response.headers.get('content-type'),
+  body: await response.text(),
+});
+
+/** The local object store's refusal: S3's status and Code, and a Message of its own. */
+export const s3Refusal = (status: number, code: string, message = code): RawAnswer => ({
+  status,
+  contentType: 'application/xml',
+  body: `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`,
+});
+
+/** A signed request without a body, and its answer as sent. */
 export async function signedS3Request(store: ObjectStore, request: S3Request): Promise<RawAnswer> {
   const { url, headers } = await signedS3Headers(store, request);
-  const response = await fetch(url, { method: request.method, headers });
-  const ids =
-    `<RequestId>${response.headers.get('x-amz-request-id') ?? ''}</RequestId>` +
-    `<HostId>${response.headers.get('x-amz-id-2') ?? ''}</HostId>`;
-  return {
-    status: response.status,
-    contentType: response.headers.get('content-type'),
-    body: (await response.text()).replace(ids, ''),
-  };
+  return rawAnswer(await fetch(url, { method: request.method, headers }));
 }

@@ -29,54 +29,40 @@ export interface StoredObject {
 
 export type ObjectEventName = 'ObjectCreated:Put' | 'ObjectCreated:Post' | 'ObjectCreated:Copy';
 
-/** S3's refusals the stage gives: status, Code and Message (or a message of the case's own). */
-const S3_ERRORS = {
-  AccessDenied: '403 AccessDenied Access Denied',
-  expired: '403 AccessDenied Request has expired',
-  policy: '403 AccessDenied Invalid according to Policy',
-  'unsigned-header':
-    '403 AccessDenied There were headers present in the request which were not signed',
-  cors: '403 AccessForbidden CORSResponse: This CORS request is not allowed.',
-  'unknown-key':
-    '403 InvalidAccessKeyId The AWS Access Key Id you provided does not exist in our records.',
-  mismatch:
-    '403 SignatureDoesNotMatch The request signature we calculated does not match the signature you provided. Check your key and signing method.',
-  skewed:
-    '403 RequestTimeTooSkewed The difference between the request time and the current time is too large.',
-  malformed: '400 AuthorizationHeaderMalformed The authorization is malformed',
-  scope: '400 AuthorizationHeaderMalformed The credential names another region or service',
-  NoSuchKey: '404 NoSuchKey The specified key does not exist.',
-  NoSuchBucket: '404 NoSuchBucket The specified bucket does not exist',
-  PreconditionFailed:
-    '412 PreconditionFailed At least one of the pre-conditions you specified did not hold',
-  XAmzContentSHA256Mismatch:
-    "400 XAmzContentSHA256Mismatch The provided 'x-amz-content-sha256' header does not match what was computed.",
-  EntityTooLarge: '400 EntityTooLarge Your proposed upload exceeds the maximum allowed size',
-  EntityTooSmall:
-    '400 EntityTooSmall Your proposed upload is smaller than the minimum allowed size',
-  MaxPostPreDataLengthExceeded:
-    '400 MaxPostPreDataLengthExceeded Your POST request fields preceding the upload file were too large.',
-  IncorrectNumberOfFilesInPostRequest:
-    '400 IncorrectNumberOfFilesInPostRequest POST requires exactly one file upload per request.',
-  MalformedPOSTRequest:
-    '400 MalformedPOSTRequest The body of your POST request is not well-formed.',
-  InvalidPolicyDocument: '400 InvalidPolicyDocument Invalid Policy',
-  InvalidArgument: "400 InvalidArgument Bucket POST must contain a field named 'key'.",
-  NotImplemented: '501 NotImplemented Not implemented on the local stage',
-  InternalError: '500 InternalError We encountered an internal error. Please try again.',
+/** The S3 error Codes the stage answers, and their status. */
+const S3_STATUS = {
+  AccessDenied: 403,
+  AccessForbidden: 403,
+  InvalidAccessKeyId: 403,
+  SignatureDoesNotMatch: 403,
+  RequestTimeTooSkewed: 403,
+  AuthorizationHeaderMalformed: 400,
+  XAmzContentSHA256Mismatch: 400,
+  EntityTooLarge: 400,
+  EntityTooSmall: 400,
+  MaxPostPreDataLengthExceeded: 400,
+  IncorrectNumberOfFilesInPostRequest: 400,
+  MalformedPOSTRequest: 400,
+  InvalidPolicyDocument: 400,
+  InvalidArgument: 400,
+  NoSuchKey: 404,
+  NoSuchBucket: 404,
+  PreconditionFailed: 412,
+  InternalError: 500,
+  NotImplemented: 501,
 } as const;
 
-/** A refusal in S3's terms (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html). */
+/**
+ * A refusal as S3 answers it: its status and Code (what clients read); the Message is ours,
+ * the reason where there is one (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html).
+ */
 export class S3Error extends Error {
   readonly status: number;
-  readonly code: string;
-  /** Elements after Message, as XML: only where a client reads them. */
-  readonly details: string;
+  readonly code: keyof typeof S3_STATUS;
 
-  constructor(kind: keyof typeof S3_ERRORS, options: { message?: string; details?: string } = {}) {
-    const [status = '', code = '', ...words] = S3_ERRORS[kind].split(' ');
-    super(options.message ?? words.join(' '));
-    [this.status, this.code, this.details] = [Number(status), code, options.details ?? ''];
+  constructor(code: keyof typeof S3_STATUS, message: string = code) {
+    super(message);
+    [this.status, this.code] = [S3_STATUS[code], code];
   }
 }
 
@@ -222,6 +208,9 @@ export class BucketStore extends EventEmitter {
     this.save(bucket, landed);
     if (old !== undefined) fs.rmSync(join(this.root, bucket, 'bytes', old.file), { force: true });
     const id = () => randomBytes(8).toString('hex').toUpperCase();
+    // The key as stored: s3-event-notifications.ts URL-encodes it, as S3 sends it.
+    const { key, size, etag } = landed;
+    const sequencer = Date.now().toString(16).toUpperCase();
     const event: S3Event = {
       Records: [
         {
@@ -241,13 +230,7 @@ export class BucketStore extends EventEmitter {
               ownerIdentity: { principalId: 'LOCAL' },
               arn: `arn:aws:s3:::${bucket}`,
             },
-            // The key as stored: s3-event-notifications.ts URL-encodes it, as S3 sends it.
-            object: {
-              key: landed.key,
-              size: landed.size,
-              eTag: landed.etag.replaceAll('"', ''),
-              sequencer: Date.now().toString(16).toUpperCase(),
-            },
+            object: { key, size, eTag: etag.replaceAll('"', ''), sequencer },
           },
         },
       ],

@@ -1,12 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { Readable, Transform } from 'node:stream';
+import { text } from 'node:stream/consumers';
 import Busboy from 'busboy';
 import * as keys from '#shared/storage/keys.ts';
 import type { CorsRule } from '../../stacks/cors-rules.ts';
 import { originMatches } from '../gateway/api-gateway-cors.ts';
-import { type Credentials, verifySigV4 } from '../sigv4-check.ts';
-import { type BucketStore, S3Error } from './bucket-store.ts';
+import { type Credentials, SIGV4_REFUSALS, verifySigV4 } from '../sigv4-check.ts';
+import { type BucketStore, S3Error, type StoredObject } from './bucket-store.ts';
 import { checkPostForm } from './s3-post-policy.ts';
 
 /**
@@ -38,6 +38,13 @@ const el = (name: string, value: string | number | boolean) =>
   `<${name}>${escape(String(value))}</${name}>`;
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 const unquoted = (etag = '') => etag.trim().replace(/^"(.*)"$/, '$1');
+/** `If-Match` (on a GET, or the copy's source) held, or a 412. */
+const holdIfMatch = (condition: string | string[] | undefined, object: StoredObject) => {
+  const etag = one(condition);
+  if (etag !== undefined && unquoted(etag) !== unquoted(object.etag)) {
+    throw new S3Error('PreconditionFailed');
+  }
+};
 
 function send(response: ServerResponse, status: number, body = '', headers = {}): unknown {
   const text = body === '' ? '' : `<?xml version="1.0" encoding="UTF-8"?>\n${body}`;
@@ -49,19 +56,8 @@ function send(response: ServerResponse, status: number, body = '', headers = {})
 /** Answers once the client has sent its body (bounded): a client still sending may lose it. */
 function refuse(request: IncomingMessage, response: ServerResponse, error: S3Error): unknown {
   if (response.headersSent) return response.destroy();
-  const [id, host] = [
-    randomBytes(8).toString('hex').toUpperCase(),
-    randomBytes(48).toString('base64'),
-  ];
-  const answer = () =>
-    send(
-      response,
-      error.status,
-      `<Error>${el('Code', error.code)}${el('Message', error.message)}${error.details}` +
-        `${el('RequestId', id)}${el('HostId', host)}</Error>`,
-      { 'x-amz-request-id': id, 'x-amz-id-2': host },
-    );
-  if (request.readableEnded) return answer();
+  const xml = `<Error>${el('Code', error.code)}${el('Message', error.message)}</Error>`;
+  if (request.readableEnded) return send(response, error.status, xml);
   let bytes = 0;
   const timer = setTimeout(() => request.socket.destroy(), DRAIN_MS).unref();
   request.on('data', (chunk: Buffer) => {
@@ -71,10 +67,22 @@ function refuse(request: IncomingMessage, response: ServerResponse, error: S3Err
   });
   request.on('end', () => {
     clearTimeout(timer);
-    answer();
+    send(response, error.status, xml);
   });
   return request.resume();
 }
+
+/** S3's Code for each SigV4 failure; the message is the one the JSON APIs give. */
+const SIGV4_CODES = {
+  missing: 'AccessDenied',
+  expired: 'AccessDenied',
+  'unsigned-header': 'AccessDenied',
+  malformed: 'AuthorizationHeaderMalformed',
+  scope: 'AuthorizationHeaderMalformed',
+  'unknown-key': 'InvalidAccessKeyId',
+  skewed: 'RequestTimeTooSkewed',
+  mismatch: 'SignatureDoesNotMatch',
+} as const;
 
 export function objectStoreListener(options: ObjectStoreFrontOptions): RequestListener {
   return (request, response) => {
@@ -123,7 +131,7 @@ async function handle(
     const asked = (headers['access-control-request-headers'] ?? '').split(',');
     const names = asked.map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
     const rule = ruleFor(rules, origin, headers['access-control-request-method'] ?? '', names);
-    if (rule === undefined) throw new S3Error('cors');
+    if (rule === undefined) throw new S3Error('AccessForbidden', 'CORS: not allowed');
     request.resume();
     return send(response, 200, '', {
       ...corsHeaders(rule, origin),
@@ -137,7 +145,8 @@ async function handle(
   }
   const auth = await verifySigV4({ method, url, headers }, { ...options, service: 's3' });
   if ('failure' in auth) {
-    if (auth.failure !== 'missing') throw new S3Error(auth.failure);
+    const [, message] = SIGV4_REFUSALS[auth.failure];
+    if (auth.failure !== 'missing') throw new S3Error(SIGV4_CODES[auth.failure], message);
     if (method !== 'POST' || key !== '' || mark >= 0 || bucket === '')
       throw new S3Error('AccessDenied');
     return receiveForm(options, bucket, request, response);
@@ -149,11 +158,6 @@ async function handle(
   }
   if (!store.hasBucket(bucket)) throw new S3Error('NoSuchBucket');
   const object = store.get(bucket, key);
-  const body = async () => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
-  };
   if (key === '') {
     if (method === 'HEAD') return send(response, 200);
     const unsupported = query.has('delimiter') || query.has('start-after');
@@ -165,14 +169,14 @@ async function handle(
       return send(response, 200, listing(store, bucket, query));
     }
     if (method !== 'POST' || !query.has('delete')) throw new S3Error('NotImplemented');
-    for (const [, k] of (await body()).matchAll(/<Key>([^<]*)<\/Key>/g)) {
+    for (const [, k] of (await text(request)).matchAll(/<Key>([^<]*)<\/Key>/g)) {
       store.delete(bucket, unescapeXml(k));
     }
     return send(response, 200, `<DeleteResult${NS}></DeleteResult>`);
   }
   if (query.has('tagging')) {
     if (object === undefined) throw new S3Error('NoSuchKey');
-    if (method === 'PUT' && store.setTags(bucket, key, tagsOf(await body()))) {
+    if (method === 'PUT' && store.setTags(bucket, key, tagsOf(await text(request)))) {
       return send(response, 200);
     }
     if (method !== 'GET') throw new S3Error('NotImplemented');
@@ -193,10 +197,7 @@ async function handle(
       }
     }
     if (object === undefined) throw new S3Error('NoSuchKey');
-    const ifMatch = one(headers['if-match']);
-    if (ifMatch !== undefined && unquoted(ifMatch) !== unquoted(object.etag)) {
-      throw new S3Error('PreconditionFailed');
-    }
+    holdIfMatch(headers['if-match'], object);
     const modified = new Date(object.lastModified).toUTCString();
     const sent = { ...object.headers, etag: object.etag, 'last-modified': modified };
     // A presigned download's `response-content-disposition` and the like.
@@ -223,10 +224,7 @@ async function handle(
       .split(/\/(.*)/s);
     const original = store.get(from, fromKey);
     if (original === undefined) throw new S3Error('NoSuchKey');
-    const ifMatch = one(headers['x-amz-copy-source-if-match']);
-    if (ifMatch !== undefined && unquoted(ifMatch) !== unquoted(original.etag)) {
-      throw new S3Error('PreconditionFailed');
-    }
+    holdIfMatch(headers['x-amz-copy-source-if-match'], original);
     const replace = headers['x-amz-metadata-directive'] === 'REPLACE';
     const copy = store.copy(
       bucket,
@@ -284,39 +282,34 @@ function listing(store: BucketStore, bucket: string, query: URLSearchParams): st
   const versions = query.has('versions');
   const prefix = query.get('prefix') ?? '';
   const token = query.get('continuation-token');
-  const after = versions
-    ? (query.get('key-marker') ?? '')
-    : Buffer.from(token ?? '', 'base64url').toString('utf8');
+  const after = Buffer.from(
+    versions ? (query.get('key-marker') ?? '') : Buffer.from(token ?? '', 'base64url'),
+  );
   const maxKeys = Math.min(Number(query.get('max-keys') ?? 1000) || 0, 1000);
-  const all = store.keys(bucket, prefix);
-  const from = all.findIndex((k) => Buffer.compare(Buffer.from(k), Buffer.from(after)) > 0);
-  const page = all.slice(from < 0 ? all.length : from).slice(0, maxKeys + 1);
-  const truncated = maxKeys > 0 && page.length > maxKeys;
-  const listed = page.slice(0, maxKeys).flatMap((k) => store.get(bucket, k) ?? []);
+  const later = store.keys(bucket, prefix).filter((k) => Buffer.compare(Buffer.from(k), after) > 0);
+  const listed = later.slice(0, maxKeys).flatMap((k) => store.get(bucket, k) ?? []);
+  const truncated = maxKeys > 0 && later.length > maxKeys;
   const last = listed.at(-1)?.key ?? '';
+  const [tag, result] = versions
+    ? ['Version', 'ListVersionsResult']
+    : ['Contents', 'ListBucketResult'];
   const entries = listed.map(
     (object) =>
-      el('Key', object.key) +
+      `<${tag}>${el('Key', object.key)}` +
       (versions ? el('VersionId', 'null') + el('IsLatest', true) : '') +
       el('LastModified', new Date(object.lastModified).toISOString()) +
-      el('ETag', object.etag) +
-      el('Size', object.size) +
-      el('StorageClass', 'STANDARD'),
+      `${el('ETag', object.etag)}${el('Size', object.size)}${el('StorageClass', 'STANDARD')}</${tag}>`,
   );
+  const marks = versions
+    ? el('KeyMarker', after.toString()) +
+      el('IsTruncated', truncated) +
+      (truncated ? el('NextKeyMarker', last) + el('NextVersionIdMarker', 'null') : '')
+    : el('KeyCount', listed.length) +
+      (token === null ? '' : el('ContinuationToken', token)) +
+      el('IsTruncated', truncated) +
+      (truncated ? el('NextContinuationToken', Buffer.from(last).toString('base64url')) : '');
   const head = el('Name', bucket) + el('Prefix', prefix) + el('MaxKeys', maxKeys);
-  const tail = el('IsTruncated', truncated);
-  if (versions) {
-    const next = truncated ? el('NextKeyMarker', last) + el('NextVersionIdMarker', 'null') : '';
-    const body = entries.map((entry) => `<Version>${entry}</Version>`).join('');
-    return `<ListVersionsResult${NS}>${head}${el('KeyMarker', after)}${tail}${next}${body}</ListVersionsResult>`;
-  }
-  const next = truncated
-    ? el('NextContinuationToken', Buffer.from(last).toString('base64url'))
-    : '';
-  const body = entries.map((entry) => `<Contents>${entry}</Contents>`).join('');
-  const count =
-    el('KeyCount', listed.length) + (token === null ? '' : el('ContinuationToken', token));
-  return `<ListBucketResult${NS}>${head}${count}${tail}${next}${body}</ListBucketResult>`;
+  return `<${result}${NS}>${head}${marks}${entries.join('')}</${result}>`;
 }
 
 /**
@@ -330,9 +323,9 @@ function receiveForm(
   request: IncomingMessage,
   response: ServerResponse,
 ): unknown {
+  const limits = { fieldSize: DRAIN_BYTES, fields: 200, parts: 201 };
   let parser: Busboy.Busboy;
   try {
-    const limits = { fieldSize: DRAIN_BYTES, fields: 200, parts: 201 };
     parser = Busboy({
       headers: request.headers,
       defParamCharset: 'utf8',
@@ -404,8 +397,7 @@ function receiveForm(
         event: 'ObjectCreated:Post',
         check: () => {
           if (answered) return new S3Error('InternalError');
-          const details = el('ProposedSize', bytes) + el('MaxSizeAllowed', max);
-          if (bytes > max) return new S3Error('EntityTooLarge', { details });
+          if (bytes > max) return new S3Error('EntityTooLarge');
           return bytes < min ? new S3Error('EntityTooSmall') : undefined;
         },
       });

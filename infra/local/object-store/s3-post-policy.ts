@@ -19,7 +19,7 @@ export interface AcceptedForm {
 }
 
 const policyFailed = (why: string) =>
-  new S3Error('policy', { message: `Invalid according to Policy: ${why}` });
+  new S3Error('AccessDenied', `Invalid according to Policy: ${why}`);
 const invalidPolicy = () => new S3Error('InvalidPolicyDocument');
 
 export async function checkPostForm(
@@ -41,7 +41,7 @@ export async function checkPostForm(
     values.get('x-amz-credential') ?? '',
   );
   if (credential?.[1] !== expected.credentials.accessKeyId) {
-    return new S3Error('unknown-key');
+    return new S3Error('InvalidAccessKeyId');
   }
   const key = await getSigningKey(
     Sha256,
@@ -56,7 +56,7 @@ export async function checkPostForm(
     values.get('x-amz-algorithm') !== 'AWS4-HMAC-SHA256' ||
     !sameSignature(ours, values.get('x-amz-signature') ?? '')
   ) {
-    return new S3Error('mismatch');
+    return new S3Error('SignatureDoesNotMatch');
   }
   let document: { expiration?: unknown; conditions?: unknown };
   try {
