@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, readFile, rename, rm } from 'node:fs/promises';
@@ -20,6 +20,8 @@ import {
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type RunningEmulator } from '../stage/emulators.ts';
 import { freePort } from '../stage/listening.ts';
 import { REPOSITORY_ROOT } from '../stage/data-folder.ts';
+import { endpointOf } from '../object-store-server.ts';
+import { isWildcard } from '../stage/public-host.ts';
 
 const sleep = (ms: number) =>
   new Promise<void>((resolve) => {
@@ -105,12 +107,6 @@ export async function startDynamoDbLocal(
 
 const PORT_TAKEN = Symbol('port taken');
 
-/** A wildcard is reached on loopback. */
-function reachableAt(host: string, port: number): string {
-  const address = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
-  return `http://${address.includes(':') ? `[${address}]` : address}:${String(port)}`;
-}
-
 async function launchDynamoDbLocal(
   port: number,
   host: string,
@@ -134,14 +130,7 @@ async function launchDynamoDbLocal(
     ],
     { cwd: dirname(jar), env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' }, stdio: 'pipe' },
   );
-  // Kept, bounded, for the reason a start failed.
-  let output = '';
-  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-64 * 1024));
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
   const exited = new Promise<unknown>((resolve) => child.once('exit', resolve));
-  let spawnError: Error | undefined;
-  child.once('error', (error) => (spawnError = error));
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGTERM');
@@ -150,10 +139,29 @@ async function launchDynamoDbLocal(
       await exited;
     }
   };
-  const endpoint = reachableAt(host, port);
+  const endpoint = endpointOf(isWildcard(host) ? '127.0.0.1' : host, port);
+  if ((await answered(child, endpoint)) === PORT_TAKEN) {
+    await stop();
+    return PORT_TAKEN;
+  }
+  return { endpoint, ...(child.pid === undefined ? {} : { pid: child.pid }), stop };
+}
+
+/** Waits until DynamoDB's own wire format answers on `endpoint`, or another server does. */
+async function answered(
+  child: ChildProcessWithoutNullStreams,
+  endpoint: string,
+): Promise<typeof PORT_TAKEN | undefined> {
+  // Kept, bounded, for the reason a start failed.
+  let output = '';
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-64 * 1024));
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  let spawnError: Error | undefined;
+  child.once('error', (error) => (spawnError = error));
   // Generous for a busy machine; the wait ends as soon as it answers.
   const deadline = Date.now() + 60_000;
-  for (;;) {
+  while (Date.now() <= deadline) {
     if (spawnError !== undefined) {
       throw new Error(
         `DynamoDB Local could not start (is a Java 17+ JDK on PATH?): ${spawnError.message}`,
@@ -167,20 +175,17 @@ async function launchDynamoDbLocal(
       method: 'POST',
       signal: AbortSignal.timeout(1000),
     }).catch(() => undefined);
+    await answer?.body?.cancel();
+    // DynamoDB answers even an unsigned empty request in its own JSON; another server not.
     if (answer !== undefined) {
-      await answer.body?.cancel();
-      // DynamoDB answers even an unsigned empty request in its own JSON; another server not.
-      if (answer.headers.get('content-type') === 'application/x-amz-json-1.0') break;
-      await stop();
-      return PORT_TAKEN;
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`DynamoDB Local did not answer on ${endpoint} within 60 s:\n${output}`);
+      return answer.headers.get('content-type') === 'application/x-amz-json-1.0'
+        ? undefined
+        : PORT_TAKEN;
     }
     await sleep(50);
   }
-  return { endpoint, ...(child.pid === undefined ? {} : { pid: child.pid }), stop };
+  child.kill('SIGKILL');
+  throw new Error(`DynamoDB Local did not answer on ${endpoint} within 60 s:\n${output}`);
 }
 
 /** The table's key schema and index, as the data stack declares them. */

@@ -13,15 +13,17 @@ const overLimit = (bytes: number) =>
     : undefined;
 
 /**
- * DynamoDB's JSON error: 400, `__type` and `message`
+ * DynamoDB's JSON error, `__type` and `message`
  * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.Errors.html).
  * Answered before the body was all read, the connection closes.
  */
-function refuse(response: ServerResponse, type: string, message: string): void {
-  response.writeHead(400, {
-    'content-type': 'application/x-amz-json-1.0',
-    ...(response.req.complete ? {} : { connection: 'close' }),
-  });
+function refuse(response: ServerResponse, type: string, message: string, status = 400): void {
+  if (!response.headersSent) {
+    response.writeHead(status, {
+      'content-type': 'application/x-amz-json-1.0',
+      ...(response.req.complete ? {} : { connection: 'close' }),
+    });
+  }
   response.end(JSON.stringify({ __type: `com.amazon.coral.service#${type}`, message }));
 }
 
@@ -66,15 +68,7 @@ export async function dynamoDbFrontFor(
       }
       await passOn(request, body, target, response);
     })().catch((error: unknown) => {
-      if (!response.headersSent) {
-        response.writeHead(500, { 'content-type': 'application/x-amz-json-1.0' });
-      }
-      response.end(
-        JSON.stringify({
-          __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError',
-          message: error instanceof Error ? error.message : String(error),
-        }),
-      );
+      refuse(response, 'InternalServerError', String(error), 500);
     });
   });
   server.keepAliveTimeout = 5000;

@@ -30,7 +30,7 @@ export interface HeldMessage {
 
 /**
  * SQS in memory, consumed a batch at a time as Lambda's event source mapping does. Fair by
- * MessageGroupId as an SQS fair queue: one sender's backlog never holds up another's.
+ * MessageGroupId as an SQS fair queue: the group served longest ago goes first.
  */
 export class InProcessQueue implements MessageQueue {
   readonly name: string;
@@ -40,6 +40,7 @@ export class InProcessQueue implements MessageQueue {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  /** By group, the receive that last served it. */
   private readonly served = new Map<string, number>();
   private receives = 0;
 
@@ -140,37 +141,18 @@ export class InProcessQueue implements MessageQueue {
         await redrive.deadLetters.send(message.body, message.group);
       } else visible.push(message);
     }
-    const batch: HeldMessage[] = [];
-    for (
-      let message = this.fairest(visible);
-      message !== undefined && batch.length < batchSize;
-      message = this.fairest(visible)
-    ) {
-      visible.splice(visible.indexOf(message), 1);
-      this.receives += 1;
-      if (message.group !== undefined) this.served.set(message.group, this.receives);
+    const served = (m: HeldMessage) =>
+      m.group === undefined ? 0 : (this.served.get(m.group) ?? 0);
+    // Stable: oldest first within a group, and among groups served equally long ago.
+    const batch = visible.sort((a, b) => served(a) - served(b)).slice(0, batchSize);
+    for (const message of batch) {
+      if (message.group !== undefined) this.served.set(message.group, ++this.receives);
       message.receiveCount += 1;
       message.firstReceivedAt ??= now;
       message.receiptHandle = randomUUID();
       message.visibleAt = now + visibilityTimeoutMs;
-      batch.push(message);
     }
     return batch;
-  }
-
-  /** The oldest message of the group served longest ago; one without a group comes first. */
-  private fairest(candidates: readonly HeldMessage[]): HeldMessage | undefined {
-    let best: HeldMessage | undefined;
-    let bestServed = Infinity;
-    for (const message of candidates) {
-      const served = message.group === undefined ? 0 : (this.served.get(message.group) ?? 0);
-      // Candidates come oldest first, so the first of a group is its oldest.
-      if (served < bestServed) {
-        best = message;
-        bestServed = served;
-      }
-    }
-    return best;
   }
 }
 

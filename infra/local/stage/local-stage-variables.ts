@@ -8,11 +8,8 @@ import {
 import { ALLOWED_ORIGINS_SETTING, STAGE_DEFAULTS } from '../../stages.ts';
 
 /**
- * Every environment variable `npm start` reads, for its `--help` and for the docs' tables
- * (test/e2e/cli-help.test.ts holds README.md and docs/local-stage.md to this list, and
- * test/unit/variable-descriptions.test.ts their descriptions to it). A variable the functions
- * read takes its description and default from shared/config/environment.ts; the stage's own
- * are described here. Descriptions are Markdown; `--help` prints them without backticks.
+ * A variable `npm start` reads, for its `--help` and the docs' tables (npm run render); the
+ * functions' own are described in shared/config/environment.ts. Meanings are Markdown.
  */
 export interface LocalStageVariable {
   readonly name: string;
@@ -20,10 +17,7 @@ export interface LocalStageVariable {
   readonly meaning: string;
 }
 
-/**
- * Where the local stage's default differs from the deployed one: the first retry comes after a
- * second, not 30, so a failed post shows at once.
- */
+/** The first retry after a second, not 30, so a failed post shows at once. */
 const LOCAL_DEFAULTS = {
   CHAT_RETRY_BASE_SECONDS: ENVIRONMENT.CHAT_RETRY_BASE_SECONDS.unwrap().default(1),
 } satisfies Partial<{ [K in LocalVariable]: z.ZodType }>;
@@ -107,15 +101,11 @@ type LocalSchemas = {
     : (typeof ENVIRONMENT)[K];
 };
 
-/**
- * What the local stage reads from its own environment: every variable the schema lets it
- * override, with the deployed defaults but for LOCAL_DEFAULTS, and the stage's own.
- */
+/** What the local stage reads from its environment: the functions' variables, and its own. */
 export const LOCAL_OVERRIDES = z.object({
   ...(Object.fromEntries(LOCAL_VARIABLES.map((name) => [name, localSchema(name)])) as LocalSchemas),
   CHAT_WEBHOOK_URL: z.url().optional(),
   ALLOWED_ORIGINS: ALLOWED_ORIGINS_SETTING.default([...STAGE_DEFAULTS.local.allowedOrigins]),
-  // The local scanner's wait before each verdict (local-malware-scanner.ts).
   LOCAL_SCAN_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
 });
 

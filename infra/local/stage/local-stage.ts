@@ -42,7 +42,6 @@ import {
 } from '#shared/notifications/delivery-rules.ts';
 import { type LocalOverrides, localOverrides } from './local-stage-variables.ts';
 import type { SQSBatchResponse } from 'aws-lambda';
-
 import { REPOSITORY_ROOT } from './data-folder.ts';
 import { dynamoDbFrontFor } from '../dynamodb/dynamodb-network-front.ts';
 import { apiCorsRule, bucketCorsRules } from '../../stacks/cors-rules.ts';

@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { STORAGE_LIMIT_SETTINGS, type StorageLimitSetting } from '#shared/config/environment.ts';
@@ -65,31 +64,14 @@ export async function runningStage(dataDir: string): Promise<StageRecord | undef
 }
 
 /**
- * A start killed outright cannot stop its DynamoDB Local: the next one, holding the folder,
- * stops every DynamoDB Local on this folder's database. Linux only (/proc).
+ * A start killed outright cannot stop its DynamoDB Local: the next one on the folder stops the
+ * one the old record names, if that pid is DynamoDB Local still (Linux's /proc says).
  */
-export function reapOrphans(dataDir: string): number[] {
-  const database = `\0${join(dataDir, 'dynamodb')}\0`;
-  let pids: string[];
-  try {
-    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
-  } catch {
-    return [];
-  }
-  const reaped: number[] = [];
-  for (const pid of pids) {
-    let commandLine: string;
-    try {
-      commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    } catch {
-      continue;
-    }
-    if (commandLine.includes('DynamoDBLocal') && commandLine.includes(database)) {
-      process.kill(Number(pid), 'SIGKILL');
-      reaped.push(Number(pid));
-    }
-  }
-  return reaped;
+export async function reapOrphan(dataDir: string): Promise<void> {
+  const pid = (await readStageRecord(dataDir))?.dynamodbPid;
+  if (pid === undefined) return;
+  const commandLine = await readFile(`/proc/${String(pid)}/cmdline`, 'utf8').catch(() => '');
+  if (commandLine.includes('DynamoDBLocal')) process.kill(pid, 'SIGKILL');
 }
 
 export async function writeStageRecord(dataDir: string, record: StageRecord): Promise<void> {

@@ -44,7 +44,7 @@ if (blank(process.env.POWERTOOLS_LOG_LEVEL) && blank(process.env.LOG_LEVEL)) {
 }
 const { keepDataFolderPrivate, registerRunningStage } = await import('./data-folder.ts');
 const { startLocalStage } = await import('./local-stage.ts');
-const { reapOrphans, removeStageRecord, runningStage, stageRecordOf, writeStageRecord } =
+const { reapOrphan, removeStageRecord, runningStage, stageRecordOf, writeStageRecord } =
   await import('./stage-lock.ts');
 const { prefixConsoleWithFunctionNames } = await import('../lambda/invocation-logs.ts');
 // Every function, the finalizer and the queue's worker share this console.
@@ -107,7 +107,7 @@ async function holdDataFolder(): Promise<void> {
       `the data folder ${dataDir} is in use by another local stage (pid ${holder.pid}, ${holder.url}). Stop it first, or set LOCAL_DATA_DIR.`,
     );
   }
-  reapOrphans(dataDir);
+  await reapOrphan(dataDir);
 }
 
 /** What the developer reads once the stage is up: where each part is, and a token to try. */
