@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { FUNCTION_ENTRIES } from '#functions/service-functions.ts';
-import { AmbiguousDataFolder, chooseDataFolder, stageHome } from '../stage/data-folder.ts';
+import { cliDataFolder } from './cli-data-folder.ts';
 import { LOCAL_REGION } from '../stage/emulators.ts';
 import { readStageCredentials } from '../stage-credentials.ts';
 import { parseCommandLine } from '#infra/command-line.ts';
@@ -71,13 +71,7 @@ async function readEvent(source = values.event ?? '-'): Promise<string> {
 
 /** The running stage's Invoke API, signed with its credentials. */
 async function stageClient(): Promise<LambdaClient> {
-  const dataDir = await chooseDataFolder(process.env, stageHome(process.env)).then(
-    (choice) => choice.dataDir,
-    (error: unknown) => {
-      if (error instanceof AmbiguousDataFolder) usageError(error.message);
-      throw error;
-    },
-  );
+  const dataDir = await cliDataFolder(usageError);
   const record = await runningStage(dataDir);
   if (record === undefined) {
     refuse(`no local stage is running on ${dataDir}: start one with \`npm start\``);
