@@ -85,10 +85,9 @@ function invocationOf(
 }
 
 /** What the Node.js runtime hands back for an error: a thrown one, or the timeout's. */
-function errorPayload(error: unknown, requestId: string, fn: LocalFunction) {
+function errorPayload(error: unknown, fn: LocalFunction) {
   if (error instanceof InvocationTimedOut) {
-    const message = `${new Date().toISOString()} ${requestId} ${timedOutMessage(fn.timeoutSeconds)}`;
-    return { errorType: 'Sandbox.Timedout', errorMessage: message };
+    return { errorType: 'Sandbox.Timedout', errorMessage: timedOutMessage(fn.timeoutSeconds) };
   }
   return error instanceof Error
     ? { errorType: error.name, errorMessage: error.message, trace: (error.stack ?? '').split('\n') }
@@ -106,7 +105,7 @@ async function run(load: Loader, name: string, fn: LocalFunction, event: unknown
     .capture(() => invokeAsLambda(name, fn, handle, { requestId }))
     .then(
       (result) => ({ payload: result ?? null, failed: false }),
-      (error: unknown) => ({ payload: errorPayload(error, requestId, fn), failed: true }),
+      (error: unknown) => ({ payload: errorPayload(error, fn), failed: true }),
     );
   return { ...outcome, requestId, log: log.text() };
 }
