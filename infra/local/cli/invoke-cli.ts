@@ -28,14 +28,13 @@ The manual: docs/local-stage.md
 `;
 
 /** A usage error: exit 2, with the usage unless the message says all there is to say. */
-function usageError(message: string, withUsage = true): never {
+function usageError(message: string, withUsage = true, code = 2): never {
   process.stderr.write(`invoke: ${message}\n${withUsage ? `\n${USAGE}` : ''}`);
-  process.exit(2);
+  process.exit(code);
 }
 
 function refuse(message: string): never {
-  process.stderr.write(`invoke: ${message}\n`);
-  process.exit(1);
+  return usageError(message, false, 1);
 }
 
 const { values, positionals } = parseCommandLine({ event: { type: 'string' } }, USAGE, usageError);
@@ -87,15 +86,10 @@ async function stageClient(): Promise<LambdaClient> {
 
 const event = await readEvent();
 const client = await stageClient();
+const payload = { FunctionName: functionId, Payload: Buffer.from(event), LogType: 'Tail' } as const;
 const invoked = await client
-  .send(
-    new InvokeCommand({ FunctionName: functionId, Payload: Buffer.from(event), LogType: 'Tail' }),
-  )
-  .catch((error: unknown) =>
-    refuse(
-      `${functionId} could not be invoked: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
-    ),
-  )
+  .send(new InvokeCommand(payload))
+  .catch((error: unknown) => refuse(`${functionId} could not be invoked: ${String(error)}`))
   .finally(() => {
     client.destroy();
   });
