@@ -116,10 +116,7 @@ async function http(): Promise<unknown> {
   }
   const host = new URL(stage?.url ?? 'http://localhost:8000').host;
   return httpEvent({
-    method,
-    target,
-    host,
-    headers,
+    ...{ method, target, host, headers },
     ...(claims && { claims }),
     ...(body && { body }),
   });
