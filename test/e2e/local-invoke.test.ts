@@ -321,7 +321,7 @@ describe("the stage's Invoke API, as Lambda answers", () => {
       error: 'Unhandled',
       payload: {
         errorType: 'Sandbox.Timedout',
-        errorMessage: expect.stringMatching(/ Task timed out after 0\.20 seconds$/) as unknown,
+        errorMessage: expect.stringMatching(/^Task timed out after 0\.20 seconds$/) as unknown,
       },
     });
   });

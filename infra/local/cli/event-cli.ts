@@ -9,7 +9,7 @@ import { createRouteMatcher } from '#shared/api/route-matcher.ts';
 import { routeKey } from '#shared/api/routes.ts';
 import { parseUserId } from '#shared/http/user-id.ts';
 import { httpEvent, splitTarget } from '../gateway/api-gateway-event.ts';
-import { AmbiguousDataFolder, chooseDataFolder, stageHome } from '../stage/data-folder.ts';
+import { cliDataFolder } from './cli-data-folder.ts';
 import { loadIdentityProvider } from '../gateway/identity-provider.ts';
 import { toEventClaims } from '../gateway/jwt-authorizer.ts';
 import { LOCAL_BUCKET } from '../object-store/local-bucket.ts';
@@ -66,34 +66,14 @@ const json = (text: string) => {
   }
 };
 
-async function dataFolder(): Promise<string> {
-  try {
-    return (await chooseDataFolder(process.env, stageHome(process.env))).dataDir;
-  } catch (error) {
-    if (error instanceof AmbiguousDataFolder) fail(error.message);
-    throw error;
-  }
-}
-
-/**
- * A request no route takes is refused, with the routes: API Gateway would hand it to
- * `$default`, but an event for a mistyped path or method would reach the wrong function.
- */
+/** A request no route takes: API Gateway's `$default` would take it, but that event is a typo. */
 function refuseUnrouted(method: string, target: string): void {
   const match = createRouteMatcher(API_ROUTES);
   const { rawPath } = splitTarget(target);
   if (match(method, rawPath).kind === 'route') return;
-  const methods = [...new Set(API_ROUTES.map((route) => route.method))];
-  const others = methods.filter((other) => match(other, rawPath).kind === 'route');
   const width = Math.max(...API_ROUTES.map((route) => routeKey(route).length)) + 2;
   const list = API_ROUTES.map((route) => `  ${routeKey(route).padEnd(width)}${route.functionId}`);
-  process.stderr.write(
-    `event: no route takes ${method} ${rawPath}` +
-      (others.length === 0 ? '' : `; its path has ${others.join(', ')}`) +
-      '. API Gateway would send it to the $default route (the RouteNotFound function); ' +
-      `this command makes events for these routes:\n\n${list.join('\n')}\n`,
-  );
-  process.exit(2);
+  fail(`no route takes ${method} ${rawPath}; the routes:\n\n${list.join('\n')}`);
 }
 
 /** The --body of an http event: a file's bytes, or JSON sent as such. */
@@ -124,7 +104,7 @@ async function http(): Promise<unknown> {
   });
   const body = await httpBody(headers);
   refuseUnrouted(method.toUpperCase(), target);
-  const dataDir = await dataFolder();
+  const dataDir = await cliDataFolder(fail);
   const stage = await runningStage(dataDir);
   let claims;
   if (values.user !== undefined) {
@@ -136,10 +116,7 @@ async function http(): Promise<unknown> {
   }
   const host = new URL(stage?.url ?? 'http://localhost:8000').host;
   return httpEvent({
-    method,
-    target,
-    host,
-    headers,
+    ...{ method, target, host, headers },
     ...(claims && { claims }),
     ...(body && { body }),
   });
@@ -151,7 +128,7 @@ async function s3Put(): Promise<unknown> {
   const size = Number(values.size ?? fail('s3-put needs --size'));
   if (!Number.isSafeInteger(size) || size < 0)
     fail(`--size must be bytes, got "${values.size ?? ''}"`);
-  const stage = await runningStage(await dataFolder());
+  const stage = await runningStage(await cliDataFolder(fail));
   return s3PutEvent({ bucket: stage?.bucket ?? LOCAL_BUCKET, key, size });
 }
 

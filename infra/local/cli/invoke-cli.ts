@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { FUNCTION_ENTRIES } from '#functions/service-functions.ts';
-import { AmbiguousDataFolder, chooseDataFolder, stageHome } from '../stage/data-folder.ts';
+import { cliDataFolder } from './cli-data-folder.ts';
 import { LOCAL_REGION } from '../stage/emulators.ts';
 import { readStageCredentials } from '../stage-credentials.ts';
 import { parseCommandLine } from '#infra/command-line.ts';
@@ -28,14 +28,13 @@ The manual: docs/local-stage.md
 `;
 
 /** A usage error: exit 2, with the usage unless the message says all there is to say. */
-function usageError(message: string, withUsage = true): never {
+function usageError(message: string, withUsage = true, code = 2): never {
   process.stderr.write(`invoke: ${message}\n${withUsage ? `\n${USAGE}` : ''}`);
-  process.exit(2);
+  process.exit(code);
 }
 
 function refuse(message: string): never {
-  process.stderr.write(`invoke: ${message}\n`);
-  process.exit(1);
+  return usageError(message, false, 1);
 }
 
 const { values, positionals } = parseCommandLine({ event: { type: 'string' } }, USAGE, usageError);
@@ -71,13 +70,7 @@ async function readEvent(source = values.event ?? '-'): Promise<string> {
 
 /** The running stage's Invoke API, signed with its credentials. */
 async function stageClient(): Promise<LambdaClient> {
-  const dataDir = await chooseDataFolder(process.env, stageHome(process.env)).then(
-    (choice) => choice.dataDir,
-    (error: unknown) => {
-      if (error instanceof AmbiguousDataFolder) usageError(error.message);
-      throw error;
-    },
-  );
+  const dataDir = await cliDataFolder(usageError);
   const record = await runningStage(dataDir);
   if (record === undefined) {
     refuse(`no local stage is running on ${dataDir}: start one with \`npm start\``);
@@ -93,15 +86,10 @@ async function stageClient(): Promise<LambdaClient> {
 
 const event = await readEvent();
 const client = await stageClient();
+const payload = { FunctionName: functionId, Payload: Buffer.from(event), LogType: 'Tail' } as const;
 const invoked = await client
-  .send(
-    new InvokeCommand({ FunctionName: functionId, Payload: Buffer.from(event), LogType: 'Tail' }),
-  )
-  .catch((error: unknown) =>
-    refuse(
-      `${functionId} could not be invoked: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
-    ),
-  )
+  .send(new InvokeCommand(payload))
+  .catch((error: unknown) => refuse(`${functionId} could not be invoked: ${String(error)}`))
   .finally(() => {
     client.destroy();
   });

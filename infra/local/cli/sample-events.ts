@@ -16,9 +16,8 @@ export function s3PutEvent(input: {
   readonly bucket: string;
   readonly key: string;
   readonly size: number;
-  readonly at?: Date;
 }): S3Event {
-  const at = input.at ?? new Date();
+  const at = new Date();
   const bucket = { name: input.bucket, ownerIdentity: LOCAL, arn: `arn:aws:s3:::${input.bucket}` };
   // S3 sends keys URL-encoded, and the finalizer reads that form; nothing reads the ETag.
   const object = { key: encodeEventKey(input.key), size: input.size, eTag: '0'.repeat(32) };
@@ -60,9 +59,8 @@ export function snsAlarmEvent(input: {
   readonly alarmName: string;
   readonly newState: AlarmState;
   readonly oldState: AlarmState;
-  readonly at?: Date;
 }): SNSEvent {
-  const at = (input.at ?? new Date()).toISOString();
+  const at = new Date().toISOString();
   const topicArn = `arn:aws:sns:${LOCAL_REGION}:${ACCOUNT}:alarms`;
   const message = {
     ...{ AlarmName: input.alarmName, AlarmDescription: null, AWSAccountId: ACCOUNT },

@@ -1,4 +1,4 @@
-import type { IncomingMessage, RequestListener } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Context } from 'aws-lambda';
 import { FALLBACK_FUNCTION } from '#functions/service-functions.ts';
 import { createRouteMatcher } from '#shared/api/route-matcher.ts';
@@ -179,6 +179,23 @@ async function answer(served: Served, call: Call): Promise<Answer | undefined> {
   return tooLarge === undefined ? invoke(served, call, event) : refusalAnswer(tooLarge);
 }
 
+/** Sends an answer with its request id and the HTTP API's CORS; onResponse sees it. */
+function sender(options: GatewayOptions, response: ServerResponse, call: Call) {
+  const { request, requestId, target } = call;
+  const method = (request.method ?? 'GET').toUpperCase();
+  const cors = options.cors && apiCorsHeaders(options.cors, { method, headers: request.headers });
+  return ({ status, headers, body, cookies }: Answer) => {
+    const given = { 'apigw-requestid': requestId, ...headers };
+    const sent = cors === undefined ? given : withApiCors(given, cors);
+    if (cookies !== undefined) response.setHeader('set-cookie', cookies);
+    response.writeHead(status, { ...sent, 'content-length': Buffer.byteLength(body) });
+    response.end(body);
+    const path = target.rawPath;
+    options.onResponse?.({ method, path, status, headers: sent, body: Buffer.from(body) });
+    return status;
+  };
+}
+
 /**
  * The local stand-in for API Gateway's HTTP API: route match, the JWT authorizer on protected
  * routes, the payload 2.0 event, and the very handler module the CDK stack deploys for the
@@ -194,33 +211,22 @@ export function createGateway(options: GatewayOptions): RequestListener {
   };
   return (request, response) => {
     const started = performance.now();
-    const requestId = newRequestId();
     const method = (request.method ?? 'GET').toUpperCase();
     const target = splitTarget(request.url);
     const found = match(method, target.rawPath);
     const route = found.kind === 'route' ? found.route : undefined;
-    const functionId = route?.functionId ?? FALLBACK_FUNCTION.id;
-    const cors = options.cors && apiCorsHeaders(options.cors, { method, headers: request.headers });
-    const send = ({ status, headers, body, cookies }: Answer) => {
-      const given = { 'apigw-requestid': requestId, ...headers };
-      const sent = cors === undefined ? given : withApiCors(given, cors);
-      if (cookies !== undefined) response.setHeader('set-cookie', cookies);
-      response.writeHead(status, { ...sent, 'content-length': Buffer.byteLength(body) });
-      response.end(body);
-      const path = target.rawPath;
-      options.onResponse?.({ method, path, status, headers: sent, body: Buffer.from(body) });
-      return status;
+    const call: Call = {
+      ...{ request, requestId: newRequestId(), target, auth: route?.auth === 'jwt' },
+      ...{ functionId: route?.functionId ?? FALLBACK_FUNCTION.id, route: eventRoute(found) },
+      entry: route?.entry ?? FALLBACK_FUNCTION.entry,
     };
+    const send = sender(options, response, call);
+    const { requestId, functionId } = call;
     const log = (status: number) =>
       options.onRequest?.({
         ...{ method, path: target.rawPath, status, requestId, functionId },
         ms: Math.round(performance.now() - started),
       });
-    const call = {
-      ...{ request, requestId, target, functionId, auth: route?.auth === 'jwt' },
-      route: eventRoute(found),
-      entry: route?.entry ?? FALLBACK_FUNCTION.entry,
-    };
     answer(served, call).then(
       // nginx's 499: logged, never sent, as the connection is gone.
       (ready) => log(ready === undefined ? 499 : send(ready)),

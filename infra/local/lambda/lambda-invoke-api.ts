@@ -85,10 +85,9 @@ function invocationOf(
 }
 
 /** What the Node.js runtime hands back for an error: a thrown one, or the timeout's. */
-function errorPayload(error: unknown, requestId: string, fn: LocalFunction) {
+function errorPayload(error: unknown, fn: LocalFunction) {
   if (error instanceof InvocationTimedOut) {
-    const message = `${new Date().toISOString()} ${requestId} ${timedOutMessage(fn.timeoutSeconds)}`;
-    return { errorType: 'Sandbox.Timedout', errorMessage: message };
+    return { errorType: 'Sandbox.Timedout', errorMessage: timedOutMessage(fn.timeoutSeconds) };
   }
   return error instanceof Error
     ? { errorType: error.name, errorMessage: error.message, trace: (error.stack ?? '').split('\n') }
@@ -106,9 +105,47 @@ async function run(load: Loader, name: string, fn: LocalFunction, event: unknown
     .capture(() => invokeAsLambda(name, fn, handle, { requestId }))
     .then(
       (result) => ({ payload: result ?? null, failed: false }),
-      (error: unknown) => ({ payload: errorPayload(error, requestId, fn), failed: true }),
+      (error: unknown) => ({ payload: errorPayload(error, fn), failed: true }),
     );
   return { ...outcome, requestId, log: log.text() };
+}
+
+interface InvokeApiOptions {
+  readonly root: string;
+  readonly wiring: LocalWiring;
+  readonly credentials: Credentials;
+  readonly functions?: ReadonlyMap<string, LocalFunction>;
+}
+
+/** One signed request, run as its invocation type says: DryRun, Event or RequestResponse. */
+async function serve(
+  { options, load }: { readonly options: InvokeApiOptions; readonly load: Loader },
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const body = await readSignedBody(request, options.credentials);
+  if (body === undefined) return;
+  const { name, fn, event } = invocationOf(request, body, options.functions ?? STACK_FUNCTIONS);
+  const invocationType = request.headers['x-amz-invocation-type'] ?? 'RequestResponse';
+  if (invocationType === 'DryRun') {
+    response.writeHead(204).end();
+    return;
+  }
+  if (invocationType === 'Event') response.writeHead(202).end();
+  const { requestId, payload, failed, log } = await run(load, name, fn, event);
+  if (invocationType === 'Event') {
+    if (failed) console.error(`[${name}] asynchronous invocation failed:\n${log}`);
+    return;
+  }
+  const answer = JSON.stringify(payload);
+  response.writeHead(200, {
+    'content-type': 'application/json',
+    'x-amzn-requestid': requestId,
+    ...(failed ? { 'x-amz-function-error': 'Unhandled' } : {}),
+    ...(request.headers['x-amz-log-type'] === 'Tail' ? { 'x-amz-log-result': logTail(log) } : {}),
+    'content-length': Buffer.byteLength(answer),
+  });
+  response.end(answer);
 }
 
 /**
@@ -116,43 +153,10 @@ async function run(load: Loader, name: string, fn: LocalFunction, event: unknown
  * local start-lambda` offers it to `npm run invoke` and `aws lambda invoke --endpoint-url`: the
  * stage's functions, for a request signed with the stage's credentials.
  */
-export function createLambdaInvokeApi(options: {
-  readonly root: string;
-  readonly wiring: LocalWiring;
-  readonly credentials: Credentials;
-  readonly functions?: ReadonlyMap<string, LocalFunction>;
-}): RequestListener {
-  const load = createHandlerLoader(options.root, options.wiring);
-
-  const serve = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const body = await readSignedBody(request, options.credentials);
-    if (body === undefined) return;
-    const { name, fn, event } = invocationOf(request, body, options.functions ?? STACK_FUNCTIONS);
-    const invocationType = request.headers['x-amz-invocation-type'] ?? 'RequestResponse';
-    if (invocationType === 'DryRun') {
-      response.writeHead(204).end();
-      return;
-    }
-    if (invocationType === 'Event') {
-      response.writeHead(202).end();
-      const { failed, log } = await run(load, name, fn, event);
-      if (failed) console.error(`[${name}] asynchronous invocation failed:\n${log}`);
-      return;
-    }
-    const { requestId, payload, failed, log } = await run(load, name, fn, event);
-    const answer = JSON.stringify(payload);
-    response.writeHead(200, {
-      'content-type': 'application/json',
-      'x-amzn-requestid': requestId,
-      ...(failed ? { 'x-amz-function-error': 'Unhandled' } : {}),
-      ...(request.headers['x-amz-log-type'] === 'Tail' ? { 'x-amz-log-result': logTail(log) } : {}),
-      'content-length': Buffer.byteLength(answer),
-    });
-    response.end(answer);
-  };
-
+export function createLambdaInvokeApi(options: InvokeApiOptions): RequestListener {
+  const served = { options, load: createHandlerLoader(options.root, options.wiring) };
   return (request, response) => {
-    serve(request, response).catch((error: unknown) => {
+    serve(served, request, response).catch((error: unknown) => {
       if (error instanceof Refusal) {
         request.resume();
         sendRefusal(response, error);
