@@ -1,4 +1,5 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { isIPv6 } from 'node:net';
 import { Readable, Transform } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import Busboy from 'busboy';
@@ -84,12 +85,41 @@ const SIGV4_CODES = {
   mismatch: 'SignatureDoesNotMatch',
 } as const;
 
-export function objectStoreListener(options: ObjectStoreFrontOptions): RequestListener {
-  return (request, response) => {
-    handle(options, request, response).catch((error: unknown) => {
+/** `http://host:port`, an IPv6 address in brackets. */
+export const endpointOf = (host: string, port: number): string =>
+  `http://${isIPv6(host) ? `[${host}]` : host}:${String(port)}`;
+
+/** Serves the store on `host`; the endpoint is loopback when it listens on every interface. */
+export async function serveBehindFront(
+  store: BucketStore,
+  options: Omit<ObjectStoreFrontOptions, 'store'> & {
+    readonly host: string;
+    readonly port: number;
+  },
+): Promise<{ readonly endpoint: string; readonly stop: () => Promise<void> }> {
+  const server = createServer((request, response) => {
+    handle({ ...options, store }, request, response).catch((error: unknown) => {
       if (!(error instanceof S3Error)) console.error('[object store] could not answer:', error);
       refuse(request, response, error instanceof S3Error ? error : new S3Error('InternalError'));
     });
+  });
+  // Node's 5 s would close a kept-alive connection a busy client has not yet read its answer on.
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject).listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  const wildcard = ['0.0.0.0', '::', ''].includes(options.host);
+  return {
+    endpoint: endpointOf(wildcard ? '127.0.0.1' : options.host, port),
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
   };
 }
 

@@ -33,7 +33,7 @@ import {
   scanObjectsCreated,
 } from '../object-store/local-malware-scanner.ts';
 import { LOCAL_BUCKET } from '../object-store/local-bucket.ts';
-import { endpointOf } from '../object-store-server.ts';
+import { endpointOf } from '../object-store/object-store-front.ts';
 import { isWildcard, publicHostOf } from './public-host.ts';
 import {
   DELIVERY_ATTEMPTS,
