@@ -1,5 +1,6 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 
 /**
@@ -11,29 +12,6 @@ import { SignatureV4 } from '@smithy/signature-v4';
 export interface Credentials {
   readonly accessKeyId: string;
   readonly secretAccessKey: string;
-}
-
-type SourceData = string | ArrayBuffer | ArrayBufferView;
-const bytesOf = (data: SourceData) =>
-  typeof data === 'string' || data instanceof ArrayBuffer
-    ? Buffer.from(data as string)
-    : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-
-/** SHA-256 and HMAC-SHA256 as the SDK's signer takes them (its Checksum interface). */
-export class Sha256 {
-  private readonly hash;
-
-  constructor(secret?: SourceData) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytesOf(secret));
-  }
-
-  update(data: SourceData): void {
-    this.hash.update(bytesOf(data));
-  }
-
-  digest(): Promise<Uint8Array> {
-    return Promise.resolve(new Uint8Array(this.hash.digest()));
-  }
 }
 
 /** A request as received. `body`: see `verifySigV4`. */

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
+import { Sha256 } from '@smithy/core/checksum';
 import { getSigningKey } from '@smithy/signature-v4';
-import { type Credentials, sameSignature, Sha256 } from '../sigv4-check.ts';
+import { type Credentials, sameSignature } from '../sigv4-check.ts';
 import { S3Error } from './bucket-store.ts';
 
 /**
