@@ -57,13 +57,6 @@ const CREDENTIAL = /^([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request$/;
 const AMZ_DATE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
 
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
-const decode = (text: string) => {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-};
 
 /** Two signatures equal, compared in constant time. */
 export const sameSignature = (ours: string, theirs: string): boolean =>
@@ -79,14 +72,12 @@ export async function verifySigV4(
   expected: SigV4Expectations,
 ): Promise<{ readonly failure: SigV4Failure } | { readonly payloadHash: string }> {
   const [path = '', rawQuery = ''] = request.url.split(/\?(.*)/s);
-  const query: Record<string, string | string[]> = {};
-  for (const [name = '', ...value] of rawQuery.split('&').map((p) => p.split('='))) {
-    if (name === '') continue;
-    const seen = query[decode(name)];
-    const given = decode(value.join('='));
-    query[decode(name)] = seen === undefined ? given : [seen, given].flat();
+  const query: Record<string, string[]> = {};
+  // Decoded as SigV4 encodes: a `+` sent is a plus (%2B), not a space.
+  for (const [name, value] of new URLSearchParams(rawQuery.replaceAll('+', '%2B'))) {
+    if (name !== '') (query[name] ??= []).push(value);
   }
-  const field = (name: string) => one(query[`X-Amz-${name}`]);
+  const field = (name: string) => query[`X-Amz-${name}`]?.[0];
   const authorization = one(request.headers.authorization);
   const presigned = authorization === undefined && field('Signature') !== undefined;
   if (authorization === undefined && !presigned) return { failure: 'missing' };
