@@ -139,7 +139,7 @@ export class BucketStore extends EventEmitter {
     return all.filter((key) => key.startsWith(prefix));
   }
 
-  /** Stores `bytes` under `key` once whole, unless `check` refuses them (size, SHA-256). */
+  /** Stores `bytes` under `key` once whole, unless too many or `check` refuses them. */
   async put(
     bucket: string,
     key: string,
@@ -147,6 +147,8 @@ export class BucketStore extends EventEmitter {
     options: {
       readonly headers: Readonly<Record<string, string>>;
       readonly event: ObjectEventName;
+      /** Past it the put fails (EntityTooLarge) before another byte is kept. */
+      readonly maxSize?: number;
       readonly check?: (size: number, sha256: string) => S3Error | undefined;
     },
   ): Promise<StoredObject> {
@@ -158,7 +160,7 @@ export class BucketStore extends EventEmitter {
         md5.update(chunk);
         sha256.update(chunk);
         size += chunk.length;
-        done(null, chunk);
+        done(size > (options.maxSize ?? Infinity) ? new S3Error('EntityTooLarge') : null, chunk);
       },
     });
     try {

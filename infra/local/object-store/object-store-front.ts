@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isIPv6 } from 'node:net';
-import { Readable, Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import Busboy from 'busboy';
 import * as keys from '#shared/storage/keys.ts';
@@ -409,26 +409,17 @@ function receiveForm(
       refuseForm(form);
       return;
     }
-    let bytes = 0;
-    const { min = 0, max = Number.MAX_SAFE_INTEGER } = form.size ?? {};
-    // Past the policy's bound the rest is only counted, for its refusal, up to a drain's worth.
-    const counted = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        const room = max - bytes;
-        bytes += chunk.length;
-        if (bytes > max + DRAIN_BYTES) request.socket.destroy();
-        done(null, room > 0 ? chunk.subarray(0, room) : undefined);
-      },
-    });
-    discardFile = () => counted.destroy();
+    const { min = 0, max = Infinity } = form.size ?? {};
+    discardFile = () => stream.destroy();
     try {
-      const stored = await options.store.put(bucket, form.key, stream.pipe(counted), {
+      // Past `max` the put fails at once, and refuse() reads the rest, bounded, for its answer.
+      const stored = await options.store.put(bucket, form.key, stream, {
         headers: keptHeaders(form.fields),
         event: 'ObjectCreated:Post',
-        check: () => {
+        maxSize: max,
+        check: (size) => {
           if (answered) return new S3Error('InternalError');
-          if (bytes > max) return new S3Error('EntityTooLarge');
-          return bytes < min ? new S3Error('EntityTooSmall') : undefined;
+          return size < min ? new S3Error('EntityTooSmall') : undefined;
         },
       });
       if (answered) return;
