@@ -32,7 +32,7 @@ import {
   type LocalScannerOptions,
   scanObjectsCreated,
 } from '../object-store/local-malware-scanner.ts';
-import { LOCAL_BUCKET } from '../object-store/local-bucket.ts';
+import { LOCAL_BUCKET } from '../object-store/bucket-store.ts';
 import { endpointOf } from '../object-store/object-store-front.ts';
 import { isWildcard, publicHostOf } from './public-host.ts';
 import {
@@ -50,7 +50,7 @@ import { variableDefaults } from '#shared/config/environment.ts';
 import type { ServiceSettings } from '#shared/wiring/service-adapters.ts';
 
 export const LOCAL_TABLE = 'file-service';
-export { LOCAL_BUCKET } from '../object-store/local-bucket.ts';
+export { LOCAL_BUCKET } from '../object-store/bucket-store.ts';
 
 export const chatLogFile = (dataDir: string): string => join(dataDir, 'chat.jsonl');
 
