@@ -1,5 +1,6 @@
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { isIPv6 } from 'node:net';
+import { type AddressInfo, isIPv6 } from 'node:net';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import Busboy from 'busboy';
@@ -105,14 +106,8 @@ export async function serveBehindFront(
   });
   // Node's 5 s would close a kept-alive connection a busy client has not yet read its answer on.
   server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject).listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  await once(server.listen(options.port, options.host), 'listening');
+  const { port } = server.address() as AddressInfo;
   const wildcard = ['0.0.0.0', '::', ''].includes(options.host);
   return {
     endpoint: endpointOf(wildcard ? '127.0.0.1' : options.host, port),
@@ -246,6 +241,7 @@ async function handle(
     return bytes.pipe(response);
   }
   if (method !== 'PUT') throw new S3Error('NotImplemented');
+  const kept = keptHeaders(Object.entries(headers));
   const source = one(headers['x-amz-copy-source']);
   if (source !== undefined) {
     // CopyObject, in one turn, with the `x-amz-copy-source-if-match` the service relies on.
@@ -256,23 +252,15 @@ async function handle(
     if (original === undefined) throw new S3Error('NoSuchKey');
     holdIfMatch(headers['x-amz-copy-source-if-match'], original);
     const replace = headers['x-amz-metadata-directive'] === 'REPLACE';
-    const copy = store.copy(
-      bucket,
-      original,
-      key,
-      replace ? keptHeaders(Object.entries(headers)) : undefined,
-    );
+    const copy = store.copy(bucket, original, key, replace ? kept : undefined);
     request.resume();
-    const modified = el('LastModified', new Date(copy.lastModified).toISOString());
-    return send(
-      response,
-      200,
-      `<CopyObjectResult${NS}>${modified}${el('ETag', copy.etag)}</CopyObjectResult>`,
-    );
+    const modified = new Date(copy.lastModified).toISOString();
+    const result = el('LastModified', modified) + el('ETag', copy.etag);
+    return send(response, 200, `<CopyObjectResult${NS}>${result}</CopyObjectResult>`);
   }
   const signed = /^[0-9a-f]{64}$/.test(auth.payloadHash) ? auth.payloadHash : undefined;
   const stored = await store.put(bucket, key, request, {
-    headers: keptHeaders(Object.entries(headers)),
+    headers: kept,
     event: 'ObjectCreated:Put',
     check: (_size, sha256) =>
       signed === undefined || signed === sha256

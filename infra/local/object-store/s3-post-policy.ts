@@ -5,11 +5,8 @@ import { type Credentials, sameSignature } from '../sigv4-check.ts';
 import { S3Error } from './bucket-store.ts';
 
 /**
- * A browser's POST form checked as S3 checks it, before a byte of its file
- * (https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-HTTPPOSTConstructPolicy.html): the
- * policy signed with the stage's signing key, not expired, every condition held, every field
- * but the signature, file, policy and `x-ignore-*` named by one. Field names match without
- * regard to case; `${filename}` in the key is the file's name.
+ * A browser's POST form checked as S3 checks it, before a byte of its file:
+ * https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-HTTPPOSTConstructPolicy.html
  */
 export interface AcceptedForm {
   readonly key: string;
