@@ -38,25 +38,13 @@ export type ObjectEventName = 'ObjectCreated:Put' | 'ObjectCreated:Post' | 'Obje
 
 /** The S3 error Codes the stage answers, and their status. */
 const S3_STATUS = {
-  AccessDenied: 403,
-  AccessForbidden: 403,
-  InvalidAccessKeyId: 403,
-  SignatureDoesNotMatch: 403,
-  RequestTimeTooSkewed: 403,
-  AuthorizationHeaderMalformed: 400,
-  XAmzContentSHA256Mismatch: 400,
-  EntityTooLarge: 400,
-  EntityTooSmall: 400,
-  MaxPostPreDataLengthExceeded: 400,
-  IncorrectNumberOfFilesInPostRequest: 400,
-  MalformedPOSTRequest: 400,
-  InvalidPolicyDocument: 400,
-  InvalidArgument: 400,
-  NoSuchKey: 404,
-  NoSuchBucket: 404,
-  PreconditionFailed: 412,
-  InternalError: 500,
-  NotImplemented: 501,
+  ...{ AccessDenied: 403, AccessForbidden: 403, InvalidAccessKeyId: 403 },
+  ...{ SignatureDoesNotMatch: 403, RequestTimeTooSkewed: 403, AuthorizationHeaderMalformed: 400 },
+  ...{ XAmzContentSHA256Mismatch: 400, EntityTooLarge: 400, EntityTooSmall: 400 },
+  ...{ MaxPostPreDataLengthExceeded: 400, IncorrectNumberOfFilesInPostRequest: 400 },
+  ...{ MalformedPOSTRequest: 400, InvalidPolicyDocument: 400, InvalidArgument: 400 },
+  ...{ NoSuchKey: 404, NoSuchBucket: 404, PreconditionFailed: 412 },
+  ...{ InternalError: 500, NotImplemented: 501 },
 } as const;
 
 /**
@@ -220,30 +208,19 @@ export class BucketStore extends EventEmitter {
     // The key as stored: s3-event-notifications.ts URL-encodes it, as S3 sends it.
     const { key, size, etag } = landed;
     const sequencer = Date.now().toString(16).toUpperCase();
-    const event: S3Event = {
-      Records: [
-        {
-          eventVersion: '2.1',
-          eventSource: 'aws:s3',
-          awsRegion: this.region,
-          eventTime: new Date().toISOString(),
-          eventName,
-          userIdentity: { principalId: 'AWS:LOCAL' },
-          requestParameters: { sourceIPAddress: '127.0.0.1' },
-          responseElements: { 'x-amz-request-id': id(), 'x-amz-id-2': id() },
-          s3: {
-            s3SchemaVersion: '1.0',
-            configurationId: 'local-stage',
-            bucket: {
-              name: bucket,
-              ownerIdentity: { principalId: 'LOCAL' },
-              arn: `arn:aws:s3:::${bucket}`,
-            },
-            object: { key, size, eTag: etag.replaceAll('"', ''), sequencer },
-          },
-        },
-      ],
+    const owner = { principalId: 'LOCAL' };
+    const record = {
+      ...{ eventVersion: '2.1', eventSource: 'aws:s3', awsRegion: this.region, eventName },
+      ...{ eventTime: new Date().toISOString(), userIdentity: { principalId: 'AWS:LOCAL' } },
+      requestParameters: { sourceIPAddress: '127.0.0.1' },
+      responseElements: { 'x-amz-request-id': id(), 'x-amz-id-2': id() },
+      s3: {
+        ...{ s3SchemaVersion: '1.0', configurationId: 'local-stage' },
+        bucket: { name: bucket, ownerIdentity: owner, arn: `arn:aws:s3:::${bucket}` },
+        object: { key, size, eTag: etag.replaceAll('"', ''), sequencer },
+      },
     };
+    const event: S3Event = { Records: [record] };
     this.emit('event', event);
     return landed;
   }

@@ -7,7 +7,12 @@ import Busboy from 'busboy';
 import * as keys from '#shared/storage/keys.ts';
 import type { CorsRule } from '../../stacks/cors-rules.ts';
 import { originMatches } from '../gateway/api-gateway-cors.ts';
-import { type Credentials, SIGV4_REFUSALS, verifySigV4 } from '../sigv4-check.ts';
+import {
+  type Credentials,
+  SIGV4_REFUSALS,
+  type SigV4Failure,
+  verifySigV4,
+} from '../sigv4-check.ts';
 import { type BucketStore, S3Error, type StoredObject } from './bucket-store.ts';
 import { checkPostForm } from './s3-post-policy.ts';
 
@@ -75,16 +80,12 @@ function refuse(request: IncomingMessage, response: ServerResponse, error: S3Err
 }
 
 /** S3's Code for each SigV4 failure; the message is the one the JSON APIs give. */
-const SIGV4_CODES = {
-  missing: 'AccessDenied',
-  expired: 'AccessDenied',
-  'unsigned-header': 'AccessDenied',
-  malformed: 'AuthorizationHeaderMalformed',
-  scope: 'AuthorizationHeaderMalformed',
-  'unknown-key': 'InvalidAccessKeyId',
-  skewed: 'RequestTimeTooSkewed',
+const SIGV4_CODES: Record<SigV4Failure, S3Error['code']> = {
+  ...{ missing: 'AccessDenied', expired: 'AccessDenied', 'unsigned-header': 'AccessDenied' },
+  ...{ malformed: 'AuthorizationHeaderMalformed', scope: 'AuthorizationHeaderMalformed' },
+  ...{ 'unknown-key': 'InvalidAccessKeyId', skewed: 'RequestTimeTooSkewed' },
   mismatch: 'SignatureDoesNotMatch',
-} as const;
+};
 
 /** `http://host:port`, an IPv6 address in brackets. */
 export const endpointOf = (host: string, port: number): string =>
