@@ -9,10 +9,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
  * and comparing the signatures in constant time. Every `x-amz-*` header sent must be signed:
  * else a captured request could be replayed as another (`X-Amz-Invocation-Type: Event`).
  */
-export interface Credentials {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-}
+export type Credentials = { readonly accessKeyId: string; readonly secretAccessKey: string };
 
 /** A request as received. `body`: see `verifySigV4`. */
 export interface ReceivedRequest {
@@ -30,23 +27,18 @@ export interface SigV4Expectations {
   readonly now?: Date;
 }
 
-const INVALID = 'InvalidSignatureException';
+const [INVALID, UNRECOGNIZED] = ['InvalidSignatureException', 'UnrecognizedClientException'];
+const MISMATCH = 'The request signature we calculated does not match the signature you provided.';
 /** Each failure as the JSON APIs (Lambda, DynamoDB) answer it: its type and message. */
 export const SIGV4_REFUSALS = {
   missing: ['MissingAuthenticationTokenException', 'Missing Authentication Token'],
   malformed: ['IncompleteSignatureException', 'Authorization header is malformed'],
-  'unknown-key': [
-    'UnrecognizedClientException',
-    'The security token included in the request is invalid.',
-  ],
+  'unknown-key': [UNRECOGNIZED, 'The security token included in the request is invalid.'],
   skewed: [INVALID, 'Signature expired: the request is dated more than 15 minutes from now'],
   expired: [INVALID, 'Signature expired'],
   scope: [INVALID, 'Credential should be scoped to a valid region and service'],
   'unsigned-header': [INVALID, 'There were headers present in the request which were not signed'],
-  mismatch: [
-    INVALID,
-    'The request signature we calculated does not match the signature you provided.',
-  ],
+  mismatch: [INVALID, MISMATCH],
 } as const;
 export type SigV4Failure = keyof typeof SIGV4_REFUSALS;
 

@@ -343,14 +343,10 @@ function receiveForm(
   response: ServerResponse,
 ): unknown {
   const limits = { fieldSize: DRAIN_BYTES, fields: 200, parts: 201 };
+  const charsets = { defParamCharset: 'utf8', defCharset: 'latin1' };
   let parser: Busboy.Busboy;
   try {
-    parser = Busboy({
-      headers: request.headers,
-      defParamCharset: 'utf8',
-      defCharset: 'latin1',
-      limits,
-    });
+    parser = Busboy({ headers: request.headers, ...charsets, limits });
   } catch {
     throw new S3Error('MalformedPOSTRequest');
   }
@@ -358,17 +354,15 @@ function receiveForm(
   let fieldBytes = 0;
   let fileSeen = false;
   let answered = false;
-  let discardFile = () => {};
-  const refuseForm = (error: S3Error) => {
+  let discardFile = (): unknown => undefined;
+  const refuseForm = (error: S3Error): unknown => {
     if (answered) return;
     answered = true;
     discardFile();
     request.unpipe(parser);
-    refuse(request, response, error);
+    return refuse(request, response, error);
   };
-  response.on('close', () => {
-    discardFile();
-  });
+  response.on('close', () => discardFile());
   parser.on('field', (name, value) => {
     if (fileSeen || answered) return;
     if (name === 'file') void startFile('', Readable.from([Buffer.from(value, 'latin1')]));
@@ -380,24 +374,19 @@ function receiveForm(
     if (fileSeen || answered || name !== 'file') stream.resume();
     else void startFile(info.filename ?? '', stream);
   });
-  parser.on('error', () => {
-    refuseForm(new S3Error('MalformedPOSTRequest'));
-  });
+  parser.on('error', () => refuseForm(new S3Error('MalformedPOSTRequest')));
   parser.on('close', () => {
     if (!fileSeen) refuseForm(new S3Error('IncorrectNumberOfFilesInPostRequest'));
   });
   return request.pipe(parser);
 
-  async function startFile(filename: string, stream: Readable): Promise<void> {
+  async function startFile(filename: string, stream: Readable): Promise<unknown> {
     fileSeen = true;
     stream.pause();
     const form = await checkPostForm({ bucket, fields, filename }, options).catch(
       () => new S3Error('InternalError'),
     );
-    if (form instanceof S3Error) {
-      refuseForm(form);
-      return;
-    }
+    if (form instanceof S3Error) return refuseForm(form);
     const { min = 0, max = Infinity } = form.size ?? {};
     discardFile = () => stream.destroy();
     try {
