@@ -224,18 +224,14 @@ async function handle(
     }
     if (object === undefined) throw new S3Error('NoSuchKey');
     holdIfMatch(headers['if-match'], object);
-    const modified = new Date(object.lastModified).toUTCString();
-    const sent = { ...object.headers, etag: object.etag, 'last-modified': modified };
+    const sent = { ...object.headers, etag: object.etag, 'content-length': object.size };
+    const modified = { 'last-modified': new Date(object.lastModified).toUTCString() };
     // A presigned download's `response-content-disposition` and the like.
     const overrides = KEPT_HEADERS.flatMap((name) => {
       const value = query.get(`response-${name}`);
       return value === null ? [] : [[name, value] as const];
     });
-    response.writeHead(200, {
-      ...sent,
-      ...Object.fromEntries(overrides),
-      'content-length': object.size,
-    });
+    response.writeHead(200, { ...sent, ...modified, ...Object.fromEntries(overrides) });
     if (method === 'HEAD') return response.end();
     const bytes = store.read(bucket, object);
     response.on('close', () => bytes.destroy());
