@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type AddressInfo, isIPv6 } from 'node:net';
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import Busboy from 'busboy';
 import * as keys from '#shared/storage/keys.ts';
@@ -46,11 +46,8 @@ const el = (name: string, value: string | number | boolean) =>
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 const unquoted = (etag = '') => etag.trim().replace(/^"(.*)"$/, '$1');
 /** `If-Match` (on a GET, or the copy's source) held, or a 412. */
-const holdIfMatch = (condition: string | string[] | undefined, object: StoredObject) => {
-  const etag = one(condition);
-  if (etag !== undefined && unquoted(etag) !== unquoted(object.etag)) {
-    throw new S3Error('PreconditionFailed');
-  }
+const holdIfMatch = (object: StoredObject, etag = object.etag) => {
+  if (unquoted(etag) !== unquoted(object.etag)) throw new S3Error('PreconditionFailed');
 };
 
 function send(response: ServerResponse, status: number, body = '', headers = {}): unknown {
@@ -68,8 +65,7 @@ function refuse(request: IncomingMessage, response: ServerResponse, error: S3Err
   let bytes = 0;
   const timer = setTimeout(() => request.socket.destroy(), DRAIN_MS).unref();
   request.on('data', (chunk: Buffer) => {
-    bytes += chunk.length;
-    if (bytes > DRAIN_BYTES) request.socket.destroy();
+    if ((bytes += chunk.length) > DRAIN_BYTES) request.socket.destroy();
     else timer.refresh();
   });
   request.on('end', () => {
@@ -166,9 +162,7 @@ async function handle(
     });
   }
   const rule = ruleFor(rules, origin, method, []);
-  for (const [name, value] of Object.entries(rule ? corsHeaders(rule, origin) : {})) {
-    response.setHeader(name, value);
-  }
+  if (rule) response.setHeaders(new Map(Object.entries(corsHeaders(rule, origin))));
   const auth = await verifySigV4({ method, url, headers }, { ...options, service: 's3' });
   if ('failure' in auth) {
     const [, message] = SIGV4_REFUSALS[auth.failure];
@@ -186,12 +180,8 @@ async function handle(
   const object = store.get(bucket, key);
   if (key === '') {
     if (method === 'HEAD') return send(response, 200);
-    const unsupported = query.has('delimiter') || query.has('start-after');
-    if (
-      method === 'GET' &&
-      !unsupported &&
-      (query.has('versions') || query.get('list-type') === '2')
-    ) {
+    const list = method === 'GET' && (query.has('versions') || query.get('list-type') === '2');
+    if (list && !query.has('delimiter') && !query.has('start-after')) {
       return send(response, 200, listing(store, bucket, query));
     }
     if (method !== 'POST' || !query.has('delete')) throw new S3Error('NotImplemented');
@@ -223,7 +213,7 @@ async function handle(
       }
     }
     if (object === undefined) throw new S3Error('NoSuchKey');
-    holdIfMatch(headers['if-match'], object);
+    holdIfMatch(object, headers['if-match']);
     const sent = { ...object.headers, etag: object.etag, 'content-length': object.size };
     const modified = { 'last-modified': new Date(object.lastModified).toUTCString() };
     // A presigned download's `response-content-disposition` and the like.
@@ -233,9 +223,8 @@ async function handle(
     });
     response.writeHead(200, { ...sent, ...modified, ...Object.fromEntries(overrides) });
     if (method === 'HEAD') return response.end();
-    const bytes = store.read(bucket, object);
-    response.on('close', () => bytes.destroy());
-    return bytes.pipe(response);
+    // A client gone ends the read: nothing to answer it.
+    return pipeline(store.read(bucket, object), response, () => undefined);
   }
   if (method !== 'PUT') throw new S3Error('NotImplemented');
   const kept = keptHeaders(Object.entries(headers));
@@ -247,7 +236,7 @@ async function handle(
       .split(/\/(.*)/s);
     const original = store.get(from, fromKey);
     if (original === undefined) throw new S3Error('NoSuchKey');
-    holdIfMatch(headers['x-amz-copy-source-if-match'], original);
+    holdIfMatch(original, one(headers['x-amz-copy-source-if-match']));
     const replace = headers['x-amz-metadata-directive'] === 'REPLACE';
     const copy = store.copy(bucket, original, key, replace ? kept : undefined);
     request.resume();
