@@ -1,5 +1,6 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 
 /**
@@ -8,33 +9,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
  * and comparing the signatures in constant time. Every `x-amz-*` header sent must be signed:
  * else a captured request could be replayed as another (`X-Amz-Invocation-Type: Event`).
  */
-export interface Credentials {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-}
-
-type SourceData = string | ArrayBuffer | ArrayBufferView;
-const bytesOf = (data: SourceData) =>
-  typeof data === 'string' || data instanceof ArrayBuffer
-    ? Buffer.from(data as string)
-    : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-
-/** SHA-256 and HMAC-SHA256 as the SDK's signer takes them (its Checksum interface). */
-export class Sha256 {
-  private readonly hash;
-
-  constructor(secret?: SourceData) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytesOf(secret));
-  }
-
-  update(data: SourceData): void {
-    this.hash.update(bytesOf(data));
-  }
-
-  digest(): Promise<Uint8Array> {
-    return Promise.resolve(new Uint8Array(this.hash.digest()));
-  }
-}
+export type Credentials = { readonly accessKeyId: string; readonly secretAccessKey: string };
 
 /** A request as received. `body`: see `verifySigV4`. */
 export interface ReceivedRequest {
@@ -52,23 +27,18 @@ export interface SigV4Expectations {
   readonly now?: Date;
 }
 
-const INVALID = 'InvalidSignatureException';
+const [INVALID, UNRECOGNIZED] = ['InvalidSignatureException', 'UnrecognizedClientException'];
+const MISMATCH = 'The request signature we calculated does not match the signature you provided.';
 /** Each failure as the JSON APIs (Lambda, DynamoDB) answer it: its type and message. */
 export const SIGV4_REFUSALS = {
   missing: ['MissingAuthenticationTokenException', 'Missing Authentication Token'],
   malformed: ['IncompleteSignatureException', 'Authorization header is malformed'],
-  'unknown-key': [
-    'UnrecognizedClientException',
-    'The security token included in the request is invalid.',
-  ],
+  'unknown-key': [UNRECOGNIZED, 'The security token included in the request is invalid.'],
   skewed: [INVALID, 'Signature expired: the request is dated more than 15 minutes from now'],
   expired: [INVALID, 'Signature expired'],
   scope: [INVALID, 'Credential should be scoped to a valid region and service'],
   'unsigned-header': [INVALID, 'There were headers present in the request which were not signed'],
-  mismatch: [
-    INVALID,
-    'The request signature we calculated does not match the signature you provided.',
-  ],
+  mismatch: [INVALID, MISMATCH],
 } as const;
 export type SigV4Failure = keyof typeof SIGV4_REFUSALS;
 
@@ -79,13 +49,6 @@ const CREDENTIAL = /^([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request$/;
 const AMZ_DATE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
 
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
-const decode = (text: string) => {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-};
 
 /** Two signatures equal, compared in constant time. */
 export const sameSignature = (ours: string, theirs: string): boolean =>
@@ -101,14 +64,12 @@ export async function verifySigV4(
   expected: SigV4Expectations,
 ): Promise<{ readonly failure: SigV4Failure } | { readonly payloadHash: string }> {
   const [path = '', rawQuery = ''] = request.url.split(/\?(.*)/s);
-  const query: Record<string, string | string[]> = {};
-  for (const [name = '', ...value] of rawQuery.split('&').map((p) => p.split('='))) {
-    if (name === '') continue;
-    const seen = query[decode(name)];
-    const given = decode(value.join('='));
-    query[decode(name)] = seen === undefined ? given : [seen, given].flat();
+  const query: Record<string, string[]> = {};
+  // Decoded as SigV4 encodes: a `+` sent is a plus (%2B), not a space.
+  for (const [name, value] of new URLSearchParams(rawQuery.replaceAll('+', '%2B'))) {
+    if (name !== '') (query[name] ??= []).push(value);
   }
-  const field = (name: string) => one(query[`X-Amz-${name}`]);
+  const field = (name: string) => query[`X-Amz-${name}`]?.[0];
   const authorization = one(request.headers.authorization);
   const presigned = authorization === undefined && field('Signature') !== undefined;
   if (authorization === undefined && !presigned) return { failure: 'missing' };

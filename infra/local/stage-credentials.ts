@@ -18,6 +18,11 @@ export const newCredentials = (): Credentials => ({
   secretAccessKey: randomBytes(30).toString('base64url'),
 });
 
+/** Ignores the one filesystem error `code` (ENOENT, EEXIST), throws any other. */
+const unless = (code: string) => (error: unknown) => {
+  if ((error as NodeJS.ErrnoException).code !== code) throw error;
+};
+
 /** The data folder's credentials, made on first use. */
 export async function stageCredentials(dataDir: string): Promise<Credentials> {
   const existing = await readStageCredentials(dataDir);
@@ -28,22 +33,15 @@ export async function stageCredentials(dataDir: string): Promise<Credentials> {
   await writeFile(partial, JSON.stringify(newCredentials(), null, 2), { mode: 0o600, flag: 'wx' });
   // A link appears whole, and only where no file is: two first starts agree on one secret.
   await link(partial, file)
-    .catch((error: unknown) => {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    })
+    .catch(unless('EEXIST'))
     .finally(() => unlink(partial));
-  const made = await readStageCredentials(dataDir);
-  if (made === undefined) throw new Error(`${file} could not be made`);
-  return made;
+  return (await readStageCredentials(dataDir)) ?? Promise.reject(new Error(`${file} not made`));
 }
 
 /** The data folder's credentials, or undefined when no stage has run on it yet. */
 export async function readStageCredentials(dataDir: string): Promise<Credentials | undefined> {
   const file = join(dataDir, 'credentials.json');
-  const text = await readFile(file, 'utf8').catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  });
+  const text = await readFile(file, 'utf8').catch(unless('ENOENT'));
   if (text === undefined) return undefined;
   const parsed = STORED.safeParse(JSON.parse(text));
   if (!parsed.success) throw new Error(`${file} holds no credentials: delete it to make new ones`);

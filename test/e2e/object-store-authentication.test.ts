@@ -3,6 +3,7 @@
  * is signed with the stage's credentials, a presigned URL, or a signed POST form whose policy
  * holds; anything else is refused with S3's own status and XML error, and stores nothing.
  */
+import { Sha256 } from '@smithy/core/checksum';
 import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import {
@@ -16,7 +17,6 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, s3ClientOptions } from '#infra/local/stage/emulators.ts';
-import { Sha256 } from '#infra/local/sigv4-check.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import type { DirectUploadTicket, UserFileBody } from '#test/support/fastapi-bodies.ts';
 import { multipartBody, uploadForm } from '#test/support/multipart.ts';

@@ -23,7 +23,7 @@ import { listUserFilesFunction } from '#functions/list-user-files/function.ts';
 import { SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
 import { uploadUserFileFunction } from '#functions/upload-user-file/function.ts';
 import { LOCAL_REGION } from '#infra/local/stage/emulators.ts';
-import { LOCAL_BUCKET } from '#infra/local/object-store/local-bucket.ts';
+import { LOCAL_BUCKET } from '#infra/local/object-store/bucket-store.ts';
 import { LOCAL_TABLE } from '#infra/local/stage/local-stage.ts';
 import {
   LOCAL_BUCKET_NAME,

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  bucketNameAsLongAsDeployed,
-  LOCAL_BUCKET,
-} from '#infra/local/object-store/local-bucket.ts';
+import { LOCAL_BUCKET } from '#infra/local/object-store/bucket-store.ts';
+import { bucketNameAsLongAsDeployed } from '#test/support/test-stage.ts';
 
 describe('the local bucket is named as long as a deployed one', () => {
   it('has 63 characters, as a CloudFormation-made name can, and so do test buckets', () => {

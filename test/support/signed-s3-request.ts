@@ -1,7 +1,7 @@
 import { SignatureV4 } from '@smithy/signature-v4';
+import { Sha256 } from '@smithy/core/checksum';
 import { LOCAL_REGION } from '#infra/local/stage/emulators.ts';
 import type { Credentials } from '#infra/local/sigv4-check.ts';
-import { Sha256 } from '#infra/local/sigv4-check.ts';
 
 export interface RawAnswer {
   readonly status: number;

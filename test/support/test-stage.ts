@@ -21,7 +21,12 @@ import {
   startLocalStage,
 } from '#infra/local/stage/local-stage.ts';
 import { stageRecordOf, writeStageRecord } from '#infra/local/stage/stage-lock.ts';
-import { bucketNameAsLongAsDeployed } from '#infra/local/object-store/local-bucket.ts';
+
+/** A bucket name that starts with `prefix`, as long as a deployed one (ending in no `-`). */
+export function bucketNameAsLongAsDeployed(prefix: string): string {
+  const name = `${prefix}-${'bucket-named-as-long-as-a-deployed-one-'.repeat(2)}`.slice(0, 63);
+  return name.endsWith('-') ? `${name.slice(0, -1)}0` : name;
+}
 
 /** Clients on the run's emulators, for seeding and for checking what was stored. */
 export function emulatorClients() {

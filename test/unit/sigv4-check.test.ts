@@ -1,6 +1,7 @@
 import { SignatureV4 } from '@smithy/signature-v4';
+import { Sha256 } from '@smithy/core/checksum';
 import { describe, expect, it } from 'vitest';
-import { checkSigV4, type ReceivedRequest, Sha256 } from '#infra/local/sigv4-check.ts';
+import { checkSigV4, type ReceivedRequest } from '#infra/local/sigv4-check.ts';
 
 const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 const expected = { credentials, region: 'us-east-1', service: 'lambda' };

@@ -12,7 +12,7 @@ import { httpEvent, splitTarget } from '../gateway/api-gateway-event.ts';
 import { cliDataFolder } from './cli-data-folder.ts';
 import { loadIdentityProvider } from '../gateway/identity-provider.ts';
 import { toEventClaims } from '../gateway/jwt-authorizer.ts';
-import { LOCAL_BUCKET } from '../object-store/local-bucket.ts';
+import { LOCAL_BUCKET } from '../object-store/bucket-store.ts';
 import { parseCommandLine } from '#infra/command-line.ts';
 import { s3PutEvent, snsAlarmEvent, sqsEvent } from './sample-events.ts';
 import { runningStage } from '../stage/stage-lock.ts';

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { endpointOf } from '../object-store-server.ts';
+import { endpointOf } from '../object-store/object-store-front.ts';
 import { OVERSIZE_DRAIN, readRequestBody } from '../gateway/request-body.ts';
 import { checkSigV4, type Credentials } from '../sigv4-check.ts';
 import type { RunningEmulator } from '../stage/emulators.ts';

@@ -8,6 +8,13 @@ import { pipeline } from 'node:stream/promises';
 import type { S3Event } from 'aws-lambda';
 
 /**
+ * The local bucket's name is as long as a deployed one can be (63 characters, made by
+ * CloudFormation): answers carry it (`s3://<bucket>/<key>`), and a shorter name would let an
+ * answer near Lambda's 6 MB pass locally and fail deployed.
+ */
+export const LOCAL_BUCKET = 'local-file-service-bucket-with-a-name-as-long-as-a-deployed-one';
+
+/**
  * The local stage's object store: a bucket is a folder, each object a file of bytes and a
  * JSON record (`objects/<hash of key>.json`), indexed in memory. New bytes stream into
  * `<root>-spool/` and land, record and all, by rename in one turn of the event loop; a read
@@ -31,25 +38,13 @@ export type ObjectEventName = 'ObjectCreated:Put' | 'ObjectCreated:Post' | 'Obje
 
 /** The S3 error Codes the stage answers, and their status. */
 const S3_STATUS = {
-  AccessDenied: 403,
-  AccessForbidden: 403,
-  InvalidAccessKeyId: 403,
-  SignatureDoesNotMatch: 403,
-  RequestTimeTooSkewed: 403,
-  AuthorizationHeaderMalformed: 400,
-  XAmzContentSHA256Mismatch: 400,
-  EntityTooLarge: 400,
-  EntityTooSmall: 400,
-  MaxPostPreDataLengthExceeded: 400,
-  IncorrectNumberOfFilesInPostRequest: 400,
-  MalformedPOSTRequest: 400,
-  InvalidPolicyDocument: 400,
-  InvalidArgument: 400,
-  NoSuchKey: 404,
-  NoSuchBucket: 404,
-  PreconditionFailed: 412,
-  InternalError: 500,
-  NotImplemented: 501,
+  ...{ AccessDenied: 403, AccessForbidden: 403, InvalidAccessKeyId: 403 },
+  ...{ SignatureDoesNotMatch: 403, RequestTimeTooSkewed: 403, AuthorizationHeaderMalformed: 400 },
+  ...{ XAmzContentSHA256Mismatch: 400, EntityTooLarge: 400, EntityTooSmall: 400 },
+  ...{ MaxPostPreDataLengthExceeded: 400, IncorrectNumberOfFilesInPostRequest: 400 },
+  ...{ MalformedPOSTRequest: 400, InvalidPolicyDocument: 400, InvalidArgument: 400 },
+  ...{ NoSuchKey: 404, NoSuchBucket: 404, PreconditionFailed: 412 },
+  ...{ InternalError: 500, NotImplemented: 501 },
 } as const;
 
 /**
@@ -139,7 +134,7 @@ export class BucketStore extends EventEmitter {
     return all.filter((key) => key.startsWith(prefix));
   }
 
-  /** Stores `bytes` under `key` once whole, unless `check` refuses them (size, SHA-256). */
+  /** Stores `bytes` under `key` once whole, unless too many or `check` refuses them. */
   async put(
     bucket: string,
     key: string,
@@ -147,6 +142,8 @@ export class BucketStore extends EventEmitter {
     options: {
       readonly headers: Readonly<Record<string, string>>;
       readonly event: ObjectEventName;
+      /** Past it the put fails (EntityTooLarge) before another byte is kept. */
+      readonly maxSize?: number;
       readonly check?: (size: number, sha256: string) => S3Error | undefined;
     },
   ): Promise<StoredObject> {
@@ -158,7 +155,7 @@ export class BucketStore extends EventEmitter {
         md5.update(chunk);
         sha256.update(chunk);
         size += chunk.length;
-        done(null, chunk);
+        done(size > (options.maxSize ?? Infinity) ? new S3Error('EntityTooLarge') : null, chunk);
       },
     });
     try {
@@ -211,30 +208,19 @@ export class BucketStore extends EventEmitter {
     // The key as stored: s3-event-notifications.ts URL-encodes it, as S3 sends it.
     const { key, size, etag } = landed;
     const sequencer = Date.now().toString(16).toUpperCase();
-    const event: S3Event = {
-      Records: [
-        {
-          eventVersion: '2.1',
-          eventSource: 'aws:s3',
-          awsRegion: this.region,
-          eventTime: new Date().toISOString(),
-          eventName,
-          userIdentity: { principalId: 'AWS:LOCAL' },
-          requestParameters: { sourceIPAddress: '127.0.0.1' },
-          responseElements: { 'x-amz-request-id': id(), 'x-amz-id-2': id() },
-          s3: {
-            s3SchemaVersion: '1.0',
-            configurationId: 'local-stage',
-            bucket: {
-              name: bucket,
-              ownerIdentity: { principalId: 'LOCAL' },
-              arn: `arn:aws:s3:::${bucket}`,
-            },
-            object: { key, size, eTag: etag.replaceAll('"', ''), sequencer },
-          },
-        },
-      ],
+    const owner = { principalId: 'LOCAL' };
+    const record = {
+      ...{ eventVersion: '2.1', eventSource: 'aws:s3', awsRegion: this.region, eventName },
+      ...{ eventTime: new Date().toISOString(), userIdentity: { principalId: 'AWS:LOCAL' } },
+      requestParameters: { sourceIPAddress: '127.0.0.1' },
+      responseElements: { 'x-amz-request-id': id(), 'x-amz-id-2': id() },
+      s3: {
+        ...{ s3SchemaVersion: '1.0', configurationId: 'local-stage' },
+        bucket: { name: bucket, ownerIdentity: owner, arn: `arn:aws:s3:::${bucket}` },
+        object: { key, size, eTag: etag.replaceAll('"', ''), sequencer },
+      },
     };
+    const event: S3Event = { Records: [record] };
     this.emit('event', event);
     return landed;
   }

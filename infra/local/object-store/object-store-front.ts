@@ -1,11 +1,18 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { Readable, Transform } from 'node:stream';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { type AddressInfo, isIPv6 } from 'node:net';
+import { pipeline, Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import Busboy from 'busboy';
 import * as keys from '#shared/storage/keys.ts';
 import type { CorsRule } from '../../stacks/cors-rules.ts';
 import { originMatches } from '../gateway/api-gateway-cors.ts';
-import { type Credentials, SIGV4_REFUSALS, verifySigV4 } from '../sigv4-check.ts';
+import {
+  type Credentials,
+  SIGV4_REFUSALS,
+  type SigV4Failure,
+  verifySigV4,
+} from '../sigv4-check.ts';
 import { type BucketStore, S3Error, type StoredObject } from './bucket-store.ts';
 import { checkPostForm } from './s3-post-policy.ts';
 
@@ -39,11 +46,8 @@ const el = (name: string, value: string | number | boolean) =>
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 const unquoted = (etag = '') => etag.trim().replace(/^"(.*)"$/, '$1');
 /** `If-Match` (on a GET, or the copy's source) held, or a 412. */
-const holdIfMatch = (condition: string | string[] | undefined, object: StoredObject) => {
-  const etag = one(condition);
-  if (etag !== undefined && unquoted(etag) !== unquoted(object.etag)) {
-    throw new S3Error('PreconditionFailed');
-  }
+const holdIfMatch = (object: StoredObject, etag = object.etag) => {
+  if (unquoted(etag) !== unquoted(object.etag)) throw new S3Error('PreconditionFailed');
 };
 
 function send(response: ServerResponse, status: number, body = '', headers = {}): unknown {
@@ -61,8 +65,7 @@ function refuse(request: IncomingMessage, response: ServerResponse, error: S3Err
   let bytes = 0;
   const timer = setTimeout(() => request.socket.destroy(), DRAIN_MS).unref();
   request.on('data', (chunk: Buffer) => {
-    bytes += chunk.length;
-    if (bytes > DRAIN_BYTES) request.socket.destroy();
+    if ((bytes += chunk.length) > DRAIN_BYTES) request.socket.destroy();
     else timer.refresh();
   });
   request.on('end', () => {
@@ -73,23 +76,42 @@ function refuse(request: IncomingMessage, response: ServerResponse, error: S3Err
 }
 
 /** S3's Code for each SigV4 failure; the message is the one the JSON APIs give. */
-const SIGV4_CODES = {
-  missing: 'AccessDenied',
-  expired: 'AccessDenied',
-  'unsigned-header': 'AccessDenied',
-  malformed: 'AuthorizationHeaderMalformed',
-  scope: 'AuthorizationHeaderMalformed',
-  'unknown-key': 'InvalidAccessKeyId',
-  skewed: 'RequestTimeTooSkewed',
+const SIGV4_CODES: Record<SigV4Failure, S3Error['code']> = {
+  ...{ missing: 'AccessDenied', expired: 'AccessDenied', 'unsigned-header': 'AccessDenied' },
+  ...{ malformed: 'AuthorizationHeaderMalformed', scope: 'AuthorizationHeaderMalformed' },
+  ...{ 'unknown-key': 'InvalidAccessKeyId', skewed: 'RequestTimeTooSkewed' },
   mismatch: 'SignatureDoesNotMatch',
-} as const;
+};
 
-export function objectStoreListener(options: ObjectStoreFrontOptions): RequestListener {
-  return (request, response) => {
-    handle(options, request, response).catch((error: unknown) => {
+/** `http://host:port`, an IPv6 address in brackets. */
+export const endpointOf = (host: string, port: number): string =>
+  `http://${isIPv6(host) ? `[${host}]` : host}:${String(port)}`;
+
+/** Serves the store on `host`; the endpoint is loopback when it listens on every interface. */
+export async function serveBehindFront(
+  store: BucketStore,
+  options: Omit<ObjectStoreFrontOptions, 'store'> & {
+    readonly host: string;
+    readonly port: number;
+  },
+): Promise<{ readonly endpoint: string; readonly stop: () => Promise<void> }> {
+  const server = createServer((request, response) => {
+    handle({ ...options, store }, request, response).catch((error: unknown) => {
       if (!(error instanceof S3Error)) console.error('[object store] could not answer:', error);
       refuse(request, response, error instanceof S3Error ? error : new S3Error('InternalError'));
     });
+  });
+  // Node's 5 s would close a kept-alive connection a busy client has not yet read its answer on.
+  server.keepAliveTimeout = 60_000;
+  await once(server.listen(options.port, options.host), 'listening');
+  const { port } = server.address() as AddressInfo;
+  const wildcard = ['0.0.0.0', '::', ''].includes(options.host);
+  return {
+    endpoint: endpointOf(wildcard ? '127.0.0.1' : options.host, port),
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
   };
 }
 
@@ -140,9 +162,7 @@ async function handle(
     });
   }
   const rule = ruleFor(rules, origin, method, []);
-  for (const [name, value] of Object.entries(rule ? corsHeaders(rule, origin) : {})) {
-    response.setHeader(name, value);
-  }
+  if (rule) response.setHeaders(new Map(Object.entries(corsHeaders(rule, origin))));
   const auth = await verifySigV4({ method, url, headers }, { ...options, service: 's3' });
   if ('failure' in auth) {
     const [, message] = SIGV4_REFUSALS[auth.failure];
@@ -160,12 +180,8 @@ async function handle(
   const object = store.get(bucket, key);
   if (key === '') {
     if (method === 'HEAD') return send(response, 200);
-    const unsupported = query.has('delimiter') || query.has('start-after');
-    if (
-      method === 'GET' &&
-      !unsupported &&
-      (query.has('versions') || query.get('list-type') === '2')
-    ) {
+    const list = method === 'GET' && (query.has('versions') || query.get('list-type') === '2');
+    if (list && !query.has('delimiter') && !query.has('start-after')) {
       return send(response, 200, listing(store, bucket, query));
     }
     if (method !== 'POST' || !query.has('delete')) throw new S3Error('NotImplemented');
@@ -197,25 +213,21 @@ async function handle(
       }
     }
     if (object === undefined) throw new S3Error('NoSuchKey');
-    holdIfMatch(headers['if-match'], object);
-    const modified = new Date(object.lastModified).toUTCString();
-    const sent = { ...object.headers, etag: object.etag, 'last-modified': modified };
+    holdIfMatch(object, headers['if-match']);
+    const sent = { ...object.headers, etag: object.etag, 'content-length': object.size };
+    const modified = { 'last-modified': new Date(object.lastModified).toUTCString() };
     // A presigned download's `response-content-disposition` and the like.
     const overrides = KEPT_HEADERS.flatMap((name) => {
       const value = query.get(`response-${name}`);
       return value === null ? [] : [[name, value] as const];
     });
-    response.writeHead(200, {
-      ...sent,
-      ...Object.fromEntries(overrides),
-      'content-length': object.size,
-    });
+    response.writeHead(200, { ...sent, ...modified, ...Object.fromEntries(overrides) });
     if (method === 'HEAD') return response.end();
-    const bytes = store.read(bucket, object);
-    response.on('close', () => bytes.destroy());
-    return bytes.pipe(response);
+    // A client gone ends the read: nothing to answer it.
+    return pipeline(store.read(bucket, object), response, () => undefined);
   }
   if (method !== 'PUT') throw new S3Error('NotImplemented');
+  const kept = keptHeaders(Object.entries(headers));
   const source = one(headers['x-amz-copy-source']);
   if (source !== undefined) {
     // CopyObject, in one turn, with the `x-amz-copy-source-if-match` the service relies on.
@@ -224,25 +236,17 @@ async function handle(
       .split(/\/(.*)/s);
     const original = store.get(from, fromKey);
     if (original === undefined) throw new S3Error('NoSuchKey');
-    holdIfMatch(headers['x-amz-copy-source-if-match'], original);
+    holdIfMatch(original, one(headers['x-amz-copy-source-if-match']));
     const replace = headers['x-amz-metadata-directive'] === 'REPLACE';
-    const copy = store.copy(
-      bucket,
-      original,
-      key,
-      replace ? keptHeaders(Object.entries(headers)) : undefined,
-    );
+    const copy = store.copy(bucket, original, key, replace ? kept : undefined);
     request.resume();
-    const modified = el('LastModified', new Date(copy.lastModified).toISOString());
-    return send(
-      response,
-      200,
-      `<CopyObjectResult${NS}>${modified}${el('ETag', copy.etag)}</CopyObjectResult>`,
-    );
+    const modified = new Date(copy.lastModified).toISOString();
+    const result = el('LastModified', modified) + el('ETag', copy.etag);
+    return send(response, 200, `<CopyObjectResult${NS}>${result}</CopyObjectResult>`);
   }
   const signed = /^[0-9a-f]{64}$/.test(auth.payloadHash) ? auth.payloadHash : undefined;
   const stored = await store.put(bucket, key, request, {
-    headers: keptHeaders(Object.entries(headers)),
+    headers: kept,
     event: 'ObjectCreated:Put',
     check: (_size, sha256) =>
       signed === undefined || signed === sha256
@@ -324,14 +328,10 @@ function receiveForm(
   response: ServerResponse,
 ): unknown {
   const limits = { fieldSize: DRAIN_BYTES, fields: 200, parts: 201 };
+  const charsets = { defParamCharset: 'utf8', defCharset: 'latin1' };
   let parser: Busboy.Busboy;
   try {
-    parser = Busboy({
-      headers: request.headers,
-      defParamCharset: 'utf8',
-      defCharset: 'latin1',
-      limits,
-    });
+    parser = Busboy({ headers: request.headers, ...charsets, limits });
   } catch {
     throw new S3Error('MalformedPOSTRequest');
   }
@@ -339,17 +339,15 @@ function receiveForm(
   let fieldBytes = 0;
   let fileSeen = false;
   let answered = false;
-  let discardFile = () => {};
-  const refuseForm = (error: S3Error) => {
+  let discardFile = (): unknown => undefined;
+  const refuseForm = (error: S3Error): unknown => {
     if (answered) return;
     answered = true;
     discardFile();
     request.unpipe(parser);
-    refuse(request, response, error);
+    return refuse(request, response, error);
   };
-  response.on('close', () => {
-    discardFile();
-  });
+  response.on('close', () => discardFile());
   parser.on('field', (name, value) => {
     if (fileSeen || answered) return;
     if (name === 'file') void startFile('', Readable.from([Buffer.from(value, 'latin1')]));
@@ -361,44 +359,30 @@ function receiveForm(
     if (fileSeen || answered || name !== 'file') stream.resume();
     else void startFile(info.filename ?? '', stream);
   });
-  parser.on('error', () => {
-    refuseForm(new S3Error('MalformedPOSTRequest'));
-  });
+  parser.on('error', () => refuseForm(new S3Error('MalformedPOSTRequest')));
   parser.on('close', () => {
     if (!fileSeen) refuseForm(new S3Error('IncorrectNumberOfFilesInPostRequest'));
   });
   return request.pipe(parser);
 
-  async function startFile(filename: string, stream: Readable): Promise<void> {
+  async function startFile(filename: string, stream: Readable): Promise<unknown> {
     fileSeen = true;
     stream.pause();
     const form = await checkPostForm({ bucket, fields, filename }, options).catch(
       () => new S3Error('InternalError'),
     );
-    if (form instanceof S3Error) {
-      refuseForm(form);
-      return;
-    }
-    let bytes = 0;
-    const { min = 0, max = Number.MAX_SAFE_INTEGER } = form.size ?? {};
-    // Past the policy's bound the rest is only counted, for its refusal, up to a drain's worth.
-    const counted = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        const room = max - bytes;
-        bytes += chunk.length;
-        if (bytes > max + DRAIN_BYTES) request.socket.destroy();
-        done(null, room > 0 ? chunk.subarray(0, room) : undefined);
-      },
-    });
-    discardFile = () => counted.destroy();
+    if (form instanceof S3Error) return refuseForm(form);
+    const { min = 0, max = Infinity } = form.size ?? {};
+    discardFile = () => stream.destroy();
     try {
-      const stored = await options.store.put(bucket, form.key, stream.pipe(counted), {
+      // Past `max` the put fails at once, and refuse() reads the rest, bounded, for its answer.
+      const stored = await options.store.put(bucket, form.key, stream, {
         headers: keptHeaders(form.fields),
         event: 'ObjectCreated:Post',
-        check: () => {
+        maxSize: max,
+        check: (size) => {
           if (answered) return new S3Error('InternalError');
-          if (bytes > max) return new S3Error('EntityTooLarge');
-          return bytes < min ? new S3Error('EntityTooSmall') : undefined;
+          return size < min ? new S3Error('EntityTooSmall') : undefined;
         },
       });
       if (answered) return;

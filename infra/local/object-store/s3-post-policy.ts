@@ -1,14 +1,12 @@
 import { createHmac } from 'node:crypto';
+import { Sha256 } from '@smithy/core/checksum';
 import { getSigningKey } from '@smithy/signature-v4';
-import { type Credentials, sameSignature, Sha256 } from '../sigv4-check.ts';
+import { type Credentials, sameSignature } from '../sigv4-check.ts';
 import { S3Error } from './bucket-store.ts';
 
 /**
- * A browser's POST form checked as S3 checks it, before a byte of its file
- * (https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-HTTPPOSTConstructPolicy.html): the
- * policy signed with the stage's signing key, not expired, every condition held, every field
- * but the signature, file, policy and `x-ignore-*` named by one. Field names match without
- * regard to case; `${filename}` in the key is the file's name.
+ * A browser's POST form checked as S3 checks it, before a byte of its file:
+ * https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-HTTPPOSTConstructPolicy.html
  */
 export interface AcceptedForm {
   readonly key: string;
@@ -40,19 +38,12 @@ export async function checkPostForm(
   const credential = /^([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request$/.exec(
     values.get('x-amz-credential') ?? '',
   );
-  if (credential?.[1] !== expected.credentials.accessKeyId) {
-    return new S3Error('InvalidAccessKeyId');
-  }
-  const key = await getSigningKey(
-    Sha256,
-    expected.credentials,
-    credential[2] ?? '',
-    expected.region,
-    's3',
-  );
+  const { credentials, region } = expected;
+  if (credential?.[1] !== credentials.accessKeyId) return new S3Error('InvalidAccessKeyId');
+  const key = await getSigningKey(Sha256, credentials, credential[2] ?? '', region, 's3');
   const ours = createHmac('sha256', key).update(policy).digest('hex');
   if (
-    credential[3] !== expected.region ||
+    credential[3] !== region ||
     values.get('x-amz-algorithm') !== 'AWS4-HMAC-SHA256' ||
     !sameSignature(ours, values.get('x-amz-signature') ?? '')
   ) {
@@ -87,11 +78,7 @@ export async function checkPostForm(
       size = { min: Math.max(size?.min ?? 0, min), max: Math.min(size?.max ?? max, max) };
       continue;
     }
-    if (
-      (op !== 'eq' && op !== 'starts-with') ||
-      typeof name !== 'string' ||
-      !name.startsWith('$')
-    ) {
+    if (!['eq', 'starts-with'].includes(op) || typeof name !== 'string' || !name.startsWith('$')) {
       return invalidPolicy();
     }
     const field = name.slice(1).toLowerCase();
@@ -108,12 +95,8 @@ export async function checkPostForm(
     (name) => !exempt.includes(name) && !name.startsWith('x-ignore-') && !covered.has(name),
   );
   if (extra.length > 0) return policyFailed(`Extra input fields: ${extra.join(', ')}`);
-  return {
-    key: objectKey,
-    fields: form.fields.map(([name, value]) => [
-      name,
-      name.toLowerCase() === 'key' ? objectKey : value,
-    ]),
-    ...(size === undefined ? {} : { size }),
-  };
+  const fields = form.fields.map(
+    ([n, v]) => [n, n.toLowerCase() === 'key' ? objectKey : v] as const,
+  );
+  return { key: objectKey, fields, ...(size === undefined ? {} : { size }) };
 }

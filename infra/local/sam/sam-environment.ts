@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { LocalVariable } from '#shared/config/environment.ts';
 import { localOverrides } from '../stage/local-stage-variables.ts';
-import { endpointOf } from '../object-store-server.ts';
+import { endpointOf } from '../object-store/object-store-front.ts';
 import type { StageRecord } from '../stage/stage-lock.ts';
 import { isLoopback } from '../stage/public-host.ts';
 

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { serveBehindFront } from '../object-store-server.ts';
+import { serveBehindFront } from '../object-store/object-store-front.ts';
 import { BucketStore } from '../object-store/bucket-store.ts';
 import type { Credentials } from '../sigv4-check.ts';
 import type { CorsRule } from '../../stacks/cors-rules.ts';

@@ -32,8 +32,8 @@ import {
   type LocalScannerOptions,
   scanObjectsCreated,
 } from '../object-store/local-malware-scanner.ts';
-import { LOCAL_BUCKET } from '../object-store/local-bucket.ts';
-import { endpointOf } from '../object-store-server.ts';
+import { LOCAL_BUCKET } from '../object-store/bucket-store.ts';
+import { endpointOf } from '../object-store/object-store-front.ts';
 import { isWildcard, publicHostOf } from './public-host.ts';
 import {
   DELIVERY_ATTEMPTS,
@@ -49,7 +49,7 @@ import { variableDefaults } from '#shared/config/environment.ts';
 import type { ServiceSettings } from '#shared/wiring/service-adapters.ts';
 
 export const LOCAL_TABLE = 'file-service';
-export { LOCAL_BUCKET } from '../object-store/local-bucket.ts';
+export { LOCAL_BUCKET } from '../object-store/bucket-store.ts';
 
 export const chatLogFile = (dataDir: string): string => join(dataDir, 'chat.jsonl');
 
