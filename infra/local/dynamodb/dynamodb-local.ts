@@ -20,7 +20,7 @@ import {
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type RunningEmulator } from '../stage/emulators.ts';
 import { freePort } from '../stage/listening.ts';
 import { REPOSITORY_ROOT } from '../stage/data-folder.ts';
-import { endpointOf } from '../object-store-server.ts';
+import { endpointOf } from '../object-store/object-store-front.ts';
 import { isWildcard } from '../stage/public-host.ts';
 
 const sleep = (ms: number) =>
