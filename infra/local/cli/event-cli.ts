@@ -104,7 +104,7 @@ async function http(): Promise<unknown> {
   });
   const body = await httpBody(headers);
   refuseUnrouted(method.toUpperCase(), target);
-  const dataDir = await cliDataFolder(fail);
+  const dataDir = await cliDataFolder('event', fail);
   const stage = await runningStage(dataDir);
   let claims;
   if (values.user !== undefined) {
@@ -128,7 +128,7 @@ async function s3Put(): Promise<unknown> {
   const size = Number(values.size ?? fail('s3-put needs --size'));
   if (!Number.isSafeInteger(size) || size < 0)
     fail(`--size must be bytes, got "${values.size ?? ''}"`);
-  const stage = await runningStage(await cliDataFolder(fail));
+  const stage = await runningStage(await cliDataFolder('event', fail));
   return s3PutEvent({ bucket: stage?.bucket ?? LOCAL_BUCKET, key, size });
 }
 

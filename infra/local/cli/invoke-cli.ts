@@ -70,7 +70,7 @@ async function readEvent(source = values.event ?? '-'): Promise<string> {
 
 /** The running stage's Invoke API, signed with its credentials. */
 async function stageClient(): Promise<LambdaClient> {
-  const dataDir = await cliDataFolder(usageError);
+  const dataDir = await cliDataFolder('invoke', usageError);
   const record = await runningStage(dataDir);
   if (record === undefined) {
     refuse(`no local stage is running on ${dataDir}: start one with \`npm start\``);

@@ -28,5 +28,5 @@ const userId = parseUserId(user) ?? fail(`--user must be a positive integer, got
 const expiresIn = values['expires-in'];
 if (!/^-?[0-9]+$/.test(expiresIn)) fail(`--expires-in must be whole seconds, got "${expiresIn}"`);
 
-const provider = await loadIdentityProvider(await cliDataFolder(fail));
+const provider = await loadIdentityProvider(await cliDataFolder('token', fail));
 console.log(await provider.issueToken({ userId, expiresIn: Number(expiresIn) }));
