@@ -9,7 +9,10 @@ const RETRY_DELAYS_MS = [200, 1000] as const;
 export interface AsyncInvoker {
   /** Hands `event` to the function and returns at once, as `InvocationType: Event` does. */
   invoke(event: unknown): void;
-  /** Waits for the invocations under way, retries included, so the stage can stop cleanly. */
+  /**
+   * Waits for the invocations under way so the stage can stop cleanly: a retry still waiting
+   * runs at once, as the stage will not be there to run it later.
+   */
   drain(): Promise<void>;
 }
 
@@ -27,6 +30,7 @@ export function asyncInvoker(target: {
 }): AsyncInvoker {
   const load = createHandlerLoader(target.root, target.wiring);
   const inFlight = new Set<Promise<void>>();
+  const stopping = new AbortController();
   const { functionId } = target;
   const sizing = stackFunction(functionId);
   const deliver = async (event: unknown): Promise<void> => {
@@ -37,7 +41,7 @@ export function asyncInvoker(target: {
         return;
       } catch (error) {
         if (delay === undefined) console.error(`[${functionId}] gave up after 3 attempts:`, error);
-        else await sleep(delay);
+        else await sleep(delay, undefined, { signal: stopping.signal }).catch(() => undefined);
       }
     }
   };
@@ -48,6 +52,7 @@ export function asyncInvoker(target: {
       void delivery.finally(() => inFlight.delete(delivery));
     },
     drain: async () => {
+      stopping.abort();
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },
   };
