@@ -17,7 +17,11 @@ import { emulatorClients, useTestStage } from '#test/support/test-stage.ts';
 
 const stage = useTestStage();
 
-const ROUNDS = 20;
+/*
+ * The attack this answers left records without bytes in every run (commit 6031e15), so a few
+ * rounds catch its return; each costs the suite about half a second of CPU.
+ */
+const ROUNDS = 6;
 const ERASED = { detail: 'This account has been erased' } as const;
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
@@ -68,8 +72,8 @@ const theirs = (user: number) => (key: string) =>
   key.startsWith(`users/${String(user)}/`) || key.startsWith(`uploads/${String(user)}/`);
 
 describe('npm run admin -- user erase, while the user uploads', () => {
-  // One test a round, each with its own time: twenty rounds in one outlast a test's limit on
-  // a busy machine.
+  // One test a round, each with its own time: rounds in one test could outlast its limit on a
+  // busy machine.
   for (let round = 0; round < ROUNDS; round++) {
     it(`leaves no record without its bytes, and nothing else of theirs (round ${String(round + 1)} of ${String(ROUNDS)}, 4 upload loops)`, async () => {
       const user = 4100 + round;
