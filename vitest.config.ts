@@ -118,6 +118,7 @@ export default defineConfig({
         test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
+          isolate: false,
           testTimeout: patient(120_000),
           hookTimeout: patient(120_000),
         },
