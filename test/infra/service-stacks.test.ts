@@ -815,8 +815,8 @@ describe('the local template, for SAM CLI (issue 35)', () => {
       for (const [name, value] of endpoints) expect(value, `${id} ${name}`).toMatch(/\.invalid$/);
     }
     expect(variablesOf('UploadUserFile')).toMatchObject({
-      AWS_ENDPOINT_URL_DYNAMODB: 'http://dynamodb.set-by-npm-run-sam-env.invalid',
-      AWS_ENDPOINT_URL_S3: 'http://s3.set-by-npm-run-sam-env.invalid',
+      AWS_ENDPOINT_URL_DYNAMODB: 'http://dynamodb.set-by-sam-env-vars.invalid',
+      AWS_ENDPOINT_URL_S3: 'http://s3.set-by-sam-env-vars.invalid',
       AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
       AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
     });

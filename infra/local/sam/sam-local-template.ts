@@ -16,7 +16,7 @@ export const LOCAL_TABLE_NAME = 'file-service';
 export const LOCAL_BUCKET_NAME = 'local-file-service-bucket-with-a-name-as-long-as-a-deployed-one';
 
 /** Until SAM's `--env-vars` file says where: `.invalid` never resolves, so nothing calls AWS. */
-const endpointFromEnvVars = (service: string) => `http://${service}.set-by-npm-run-sam-env.invalid`;
+const endpointFromEnvVars = (service: string) => `http://${service}.set-by-sam-env-vars.invalid`;
 
 /** SQS and Secrets Manager: the local stage serves them in process, to its own handlers only. */
 const endpointNotServed = (service: string) => `http://${service}.not-served-to-sam.invalid`;
