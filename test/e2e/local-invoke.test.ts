@@ -240,7 +240,7 @@ describe('npm run invoke refuses, saying why, and runs nothing', () => {
     ).toEqual({
       code: 1,
       stdout: '',
-      stderr: `invoke: no local stage is running on ${scratch}: start one with \`npm start\`\n`,
+      stderr: `invoke: no local stage runs on ${scratch}; start one with npm start, or set LOCAL_DATA_DIR to the folder of the one you started\n`,
     });
   });
 

@@ -37,7 +37,7 @@ export const stageRecordOf = (stage: LocalStage): StageRecord => {
 export const stageRecordPath = (dataDir: string): string => join(dataDir, 'local-stage.json');
 
 /** Whether a process with this pid exists (signal 0 checks, and sends nothing). */
-export const isAlive = (pid: number): boolean => {
+const isAlive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
     return true;
