@@ -1,6 +1,5 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { isOutcome } from '#shared/domain/outcome.ts';
-import { AmbiguousDataFolder } from '#infra/local/stage/data-folder.ts';
 import { optionMistake } from '#infra/command-line.ts';
 import { OperatorRefusal } from './operator-refusal.ts';
 import { STAGE_NAMES, type StageName } from '../stages.ts';
@@ -129,19 +128,13 @@ export async function runAdmin(args: readonly string[], io: AdminIo): Promise<nu
 
   let target: Awaited<ReturnType<typeof stageTarget>> | undefined;
   try {
-    target = await stageTarget(stage, io.env, (text) => {
-      io.err(`admin: ${text}`);
-    });
+    target = await stageTarget(stage, io.env);
     const result = await checked.run(portsOn(target));
     io.out(JSON.stringify(result, null, 2));
     return EXIT.ok;
   } catch (error) {
     // The CLI's own refusals and the use cases' outcomes read alike: what is wrong, and
     // that it changed nothing.
-    if (error instanceof AmbiguousDataFolder) {
-      io.err(`admin: ${error.message}`);
-      return EXIT.usage;
-    }
     if (error instanceof OperatorRefusal || isOutcome(error)) {
       io.err(`admin: ${name}: ${error.message}; nothing was changed`);
     } else {

@@ -24,7 +24,7 @@ import type { StorageLimits } from '#shared/usage/usage.ts';
 import type { AdapterSources } from '#shared/storage/adapter-sources.ts';
 import { realtimeKeys } from '#shared/realtime/adapters/secrets-manager-key-store.ts';
 import { realtimeKeysFile } from '../local/stage/local-stage.ts';
-import { stageHome, chooseDataFolder } from '../local/stage/data-folder.ts';
+import { dataFolder, noStageRuns } from '../local/stage/data-folder.ts';
 import { runningStage, type StageRecord, stageRecordPath } from '../local/stage/stage-lock.ts';
 import {
   apiStackName,
@@ -146,18 +146,12 @@ function sourcesOn(
 }
 
 /** The local stage that `npm start` runs on this data folder, found by its stage record. */
-async function localTarget(
-  env: NodeJS.ProcessEnv,
-  notice: (text: string) => void,
-): Promise<StageTarget> {
-  // Two running stages and no LOCAL_DATA_DIR: AmbiguousDataFolder, a usage error.
-  const choice = await chooseDataFolder(env, stageHome(env));
-  if (choice.notice !== undefined) notice(choice.notice);
-  const { dataDir } = choice;
+async function localTarget(env: NodeJS.ProcessEnv): Promise<StageTarget> {
+  const dataDir = dataFolder(env);
   const record = await runningStage(dataDir);
   if (record === undefined) {
     throw new OperatorRefusal(
-      `no local stage is running on ${dataDir}: start one with \`npm start\` (or name a deployed stage with --stage development|production)`,
+      `${noStageRuns(dataDir)} (or name a deployed stage with --stage development|production)`,
     );
   }
   // A stage started before the record named its table and bucket cannot be found by it.
@@ -278,10 +272,6 @@ async function awsTarget(stage: StageName): Promise<StageTarget> {
   };
 }
 
-export function stageTarget(
-  stage: StageName,
-  env: NodeJS.ProcessEnv,
-  notice: (text: string) => void = () => undefined,
-): Promise<StageTarget> {
-  return stage === 'local' ? localTarget(env, notice) : awsTarget(stage);
+export function stageTarget(stage: StageName, env: NodeJS.ProcessEnv): Promise<StageTarget> {
+  return stage === 'local' ? localTarget(env) : awsTarget(stage);
 }

@@ -7,7 +7,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
  * Signature Version 4, header-signed or presigned, checked by signing the request again with
  * the SDK's own signer (the request's date, scope and signed headers, the stage's credentials)
  * and comparing the signatures in constant time. Every `x-amz-*` header sent must be signed:
- * else a captured request could be replayed as another (`X-Amz-Invocation-Type: Event`).
+ * else a captured request could be replayed as another (`X-Amz-Log-Type: Tail`, for its log).
  */
 export type Credentials = { readonly accessKeyId: string; readonly secretAccessKey: string };
 

@@ -499,7 +499,7 @@ describe('admin: usage and stages', () => {
     });
     expect(code).toBe(1);
     expect(err).toEqual([
-      `admin: group add: no local stage is running on ${scratch}: start one with \`npm start\` (or name a deployed stage with --stage development|production); nothing was changed`,
+      `admin: group add: no local stage runs on ${scratch}; start one with npm start, or set LOCAL_DATA_DIR to the folder of the one you started (or name a deployed stage with --stage development|production); nothing was changed`,
     ]);
   });
 });

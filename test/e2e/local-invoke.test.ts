@@ -240,7 +240,7 @@ describe('npm run invoke refuses, saying why, and runs nothing', () => {
     ).toEqual({
       code: 1,
       stdout: '',
-      stderr: `invoke: no local stage is running on ${scratch}: start one with \`npm start\`\n`,
+      stderr: `invoke: no local stage runs on ${scratch}; start one with npm start, or set LOCAL_DATA_DIR to the folder of the one you started\n`,
     });
   });
 
@@ -434,16 +434,19 @@ describe('the local Invoke API runs a function only for a signed request from no
     });
   });
 
-  it('signed with X-Amz-Invocation-Type (DryRun), the same request is taken: 204, nothing runs', async () => {
-    const headers = await signedInvokeHeaders(
-      invocations(),
-      deleteEvent,
-      await stageCredentials(dataDir),
-      { 'x-amz-invocation-type': 'DryRun' },
-    );
-    const response = await fetch(invocations(), { method: 'POST', headers, body: deleteEvent });
-    expect(response.status).toBe(204);
-    expect(await stillThere()).toBeDefined();
+  it('signed as DryRun or Event → 400 InvalidParameterValueException, nothing runs, the file stays', async () => {
+    for (const invocationType of ['DryRun', 'Event']) {
+      const headers = await signedInvokeHeaders(
+        invocations(),
+        deleteEvent,
+        await stageCredentials(dataDir),
+        { 'x-amz-invocation-type': invocationType },
+      );
+      const response = await fetch(invocations(), { method: 'POST', headers, body: deleteEvent });
+      await refusedWith(response, 400, 'InvalidParameterValueException', {
+        message: `The local stage runs only RequestResponse invocations, not ${invocationType}`,
+      });
+    }
   });
 
   it('signed with s3rver’s well-known secret → 403 InvalidSignatureException, the file stays', async () => {
@@ -568,9 +571,11 @@ describe('the local Invoke API answers before it reads a body it refuses (issue 
 
   it('a signed body of 6 MiB exactly is taken', async () => {
     const body = `"${'a'.repeat(LAMBDA_MAX_REQUEST_BYTES - 2)}"`;
-    const headers = await signedInvokeHeaders(url(), body, credentials, {
-      'x-amz-invocation-type': 'DryRun',
-    });
-    expect((await fetch(url(), { method: 'POST', headers, body })).status).toBe(204);
+    const headers = await signedInvokeHeaders(url(), body, credentials);
+    const taken = await fetch(url(), { method: 'POST', headers, body });
+    // Run, not refused: Lambda's 200 with the function's answer to a string event (its 500).
+    expect(taken.status).toBe(200);
+    expect(taken.headers.get('x-amzn-errortype')).toBeNull();
+    expect(await taken.json()).toMatchObject({ statusCode: 500 });
   });
 });

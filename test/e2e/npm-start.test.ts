@@ -7,7 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,12 +18,8 @@ import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { freePort } from '#infra/local/stage/listening.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/emulators.ts';
 import { LOCAL_TABLE } from '#infra/local/stage/local-stage.ts';
-import { REPOSITORY_ROOT, registerRunningStage } from '#infra/local/stage/data-folder.ts';
-import {
-  readStageRecord,
-  stageRecordPath,
-  type StageRecord,
-} from '#infra/local/stage/stage-lock.ts';
+import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
+import { readStageRecord, type StageRecord } from '#infra/local/stage/stage-lock.ts';
 import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { undocumented } from '#test/support/contract-check.ts';
 import type { DirectUploadTicket } from '#test/support/fastapi-bodies.ts';
@@ -66,17 +62,14 @@ function processesUsing(dataDir: string): number[] {
 
 let root: string;
 /**
- * This file's LOCAL_STAGE_HOME, in place of the checkout's `.data/`: its starts and CLIs
- * register and look for running stages there alone, so a developer's `npm start` in this
- * checkout, or another test run's, is never found, and never finds this one.
+ * This file's LOCAL_DATA_DIR, given to every start and CLI it runs: a developer's `npm start`
+ * in this checkout, on `.data/`, or another test run's, is never met.
  */
-let home: string;
 let dataDir: string;
 let port: number;
 let url: string;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'file-service-npm-start-'));
-  home = join(root, 'home');
   dataDir = join(root, 'data');
   port = await freePort();
   url = `http://localhost:${String(port)}`;
@@ -85,23 +78,6 @@ afterAll(async () => {
   await stopEveryStart();
   await rm(root, { recursive: true, force: true });
 });
-
-/**
- * Another stage, running and registered under another LOCAL_STAGE_HOME, as another test run's
- * (or a developer's) would be: its record names this live process. Returns its undoing.
- */
-async function stageElsewhere(): Promise<() => Promise<void>> {
-  const elsewhere = join(root, 'elsewhere');
-  const otherData = join(elsewhere, 'data');
-  await mkdir(otherData, { recursive: true });
-  const other = 'http://localhost:1';
-  await writeFile(stageRecordPath(otherData), JSON.stringify({ pid: process.pid, url: other }));
-  return registerRunningStage(join(elsewhere, 'home'), {
-    pid: process.pid,
-    url: other,
-    dataDir: otherData,
-  });
-}
 
 /** Requests to one start, as user 1 unless the token is null; their request ids are kept. */
 function client(token: () => string) {
@@ -222,7 +198,7 @@ describe(
     let record: StageRecord | undefined;
     /** The DynamoDB Local of the start killed with kill -9. */
     let orphan = 0;
-    const env = () => ({ PORT: String(port), LOCAL_DATA_DIR: dataDir, LOCAL_STAGE_HOME: home });
+    const env = () => ({ PORT: String(port), LOCAL_DATA_DIR: dataDir });
 
     it('comes up with a banner, a demo token, and a token CLI that finds it', async () => {
       first = npmStart({ ...env(), LOG_LEVEL: 'INFO' });
@@ -233,20 +209,14 @@ describe(
       expect(banner).toContain(`curl -H "Authorization: Bearer eyJ`);
       expect(banner).toContain(`${url}/api/v1/user/me/file`);
 
-      // The token CLI prints only a token, while the stage runs. LOCAL_DATA_DIR was set for
-      // `npm start` alone: the CLI finds the stage by its registration under their shared
-      // LOCAL_STAGE_HOME, and says so; a stage registered under another home is not seen.
-      const { LOCAL_DATA_DIR: _unset, ...withoutDataDir } = process.env;
-      const unregisterElsewhere = await stageElsewhere();
+      // The token CLI, given the stage's LOCAL_DATA_DIR, prints only a token while it runs.
       const { stdout, stderr } = await run(
         process.execPath,
         [join(REPOSITORY_ROOT, 'infra/local/cli/token-cli.ts'), '--user', '1'],
-        { cwd: REPOSITORY_ROOT, env: { ...withoutDataDir, LOCAL_STAGE_HOME: home } },
-      ).finally(unregisterElsewhere);
-      expect(stdout).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+\n$/);
-      expect(stderr.replace(/^npm warn .*\n/gm, '')).toBe(
-        `token: using the running local stage at ${url} (data folder ${dataDir})\n`,
+        { cwd: REPOSITORY_ROOT, env: { ...process.env, LOCAL_DATA_DIR: dataDir } },
       );
+      expect(stdout).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+\n$/);
+      expect(stderr.replace(/^npm warn .*\n/gm, '')).toBe('');
       const token = stdout.trim();
       firstApi = client(() => token);
       record = await readStageRecord(dataDir);
@@ -405,7 +375,6 @@ describe('npm start refusing', { timeout: TEST_WITHIN }, () => {
       const started = npmStart({
         PORT: String(taken),
         LOCAL_DATA_DIR: dataDir,
-        LOCAL_STAGE_HOME: home,
       });
       expect(await started.exited).toBe(1);
       expect(started.output()).toContain(`npm start: port ${String(taken)} is already in use`);

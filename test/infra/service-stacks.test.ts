@@ -25,7 +25,13 @@ import {
   type FunctionDeclaration,
   RESOURCE_NAMES,
 } from '#shared/functions/function-declaration.ts';
-import { LOCAL_SDK_ENVIRONMENT } from '#infra/local/sam/sam-local-template.ts';
+import {
+  LOCAL_BUCKET_NAME,
+  LOCAL_SDK_ENVIRONMENT,
+  LOCAL_TABLE_NAME,
+} from '#infra/local/sam/sam-local-template.ts';
+import { LOCAL_BUCKET } from '#infra/local/object-store/bucket-store.ts';
+import { LOCAL_TABLE } from '#infra/local/stage/local-stage.ts';
 import { BUSINESS_METRICS } from '#shared/observability/business-metrics.ts';
 import { synthStage, type SynthesizedStage } from '#test/support/cdk-app.ts';
 import { DEPLOYED_ALARMS, WATCHED_FUNCTIONS } from '#infra/render/stage-cost.ts';
@@ -752,6 +758,79 @@ describe('the data stack', () => {
         );
       }
     }
+  });
+});
+
+describe('the local template, for SAM CLI (issue 35)', () => {
+  type LocalTemplate = {
+    Parameters: Record<string, { Default?: unknown }>;
+    Resources: Record<
+      string,
+      {
+        Type: string;
+        Metadata?: Record<string, unknown>;
+        Properties: { Environment?: { Variables?: Record<string, unknown> } };
+      }
+    >;
+  };
+  const json = () => stage('local').api.toJSON() as LocalTemplate;
+  const variablesOf = (id: string) =>
+    (
+      functionOf(stage('local').api, id).Properties.Environment as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
+
+  /** What SAM resolves (intrinsics_symbol_table.py): a literal, a parameter's default, an ARN. */
+  const samResolves = (template: LocalTemplate, value: unknown): boolean => {
+    if (typeof value === 'string') return true;
+    const { Ref: ref, 'Fn::GetAtt': getAtt } = value as { Ref?: unknown; 'Fn::GetAtt'?: unknown };
+    if (typeof ref === 'string') return typeof template.Parameters[ref]?.Default === 'string';
+    return Array.isArray(getAtt) && getAtt[1] === 'Arn';
+  };
+
+  it('names each function by its id and gives every variable a value SAM resolves', () => {
+    const template = json();
+    const lambdas = Object.entries(template.Resources).filter(
+      ([, r]) => r.Type === 'AWS::Lambda::Function',
+    );
+    expect(lambdas.flatMap(([, r]) => r.Metadata?.SamResourceId ?? []).sort()).toEqual(
+      [...ALL_FUNCTIONS].sort(),
+    );
+    // CDK's own helper functions too: SAM would run them with whatever they hold.
+    for (const [logicalId, fn] of lambdas) {
+      for (const [name, value] of Object.entries(fn.Properties.Environment?.Variables ?? {})) {
+        expect(samResolves(template, value), `${logicalId} ${name}: ${JSON.stringify(value)}`).toBe(
+          true,
+        );
+      }
+    }
+  });
+
+  it("points the SDK's endpoints nowhere until SAM's --env-vars file says where", () => {
+    for (const id of ALL_FUNCTIONS) {
+      const endpoints = Object.entries(variablesOf(id)).filter(([name]) =>
+        name.startsWith('AWS_ENDPOINT_URL_'),
+      );
+      for (const [name, value] of endpoints) expect(value, `${id} ${name}`).toMatch(/\.invalid$/);
+    }
+    expect(variablesOf('UploadUserFile')).toMatchObject({
+      AWS_ENDPOINT_URL_DYNAMODB: 'http://dynamodb.set-by-sam-env-vars.invalid',
+      AWS_ENDPOINT_URL_S3: 'http://s3.set-by-sam-env-vars.invalid',
+      AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
+      AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
+    });
+  });
+
+  it("takes the data stack's outputs as parameters, the local stage's names by default", () => {
+    expect(LOCAL_TABLE_NAME).toBe(LOCAL_TABLE);
+    expect(LOCAL_BUCKET_NAME).toBe(LOCAL_BUCKET);
+    expect(json().Parameters.TableName?.Default).toBe(LOCAL_TABLE);
+    expect(json().Parameters.BucketName?.Default).toBe(LOCAL_BUCKET);
+    expect(variablesOf('UploadUserFile')).toMatchObject({
+      TABLE_NAME: { Ref: 'TableName' },
+      BUCKET_NAME: { Ref: 'BucketName' },
+    });
   });
 });
 

@@ -9,7 +9,7 @@ import { createRouteMatcher } from '#shared/api/route-matcher.ts';
 import { routeKey } from '#shared/api/routes.ts';
 import { parseUserId } from '#shared/http/user-id.ts';
 import { httpEvent, splitTarget } from '../gateway/api-gateway-event.ts';
-import { cliDataFolder } from './cli-data-folder.ts';
+import { dataFolder } from '../stage/data-folder.ts';
 import { loadIdentityProvider } from '../gateway/identity-provider.ts';
 import { toEventClaims } from '../gateway/jwt-authorizer.ts';
 import { LOCAL_BUCKET } from '../object-store/bucket-store.ts';
@@ -26,7 +26,7 @@ Prints an event as AWS hands it to a function; pipe it to \`npm run invoke\`. Th
   sqs --body <json>...                  the notification worker's SQS event
   sns-alarm [--alarm <name>] [--state ALARM|OK|INSUFFICIENT_DATA]   PostAlarm's SNS event
 
-The stage is LOCAL_DATA_DIR's, else the running \`npm start\`'s, else .data/'s.
+The stage is LOCAL_DATA_DIR's, else .data/'s.
 The manual: docs/local-stage.md
 `;
 
@@ -104,7 +104,7 @@ async function http(): Promise<unknown> {
   });
   const body = await httpBody(headers);
   refuseUnrouted(method.toUpperCase(), target);
-  const dataDir = await cliDataFolder('event', fail);
+  const dataDir = dataFolder(process.env);
   const stage = await runningStage(dataDir);
   let claims;
   if (values.user !== undefined) {
@@ -128,7 +128,7 @@ async function s3Put(): Promise<unknown> {
   const size = Number(values.size ?? fail('s3-put needs --size'));
   if (!Number.isSafeInteger(size) || size < 0)
     fail(`--size must be bytes, got "${values.size ?? ''}"`);
-  const stage = await runningStage(await cliDataFolder('event', fail));
+  const stage = await runningStage(dataFolder(process.env));
   return s3PutEvent({ bucket: stage?.bucket ?? LOCAL_BUCKET, key, size });
 }
 

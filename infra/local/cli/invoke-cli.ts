@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { FUNCTION_ENTRIES } from '#functions/service-functions.ts';
-import { cliDataFolder } from './cli-data-folder.ts';
+import { dataFolder, noStageRuns } from '../stage/data-folder.ts';
 import { LOCAL_REGION } from '../stage/emulators.ts';
 import { readStageCredentials } from '../stage-credentials.ts';
 import { parseCommandLine } from '#infra/command-line.ts';
@@ -70,11 +70,9 @@ async function readEvent(source = values.event ?? '-'): Promise<string> {
 
 /** The running stage's Invoke API, signed with its credentials. */
 async function stageClient(): Promise<LambdaClient> {
-  const dataDir = await cliDataFolder('invoke', usageError);
+  const dataDir = dataFolder(process.env);
   const record = await runningStage(dataDir);
-  if (record === undefined) {
-    refuse(`no local stage is running on ${dataDir}: start one with \`npm start\``);
-  }
+  if (record === undefined) refuse(noStageRuns(dataDir));
   const credentials = await readStageCredentials(dataDir);
   if (typeof record.lambdaEndpoint !== 'string' || credentials === undefined) {
     refuse(`the local stage on ${dataDir} is of an older version: restart it`);

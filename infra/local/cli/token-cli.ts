@@ -4,14 +4,14 @@
  */
 import { parseUserId } from '#shared/http/user-id.ts';
 import { parseCommandLine } from '#infra/command-line.ts';
-import { cliDataFolder } from './cli-data-folder.ts';
+import { dataFolder } from '../stage/data-folder.ts';
 import { loadIdentityProvider } from '../gateway/identity-provider.ts';
 
 const USAGE = `usage: npm run --silent token -- --user <positive integer> [--expires-in <seconds>]
 
 A bearer token for that user from the local identity provider, valid for --expires-in
 seconds (default 3600; --expires-in=-60 gives a token that expired a minute ago). It uses the
-data folder of LOCAL_DATA_DIR, else of the one running \`npm start\`, else .data/.
+data folder of LOCAL_DATA_DIR, else .data/.
 `;
 
 function fail(message: string): never {
@@ -28,5 +28,5 @@ const userId = parseUserId(user) ?? fail(`--user must be a positive integer, got
 const expiresIn = values['expires-in'];
 if (!/^-?[0-9]+$/.test(expiresIn)) fail(`--expires-in must be whole seconds, got "${expiresIn}"`);
 
-const provider = await loadIdentityProvider(await cliDataFolder('token', fail));
+const provider = await loadIdentityProvider(dataFolder(process.env));
 console.log(await provider.issueToken({ userId, expiresIn: Number(expiresIn) }));

@@ -21,7 +21,6 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION, type RunningEmulator } from '../stage/
 import { freePort } from '../stage/listening.ts';
 import { REPOSITORY_ROOT } from '../stage/data-folder.ts';
 import { endpointOf } from '../object-store/object-store-front.ts';
-import { isWildcard } from '../stage/public-host.ts';
 
 const sleep = (ms: number) =>
   new Promise<void>((resolve) => {
@@ -85,19 +84,20 @@ async function compiledLauncher(jar: string): Promise<string> {
 }
 
 /**
- * The official DynamoDB Local on `host` (loopback unless told), keeping its data in
- * `directory` (else in memory). A free port may be taken before the JVM binds it: the start
- * is done only when DynamoDB's own wire format answers, and a port it chose is chosen again.
+ * The official DynamoDB Local on loopback, whatever HOST says: it takes any signature. It
+ * keeps its data in `directory` (else in memory). A free port may be taken before the JVM
+ * binds it: the start is done only when DynamoDB's own wire format answers, and a port it
+ * chose is chosen again.
  */
 export async function startDynamoDbLocal(
-  options: { directory?: string; port?: number; host?: string } = {},
+  options: { directory?: string; port?: number } = {},
 ): Promise<RunningEmulator> {
   // Absolute: the JVM runs in the release's folder.
   const directory = options.directory === undefined ? undefined : resolve(options.directory);
   if (directory !== undefined) await mkdir(directory, { recursive: true });
   for (let attempt = 1; ; attempt++) {
     const port = options.port ?? (await freePort());
-    const started = await launchDynamoDbLocal(port, options.host ?? '127.0.0.1', directory);
+    const started = await launchDynamoDbLocal(port, directory);
     if (started !== PORT_TAKEN) return started;
     if (options.port !== undefined || attempt === 3) {
       throw new Error('DynamoDB Local could not start: its port was taken by another server');
@@ -109,7 +109,6 @@ const PORT_TAKEN = Symbol('port taken');
 
 async function launchDynamoDbLocal(
   port: number,
-  host: string,
   directory: string | undefined,
 ): Promise<RunningEmulator | typeof PORT_TAKEN> {
   const { jar, libraries } = dynamoDbLocalRelease();
@@ -122,7 +121,7 @@ async function launchDynamoDbLocal(
       '-cp',
       [await compiledLauncher(jar), jar].join(delimiter),
       LAUNCHER_CLASS,
-      host,
+      '127.0.0.1',
       ...(directory === undefined ? ['-inMemory'] : ['-dbPath', directory]),
       ...['-port', String(port), '-sharedDb', '-disableTelemetry'],
       // No web page may call it; said outright rather than resting on its default.
@@ -139,7 +138,7 @@ async function launchDynamoDbLocal(
       await exited;
     }
   };
-  const endpoint = endpointOf(isWildcard(host) ? '127.0.0.1' : host, port);
+  const endpoint = endpointOf('127.0.0.1', port);
   if ((await answered(child, endpoint)) === PORT_TAKEN) {
     await stop();
     return PORT_TAKEN;

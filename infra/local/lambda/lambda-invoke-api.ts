@@ -117,7 +117,7 @@ interface InvokeApiOptions {
   readonly functions?: ReadonlyMap<string, LocalFunction>;
 }
 
-/** One signed request, run as its invocation type says: DryRun, Event or RequestResponse. */
+/** One signed request, run and answered: RequestResponse, the one invocation type served. */
 async function serve(
   { options, load }: { readonly options: InvokeApiOptions; readonly load: Loader },
   request: IncomingMessage,
@@ -127,16 +127,14 @@ async function serve(
   if (body === undefined) return;
   const { name, fn, event } = invocationOf(request, body, options.functions ?? STACK_FUNCTIONS);
   const invocationType = request.headers['x-amz-invocation-type'] ?? 'RequestResponse';
-  if (invocationType === 'DryRun') {
-    response.writeHead(204).end();
-    return;
+  if (invocationType !== 'RequestResponse') {
+    throw new Refusal(
+      400,
+      'InvalidParameterValueException',
+      `The local stage runs only RequestResponse invocations, not ${String(invocationType)}`,
+    );
   }
-  if (invocationType === 'Event') response.writeHead(202).end();
   const { requestId, payload, failed, log } = await run(load, name, fn, event);
-  if (invocationType === 'Event') {
-    if (failed) console.error(`[${name}] asynchronous invocation failed:\n${log}`);
-    return;
-  }
   const answer = JSON.stringify(payload);
   response.writeHead(200, {
     'content-type': 'application/json',

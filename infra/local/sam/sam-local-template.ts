@@ -15,8 +15,8 @@ import type { StageConfig } from '../../stages.ts';
 export const LOCAL_TABLE_NAME = 'file-service';
 export const LOCAL_BUCKET_NAME = 'local-file-service-bucket-with-a-name-as-long-as-a-deployed-one';
 
-/** Until `npm run sam:env` says where: `.invalid` never resolves, so nothing calls AWS. */
-const endpointFromSamEnv = (service: string) => `http://${service}.set-by-npm-run-sam-env.invalid`;
+/** Until SAM's `--env-vars` file says where: `.invalid` never resolves, so nothing calls AWS. */
+const endpointFromEnvVars = (service: string) => `http://${service}.set-by-sam-env-vars.invalid`;
 
 /** SQS and Secrets Manager: the local stage serves them in process, to its own handlers only. */
 const endpointNotServed = (service: string) => `http://${service}.not-served-to-sam.invalid`;
@@ -28,9 +28,9 @@ const secretsManager = { AWS_ENDPOINT_URL_SECRETS_MANAGER: endpointNotServed('se
 export const LOCAL_SDK_ENVIRONMENT: Readonly<
   Record<ResourceName, Readonly<Record<string, string>>>
 > = {
-  table: { AWS_ENDPOINT_URL_DYNAMODB: endpointFromSamEnv('dynamodb') },
+  table: { AWS_ENDPOINT_URL_DYNAMODB: endpointFromEnvVars('dynamodb') },
   bucket: {
-    AWS_ENDPOINT_URL_S3: endpointFromSamEnv('s3'),
+    AWS_ENDPOINT_URL_S3: endpointFromEnvVars('s3'),
     AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
     AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
   },

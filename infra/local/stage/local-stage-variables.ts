@@ -57,12 +57,6 @@ export const LOCAL_STAGE_VARIABLES: readonly LocalStageVariable[] = [
       'Tables, objects and keys; they survive restarts (delete the folder to start afresh). One stage per folder',
   },
   {
-    name: 'LOCAL_STAGE_HOME',
-    default: '.data/',
-    meaning:
-      'Stands for `.data/`: the data folder when `LOCAL_DATA_DIR` is not set, and where the CLIs find running stages',
-  },
-  {
     name: 'POWERTOOLS_LOG_LEVEL',
     default: 'WARN',
     meaning:

@@ -7,7 +7,6 @@ import { API_ROUTES } from '#functions/service-functions.ts';
 import { DIRECT_UPLOAD_OBJECT_PREFIX } from '#shared/storage/keys.ts';
 import {
   ensureBucket,
-  LOCAL_REGION,
   type RunningEmulator,
   type RunningObjectStore,
   startBoth,
@@ -43,7 +42,6 @@ import {
 import { type LocalOverrides, localOverrides } from './local-stage-variables.ts';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { REPOSITORY_ROOT } from './data-folder.ts';
-import { dynamoDbFrontFor } from '../dynamodb/dynamodb-network-front.ts';
 import { apiCorsRule, bucketCorsRules } from '../../stacks/cors-rules.ts';
 import { variableDefaults } from '#shared/config/environment.ts';
 import type { ServiceSettings } from '#shared/wiring/service-adapters.ts';
@@ -98,8 +96,6 @@ export interface LocalStage {
   readonly tableName: string;
   readonly bucket: string;
   readonly dynamodbEndpoint: string;
-  /** DynamoDB's signature-checking front, when the stage listens beyond loopback (for SAM). */
-  readonly dynamodbNetworkEndpoint?: string;
   readonly s3Credentials: Credentials;
   readonly s3Endpoint: string;
   readonly s3PublicEndpoint?: string;
@@ -183,7 +179,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       stops.push(() => finalizer.drain());
     }
     const lambdaEndpoint = await serveLambdaInvokeApi(wiring, backends.ownCredentials, stops);
-    const { dynamodbFront, dynamodbPid } = backends;
+    const { dynamodbPid } = backends;
     return {
       url: address.url,
       port,
@@ -191,7 +187,6 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       tableName: backends.tableName,
       bucket: backends.bucket,
       dynamodbEndpoint: backends.dynamodbEndpoint,
-      ...(dynamodbFront === undefined ? {} : { dynamodbNetworkEndpoint: dynamodbFront.endpoint }),
       s3Credentials: credentials,
       s3Endpoint: objectStore.endpoint,
       ...(s3Links === undefined ? {} : { s3PublicEndpoint: s3Links }),
@@ -208,7 +203,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
   }
 }
 
-/** The emulators, the table and bucket on them, the identity provider and DynamoDB's front. */
+/** The emulators, the table and bucket on them, and the identity provider. */
 async function startBackends(
   options: LocalStageOptions,
   host: string,
@@ -233,15 +228,9 @@ async function startBackends(
     ensureTable(dynamodb.endpoint, tableName),
     ensureBucket(objectStore.endpoint, bucket, credentials),
   ]);
-  const dynamodbFront = await dynamoDbFrontFor(host, {
-    target: dynamodb.endpoint,
-    credentials,
-    region: LOCAL_REGION,
-  });
-  if (dynamodbFront !== undefined) stops.push(() => dynamodbFront.stop());
   return {
     ...{ tableName, bucket, ownCredentials, credentials, identityProvider },
-    ...{ dynamodbEndpoint: dynamodb.endpoint, dynamodbPid: dynamodb.pid, dynamodbFront },
+    ...{ dynamodbEndpoint: dynamodb.endpoint, dynamodbPid: dynamodb.pid },
     objectStore,
     ownStore: 'store' in objectStore ? objectStore : undefined,
   };

@@ -1,8 +1,7 @@
 import { type NetworkInterfaceInfo, networkInterfaces } from 'node:os';
 
 /** A loopback name or address, which only this machine reaches. */
-export const isLoopback = (host: string): boolean =>
-  /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i.test(host);
+const isLoopback = (host: string): boolean => /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i.test(host);
 const WILDCARD = new Set(['0.0.0.0', '::', '']);
 
 /** Whether the stage binds every interface (HOST=0.0.0.0 or ::). */

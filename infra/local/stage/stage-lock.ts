@@ -9,7 +9,6 @@ export type StageRecord = Pick<
   | 'url'
   | 'lambdaEndpoint'
   | 'dynamodbEndpoint'
-  | 'dynamodbNetworkEndpoint'
   | 's3Endpoint'
   | 'tableName'
   | 'bucket'
@@ -24,12 +23,10 @@ export type StageRecord = Pick<
 /** The record of a stage that this process runs. */
 export const stageRecordOf = (stage: LocalStage): StageRecord => {
   const { url, lambdaEndpoint, dynamodbEndpoint, s3Endpoint, tableName, bucket } = stage;
-  const { dynamodbNetworkEndpoint, dynamodbPid } = stage;
   return {
     pid: process.pid,
     ...{ url, lambdaEndpoint, dynamodbEndpoint, s3Endpoint, tableName, bucket },
-    ...(dynamodbNetworkEndpoint === undefined ? {} : { dynamodbNetworkEndpoint }),
-    ...(dynamodbPid === undefined ? {} : { dynamodbPid }),
+    ...(stage.dynamodbPid === undefined ? {} : { dynamodbPid: stage.dynamodbPid }),
     malwareScanning: stage.wiring.settings.MALWARE_SCANNING === 'on',
     storageLimits: Object.fromEntries(
       STORAGE_LIMIT_SETTINGS.map((name) => [name, stage.wiring.settings[name]]),
@@ -40,7 +37,7 @@ export const stageRecordOf = (stage: LocalStage): StageRecord => {
 export const stageRecordPath = (dataDir: string): string => join(dataDir, 'local-stage.json');
 
 /** Whether a process with this pid exists (signal 0 checks, and sends nothing). */
-export const isAlive = (pid: number): boolean => {
+const isAlive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
     return true;

@@ -2,11 +2,10 @@
  * `npm start`: the local stage on http://localhost:8000 (PORT overrides), with its data under
  * .data/ (LOCAL_DATA_DIR overrides). Ctrl-C stops it and everything it started.
  */
-import { resolve } from 'node:path';
 import { parseCommandLine } from '#infra/command-line.ts';
 import type { LocalStage } from './local-stage.ts';
 import { LOCAL_STAGE_VARIABLES } from './local-stage-variables.ts';
-import { stageHome } from './data-folder.ts';
+import { dataFolder, keepDataFolderPrivate } from './data-folder.ts';
 
 const USAGE = `usage: npm start [-- --help]
 
@@ -42,7 +41,6 @@ const blank = (value: string | undefined) => (value ?? '').trim() === '';
 if (blank(process.env.POWERTOOLS_LOG_LEVEL) && blank(process.env.LOG_LEVEL)) {
   process.env.POWERTOOLS_LOG_LEVEL = 'WARN';
 }
-const { keepDataFolderPrivate, registerRunningStage } = await import('./data-folder.ts');
 const { startLocalStage } = await import('./local-stage.ts');
 const { reapOrphan, removeStageRecord, runningStage, stageRecordOf, writeStageRecord } =
   await import('./stage-lock.ts');
@@ -50,9 +48,7 @@ const { prefixConsoleWithFunctionNames } = await import('../lambda/invocation-lo
 // Every function, the finalizer and the queue's worker share this console.
 prefixConsoleWithFunctionNames();
 
-// .data/, unless LOCAL_STAGE_HOME moves it: where this stage registers, and its default folder.
-const home = stageHome(process.env);
-const dataDir = resolve(process.env.LOCAL_DATA_DIR ?? home);
+const dataDir = dataFolder(process.env);
 const port = Number(process.env.PORT ?? 8000);
 const host = process.env.HOST ?? '127.0.0.1';
 const publicHost = blank(process.env.PUBLIC_HOST) ? undefined : process.env.PUBLIC_HOST;
@@ -65,15 +61,13 @@ class StartRefused extends Error {}
 
 let stage: LocalStage | undefined;
 let recorded = false;
-let unregister: (() => Promise<void>) | undefined;
 // Set by a signal handler, which the control flow below cannot see.
 const shutdown = { requested: false };
 
-/** Stops what started, in reverse: the stage, its record, its registration. */
+/** Stops what started, in reverse: the stage, then its record. */
 async function stopAll(): Promise<void> {
   await stage?.close();
   if (recorded) await removeStageRecord(dataDir);
-  await unregister?.();
 }
 
 // Installed before anything starts: a signal during startup stops it once it is up.
@@ -154,8 +148,6 @@ try {
   if (shutdown.requested) await stopped();
   await writeStageRecord(dataDir, stageRecordOf(stage));
   recorded = true;
-  // CLIs started without this LOCAL_DATA_DIR find the stage by this registration.
-  unregister = await registerRunningStage(home, { pid: process.pid, url: stage.url, dataDir });
   console.log(await banner(stage));
 } catch (error) {
   await stopAll();
