@@ -18,7 +18,7 @@ describe('a stage on every interface signs for its public host', () => {
     const s3Port = new URL(stage().s3Endpoint).port;
     expect(stage().s3PublicEndpoint).toBe(`http://${PUBLIC_HOST}:${s3Port}`);
     expect(new URL(stage().url).hostname).toBe(PUBLIC_HOST);
-    // The handlers' own calls stay on loopback.
+    // The CLIs, on this machine, find the store on loopback.
     expect(new URL(stage().s3Endpoint).hostname).toBe('127.0.0.1');
 
     const started = await stage().request('/api/v1/user/me/file/upload', {

@@ -12,32 +12,22 @@ import { ChatLogChannel } from './chat-log-channel.ts';
 import { LOCAL_REGION, s3ClientOptions } from '../stage/emulators.ts';
 import type { Credentials } from '../sigv4-check.ts';
 import { FileKeyStore } from './file-key-store.ts';
-import { PublicLinkBlobStore } from './public-link-blob-store.ts';
 
 /** SDK clients on the emulators; the handlers' own, so tests can watch what they send. */
 export interface LocalClients {
   readonly dynamodb: DynamoDBClient;
   readonly s3: S3Client;
-  /** Signs forms and links when other machines reach the store elsewhere (public host). */
-  readonly s3Links?: S3Client;
 }
 
 /** Clients at the endpoints the handlers reach the emulators by. */
 export function localClients(
-  endpoints: {
-    readonly dynamodb: string;
-    readonly s3: string;
-    readonly s3Links?: string;
-  },
+  endpoints: { readonly dynamodb: string; readonly s3: string },
   credentials: Credentials,
 ): LocalClients {
   const local = { region: LOCAL_REGION, credentials };
-  const s3 = (endpoint: string) =>
-    new S3Client({ ...local, ...s3ClientOptions(endpoint), logger: sdkLogger });
   return {
     dynamodb: new DynamoDBClient({ ...local, endpoint: endpoints.dynamodb }),
-    s3: s3(endpoints.s3),
-    ...(endpoints.s3Links === undefined ? {} : { s3Links: s3(endpoints.s3Links) }),
+    s3: new S3Client({ ...local, ...s3ClientOptions(endpoints.s3), logger: sdkLogger }),
   };
 }
 
@@ -58,7 +48,7 @@ export interface LocalAdapterOptions {
  * SQS, Secrets Manager and, without a webhook, the chat channel (adapters/README.md).
  */
 export function localAdapters(options: LocalAdapterOptions): ServiceAdapters {
-  const { dynamodb, s3, s3Links } = options.clients;
+  const { dynamodb, s3 } = options.clients;
   const documents = DynamoDBDocumentClient.from(dynamodb, DOCUMENT_TRANSLATION);
   const webhook = options.chatWebhookUrl;
   const sources = {
@@ -70,10 +60,6 @@ export function localAdapters(options: LocalAdapterOptions): ServiceAdapters {
   };
   return composeAdapters(sources, {
     ...SERVICE_ADAPTER_BUILDERS,
-    blobs: (on) =>
-      s3Links === undefined
-        ? SERVICE_ADAPTER_BUILDERS.blobs(on)
-        : new PublicLinkBlobStore(s3, s3Links, options.bucket),
     notificationQueue: () => options.notificationQueue,
     deadLetters: () => options.deadLetters,
     realtimeKeys: () => new FileKeyStore(options.realtimeKeysFile),

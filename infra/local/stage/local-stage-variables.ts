@@ -48,7 +48,7 @@ export const LOCAL_STAGE_VARIABLES: readonly LocalStageVariable[] = [
     name: 'PUBLIC_HOST',
     default: 'the first network IPv4 address',
     meaning:
-      'With `HOST=0.0.0.0`: the name other machines reach this one by, in the stage URL, upload forms and download links',
+      'With `HOST=0.0.0.0`: the name other machines (and this one) reach it by, in the stage URL, upload forms and download links',
   },
   {
     name: 'LOCAL_DATA_DIR',

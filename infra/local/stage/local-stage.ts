@@ -140,14 +140,18 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     const address = stageAddress(host, port, options.publicHost, objectStore);
     const notifications = startNotificationQueues(port);
     stops.push(() => notifications.stop());
-    const real = { dynamodb: backends.dynamodbEndpoint, s3: objectStore.endpoint };
+    const { s3PublicEndpoint } = address;
+    // The handlers reach the store where other machines do: the forms and links they sign name it.
+    const real = {
+      dynamodb: backends.dynamodbEndpoint,
+      s3: s3PublicEndpoint ?? objectStore.endpoint,
+    };
     const reached = (await options.handlerEndpoints?.(real)) ?? real;
-    const s3Links = address.s3PublicEndpoint;
     const wiring = localWiring(options, env, {
       url: address.url,
       tableName: backends.tableName,
       bucket: backends.bucket,
-      endpoints: s3Links === undefined ? reached : { ...reached, s3Links },
+      endpoints: reached,
       credentials,
       notifications,
       malwareScanning,
@@ -189,7 +193,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       dynamodbEndpoint: backends.dynamodbEndpoint,
       s3Credentials: credentials,
       s3Endpoint: objectStore.endpoint,
-      ...(s3Links === undefined ? {} : { s3PublicEndpoint: s3Links }),
+      ...(s3PublicEndpoint === undefined ? {} : { s3PublicEndpoint }),
       ...(dynamodbPid === undefined ? {} : { dynamodbPid }),
       identityProvider,
       wiring,
@@ -269,7 +273,6 @@ function stageAddress(
   const publicHost = givenPublicHost ?? publicHostOf(host);
   const urlHost =
     host === '127.0.0.1' ? 'localhost' : isWildcard(host) ? (publicHost ?? 'localhost') : host;
-  // Links and forms for other machines name the public host; the handlers stay on loopback.
   const s3PublicEndpoint =
     publicHost === undefined
       ? undefined
