@@ -17,18 +17,10 @@ export interface LocalStageVariable {
   readonly meaning: string;
 }
 
-/** The first retry after a second, not 30, so a failed post shows at once. */
-const LOCAL_DEFAULTS = {
-  CHAT_RETRY_BASE_SECONDS: ENVIRONMENT.CHAT_RETRY_BASE_SECONDS.unwrap().default(1),
-} satisfies Partial<{ [K in LocalVariable]: z.ZodType }>;
-
-const localSchema = <K extends LocalVariable>(name: K) =>
-  name in LOCAL_DEFAULTS ? LOCAL_DEFAULTS[name as keyof typeof LOCAL_DEFAULTS] : ENVIRONMENT[name];
-
-/** A variable the functions read, as the schema describes it, with the local stage's default. */
+/** A variable the functions read, as the schema describes it, with its default. */
 const functionVariable = (name: LocalVariable): LocalStageVariable => ({
   name,
-  default: String(localSchema(name).safeParse(undefined).data ?? 'none'),
+  default: String(ENVIRONMENT[name].safeParse(undefined).data ?? 'none'),
   meaning: describeVariable(name),
 });
 
@@ -89,15 +81,12 @@ export const LOCAL_STAGE_VARIABLES: readonly LocalStageVariable[] = [
   },
 ];
 
-type LocalSchemas = {
-  readonly [K in LocalVariable]: K extends keyof typeof LOCAL_DEFAULTS
-    ? (typeof LOCAL_DEFAULTS)[K]
-    : (typeof ENVIRONMENT)[K];
-};
-
 /** What the local stage reads from its environment: the functions' variables, and its own. */
 export const LOCAL_OVERRIDES = z.object({
-  ...(Object.fromEntries(LOCAL_VARIABLES.map((name) => [name, localSchema(name)])) as LocalSchemas),
+  ...(Object.fromEntries(LOCAL_VARIABLES.map((name) => [name, ENVIRONMENT[name]])) as Pick<
+    typeof ENVIRONMENT,
+    LocalVariable
+  >),
   CHAT_WEBHOOK_URL: z.url().optional(),
   ALLOWED_ORIGINS: ALLOWED_ORIGINS_SETTING.default([...STAGE_DEFAULTS.local.allowedOrigins]),
   LOCAL_SCAN_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
