@@ -15,19 +15,14 @@ import software.amazon.dynamodb.services.local.main.ServerRunner;
 import software.amazon.dynamodb.services.local.server.DynamoDBProxyServer;
 
 /**
- * DynamoDB Local, started as its ServerRunner does, on one address: it has no option for it,
- * so the Jetty connector's host is set between building the server and starting it. On
- * loopback it answers only loopback names: it takes any signature, so a page rebinding its
- * own name to 127.0.0.1 (DNS rebinding) would read every record.
+ * DynamoDB Local, started as its ServerRunner does, on loopback: it has no option for the
+ * address, so the Jetty connector's host is set between building the server and starting it.
+ * It answers only loopback names: it takes any signature, so a page rebinding its own name to
+ * 127.0.0.1 (DNS rebinding) would read every record.
  */
 final class DynamoDbLocalLauncher {
   public static void main(String[] args) throws Exception {
-    if (args.length < 1 || args[0].isBlank()) {
-      fail("usage: dynamodb-local-launcher.java <host> [DynamoDB Local options]");
-    }
-    String host = args[0];
-    DynamoDBProxyServer proxy =
-        ServerRunner.createServerFromCommandLineArgs(Arrays.copyOfRange(args, 1, args.length));
+    DynamoDBProxyServer proxy = ServerRunner.createServerFromCommandLineArgs(args);
     Server jetty = jettyServerOf(proxy);
     Connector[] connectors = jetty.getConnectors();
     // Another shape could leave a listener on every interface: stop instead.
@@ -35,12 +30,10 @@ final class DynamoDbLocalLauncher {
       fail("DynamoDB Local's server is not built as expected: " + Arrays.toString(connectors));
       return;
     }
-    connector.setHost(host);
-    if (LOOPBACK_NAMES.contains(host)) {
-      Handler dynamoDb = jetty.getHandler();
-      if (dynamoDb == null) fail("DynamoDB Local's server has no handler to guard");
-      jetty.setHandler(new LoopbackNamesOnly(dynamoDb));
-    }
+    connector.setHost("127.0.0.1");
+    Handler dynamoDb = jetty.getHandler();
+    if (dynamoDb == null) fail("DynamoDB Local's server has no handler to guard");
+    jetty.setHandler(new LoopbackNamesOnly(dynamoDb));
     try {
       proxy.start();
     } catch (Exception error) {
@@ -50,7 +43,7 @@ final class DynamoDbLocalLauncher {
     }
     if (!jetty.isStarted()) {
       // DynamoDB Local stops its server on some failures without ending the JVM.
-      fail("DynamoDB Local did not start on " + host + ":" + connector.getPort());
+      fail("DynamoDB Local did not start on 127.0.0.1:" + connector.getPort());
     }
   }
 

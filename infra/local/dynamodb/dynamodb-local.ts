@@ -3,6 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { delimiter, dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import {
@@ -20,12 +21,6 @@ import {
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type RunningEmulator } from '../stage/emulators.ts';
 import { freePort } from '../stage/listening.ts';
 import { REPOSITORY_ROOT } from '../stage/data-folder.ts';
-import { endpointOf } from '../object-store/object-store-front.ts';
-
-const sleep = (ms: number) =>
-  new Promise<void>((resolve) => {
-    setTimeout(resolve, ms);
-  });
 
 /**
  * Unbounded, the JVM took up to 6 GB; items live in SQLite, outside the heap, and the bench's
@@ -121,7 +116,6 @@ async function launchDynamoDbLocal(
       '-cp',
       [await compiledLauncher(jar), jar].join(delimiter),
       LAUNCHER_CLASS,
-      '127.0.0.1',
       ...(directory === undefined ? ['-inMemory'] : ['-dbPath', directory]),
       ...['-port', String(port), '-sharedDb', '-disableTelemetry'],
       // No web page may call it; said outright rather than resting on its default.
@@ -138,7 +132,7 @@ async function launchDynamoDbLocal(
       await exited;
     }
   };
-  const endpoint = endpointOf('127.0.0.1', port);
+  const endpoint = `http://127.0.0.1:${String(port)}`;
   if ((await answered(child, endpoint)) === PORT_TAKEN) {
     await stop();
     return PORT_TAKEN;

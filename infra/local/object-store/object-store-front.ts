@@ -1,6 +1,5 @@
-import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { type AddressInfo, isIPv6 } from 'node:net';
+import { isIPv6 } from 'node:net';
 import { pipeline, Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import Busboy from 'busboy';
@@ -15,6 +14,8 @@ import {
 } from '../sigv4-check.ts';
 import { type BucketStore, S3Error, type StoredObject } from './bucket-store.ts';
 import { checkPostForm } from './s3-post-policy.ts';
+import { closeServer, listen } from '../stage/listening.ts';
+import { isWildcard } from '../stage/public-host.ts';
 
 /**
  * The object store's HTTP face: S3's checks, then the operations the service, its CLIs, the
@@ -103,15 +104,10 @@ export async function serveBehindFront(
   });
   // Node's 5 s would close a kept-alive connection a busy client has not yet read its answer on.
   server.keepAliveTimeout = 60_000;
-  await once(server.listen(options.port, options.host), 'listening');
-  const { port } = server.address() as AddressInfo;
-  const wildcard = ['0.0.0.0', '::', ''].includes(options.host);
+  const port = await listen(server, options.port, options.host);
   return {
-    endpoint: endpointOf(wildcard ? '127.0.0.1' : options.host, port),
-    stop: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
+    endpoint: endpointOf(isWildcard(options.host) ? '127.0.0.1' : options.host, port),
+    stop: () => closeServer(server),
   };
 }
 
