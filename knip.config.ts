@@ -19,7 +19,7 @@ const config: KnipConfig = {
     // The CDK app cdk.json runs.
     'infra/app.ts!',
     // The CLIs package.json's scripts run; listed so that --production follows them too.
-    'infra/{local/stage/start,local/cli/token-cli,local/cli/openapi-cli,local/cli/event-cli,local/cli/invoke-cli,admin/admin,smoke/smoke,render/render,cfn-lint}.ts!',
+    'infra/{local/stage/start,local/cli/token-cli,render/openapi-cli,local/cli/event-cli,local/cli/invoke-cli,admin/admin,smoke/smoke,render/render,cfn-lint}.ts!',
     // `npm run bench` and the processes bench-run.ts starts by path.
     'test/bench/{bench,bare-token-service,object-store-process,stage-process}.ts',
     // Functions the tests deploy on the local stage by path, as declarations name handlers.

@@ -121,7 +121,7 @@ describe('a client generated from /openapi.json', () => {
 describe('npm run openapi', () => {
   it('refuses a flag it does not know, with its usage, and writes nothing', async () => {
     const refused = await run(process.execPath, [
-      'infra/local/cli/openapi-cli.ts',
+      'infra/render/openapi-cli.ts',
       '--outt',
       'x.json',
     ]).then(
