@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { serveBehindFront } from '../object-store/object-store-front.ts';
 import { BucketStore } from '../object-store/bucket-store.ts';
 import type { Credentials } from '../sigv4-check.ts';
@@ -78,21 +78,14 @@ export async function startObjectStore(options: {
   return { endpoint: served.endpoint, store, credentials, stop };
 }
 
+/** Makes the bucket; the local store's CreateBucket takes one that exists as made. */
 export async function ensureBucket(
   endpoint: string,
   bucket: string,
   credentials: Credentials,
 ): Promise<void> {
-  const client = new S3Client({
-    ...s3ClientOptions(endpoint),
-    region: LOCAL_REGION,
-    credentials,
-  });
-  try {
-    await client.send(new HeadBucketCommand({ Bucket: bucket })).catch(async () => {
-      await client.send(new CreateBucketCommand({ Bucket: bucket }));
-    });
-  } finally {
+  const client = new S3Client({ ...s3ClientOptions(endpoint), region: LOCAL_REGION, credentials });
+  await client.send(new CreateBucketCommand({ Bucket: bucket })).finally(() => {
     client.destroy();
-  }
+  });
 }
