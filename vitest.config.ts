@@ -36,8 +36,6 @@ export default defineConfig({
     // Three files at once on two cores, where Vitest's default is one: most of a file's time
     // is spent waiting on a stage, a webhook's pace or a timeout (docs/testing.md).
     maxWorkers: 3,
-    // After the infra project's group (below), which runs alone beside `npm run check`.
-    sequence: { groupOrder: 1 },
     // Vitest's defaults (5 s, 10 s, 10 s) for the unit suite; each project below sets its own.
     testTimeout: patient(30_000),
     hookTimeout: patient(60_000),
@@ -111,7 +109,6 @@ export default defineConfig({
           // One file at a time: the load's zero errors and the faults' timing hold on two
           // cores only without the fuzzer beside them.
           fileParallelism: false,
-          sequence: { groupOrder: 2 },
           testTimeout: patient(240_000),
           hookTimeout: patient(240_000),
         },
@@ -121,14 +118,9 @@ export default defineConfig({
         test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
-          /*
-           * One worker, first, while `npm run check` takes the other core: the files share
-           * aws-cdk-lib's modules and each stage's synth (test/support/cdk-app.ts), where a
-           * worker each loaded and synthesized them again (about 8 s of CPU).
-           */
+          // The files of a worker share aws-cdk-lib's modules, and the stages it synthesized
+          // (test/support/cdk-app.ts).
           isolate: false,
-          fileParallelism: false,
-          sequence: { groupOrder: 0 },
           testTimeout: patient(120_000),
           hookTimeout: patient(120_000),
         },
