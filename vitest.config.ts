@@ -118,9 +118,6 @@ export default defineConfig({
         test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
-          // The files of a worker share aws-cdk-lib's modules, and the stages it synthesized
-          // (test/support/cdk-app.ts).
-          isolate: false,
           testTimeout: patient(120_000),
           hookTimeout: patient(120_000),
         },

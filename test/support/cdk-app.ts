@@ -25,16 +25,6 @@ export interface SynthesizedStage {
  * nobody acknowledged throws). Functions are not bundled: `npm run synth` does that.
  */
 export function synthStage(context: Record<string, unknown>): SynthesizedStage {
-  const key = JSON.stringify(context);
-  const synthesized = SYNTHESIZED.get(key) ?? synthesize(context);
-  SYNTHESIZED.set(key, synthesized);
-  return synthesized;
-}
-
-/** Each stage synthesized once per worker: the infra files share one (vitest.config.ts). */
-const SYNTHESIZED = new Map<string, SynthesizedStage>();
-
-function synthesize(context: Record<string, unknown>): SynthesizedStage {
   // An App without an outdir leaves a cdk.out* folder in the temp dir on every synth.
   const outdir = mkdtempSync(join(tmpdir(), 'cdk-test-'));
   try {
