@@ -15,7 +15,12 @@ import {
 } from '@aws-sdk/client-s3';
 import type { RunningObjectStore } from '#infra/local/stage/emulators.ts';
 import { eventually } from '#test/support/eventually.ts';
-import { s3Refusal, signedS3Headers, signedS3Request } from '#test/support/signed-s3-request.ts';
+import {
+  answeredStatus,
+  s3Refusal,
+  signedS3Headers,
+  signedS3Request,
+} from '#test/support/signed-s3-request.ts';
 
 const BUCKET = 'conditional-copy';
 let store: OwnObjectStore;
@@ -129,15 +134,7 @@ async function putSlowly(key: string, first: Buffer, length: number) {
     headers: { 'content-length': String(length), 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
   });
   const put = request(url, { method: 'PUT', headers });
-  const answered = new Promise<number>((resolve, reject) => {
-    put.on('response', (response) => {
-      response.resume();
-      response.on('end', () => {
-        resolve(response.statusCode ?? 0);
-      });
-    });
-    put.on('error', reject);
-  });
+  const answered = answeredStatus(put);
   put.write(first);
   return {
     finish: async (rest: Buffer) => {

@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OwnObjectStore, startOwnObjectStore } from '#test/support/own-object-store.ts';
 import { patient } from '#test/support/patience.ts';
+import { answeredStatus } from '#test/support/signed-s3-request.ts';
 import {
   CopyObjectCommand,
   GetObjectCommand,
@@ -59,15 +60,7 @@ describe('objects on the local stage, as on S3', () => {
       }),
     );
     const put = request(url, { method: 'PUT', headers: { 'content-length': next.length } });
-    const answered = new Promise<number>((resolve, reject) => {
-      put.on('response', (response) => {
-        response.resume();
-        response.on('end', () => {
-          resolve(response.statusCode ?? 0);
-        });
-      });
-      put.on('error', reject);
-    });
+    const answered = answeredStatus(put);
     put.write(half);
     await expect
       .poll(bytesOnDisk, { timeout: patient(10_000), interval: 20 })

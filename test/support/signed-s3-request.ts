@@ -1,3 +1,4 @@
+import type { ClientRequest } from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { Sha256 } from '@smithy/core/checksum';
 import { LOCAL_REGION } from '#infra/local/stage/emulators.ts';
@@ -76,3 +77,15 @@ export async function signedS3Request(store: ObjectStore, request: S3Request): P
   const { url, headers } = await signedS3Headers(store, request);
   return rawAnswer(await fetch(url, { method: request.method, headers }));
 }
+
+/** The status a request sent piece by piece is answered with, once the answer is read. */
+export const answeredStatus = (request: ClientRequest): Promise<number> =>
+  new Promise((resolve, reject) => {
+    request.on('response', (response) => {
+      response.resume();
+      response.on('end', () => {
+        resolve(response.statusCode ?? 0);
+      });
+    });
+    request.on('error', reject);
+  });
