@@ -15,6 +15,7 @@ import type { LocalWiring } from '#infra/local/lambda/handler-loader.ts';
 import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import {
   API_GATEWAY_MAX_BODY_BYTES,
+  eventBytes,
   FUNCTION_TIMED_OUT,
   INTEGRATION_TIMED_OUT,
 } from '#infra/local/gateway/platform-limits.ts';
@@ -203,5 +204,22 @@ describe('a body over API Gateway’s limit', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n/);
     expect(answer.endsWith(`\r\n\r\n${TOO_LARGE}`)).toBe(true);
     expect(said).not.toHaveBeenCalled();
+  });
+});
+
+describe("an event's size, as Lambda's 6 MiB limit counts it", () => {
+  // A base64 body is measured without being written out again: the size is still the JSON's.
+  it.each([
+    [
+      'a base64 body',
+      { version: '2.0', headers: { a: 'é "\\' }, body: 'QUJD+/8=', isBase64Encoded: true },
+    ],
+    [
+      'a text body with escapes',
+      { version: '2.0', body: '{"x":"é\\n\\"q\u0001"}', isBase64Encoded: false },
+    ],
+    ['no body', { version: '2.0', headers: { 'user-agent': 'ü' }, isBase64Encoded: false }],
+  ])('%s: the bytes of its JSON in UTF-8', (_, event) => {
+    expect(eventBytes(event)).toBe(Buffer.byteLength(JSON.stringify(event)));
   });
 });
