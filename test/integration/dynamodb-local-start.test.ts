@@ -7,6 +7,7 @@
  * record: loopback only, whatever the stage's HOST says. Its heap is bounded, and no
  * web page of another origin may call it.
  */
+import { createHook } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, request } from 'node:http';
@@ -249,5 +250,27 @@ describe('DynamoDB Local as the local stage starts it (and the tests)', () => {
       expect(answer.headers.get('access-control-allow-origin')).toBeNull();
       expect(((await answer.json()) as { TableNames: string[] }).TableNames).toContain(tableName);
     });
+  });
+});
+
+describe('stopping DynamoDB Local', () => {
+  // A wait's timer left running after the JVM exited kept every run of the suites, and every
+  // program that stopped one, up for five more seconds.
+  it('leaves no timer keeping the process up once the JVM has exited', async () => {
+    const pending = new Map<number, NodeJS.Timeout>();
+    const hook = createHook({
+      init(id, type, _trigger, resource) {
+        if (type === 'Timeout') pending.set(id, resource as NodeJS.Timeout);
+      },
+      destroy(id) {
+        pending.delete(id);
+      },
+    }).enable();
+    try {
+      await started.stop();
+    } finally {
+      hook.disable();
+    }
+    expect([...pending.values()].filter((timer) => timer.hasRef())).toEqual([]);
   });
 });

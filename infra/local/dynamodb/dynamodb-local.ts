@@ -127,7 +127,9 @@ async function launchDynamoDbLocal(
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGTERM');
-    if (!(await Promise.race([exited.then(() => true), sleep(5000).then(() => false)]))) {
+    // Unreferenced: once the JVM is gone, the wait's timer must not keep this process up 5 s.
+    const late = sleep(5000, false, { ref: false });
+    if (!(await Promise.race([exited.then(() => true), late]))) {
       child.kill('SIGKILL');
       await exited;
     }
