@@ -41,6 +41,14 @@ export default defineConfig({
     hookTimeout: patient(60_000),
     teardownTimeout: patient(60_000),
     reporters: ['default', './test/support/summary-reporter.ts'],
+    /*
+     * Two groups, one after the other. First the unit and infra files, in one worker and one
+     * module graph: a worker each had imported aws-cdk-lib, cdk-nag, the SDK and zod again,
+     * about 8 s of CPU, and these files wait on nothing, so one worker beside the checks
+     * (`npm test` runs them at once) keeps both cores busy. Then the suites that wait on
+     * stages, three workers at once. Vitest wants a group of its own for each worker count.
+     */
+    sequence: { groupOrder: 1 },
     env: {
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'SILENT',
       // As on the local stage; the test that reads the metrics turns them on for its file.
@@ -50,7 +58,13 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], isolate: false },
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          isolate: false,
+          maxWorkers: 1,
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         extends: true,
@@ -109,6 +123,8 @@ export default defineConfig({
           // One file at a time: the load's zero errors and the faults' timing hold on two
           // cores only without the fuzzer beside them.
           fileParallelism: false,
+          // Its own group: its worker count is not the others'.
+          sequence: { groupOrder: 2 },
           testTimeout: patient(240_000),
           hookTimeout: patient(240_000),
         },
@@ -118,6 +134,9 @@ export default defineConfig({
         test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
+          isolate: false,
+          maxWorkers: 1,
+          sequence: { groupOrder: 0 },
           testTimeout: patient(120_000),
           hookTimeout: patient(120_000),
         },
