@@ -71,7 +71,13 @@ describe('a client generated from /openapi.json', () => {
     // With the project's own compiler (npm run typecheck's), as a reader's tsc would. The
     // client's expected error must be there too: an unused directive fails the check.
     const compiler = resolve('node_modules/typescript-7/bin/tsc');
-    const options = ['--ignoreConfig', '--noEmit', '--strict', '--skipLibCheck'];
+    const options = [
+      '--ignoreConfig',
+      '--noEmit',
+      '--strict',
+      '--skipLibCheck',
+      '--singleThreaded',
+    ];
     const target = ['--target', 'es2022', '--lib', 'es2022,dom', '--module', 'nodenext'];
     const resolution = ['--moduleResolution', 'nodenext', '--allowImportingTsExtensions'];
     const problems = await run(process.execPath, [
