@@ -5,6 +5,7 @@ import { FilePart } from '#shared/http/fastapi/file-part.ts';
 import { readForm } from '#shared/http/fastapi/multipart-form.ts';
 import { UPLOAD_FORM_LIMITS } from '#shared/user-files/api/upload-form-limits.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
+import { expectConcurrentUploadsApart } from '#test/support/concurrent-uploads.ts';
 import { multipartBody, uploadForm } from '#test/support/multipart.ts';
 import { expectRefused as refused } from '#test/support/expect-refused.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
@@ -79,26 +80,10 @@ describe('POST /api/v1/user/me/file stores a UserFile', () => {
     );
   });
 
-  // More than one block of ids (50), so refills race; the issue's 200 at once run with the
-  // load (test/hardening/load.test.ts).
+  // More than one block of ids (50), so refills race; issue 3's 200 at once run with the
+  // load (test/hardening/concurrent-uploads.test.ts).
   it('gives 60 concurrent uploads 60 distinct ids, records and objects', async () => {
-    const uploads = 60;
-    const responses = await Promise.all(
-      Array.from({ length: uploads }, (_, i) =>
-        stage().upload(14, uploadForm(`file ${i}`, { name: `f${i}.txt`, type: 'other' })),
-      ),
-    );
-    expect(responses.map((r) => r.status)).toEqual(Array.from({ length: uploads }, () => 201));
-    const ids = (await Promise.all(responses.map((r) => r.json()))).map(
-      (b) => (b as UserFileBody).id,
-    );
-    expect(new Set(ids).size).toBe(uploads);
-    const listed = (await (
-      await stage().request('/api/v1/user/me/file', { as: 14 })
-    ).json()) as UserFileBody[];
-    expect(listed.map((f) => f.id).sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
-    const objects = (await stage().objectKeys()).filter((k) => k.startsWith('users/14/'));
-    expect(objects).toHaveLength(uploads);
+    await expectConcurrentUploadsApart(stage(), 14, 60);
   });
 
   it('leaves nothing behind when the client goes away mid-body, and keeps serving', async () => {
