@@ -34,11 +34,46 @@ export function optionMistake(
   return undefined;
 }
 
+/**
+ * What a CLI reads and writes: the process's own (`process` itself is one), or a test's, which
+ * runs the CLI in its own process and reads what it wrote.
+ */
+export interface CommandLineIo {
+  readonly env: NodeJS.ProcessEnv;
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+  readonly stdin: AsyncIterable<Buffer | string> & { readonly isTTY?: boolean };
+}
+
+/** A CLI ending early with its exit code: after `--help` (0), or on a usage error (2). */
+export class CommandLineExit extends Error {
+  readonly code: number;
+  constructor(code: number) {
+    super(`exit ${String(code)}`);
+    this.code = code;
+  }
+}
+
+/** The exit code of a CLI's run: the one its body answers, or the one it ended early with. */
+export async function exitCodeOf(body: () => Promise<number>): Promise<number> {
+  try {
+    return await body();
+  } catch (error) {
+    if (error instanceof CommandLineExit) return error.code;
+    throw error;
+  }
+}
+
 interface CommandLineSettings {
   /** The arguments; the process's own by default. */
   readonly args?: readonly string[];
   /** Whether words other than options are taken (true by default). */
   readonly positionals?: boolean;
+  /**
+   * Where `--help` prints, which then ends the run with `CommandLineExit(0)` (see
+   * `exitCodeOf`); without it, on the process's stdout, and the process exits 0.
+   */
+  readonly io?: CommandLineIo;
 }
 
 /**
@@ -63,8 +98,12 @@ export function parseCommandLine<const O extends ParseArgsOptionsConfig>(
     fail(error instanceof Error ? error.message : String(error));
   }
   if ((parsed.values as { help?: boolean }).help === true) {
-    process.stdout.write(usage);
-    process.exit(0);
+    if (settings.io === undefined) {
+      process.stdout.write(usage);
+      process.exit(0);
+    }
+    settings.io.stdout.write(usage);
+    throw new CommandLineExit(0);
   }
   if (settings.positionals === false && parsed.positionals.length > 0) {
     fail(`unexpected argument "${parsed.positionals.join(' ')}"`);

@@ -4,10 +4,16 @@
  * works, through its public HTTP API only. Prints a table (step, status, time); exits 0 when
  * every step passed, 1 when one failed, 2 on bad usage.
  */
-import { parseCommandLine } from '#infra/command-line.ts';
+import {
+  CommandLineExit,
+  type CommandLineIo,
+  exitCodeOf,
+  parseCommandLine,
+} from '#infra/command-line.ts';
 import { CloudWatchClient, GetMetricStatisticsCommand } from '@aws-sdk/client-cloudwatch';
 import { metricsNamespace, SERVICE_NAME } from '#shared/observability/business-metrics.ts';
 import { formatResults, runSmokeCheck } from './smoke-check.ts';
+import type { SmokeOptions } from './smoke-run.ts';
 
 /** The stage's ThreatsFound data points since a time, summed: what its alarm watches. */
 const threatsCounted =
@@ -59,81 +65,87 @@ const USAGE = `usage: npm run smoke -- --url <ApiUrl> --token <bearer> [--stage 
 
 The manual: docs/operating.md`;
 
-function usageError(message: string): never {
-  process.stderr.write(`npm run smoke: ${message}\n\n${USAGE}\n`);
-  process.exit(2);
+/**
+ * The smoke check's run: 0 when every step passed, 1 when one did not, 2 on bad usage. With
+ * --metrics, CloudWatch is read with the process's own AWS credentials and region.
+ */
+export function runSmoke(args: readonly string[], io: CommandLineIo): Promise<number> {
+  return exitCodeOf(async () => {
+    const results = await runSmokeCheck(smokeOptions(args, io));
+    io.stdout.write(`${formatResults(results)}\n`);
+    const failed = results.filter((result) => result.status !== 'ok').length;
+    io.stdout.write(
+      failed === 0
+        ? `\nall ${String(results.length)} steps passed\n`
+        : `\n${String(failed)} of ${String(results.length)} steps did not pass\n`,
+    );
+    return failed === 0 ? 0 : 1;
+  });
 }
 
-const positiveId = (flag: string, value: string | undefined): number | undefined => {
-  if (value === undefined) return undefined;
-  if (!/^[1-9][0-9]{0,15}$/.test(value)) usageError(`--${flag} must be a positive integer`);
-  return Number(value);
-};
+/** What the command line asks the check for; a usage error ends the run with 2. */
+function smokeOptions(args: readonly string[], io: CommandLineIo): SmokeOptions {
+  const usageError = (message: string): never => {
+    io.stderr.write(`npm run smoke: ${message}\n\n${USAGE}\n`);
+    throw new CommandLineExit(2);
+  };
+  const positiveId = (flag: string, value: string | undefined): number | undefined => {
+    if (value === undefined) return undefined;
+    if (!/^[1-9][0-9]{0,15}$/.test(value)) usageError(`--${flag} must be a positive integer`);
+    return Number(value);
+  };
+  /** A flag of whole units, 1 to 99999. */
+  const whole = (flag: string, value: string, units: string): number => {
+    if (!/^[1-9][0-9]{0,4}$/.test(value))
+      usageError(`--${flag} must be whole ${units}, 1 to 99999`);
+    return Number(value);
+  };
 
-const { values: flags } = parseCommandLine(
-  {
-    url: { type: 'string' },
-    token: { type: 'string' },
-    stage: { type: 'string', default: 'production' },
-    group: { type: 'string' },
-    deal: { type: 'string' },
-    notify: { type: 'boolean', default: false },
-    'malware-scanning': { type: 'string', default: 'on' },
-    'scan-wait': { type: 'string', default: '300' },
-    'retry-after-max': { type: 'string', default: '10000' },
-    metrics: { type: 'boolean', default: false },
-    'metrics-wait': { type: 'string', default: '300' },
-  },
-  `${USAGE}\n`,
-  usageError,
-  { positionals: false },
-);
-if (flags.url === undefined || !/^https?:\/\/\S+$/.test(flags.url)) {
-  usageError('--url must be the http(s) URL of the stage');
-}
-if (flags.token === undefined || flags.token === '') usageError('--token is required');
-const groupId = positiveId('group', flags.group);
-const dealId = positiveId('deal', flags.deal);
-if ((groupId === undefined) !== (dealId === undefined)) {
-  usageError('--group and --deal go together');
-}
-const scanning = flags['malware-scanning'];
-if (scanning !== 'on' && scanning !== 'off') usageError('--malware-scanning must be on or off');
-const scanWait = flags['scan-wait'];
-if (!/^[1-9][0-9]{0,4}$/.test(scanWait)) {
-  usageError('--scan-wait must be whole seconds, 1 to 99999');
-}
-const retryAfterMax = flags['retry-after-max'];
-if (!/^[1-9][0-9]{0,4}$/.test(retryAfterMax)) {
-  usageError('--retry-after-max must be whole milliseconds, 1 to 99999');
+  const { values: flags } = parseCommandLine(
+    {
+      url: { type: 'string' },
+      token: { type: 'string' },
+      stage: { type: 'string', default: 'production' },
+      group: { type: 'string' },
+      deal: { type: 'string' },
+      notify: { type: 'boolean', default: false },
+      'malware-scanning': { type: 'string', default: 'on' },
+      'scan-wait': { type: 'string', default: '300' },
+      'retry-after-max': { type: 'string', default: '10000' },
+      metrics: { type: 'boolean', default: false },
+      'metrics-wait': { type: 'string', default: '300' },
+    },
+    `${USAGE}\n`,
+    usageError,
+    { args, io, positionals: false },
+  );
+  const url = flags.url ?? '';
+  if (!/^https?:\/\/\S+$/.test(url)) usageError('--url must be the http(s) URL of the stage');
+  const token = flags.token ?? '';
+  if (token === '') usageError('--token is required');
+  const groupId = positiveId('group', flags.group);
+  const dealId = positiveId('deal', flags.deal);
+  if ((groupId === undefined) !== (dealId === undefined)) {
+    usageError('--group and --deal go together');
+  }
+  const scanning = flags['malware-scanning'];
+  if (scanning !== 'on' && scanning !== 'off') usageError('--malware-scanning must be on or off');
+  const scanWait = whole('scan-wait', flags['scan-wait'], 'seconds');
+  const retryAfterMax = whole('retry-after-max', flags['retry-after-max'], 'milliseconds');
+  const metricsWait = whole('metrics-wait', flags['metrics-wait'], 'seconds');
+  return {
+    url,
+    token,
+    stage: flags.stage,
+    notify: flags.notify,
+    malwareScanning: scanning === 'on',
+    scanWaitMs: scanWait * 1000,
+    retryAfterMaxMs: retryAfterMax,
+    ...(flags.metrics
+      ? { threatsCountedSince: threatsCounted(flags.stage), metricsWaitMs: metricsWait * 1000 }
+      : {}),
+    ...(groupId === undefined || dealId === undefined ? {} : { deal: { groupId, dealId } }),
+  };
 }
 
-const metricsWait = flags['metrics-wait'];
-if (!/^[1-9][0-9]{0,4}$/.test(metricsWait)) {
-  usageError('--metrics-wait must be whole seconds, 1 to 99999');
-}
-
-const results = await runSmokeCheck({
-  url: flags.url,
-  token: flags.token,
-  stage: flags.stage,
-  notify: flags.notify,
-  malwareScanning: scanning === 'on',
-  scanWaitMs: Number(scanWait) * 1000,
-  retryAfterMaxMs: Number(retryAfterMax),
-  ...(flags.metrics
-    ? {
-        threatsCountedSince: threatsCounted(flags.stage),
-        metricsWaitMs: Number(metricsWait) * 1000,
-      }
-    : {}),
-  ...(groupId === undefined || dealId === undefined ? {} : { deal: { groupId, dealId } }),
-});
-process.stdout.write(`${formatResults(results)}\n`);
-const failed = results.filter((result) => result.status !== 'ok').length;
-process.stdout.write(
-  failed === 0
-    ? `\nall ${String(results.length)} steps passed\n`
-    : `\n${String(failed)} of ${String(results.length)} steps did not pass\n`,
-);
-process.exitCode = failed === 0 ? 0 : 1;
+if (import.meta.main) process.exitCode = await runSmoke(process.argv.slice(2), process);

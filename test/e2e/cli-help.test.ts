@@ -1,7 +1,8 @@
 /**
  * Every CLI explains itself: `--help` prints usage on stdout and exits 0 without doing
- * anything; a wrong argument is refused with exit 2 before anything runs. Each script runs as
- * a process on the project's Node, as `npm run` runs it (without npm's half second).
+ * anything; a wrong argument is refused with exit 2 before anything runs. Each script's
+ * `--help` runs as a process on the project's Node, as `npm run` runs it (without npm's half
+ * second); the CLIs with a run function (`runAdmin`, `runToken`, …) are refused in this process.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -15,7 +16,12 @@ import { LOCAL_OVERRIDES } from '#infra/local/stage/local-stage-variables.ts';
 import { API_ROUTES, FUNCTION_ENTRIES } from '#functions/service-functions.ts';
 import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import { LOCAL_STAGE_VARIABLES } from '#infra/local/stage/local-stage-variables.ts';
+import { runEvent } from '#infra/local/cli/event-cli.ts';
+import { runInvoke } from '#infra/local/cli/invoke-cli.ts';
+import { runToken } from '#infra/local/cli/token-cli.ts';
+import { runSmoke } from '#infra/smoke/smoke.ts';
 import { cliEnvironment } from '#test/support/cli-environment.ts';
+import { runInProcess } from '#test/support/in-process-cli.ts';
 
 let scratch: string;
 beforeAll(async () => {
@@ -189,7 +195,7 @@ describe.concurrent('token', () => {
   it('takes --expires-in=-60, and gives a token that has expired', async () => {
     const env = { LOCAL_DATA_DIR: join(scratch, 'idp') };
     const args = ['--user', '7', '--expires-in=-60'];
-    const result = await node('infra/local/cli/token-cli.ts', args, env);
+    const result = await runInProcess(runToken, args, { env });
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
     const { exp, sub } = decodeJwt(result.stdout.trim());
     expect(sub).toBe('7');
@@ -200,17 +206,13 @@ describe.concurrent('token', () => {
     const help = await node('infra/local/cli/token-cli.ts', ['--help']);
     expect(help).toMatchObject({ code: 0, stderr: '' });
     expect(help.stdout).toMatch(/^usage: npm run --silent token -- --user <positive integer>/);
-    const bad = await node(
-      'infra/local/cli/token-cli.ts',
-      ['--user', '7', '--expires-in', 'soon'],
-      {
-        LOCAL_DATA_DIR: join(scratch, 'idp'),
-      },
-    );
+    const bad = await runInProcess(runToken, ['--user', '7', '--expires-in', 'soon'], {
+      env: { LOCAL_DATA_DIR: join(scratch, 'idp') },
+    });
     expect(bad.code).toBe(2);
     expect(bad.stdout).toBe('');
     expect(bad.stderr).toMatch(/^token: --expires-in must be whole seconds, got "soon"\n/);
-    const unknown = await node('infra/local/cli/token-cli.ts', ['--usr', '7']);
+    const unknown = await runInProcess(runToken, ['--usr', '7']);
     expect(unknown).toEqual({
       code: 2,
       stdout: '',
@@ -223,7 +225,7 @@ describe.concurrent('smoke', () => {
   it('an unknown option is named, with the usage (exit 2), and nothing is called', async () => {
     const help = await node('infra/smoke/smoke.ts', ['--help']);
     expect(help).toMatchObject({ code: 0, stderr: '' });
-    const unknown = await node('infra/smoke/smoke.ts', ['--urll', 'http://127.0.0.1:1']);
+    const unknown = await runInProcess(runSmoke, ['--urll', 'http://127.0.0.1:1']);
     expect(unknown).toEqual({
       code: 2,
       stdout: '',
@@ -251,15 +253,15 @@ describe.concurrent('event and invoke', () => {
       [['sqs', '--key', 'k'], 'sqs takes no --key'],
     ];
     for (const [args, message] of refusals) {
-      const refused = await node('infra/local/cli/event-cli.ts', args, {
-        LOCAL_DATA_DIR: join(scratch, 'events'),
+      const refused = await runInProcess(runEvent, args, {
+        env: { LOCAL_DATA_DIR: join(scratch, 'events') },
       });
       expect(refused.code).toBe(2);
       expect(refused.stdout).toBe('');
       expect(refused.stderr.startsWith(`event: ${message}\n\nusage: `)).toBe(true);
     }
     // An unknown option, in the words every CLI uses (test/unit/command-line.test.ts).
-    const unknown = await node('infra/local/cli/event-cli.ts', ['http', 'GET', '/x', '--usr', '5']);
+    const unknown = await runInProcess(runEvent, ['http', 'GET', '/x', '--usr', '5']);
     expect(unknown).toEqual({
       code: 2,
       stdout: '',
@@ -281,7 +283,7 @@ describe.concurrent('event and invoke', () => {
         `event: no route takes POST /api/v1/user/me/file/3${tail}`,
       ],
     ] as const) {
-      const refused = await node('infra/local/cli/event-cli.ts', args, env);
+      const refused = await runInProcess(runEvent, args, { env });
       expect({ args, code: refused.code, stdout: refused.stdout }).toEqual({
         args,
         code: 2,
@@ -300,7 +302,7 @@ describe.concurrent('event and invoke', () => {
     for (const functionId of FUNCTION_ENTRIES.keys()) {
       expect(help.stdout).toContain(`\n  ${functionId}\n`);
     }
-    const unknown = await node('infra/local/cli/invoke-cli.ts', ['ListUserFiles', '--evnt', '-']);
+    const unknown = await runInProcess(runInvoke, ['ListUserFiles', '--evnt', '-']);
     expect(unknown).toEqual({
       code: 2,
       stdout: '',

@@ -1,10 +1,10 @@
 /**
- * `npm run event` and `npm run invoke`, as processes, against a running local stage: an event
- * made by the one, piped into the other, runs the stage's own function on its emulators and
- * queues. The stage here takes the run's object store, so S3 events reach the finalizer only when
+ * `npm run event` and `npm run invoke` against a running local stage: an event made by the
+ * one, piped into the other (as processes, through npm, once; in this process otherwise), runs
+ * the stage's own function on its emulators and queues. The stage here takes the run's object store, so S3 events reach the finalizer only when
  * invoked by hand, as these tests do.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,7 +31,9 @@ import { stageCredentials } from '#infra/local/stage-credentials.ts';
 import { LAMBDA_MAX_REQUEST_BYTES } from '#infra/local/gateway/platform-limits.ts';
 import type { Credentials } from '#infra/local/sigv4-check.ts';
 import { answerBeforeBody, ONE_GIB, signedInvokeHeaders } from '#test/support/announced-body.ts';
-import { cliEnvironment } from '#test/support/cli-environment.ts';
+import { runInProcess } from '#test/support/in-process-cli.ts';
+import { runEvent } from '#infra/local/cli/event-cli.ts';
+import { runInvoke } from '#infra/local/cli/invoke-cli.ts';
 
 let stage: LocalStage;
 let dataDir: string;
@@ -63,29 +65,18 @@ interface Run {
   readonly stderr: string;
 }
 
-/** A CLI of infra/local on the project's Node, with `input` on its standard input. */
+/**
+ * `npm run event` or `npm run invoke`, run in this process with `input` on its standard input;
+ * the pipe through npm below runs both as processes.
+ */
 function cli(
   script: 'event-cli.ts' | 'invoke-cli.ts',
   args: readonly string[],
   options: { input?: string; env?: Record<string, string> } = {},
 ): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      [join(REPOSITORY_ROOT, 'infra/local/cli', script), ...args],
-      {
-        cwd: REPOSITORY_ROOT,
-        env: cliEnvironment({ LOCAL_DATA_DIR: dataDir, ...options.env }),
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code) => {
-      resolve({ code: code ?? -1, stdout, stderr });
-    });
-    child.stdin.end(options.input ?? '');
+  return runInProcess(script === 'event-cli.ts' ? runEvent : runInvoke, args, {
+    env: { LOCAL_DATA_DIR: dataDir, ...options.env },
+    input: options.input ?? '',
   });
 }
 

@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import { freePort } from '#infra/local/stage/listening.ts';
+import { runSmoke } from '#infra/smoke/smoke.ts';
 import { startCloudWatchStandIn } from '#test/support/cloudwatch-stand-in.ts';
+import { runInProcess } from '#test/support/in-process-cli.ts';
 import { seedDeals } from '#test/support/deal-fixtures.ts';
 import { startTestStage, type TestStage, useTestStage } from '#test/support/test-stage.ts';
 import { useWebhookReceiver } from '#test/support/webhook-receiver.ts';
@@ -29,11 +31,20 @@ async function withStage(
   }
 }
 
-/** `npm run smoke -- <args>`, as an operator runs it: its exit code and its output. */
-function smoke(
+interface SmokeRun {
+  readonly code: number | null;
+  readonly out: string;
+  readonly err: string;
+}
+
+/**
+ * `npm run smoke -- <args>`, as an operator runs it, in a process of its own: its exit code and
+ * its output. With --metrics the SDK reads its endpoint and credentials from `env`.
+ */
+function smokeProcess(
   args: readonly string[],
   env: Readonly<Record<string, string>> = {},
-): Promise<{ code: number | null; out: string; err: string }> {
+): Promise<SmokeRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['infra/smoke/smoke.ts', ...args], {
       cwd: REPOSITORY_ROOT,
@@ -49,6 +60,12 @@ function smoke(
       resolve({ code, out, err });
     });
   });
+}
+
+/** The same run in this process (`runSmoke`): what it prints and answers is the process's. */
+async function smoke(args: readonly string[]): Promise<SmokeRun> {
+  const { code, stdout, stderr } = await runInProcess(runSmoke, args);
+  return { code, out: stdout, err: stderr };
 }
 
 /**
@@ -98,10 +115,10 @@ const PASSED = [
 ];
 
 describe('npm run smoke', () => {
-  it('passes against a working stage and leaves nothing behind', async () => {
+  it('passes against a working stage and leaves nothing behind (as a process)', async () => {
     const before = await stage().stored();
     const token = await stage().token(42);
-    const run = await smoke([
+    const run = await smokeProcess([
       '--url',
       stage().url,
       '--token',
@@ -135,7 +152,7 @@ describe('npm run smoke', () => {
         ...RETRY_SOON,
       ];
       cloudWatch.sum = 1;
-      const counted = await smoke(args, env);
+      const counted = await smokeProcess(args, env);
       expect(statuses(counted.out)).toEqual([
         ...PASSED.slice(0, 10),
         'ThreatsFound counted: ok',
@@ -150,7 +167,7 @@ describe('npm run smoke', () => {
         Statistics: ['Sum'],
       });
       cloudWatch.sum = 0;
-      const missed = await smoke([...args, '--metrics-wait', '1'], env);
+      const missed = await smokeProcess([...args, '--metrics-wait', '1'], env);
       expect(detailOf(missed.out, 'ThreatsFound counted')).toBe(
         'no ThreatsFound data point within 1 s: is the verdict function recording (its log, the ScanEventFailures queue)?',
       );

@@ -13,7 +13,12 @@ import { dataFolder } from '../stage/data-folder.ts';
 import { loadIdentityProvider } from '../gateway/identity-provider.ts';
 import { toEventClaims } from '../gateway/jwt-authorizer.ts';
 import { LOCAL_BUCKET } from '../object-store/bucket-store.ts';
-import { parseCommandLine } from '#infra/command-line.ts';
+import {
+  CommandLineExit,
+  type CommandLineIo,
+  exitCodeOf,
+  parseCommandLine,
+} from '#infra/command-line.ts';
 import { s3PutEvent, snsAlarmEvent, sqsEvent } from './sample-events.ts';
 import { runningStage } from '../stage/stage-lock.ts';
 
@@ -30,44 +35,72 @@ The stage is LOCAL_DATA_DIR's, else .data/'s.
 The manual: docs/local-stage.md
 `;
 
-function fail(message: string): never {
-  process.stderr.write(`event: ${message}\n\n${USAGE}`);
-  process.exit(2);
+const OPTIONS = {
+  user: { type: 'string' },
+  key: { type: 'string' },
+  size: { type: 'string' },
+  body: { type: 'string', multiple: true },
+  header: { type: 'string', multiple: true },
+  alarm: { type: 'string' },
+  state: { type: 'string' },
+} as const;
+
+/** A usage error: exit 2, with the usage. */
+type UsageError = (message: string) => never;
+
+/** One command line: its kind, its options and the words after the kind. */
+interface EventRequest {
+  readonly kind: string;
+  readonly values: ReturnType<typeof parseCommandLine<typeof OPTIONS>>['values'];
+  readonly rest: readonly string[];
+  readonly io: CommandLineIo;
+  readonly fail: UsageError;
 }
 
-const { values, positionals } = parseCommandLine(
-  {
-    ...{ user: { type: 'string' }, key: { type: 'string' }, size: { type: 'string' } },
-    body: { type: 'string', multiple: true },
-    header: { type: 'string', multiple: true },
-    ...{ alarm: { type: 'string' }, state: { type: 'string' } },
-  },
-  USAGE,
-  fail,
-);
-const [kind, ...rest] = positionals;
+/** The event CLI's run: 0 with the event printed, 2 on bad usage. */
+export function runEvent(args: readonly string[], io: CommandLineIo): Promise<number> {
+  return exitCodeOf(async () => {
+    const fail: UsageError = (message) => {
+      io.stderr.write(`event: ${message}\n\n${USAGE}`);
+      throw new CommandLineExit(2);
+    };
+    const { values, positionals } = parseCommandLine(OPTIONS, USAGE, fail, { args, io });
+    const [kind = fail('name a kind of event'), ...rest] = positionals;
+    const make =
+      (Object.hasOwn(KINDS, kind) ? KINDS[kind] : undefined) ??
+      fail(`unknown kind "${kind}"; the kinds are: ${Object.keys(KINDS).join(', ')}`);
+    const event = await make({ kind, values, rest, io, fail });
+    io.stdout.write(`${JSON.stringify(event, null, 2)}\n`);
+    return 0;
+  });
+}
 
 /** Options and arguments this kind does not take are an error, not ignored. */
-function takes(allowed: readonly (keyof typeof values)[], argumentCount = 0): string[] {
-  const extra = (Object.keys(values) as (keyof typeof values)[]).filter(
+function takes(
+  { kind, values, rest, fail }: EventRequest,
+  allowed: readonly (keyof typeof OPTIONS)[],
+  argumentCount = 0,
+): readonly string[] {
+  const extra = (Object.keys(values) as (keyof typeof OPTIONS)[]).filter(
     (name) => values[name] !== undefined && !allowed.includes(name),
   );
-  if (extra.length > 0) fail(`${kind ?? ''} takes no --${extra.join(', --')}`);
-  if (rest.length > argumentCount)
+  if (extra.length > 0) fail(`${kind} takes no --${extra.join(', --')}`);
+  if (rest.length > argumentCount) {
     fail(`unexpected argument "${rest.slice(argumentCount).join(' ')}"`);
+  }
   return rest;
 }
 
-const json = (text: string) => {
+function checkJson({ kind, fail }: EventRequest, text: string): void {
   try {
     JSON.parse(text);
   } catch {
     fail(`--body must be JSON${kind === 'http' ? ' (or @<file>)' : ''}, got ${text}`);
   }
-};
+}
 
 /** A request no route takes: API Gateway's `$default` would take it, but that event is a typo. */
-function refuseUnrouted(method: string, target: string): void {
+function refuseUnrouted({ fail }: EventRequest, method: string, target: string): void {
   const match = createRouteMatcher(API_ROUTES);
   const { rawPath } = splitTarget(target);
   if (match(method, rawPath).kind === 'route') return;
@@ -77,23 +110,28 @@ function refuseUnrouted(method: string, target: string): void {
 }
 
 /** The --body of an http event: a file's bytes, or JSON sent as such. */
-async function httpBody(headers: [string, string][]): Promise<Buffer | undefined> {
-  const [given, ...more] = values.body ?? [];
-  if (more.length > 0) fail('http takes one --body');
+async function httpBody(
+  request: EventRequest,
+  headers: [string, string][],
+): Promise<Buffer | undefined> {
+  const [given, ...more] = request.values.body ?? [];
+  if (more.length > 0) request.fail('http takes one --body');
   if (given === undefined) return undefined;
   if (given.startsWith('@')) {
     const file = given.slice(1);
-    return readFile(file).catch(() => fail(`cannot read the body file "${file}"`));
+    return readFile(file).catch(() => request.fail(`cannot read the body file "${file}"`));
   }
-  json(given);
+  checkJson(request, given);
   if (!headers.some(([name]) => name.toLowerCase() === 'content-type')) {
     headers.push(['content-type', 'application/json']);
   }
   return Buffer.from(given);
 }
 
-async function http(): Promise<unknown> {
-  const [method, target] = takes(['user', 'body', 'header'], 2);
+async function http(request: EventRequest): Promise<unknown> {
+  const { values } = request;
+  const fail: UsageError = request.fail;
+  const [method, target] = takes(request, ['user', 'body', 'header'], 2);
   if (method === undefined || target === undefined) fail('http needs a method and a path');
   if (!/^[A-Za-z]+$/.test(method)) fail(`"${method}" is not an HTTP method`);
   if (!target.startsWith('/')) fail(`the path must start with "/", got "${target}"`);
@@ -102,9 +140,9 @@ async function http(): Promise<unknown> {
     if (colon <= 0) fail(`--header must be <name:value>, got "${header}"`);
     return [header.slice(0, colon).trim(), header.slice(colon + 1).trim()];
   });
-  const body = await httpBody(headers);
-  refuseUnrouted(method.toUpperCase(), target);
-  const dataDir = dataFolder(process.env);
+  const body = await httpBody(request, headers);
+  refuseUnrouted(request, method.toUpperCase(), target);
+  const dataDir = dataFolder(request.io.env);
   const stage = await runningStage(dataDir);
   let claims;
   if (values.user !== undefined) {
@@ -122,35 +160,44 @@ async function http(): Promise<unknown> {
   });
 }
 
-async function s3Put(): Promise<unknown> {
-  takes(['key', 'size']);
+async function s3Put(request: EventRequest): Promise<unknown> {
+  const { values } = request;
+  const fail: UsageError = request.fail;
+  takes(request, ['key', 'size']);
   const key = values.key ?? fail('s3-put needs --key');
   const size = Number(values.size ?? fail('s3-put needs --size'));
-  if (!Number.isSafeInteger(size) || size < 0)
+  if (!Number.isSafeInteger(size) || size < 0) {
     fail(`--size must be bytes, got "${values.size ?? ''}"`);
-  const stage = await runningStage(dataFolder(process.env));
+  }
+  const stage = await runningStage(dataFolder(request.io.env));
   return s3PutEvent({ bucket: stage?.bucket ?? LOCAL_BUCKET, key, size });
 }
 
-function sqs(): unknown {
-  takes(['body']);
-  const bodies = values.body ?? fail('sqs needs at least one --body');
-  for (const body of bodies) json(body);
+function sqs(request: EventRequest): unknown {
+  takes(request, ['body']);
+  const bodies = request.values.body ?? request.fail('sqs needs at least one --body');
+  for (const body of bodies) checkJson(request, body);
   return sqsEvent({ queueName: 'notifications', bodies });
 }
 
-function snsAlarm(): unknown {
-  takes(['alarm', 'state']);
+function snsAlarm(request: EventRequest): unknown {
+  const { values } = request;
+  const fail: UsageError = request.fail;
+  takes(request, ['alarm', 'state']);
   const states = ['ALARM', 'OK', 'INSUFFICIENT_DATA'] as const;
   const newState = states.find((known) => known === (values.state ?? 'ALARM'));
-  if (newState === undefined)
+  if (newState === undefined) {
     fail(`--state must be ${states.join(', ')}, got "${values.state ?? ''}"`);
+  }
   const alarmName = values.alarm ?? 'FileService-local-api-AlarmsApi5xx';
   return snsAlarmEvent({ alarmName, newState, oldState: newState === 'OK' ? 'ALARM' : 'OK' });
 }
 
-const KINDS: Record<string, () => unknown> = { http, 's3-put': s3Put, sqs, 'sns-alarm': snsAlarm };
-const make = kind === undefined ? fail('name a kind of event') : KINDS[kind];
-if (make === undefined)
-  fail(`unknown kind "${kind}"; the kinds are: ${Object.keys(KINDS).join(', ')}`);
-process.stdout.write(`${JSON.stringify(await make(), null, 2)}\n`);
+const KINDS: Record<string, (request: EventRequest) => unknown> = {
+  http,
+  's3-put': s3Put,
+  sqs,
+  'sns-alarm': snsAlarm,
+};
+
+if (import.meta.main) process.exitCode = await runEvent(process.argv.slice(2), process);

@@ -9,7 +9,12 @@ import { FUNCTION_ENTRIES } from '#functions/service-functions.ts';
 import { dataFolder, noStageRuns } from '../stage/data-folder.ts';
 import { LOCAL_REGION } from '../stage/emulators.ts';
 import { readStageCredentials } from '../stage-credentials.ts';
-import { parseCommandLine } from '#infra/command-line.ts';
+import {
+  CommandLineExit,
+  type CommandLineIo,
+  exitCodeOf,
+  parseCommandLine,
+} from '#infra/command-line.ts';
 import { runningStage } from '../stage/stage-lock.ts';
 
 const FUNCTION_IDS = [...FUNCTION_ENTRIES.keys()];
@@ -27,37 +32,71 @@ ${FUNCTION_IDS.map((id) => `  ${id}`).join('\n')}
 The manual: docs/local-stage.md
 `;
 
-/** A usage error: exit 2, with the usage unless the message says all there is to say. */
-function usageError(message: string, withUsage = true, code = 2): never {
-  process.stderr.write(`invoke: ${message}\n${withUsage ? `\n${USAGE}` : ''}`);
-  process.exit(code);
+/** The invoke CLI's run: 0 when the function returned, 1 when not, 2 on bad usage. */
+export function runInvoke(args: readonly string[], io: CommandLineIo): Promise<number> {
+  return exitCodeOf(() => invoke(args, io));
 }
 
-function refuse(message: string): never {
-  return usageError(message, false, 1);
-}
+async function invoke(args: readonly string[], io: CommandLineIo): Promise<number> {
+  /** A usage error: exit 2, with the usage unless the message says all there is to say. */
+  const usageError = (message: string, withUsage = true, code = 2): never => {
+    io.stderr.write(`invoke: ${message}\n${withUsage ? `\n${USAGE}` : ''}`);
+    throw new CommandLineExit(code);
+  };
+  const refuse = (message: string): never => usageError(message, false, 1);
 
-const { values, positionals } = parseCommandLine({ event: { type: 'string' } }, USAGE, usageError);
-const [functionId = usageError('name a function'), ...extra] = positionals;
-if (extra.length > 0) usageError(`unexpected argument "${extra.join(' ')}"`);
-if (!FUNCTION_ENTRIES.has(functionId as never)) {
-  usageError(
-    `unknown function "${functionId}"; the functions are: ${FUNCTION_IDS.join(', ')}`,
-    false,
+  const { values, positionals } = parseCommandLine(
+    { event: { type: 'string' } },
+    USAGE,
+    usageError,
+    {
+      args,
+      io,
+    },
   );
+  const [functionId = usageError('name a function'), ...extra] = positionals;
+  if (extra.length > 0) usageError(`unexpected argument "${extra.join(' ')}"`);
+  if (!FUNCTION_ENTRIES.has(functionId as never)) {
+    usageError(
+      `unknown function "${functionId}"; the functions are: ${FUNCTION_IDS.join(', ')}`,
+      false,
+    );
+  }
+  const event = await readEvent(io, values.event ?? '-', usageError);
+  const client = await stageClient(dataFolder(io.env), refuse);
+  const payload = {
+    FunctionName: functionId,
+    Payload: Buffer.from(event),
+    LogType: 'Tail',
+  } as const;
+  const invoked = await client
+    .send(new InvokeCommand(payload))
+    .catch((error: unknown) => refuse(`${functionId} could not be invoked: ${String(error)}`))
+    .finally(() => {
+      client.destroy();
+    });
+  if (invoked.LogResult !== undefined) {
+    io.stderr.write(Buffer.from(invoked.LogResult, 'base64').toString('utf8'));
+  }
+  io.stdout.write(`${Buffer.from(invoked.Payload ?? new Uint8Array()).toString('utf8')}\n`);
+  return invoked.FunctionError === undefined ? 0 : 1;
 }
 
-/** The event's text, checked to be JSON. */
-async function readEvent(source = values.event ?? '-'): Promise<string> {
+/** The event's text (a file's, or standard input's for `-`), checked to be JSON. */
+async function readEvent(
+  io: CommandLineIo,
+  source: string,
+  usageError: (message: string, withUsage?: boolean) => never,
+): Promise<string> {
   let text: string;
   if (source !== '-') {
     text = await readFile(source, 'utf8').catch(() =>
       usageError(`cannot read the event file "${source}"`, false),
     );
   } else {
-    if (process.stdin.isTTY) usageError('no event: give --event <file>, or pipe one in');
+    if (io.stdin.isTTY === true) usageError('no event: give --event <file>, or pipe one in');
     const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin as AsyncIterable<Buffer>) chunks.push(chunk);
+    for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk));
     text = Buffer.concat(chunks).toString('utf8');
   }
   try {
@@ -69,30 +108,19 @@ async function readEvent(source = values.event ?? '-'): Promise<string> {
 }
 
 /** The running stage's Invoke API, signed with its credentials. */
-async function stageClient(): Promise<LambdaClient> {
-  const dataDir = dataFolder(process.env);
+async function stageClient(
+  dataDir: string,
+  refuse: (message: string) => never,
+): Promise<LambdaClient> {
   const record = await runningStage(dataDir);
-  if (record === undefined) refuse(noStageRuns(dataDir));
+  if (record === undefined) return refuse(noStageRuns(dataDir));
   const credentials = await readStageCredentials(dataDir);
   if (typeof record.lambdaEndpoint !== 'string' || credentials === undefined) {
-    refuse(`the local stage on ${dataDir} is of an older version: restart it`);
+    return refuse(`the local stage on ${dataDir} is of an older version: restart it`);
   }
   // Exactly once: a retried invocation would run the function's side effects twice.
   const endpoint = record.lambdaEndpoint;
   return new LambdaClient({ maxAttempts: 1, endpoint, region: LOCAL_REGION, credentials });
 }
 
-const event = await readEvent();
-const client = await stageClient();
-const payload = { FunctionName: functionId, Payload: Buffer.from(event), LogType: 'Tail' } as const;
-const invoked = await client
-  .send(new InvokeCommand(payload))
-  .catch((error: unknown) => refuse(`${functionId} could not be invoked: ${String(error)}`))
-  .finally(() => {
-    client.destroy();
-  });
-if (invoked.LogResult !== undefined) {
-  process.stderr.write(Buffer.from(invoked.LogResult, 'base64').toString('utf8'));
-}
-process.stdout.write(`${Buffer.from(invoked.Payload ?? new Uint8Array()).toString('utf8')}\n`);
-process.exitCode = invoked.FunctionError === undefined ? 0 : 1;
+if (import.meta.main) process.exitCode = await runInvoke(process.argv.slice(2), process);

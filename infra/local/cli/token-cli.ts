@@ -3,7 +3,12 @@
  * local identity provider, and nothing else, on stdout.
  */
 import { parseUserId } from '#shared/http/user-id.ts';
-import { parseCommandLine } from '#infra/command-line.ts';
+import {
+  CommandLineExit,
+  type CommandLineIo,
+  exitCodeOf,
+  parseCommandLine,
+} from '#infra/command-line.ts';
 import { dataFolder } from '../stage/data-folder.ts';
 import { loadIdentityProvider } from '../gateway/identity-provider.ts';
 
@@ -14,19 +19,27 @@ seconds (default 3600; --expires-in=-60 gives a token that expired a minute ago)
 data folder of LOCAL_DATA_DIR, else .data/.
 `;
 
-function fail(message: string): never {
-  console.error(`token: ${message}\n\n${USAGE}`);
-  process.exit(2);
+/** The token CLI's run: 0 with the token printed, 2 on bad usage. */
+export function runToken(args: readonly string[], io: CommandLineIo): Promise<number> {
+  return exitCodeOf(async () => {
+    const fail = (message: string): never => {
+      io.stderr.write(`token: ${message}\n\n${USAGE}\n`);
+      throw new CommandLineExit(2);
+    };
+    const { values } = parseCommandLine(
+      { user: { type: 'string', short: 'u' }, 'expires-in': { type: 'string', default: '3600' } },
+      ...([USAGE, fail, { args, io, positionals: false }] as const),
+    );
+    const user = values.user ?? fail('--user is required');
+    const userId = parseUserId(user) ?? fail(`--user must be a positive integer, got "${user}"`);
+    const expiresIn = values['expires-in'];
+    if (!/^-?[0-9]+$/.test(expiresIn)) {
+      fail(`--expires-in must be whole seconds, got "${expiresIn}"`);
+    }
+    const provider = await loadIdentityProvider(dataFolder(io.env));
+    io.stdout.write(`${await provider.issueToken({ userId, expiresIn: Number(expiresIn) })}\n`);
+    return 0;
+  });
 }
 
-const { values } = parseCommandLine(
-  { user: { type: 'string', short: 'u' }, 'expires-in': { type: 'string', default: '3600' } },
-  ...([USAGE, fail, { positionals: false }] as const),
-);
-const user = values.user ?? fail('--user is required');
-const userId = parseUserId(user) ?? fail(`--user must be a positive integer, got "${user}"`);
-const expiresIn = values['expires-in'];
-if (!/^-?[0-9]+$/.test(expiresIn)) fail(`--expires-in must be whole seconds, got "${expiresIn}"`);
-
-const provider = await loadIdentityProvider(dataFolder(process.env));
-console.log(await provider.issueToken({ userId, expiresIn: Number(expiresIn) }));
+if (import.meta.main) process.exitCode = await runToken(process.argv.slice(2), process);
