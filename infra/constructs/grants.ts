@@ -57,21 +57,32 @@ export function grantObjects(
 }
 
 /**
+ * Where the probes below are made: a stack outside every app that synthesizes, one per process.
+ * A stack without an app makes an app of its own, and each app a temporary folder, which CDK
+ * removes only when the process exits normally (a test worker is stopped instead).
+ */
+let probeStack: Stack | undefined;
+
+/**
  * The finding cdk-nag's wildcard rule (AwsSolutions-IAM5) reports for `resource`, as it names
  * it: the rule itself, run on a policy that holds only this resource.
  */
 function wildcardFinding(resource: unknown): string {
-  const probe = new Stack(undefined, 'WildcardProbe');
-  const policy = new CfnPolicy(probe, 'Policy', {
+  probeStack ??= new Stack(undefined, 'WildcardProbe');
+  const policy = new CfnPolicy(probeStack, 'Policy', {
     policyName: 'probe',
     policyDocument: {
       Statement: [{ Effect: 'Allow', Action: 'probe:Probe', Resource: resource }],
     },
   });
-  const findings = rules.iam.IAMNoWildcardPermissions(policy);
-  const [finding] = Array.isArray(findings) ? findings : [];
-  if (finding === undefined) throw new Error(`${JSON.stringify(resource)} holds no wildcard`);
-  return finding;
+  try {
+    const findings = rules.iam.IAMNoWildcardPermissions(policy);
+    const [finding] = Array.isArray(findings) ? findings : [];
+    if (finding === undefined) throw new Error(`${JSON.stringify(resource)} holds no wildcard`);
+    return finding;
+  } finally {
+    probeStack.node.tryRemoveChild(policy.node.id);
+  }
 }
 
 /** Acknowledges cdk-nag's AwsSolutions-IAM5 finding for one wildcard resource of a grant. */

@@ -5,7 +5,7 @@ import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
   API_ROUTES,
   FALLBACK_FUNCTION,
@@ -914,8 +914,13 @@ describe('alarms', () => {
   });
 
   it('warns at synth when the alarms would reach nobody, or chat alone', () => {
+    // An app without an outdir leaves a cdk.out* folder in the temp dir when a worker stops.
+    const outdir = mkdtempSync(join(tmpdir(), 'cdk-test-'));
+    onTestFinished(() => {
+      rmSync(outdir, { recursive: true, force: true });
+    });
     const warningsFor = (settings: Record<string, unknown>, pattern = 'nobody subscribes') => {
-      const stack = new Stack(new App(), 'Alarmed');
+      const stack = new Stack(new App({ outdir }), 'Alarmed');
       const values: Record<string, unknown> = {
         stage: 'production',
         jwtIssuer: ISSUER,
