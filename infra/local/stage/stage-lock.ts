@@ -1,4 +1,5 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { STORAGE_LIMIT_SETTINGS, type StorageLimitSetting } from '#shared/config/environment.ts';
 import type { LocalStage } from './local-stage.ts';
@@ -62,13 +63,25 @@ export async function runningStage(dataDir: string): Promise<StageRecord | undef
 
 /**
  * A start killed outright cannot stop its DynamoDB Local: the next one on the folder stops the
- * one the old record names, if that pid is DynamoDB Local still (Linux's /proc says).
+ * one the old record names, if that pid is DynamoDB Local still (Linux's /proc says). Asked
+ * first, as a stage stops its own: a JVM killed outright leaves the SQLite library it unpacked
+ * (900 KB) in the temp dir. Killed if it has not stopped within 5 s.
  */
 export async function reapOrphan(dataDir: string): Promise<void> {
   const pid = (await readStageRecord(dataDir))?.dynamodbPid;
   if (pid === undefined) return;
   const commandLine = await readFile(`/proc/${String(pid)}/cmdline`, 'utf8').catch(() => '');
-  if (commandLine.includes('DynamoDBLocal')) process.kill(pid, 'SIGKILL');
+  if (!commandLine.includes('DynamoDBLocal')) return;
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline && (await isRunning(pid))) await sleep(50);
+  if (await isRunning(pid)) process.kill(pid, 'SIGKILL');
+}
+
+/** Whether a pid runs: it exists and has not ended (a zombie waits for its parent to read it). */
+async function isRunning(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${String(pid)}/stat`, 'utf8').catch(() => '');
+  return stat !== '' && !/^\d+ \(.*\) Z /.test(stat);
 }
 
 export async function writeStageRecord(dataDir: string, record: StageRecord): Promise<void> {
