@@ -46,12 +46,18 @@ export interface CommandLineIo {
 }
 
 /** A CLI ending early with its exit code: after `--help` (0), or on a usage error (2). */
-export class CommandLineExit extends Error {
+class CommandLineExit extends Error {
   readonly code: number;
   constructor(code: number) {
     super(`exit ${String(code)}`);
     this.code = code;
   }
+}
+
+/** Ends a CLI's run early: `text` on stderr, then exit `code` (a usage error's 2 unless given). */
+export function exitWith(io: CommandLineIo, text: string, code = 2): never {
+  io.stderr.write(text);
+  throw new CommandLineExit(code);
 }
 
 /** The exit code of a CLI's run: the one its body answers, or the one it ended early with. */

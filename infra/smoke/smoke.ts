@@ -4,12 +4,7 @@
  * works, through its public HTTP API only. Prints a table (step, status, time); exits 0 when
  * every step passed, 1 when one failed, 2 on bad usage.
  */
-import {
-  CommandLineExit,
-  type CommandLineIo,
-  exitCodeOf,
-  parseCommandLine,
-} from '#infra/command-line.ts';
+import { type CommandLineIo, exitCodeOf, exitWith, parseCommandLine } from '#infra/command-line.ts';
 import { CloudWatchClient, GetMetricStatisticsCommand } from '@aws-sdk/client-cloudwatch';
 import { metricsNamespace, SERVICE_NAME } from '#shared/observability/business-metrics.ts';
 import { formatResults, runSmokeCheck } from './smoke-check.ts';
@@ -85,10 +80,7 @@ export function runSmoke(args: readonly string[], io: CommandLineIo): Promise<nu
 
 /** What the command line asks the check for; a usage error ends the run with 2. */
 function smokeOptions(args: readonly string[], io: CommandLineIo): SmokeOptions {
-  const usageError = (message: string): never => {
-    io.stderr.write(`npm run smoke: ${message}\n\n${USAGE}\n`);
-    throw new CommandLineExit(2);
-  };
+  const usageError = (message: string) => exitWith(io, `npm run smoke: ${message}\n\n${USAGE}\n`);
   const positiveId = (flag: string, value: string | undefined): number | undefined => {
     if (value === undefined) return undefined;
     if (!/^[1-9][0-9]{0,15}$/.test(value)) usageError(`--${flag} must be a positive integer`);

@@ -13,12 +13,7 @@ import { dataFolder } from '../stage/data-folder.ts';
 import { loadIdentityProvider } from '../gateway/identity-provider.ts';
 import { toEventClaims } from '../gateway/jwt-authorizer.ts';
 import { LOCAL_BUCKET } from '../object-store/bucket-store.ts';
-import {
-  CommandLineExit,
-  type CommandLineIo,
-  exitCodeOf,
-  parseCommandLine,
-} from '#infra/command-line.ts';
+import { type CommandLineIo, exitCodeOf, exitWith, parseCommandLine } from '#infra/command-line.ts';
 import { s3PutEvent, snsAlarmEvent, sqsEvent } from './sample-events.ts';
 import { runningStage } from '../stage/stage-lock.ts';
 
@@ -45,25 +40,20 @@ const OPTIONS = {
   state: { type: 'string' },
 } as const;
 
-/** A usage error: exit 2, with the usage. */
-type UsageError = (message: string) => never;
-
 /** One command line: its kind, its options and the words after the kind. */
 interface EventRequest {
   readonly kind: string;
   readonly values: ReturnType<typeof parseCommandLine<typeof OPTIONS>>['values'];
   readonly rest: readonly string[];
   readonly io: CommandLineIo;
-  readonly fail: UsageError;
+  /** A usage error: exit 2, with the usage. */
+  readonly fail: (message: string) => never;
 }
 
 /** The event CLI's run: 0 with the event printed, 2 on bad usage. */
 export function runEvent(args: readonly string[], io: CommandLineIo): Promise<number> {
   return exitCodeOf(async () => {
-    const fail: UsageError = (message) => {
-      io.stderr.write(`event: ${message}\n\n${USAGE}`);
-      throw new CommandLineExit(2);
-    };
+    const fail = (message: string) => exitWith(io, `event: ${message}\n\n${USAGE}`);
     const { values, positionals } = parseCommandLine(OPTIONS, USAGE, fail, { args, io });
     const [kind = fail('name a kind of event'), ...rest] = positionals;
     const make =
@@ -130,14 +120,13 @@ async function httpBody(
 
 async function http(request: EventRequest): Promise<unknown> {
   const { values } = request;
-  const fail: UsageError = request.fail;
   const [method, target] = takes(request, ['user', 'body', 'header'], 2);
-  if (method === undefined || target === undefined) fail('http needs a method and a path');
-  if (!/^[A-Za-z]+$/.test(method)) fail(`"${method}" is not an HTTP method`);
-  if (!target.startsWith('/')) fail(`the path must start with "/", got "${target}"`);
+  if (method === undefined || target === undefined) request.fail('http needs a method and a path');
+  if (!/^[A-Za-z]+$/.test(method)) request.fail(`"${method}" is not an HTTP method`);
+  if (!target.startsWith('/')) request.fail(`the path must start with "/", got "${target}"`);
   const headers = (values.header ?? []).map((header): [string, string] => {
     const colon = header.indexOf(':');
-    if (colon <= 0) fail(`--header must be <name:value>, got "${header}"`);
+    if (colon <= 0) request.fail(`--header must be <name:value>, got "${header}"`);
     return [header.slice(0, colon).trim(), header.slice(colon + 1).trim()];
   });
   const body = await httpBody(request, headers);
@@ -147,7 +136,8 @@ async function http(request: EventRequest): Promise<unknown> {
   let claims;
   if (values.user !== undefined) {
     const userId =
-      parseUserId(values.user) ?? fail(`--user must be a positive integer, got "${values.user}"`);
+      parseUserId(values.user) ??
+      request.fail(`--user must be a positive integer, got "${values.user}"`);
     const token = await (await loadIdentityProvider(dataDir)).issueToken({ userId });
     headers.unshift(['authorization', `Bearer ${token}`]);
     claims = toEventClaims(decodeJwt(token));
@@ -162,12 +152,11 @@ async function http(request: EventRequest): Promise<unknown> {
 
 async function s3Put(request: EventRequest): Promise<unknown> {
   const { values } = request;
-  const fail: UsageError = request.fail;
   takes(request, ['key', 'size']);
-  const key = values.key ?? fail('s3-put needs --key');
-  const size = Number(values.size ?? fail('s3-put needs --size'));
+  const key = values.key ?? request.fail('s3-put needs --key');
+  const size = Number(values.size ?? request.fail('s3-put needs --size'));
   if (!Number.isSafeInteger(size) || size < 0) {
-    fail(`--size must be bytes, got "${values.size ?? ''}"`);
+    request.fail(`--size must be bytes, got "${values.size ?? ''}"`);
   }
   const stage = await runningStage(dataFolder(request.io.env));
   return s3PutEvent({ bucket: stage?.bucket ?? LOCAL_BUCKET, key, size });
@@ -182,12 +171,11 @@ function sqs(request: EventRequest): unknown {
 
 function snsAlarm(request: EventRequest): unknown {
   const { values } = request;
-  const fail: UsageError = request.fail;
   takes(request, ['alarm', 'state']);
   const states = ['ALARM', 'OK', 'INSUFFICIENT_DATA'] as const;
   const newState = states.find((known) => known === (values.state ?? 'ALARM'));
   if (newState === undefined) {
-    fail(`--state must be ${states.join(', ')}, got "${values.state ?? ''}"`);
+    request.fail(`--state must be ${states.join(', ')}, got "${values.state ?? ''}"`);
   }
   const alarmName = values.alarm ?? 'FileService-local-api-AlarmsApi5xx';
   return snsAlarmEvent({ alarmName, newState, oldState: newState === 'OK' ? 'ALARM' : 'OK' });

@@ -9,12 +9,7 @@ import { FUNCTION_ENTRIES } from '#functions/service-functions.ts';
 import { dataFolder, noStageRuns } from '../stage/data-folder.ts';
 import { LOCAL_REGION } from '../stage/emulators.ts';
 import { readStageCredentials } from '../stage-credentials.ts';
-import {
-  CommandLineExit,
-  type CommandLineIo,
-  exitCodeOf,
-  parseCommandLine,
-} from '#infra/command-line.ts';
+import { type CommandLineIo, exitCodeOf, exitWith, parseCommandLine } from '#infra/command-line.ts';
 import { runningStage } from '../stage/stage-lock.ts';
 
 const FUNCTION_IDS = [...FUNCTION_ENTRIES.keys()];
@@ -32,69 +27,56 @@ ${FUNCTION_IDS.map((id) => `  ${id}`).join('\n')}
 The manual: docs/local-stage.md
 `;
 
+/** A usage error: exit 2, with the usage unless the message says all there is to say. */
+const usageError = (io: CommandLineIo, message: string, withUsage = true): never =>
+  exitWith(io, `invoke: ${message}\n${withUsage ? `\n${USAGE}` : ''}`);
+
+/** The function did not run: exit 1. */
+const refuse = (io: CommandLineIo, message: string): never =>
+  exitWith(io, `invoke: ${message}\n`, 1);
+
 /** The invoke CLI's run: 0 when the function returned, 1 when not, 2 on bad usage. */
 export function runInvoke(args: readonly string[], io: CommandLineIo): Promise<number> {
-  return exitCodeOf(() => invoke(args, io));
-}
-
-async function invoke(args: readonly string[], io: CommandLineIo): Promise<number> {
-  /** A usage error: exit 2, with the usage unless the message says all there is to say. */
-  const usageError = (message: string, withUsage = true, code = 2): never => {
-    io.stderr.write(`invoke: ${message}\n${withUsage ? `\n${USAGE}` : ''}`);
-    throw new CommandLineExit(code);
-  };
-  const refuse = (message: string): never => usageError(message, false, 1);
-
-  const { values, positionals } = parseCommandLine(
-    { event: { type: 'string' } },
-    USAGE,
-    usageError,
-    {
-      args,
-      io,
-    },
-  );
-  const [functionId = usageError('name a function'), ...extra] = positionals;
-  if (extra.length > 0) usageError(`unexpected argument "${extra.join(' ')}"`);
-  if (!FUNCTION_ENTRIES.has(functionId as never)) {
-    usageError(
-      `unknown function "${functionId}"; the functions are: ${FUNCTION_IDS.join(', ')}`,
-      false,
-    );
-  }
-  const event = await readEvent(io, values.event ?? '-', usageError);
-  const client = await stageClient(dataFolder(io.env), refuse);
-  const payload = {
-    FunctionName: functionId,
-    Payload: Buffer.from(event),
-    LogType: 'Tail',
-  } as const;
-  const invoked = await client
-    .send(new InvokeCommand(payload))
-    .catch((error: unknown) => refuse(`${functionId} could not be invoked: ${String(error)}`))
-    .finally(() => {
-      client.destroy();
-    });
-  if (invoked.LogResult !== undefined) {
-    io.stderr.write(Buffer.from(invoked.LogResult, 'base64').toString('utf8'));
-  }
-  io.stdout.write(`${Buffer.from(invoked.Payload ?? new Uint8Array()).toString('utf8')}\n`);
-  return invoked.FunctionError === undefined ? 0 : 1;
+  return exitCodeOf(async () => {
+    const fail = (message: string) => usageError(io, message);
+    const options = { event: { type: 'string' } } as const;
+    const { values, positionals } = parseCommandLine(options, USAGE, fail, { args, io });
+    const [functionId = fail('name a function'), ...extra] = positionals;
+    if (extra.length > 0) fail(`unexpected argument "${extra.join(' ')}"`);
+    if (!FUNCTION_ENTRIES.has(functionId as never)) {
+      const known = FUNCTION_IDS.join(', ');
+      usageError(io, `unknown function "${functionId}"; the functions are: ${known}`, false);
+    }
+    const event = await readEvent(io, values.event ?? '-');
+    const client = await stageClient(io, dataFolder(io.env));
+    const payload = {
+      FunctionName: functionId,
+      Payload: Buffer.from(event),
+      LogType: 'Tail' as const,
+    };
+    const invoked = await client
+      .send(new InvokeCommand(payload))
+      .catch((error: unknown) => refuse(io, `${functionId} could not be invoked: ${String(error)}`))
+      .finally(() => {
+        client.destroy();
+      });
+    if (invoked.LogResult !== undefined) {
+      io.stderr.write(Buffer.from(invoked.LogResult, 'base64').toString('utf8'));
+    }
+    io.stdout.write(`${Buffer.from(invoked.Payload ?? new Uint8Array()).toString('utf8')}\n`);
+    return invoked.FunctionError === undefined ? 0 : 1;
+  });
 }
 
 /** The event's text (a file's, or standard input's for `-`), checked to be JSON. */
-async function readEvent(
-  io: CommandLineIo,
-  source: string,
-  usageError: (message: string, withUsage?: boolean) => never,
-): Promise<string> {
+async function readEvent(io: CommandLineIo, source: string): Promise<string> {
   let text: string;
   if (source !== '-') {
     text = await readFile(source, 'utf8').catch(() =>
-      usageError(`cannot read the event file "${source}"`, false),
+      usageError(io, `cannot read the event file "${source}"`, false),
     );
   } else {
-    if (io.stdin.isTTY === true) usageError('no event: give --event <file>, or pipe one in');
+    if (io.stdin.isTTY === true) usageError(io, 'no event: give --event <file>, or pipe one in');
     const chunks: Buffer[] = [];
     for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk));
     text = Buffer.concat(chunks).toString('utf8');
@@ -102,21 +84,18 @@ async function readEvent(
   try {
     JSON.parse(text);
   } catch (error) {
-    usageError(`the event is not JSON: ${(error as Error).message}`, false);
+    usageError(io, `the event is not JSON: ${(error as Error).message}`, false);
   }
   return text;
 }
 
 /** The running stage's Invoke API, signed with its credentials. */
-async function stageClient(
-  dataDir: string,
-  refuse: (message: string) => never,
-): Promise<LambdaClient> {
+async function stageClient(io: CommandLineIo, dataDir: string): Promise<LambdaClient> {
   const record = await runningStage(dataDir);
-  if (record === undefined) return refuse(noStageRuns(dataDir));
+  if (record === undefined) return refuse(io, noStageRuns(dataDir));
   const credentials = await readStageCredentials(dataDir);
   if (typeof record.lambdaEndpoint !== 'string' || credentials === undefined) {
-    return refuse(`the local stage on ${dataDir} is of an older version: restart it`);
+    return refuse(io, `the local stage on ${dataDir} is of an older version: restart it`);
   }
   // Exactly once: a retried invocation would run the function's side effects twice.
   const endpoint = record.lambdaEndpoint;

@@ -3,12 +3,7 @@
  * local identity provider, and nothing else, on stdout.
  */
 import { parseUserId } from '#shared/http/user-id.ts';
-import {
-  CommandLineExit,
-  type CommandLineIo,
-  exitCodeOf,
-  parseCommandLine,
-} from '#infra/command-line.ts';
+import { type CommandLineIo, exitCodeOf, exitWith, parseCommandLine } from '#infra/command-line.ts';
 import { dataFolder } from '../stage/data-folder.ts';
 import { loadIdentityProvider } from '../gateway/identity-provider.ts';
 
@@ -22,10 +17,7 @@ data folder of LOCAL_DATA_DIR, else .data/.
 /** The token CLI's run: 0 with the token printed, 2 on bad usage. */
 export function runToken(args: readonly string[], io: CommandLineIo): Promise<number> {
   return exitCodeOf(async () => {
-    const fail = (message: string): never => {
-      io.stderr.write(`token: ${message}\n\n${USAGE}\n`);
-      throw new CommandLineExit(2);
-    };
+    const fail = (message: string) => exitWith(io, `token: ${message}\n\n${USAGE}\n`);
     const { values } = parseCommandLine(
       { user: { type: 'string', short: 'u' }, 'expires-in': { type: 'string', default: '3600' } },
       ...([USAGE, fail, { args, io, positionals: false }] as const),
