@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as z from 'zod';
 import type { Credentials } from './sigv4-check.ts';
 
@@ -19,22 +19,30 @@ export const newCredentials = (): Credentials => ({
 });
 
 /** Ignores the one filesystem error `code` (ENOENT, EEXIST), throws any other. */
-const unless = (code: string) => (error: unknown) => {
+export const unless = (code: string) => (error: unknown) => {
   if ((error as NodeJS.ErrnoException).code !== code) throw error;
 };
+
+/**
+ * Writes `text` to `path` (0600, its folder made 0700) unless a file is there. A link appears
+ * whole, and only where no file is: when two processes race, the first one's file wins.
+ */
+export async function createOnce(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const partial = `${path}.${randomUUID()}.tmp`;
+  await writeFile(partial, text, { mode: 0o600, flag: 'wx' });
+  await link(partial, path)
+    .catch(unless('EEXIST'))
+    .finally(() => unlink(partial));
+}
 
 /** The data folder's credentials, made on first use. */
 export async function stageCredentials(dataDir: string): Promise<Credentials> {
   const existing = await readStageCredentials(dataDir);
   if (existing !== undefined) return existing;
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, 'credentials.json');
-  const partial = `${file}.${randomUUID()}.tmp`;
-  await writeFile(partial, JSON.stringify(newCredentials(), null, 2), { mode: 0o600, flag: 'wx' });
-  // A link appears whole, and only where no file is: two first starts agree on one secret.
-  await link(partial, file)
-    .catch(unless('EEXIST'))
-    .finally(() => unlink(partial));
+  // Two first starts agree on one secret.
+  await createOnce(file, JSON.stringify(newCredentials(), null, 2));
   return (await readStageCredentials(dataDir)) ?? Promise.reject(new Error(`${file} not made`));
 }
 

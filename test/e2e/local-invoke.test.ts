@@ -252,7 +252,6 @@ describe("the stage's Invoke API, as Lambda answers", () => {
     const fixture = { entry: 'test/support/fixture-function.ts', memoryMb: 128 };
     server = createServer(
       createLambdaInvokeApi({
-        root: REPOSITORY_ROOT,
         wiring: stage.wiring,
         credentials: LOCAL_CREDENTIALS,
         functions: new Map([

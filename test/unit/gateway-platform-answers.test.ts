@@ -12,7 +12,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { ApiRoute } from '#shared/api/routes.ts';
 import { createGateway, type RequestLogLine } from '#infra/local/gateway/gateway.ts';
 import type { LocalWiring } from '#infra/local/lambda/handler-loader.ts';
-import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import {
   API_GATEWAY_MAX_BODY_BYTES,
   eventBytes,
@@ -51,7 +50,6 @@ beforeAll(async () => {
         route('GET', '/patient', 'Patient'),
         route('POST', '/upload', 'Hasty'),
       ],
-      root: REPOSITORY_ROOT,
       // The route function reads no adapter: the stage's wiring is never reached.
       wiring: {} as LocalWiring,
       authorize: () => Promise.reject(new Error('No route here needs a token')),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
   parseKeySet,
@@ -8,6 +8,7 @@ import {
   withNewKey,
 } from '../../../shared/realtime/realtime-key-set.ts';
 import type { RealtimeKeyStore } from '../../../shared/realtime/realtime-key-store.ts';
+import { createOnce } from '../stage-credentials.ts';
 
 /**
  * The local stage's keys: a JSON file in the data folder (mode 0600), made with one key on
@@ -41,16 +42,8 @@ export class FileKeyStore implements RealtimeKeyStore {
       activateInSeconds: 0,
       tokenSeconds: 0,
     });
-    const partial = await this.written(set);
-    try {
-      // A link appears whole, and only if no file is there: when two processes start at
-      // once, the first key set wins and both use it.
-      await link(partial, this.path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    } finally {
-      await unlink(partial);
-    }
+    // When two processes start at once, the first key set wins and both use it.
+    await createOnce(this.path, JSON.stringify(set, null, 2));
     return this.load();
   }
 

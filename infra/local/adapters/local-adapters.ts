@@ -35,8 +35,7 @@ export interface LocalAdapterOptions {
   readonly clients: LocalClients;
   readonly tableName: string;
   readonly bucket: string;
-  readonly notificationQueue: MessageQueue;
-  readonly deadLetters: MessageQueue;
+  readonly notifications: { readonly queue: MessageQueue; readonly deadLetters: MessageQueue };
   readonly realtimeKeysFile: string;
   readonly chatWebhookUrl?: string;
   readonly chatLogFile: string;
@@ -60,8 +59,8 @@ export function localAdapters(options: LocalAdapterOptions): ServiceAdapters {
   };
   return composeAdapters(sources, {
     ...SERVICE_ADAPTER_BUILDERS,
-    notificationQueue: () => options.notificationQueue,
-    deadLetters: () => options.deadLetters,
+    notificationQueue: () => options.notifications.queue,
+    deadLetters: () => options.notifications.deadLetters,
     realtimeKeys: () => new FileKeyStore(options.realtimeKeysFile),
     chat: () =>
       webhook === undefined

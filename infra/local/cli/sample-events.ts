@@ -7,9 +7,9 @@ import type { S3Event, SNSEvent, SQSEvent } from 'aws-lambda';
 import { encodeEventKey } from '#shared/storage/aws/s3-event-key.ts';
 import { LOCAL_REGION } from '../stage/emulators.ts';
 import { sqsRecordOf } from '../queue/in-process-queue.ts';
+import { objectCreatedEvent } from '../object-store/bucket-store.ts';
 
 const ACCOUNT = '000000000000';
-const LOCAL = { principalId: 'local' };
 
 /** One S3 `ObjectCreated:Put` notification of an object of `bucket`. */
 export function s3PutEvent(input: {
@@ -17,22 +17,9 @@ export function s3PutEvent(input: {
   readonly key: string;
   readonly size: number;
 }): S3Event {
-  const at = new Date();
-  const bucket = { name: input.bucket, ownerIdentity: LOCAL, arn: `arn:aws:s3:::${input.bucket}` };
   // S3 sends keys URL-encoded, and the finalizer reads that form; nothing reads the ETag.
-  const object = { key: encodeEventKey(input.key), size: input.size, eTag: '0'.repeat(32) };
-  const sequencer = at.getTime().toString(16).toUpperCase();
-  const record = {
-    ...{ eventVersion: '2.1', eventSource: 'aws:s3', awsRegion: LOCAL_REGION },
-    ...{ eventTime: at.toISOString(), eventName: 'ObjectCreated:Put', userIdentity: LOCAL },
-    requestParameters: { sourceIPAddress: '127.0.0.1' },
-    responseElements: { 'x-amz-request-id': 'LOCAL', 'x-amz-id-2': randomUUID() },
-    s3: {
-      ...{ s3SchemaVersion: '1.0', configurationId: 'local', bucket },
-      object: { ...object, sequencer },
-    },
-  };
-  return { Records: [record] };
+  const object = { key: encodeEventKey(input.key), size: input.size, etag: '0'.repeat(32) };
+  return objectCreatedEvent(LOCAL_REGION, input.bucket, object, 'ObjectCreated:Put');
 }
 
 /** SQS messages as Lambda's event source mapping delivers them: one record per body. */

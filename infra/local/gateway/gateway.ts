@@ -30,8 +30,6 @@ import { type LocalFunction, STACK_FUNCTIONS } from '../lambda/stack-functions.t
 
 export interface GatewayOptions {
   readonly routes: readonly ApiRoute[];
-  /** What route entries are relative to. */
-  readonly root: string;
   readonly wiring: LocalWiring;
   readonly authorize: (authorization: string | undefined) => Promise<EventClaims>;
   /** Each function's timeout and memory by id; the stack's by default. */
@@ -207,7 +205,7 @@ export function createGateway(options: GatewayOptions): RequestListener {
     options,
     functions: options.functions ?? STACK_FUNCTIONS,
     waitMs: options.integrationTimeoutMs ?? API_GATEWAY_INTEGRATION_TIMEOUT_MS,
-    load: createHandlerLoader(options.root, options.wiring),
+    load: createHandlerLoader(options.wiring),
   };
   return (request, response) => {
     const started = performance.now();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
   exportJWK,
   generateKeyPair,
@@ -11,6 +11,7 @@ import {
   SignJWT,
 } from 'jose';
 import { API_AUDIENCE, LOCAL_STAGE_ISSUER } from '../../stages.ts';
+import { createOnce, unless } from '../stage-credentials.ts';
 
 /** The local stage's identity provider: what Cognito or Auth0 is to a deployed stage. */
 const ALGORITHM = 'RS256';
@@ -39,24 +40,12 @@ export interface IssueTokenOptions {
  */
 async function readOrCreatePrivateJwk(path: string): Promise<JWK> {
   const read = async () => JSON.parse(await readFile(path, 'utf8')) as JWK;
-  const exists = await read().catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  });
+  const exists = await read().catch(unless('ENOENT'));
   if (exists !== undefined) return exists;
   const { privateKey } = await generateKeyPair(ALGORITHM, { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), kid: randomUUID(), alg: ALGORITHM, use: 'sig' };
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const temporary = `${path}.${randomUUID()}.tmp`;
-  await writeFile(temporary, JSON.stringify(jwk, null, 2), { mode: 0o600 });
-  try {
-    await link(temporary, path);
-    return jwk;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    return await read();
-  } finally {
-    await unlink(temporary);
-  }
+  await createOnce(path, JSON.stringify(jwk, null, 2));
+  return read();
 }
 
 /** The provider whose RS256 key pair lives under the local data folder (made on first use). */

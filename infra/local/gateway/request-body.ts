@@ -35,21 +35,11 @@ export function readRequestBody(
   // Gone while the authorizer ran: no event will come.
   if (request.destroyed) return Promise.resolve({ kind: 'aborted' });
   const declared = Number(request.headers['content-length'] ?? 0);
-  const refusal = Number.isSafeInteger(declared) ? refuse(declared) : undefined;
+  let refusal = Number.isSafeInteger(declared) ? refuse(declared) : undefined;
   if (refusal !== undefined && declared > drain.maxBytes) {
     return Promise.resolve({ kind: 'too-large', refusal, drained: false });
   }
-  return readChunks(request, drain, refuse, refusal);
-}
-
-/** The body's chunks, counted as they come; once refused, the rest dropped within `drain`. */
-function readChunks(
-  request: IncomingMessage,
-  drain: DrainLimits,
-  refuse: (bytes: number) => PlatformRefusal | undefined,
-  declaredRefusal: PlatformRefusal | undefined,
-): Promise<BodyRead> {
-  let refusal = declaredRefusal;
+  // The body's chunks, counted as they come; once refused, the rest dropped within `drain`.
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
 import { attributeLogs } from './invocation-logs.ts';
+import { REPOSITORY_ROOT } from '../stage/data-folder.ts';
 import type { LocalClients } from '../adapters/local-adapters.ts';
 
 export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
@@ -27,7 +28,6 @@ interface HandlerModule {
  * context's function's (invocation-logs.ts), whoever invokes it.
  */
 export function createHandlerLoader(
-  root: string,
   wiring: LocalWiring,
 ): (entry: string) => Promise<LambdaHandler> {
   const modules = new Map<string, Promise<LambdaHandler>>();
@@ -38,7 +38,7 @@ export function createHandlerLoader(
   return (entry) => {
     const loaded =
       modules.get(entry) ??
-      import(pathToFileURL(join(root, entry)).href).then(build, (error: unknown) => {
+      import(pathToFileURL(join(REPOSITORY_ROOT, entry)).href).then(build, (error: unknown) => {
         modules.delete(entry);
         throw error;
       });

@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createHandlerLoader, type LocalWiring } from './handler-loader.ts';
-import { invokeAsLambda } from './lambda-context.ts';
-import { stackFunction } from './stack-functions.ts';
+import type { LocalWiring } from './handler-loader.ts';
+import { stackInvoker } from './stack-functions.ts';
 
 /** The waits before Lambda's two retries of a failed async invocation (1 and 2 min), shortened. */
 const RETRY_DELAYS_MS = [200, 1000] as const;
@@ -21,23 +20,18 @@ export interface AsyncInvoker {
  * timeout and memory, retried twice when it throws or times out, then given up on (AWS would
  * send the event to the failure destination; here the console says so).
  */
-export function asyncInvoker(target: {
-  readonly functionId: string;
-  readonly entry: string;
-  readonly root: string;
-  readonly wiring: LocalWiring;
-  readonly retryDelaysMs?: readonly [number, number];
-}): AsyncInvoker {
-  const load = createHandlerLoader(target.root, target.wiring);
+export function asyncInvoker(
+  wiring: LocalWiring,
+  functionId: string,
+  retryDelaysMs: readonly [number, number] = RETRY_DELAYS_MS,
+): AsyncInvoker {
+  const invoke = stackInvoker(wiring, functionId);
   const inFlight = new Set<Promise<void>>();
   const stopping = new AbortController();
-  const { functionId } = target;
-  const sizing = stackFunction(functionId);
   const deliver = async (event: unknown): Promise<void> => {
-    for (const delay of [...(target.retryDelaysMs ?? RETRY_DELAYS_MS), undefined]) {
+    for (const delay of [...retryDelaysMs, undefined]) {
       try {
-        const handler = await load(target.entry);
-        await invokeAsLambda(functionId, sizing, (context) => handler(event, context));
+        await invoke(event);
         return;
       } catch (error) {
         if (delay === undefined) console.error(`[${functionId}] gave up after 3 attempts:`, error);

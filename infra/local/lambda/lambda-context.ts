@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
+import type { FunctionDeclaration } from '#shared/functions/function-declaration.ts';
 
 /** The Lambda context a function sees, for a local invocation with the given time limit. */
 export function localLambdaContext(
@@ -35,10 +36,7 @@ export const timedOutMessage = (timeoutSeconds: number): string =>
   `Task timed out after ${timeoutSeconds.toFixed(2)} seconds`;
 
 /** What Lambda sizes a function by: its declaration's timeout and memory. */
-export interface FunctionSizing {
-  readonly timeoutSeconds: number;
-  readonly memoryMb: number;
-}
+export type FunctionSizing = FunctionDeclaration['sizing'];
 
 /**
  * One invocation of `functionName` as Lambda runs it, for every caller (gateway, Invoke API,

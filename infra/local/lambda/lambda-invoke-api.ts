@@ -111,7 +111,6 @@ async function run(load: Loader, name: string, fn: LocalFunction, event: unknown
 }
 
 interface InvokeApiOptions {
-  readonly root: string;
   readonly wiring: LocalWiring;
   readonly credentials: Credentials;
   readonly functions?: ReadonlyMap<string, LocalFunction>;
@@ -152,7 +151,7 @@ async function serve(
  * stage's functions, for a request signed with the stage's credentials.
  */
 export function createLambdaInvokeApi(options: InvokeApiOptions): RequestListener {
-  const served = { options, load: createHandlerLoader(options.root, options.wiring) };
+  const served = { options, load: createHandlerLoader(options.wiring) };
   return (request, response) => {
     serve(served, request, response).catch((error: unknown) => {
       if (error instanceof Refusal) {

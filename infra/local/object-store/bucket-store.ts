@@ -64,6 +64,30 @@ export class S3Error extends Error {
 const recordName = (key: string) => `${createHash('sha256').update(key).digest('hex')}.json`;
 const toTheSecond = (ms: number) => Math.floor(ms / 1000) * 1000;
 
+/** S3's notification of an object created in `bucket`, its key as given. */
+export function objectCreatedEvent(
+  region: string,
+  bucket: string,
+  { key, size, etag }: Pick<StoredObject, 'key' | 'size' | 'etag'>,
+  eventName: ObjectEventName,
+): S3Event {
+  const id = () => randomBytes(8).toString('hex').toUpperCase();
+  const sequencer = Date.now().toString(16).toUpperCase();
+  const owner = { principalId: 'LOCAL' };
+  const record = {
+    ...{ eventVersion: '2.1', eventSource: 'aws:s3', awsRegion: region, eventName },
+    ...{ eventTime: new Date().toISOString(), userIdentity: { principalId: 'AWS:LOCAL' } },
+    requestParameters: { sourceIPAddress: '127.0.0.1' },
+    responseElements: { 'x-amz-request-id': id(), 'x-amz-id-2': id() },
+    s3: {
+      ...{ s3SchemaVersion: '1.0', configurationId: 'local-stage' },
+      bucket: { name: bucket, ownerIdentity: owner, arn: `arn:aws:s3:::${bucket}` },
+      object: { key, size, eTag: etag.replaceAll('"', ''), sequencer },
+    },
+  };
+  return { Records: [record] };
+}
+
 export class BucketStore extends EventEmitter {
   private readonly buckets = new Map<string, Map<string, StoredObject>>();
   private readonly sorted = new Map<string, string[]>();
@@ -204,24 +228,8 @@ export class BucketStore extends EventEmitter {
     const old = this.get(bucket, object.key);
     this.save(bucket, landed);
     if (old !== undefined) fs.rmSync(join(this.root, bucket, 'bytes', old.file), { force: true });
-    const id = () => randomBytes(8).toString('hex').toUpperCase();
     // The key as stored: s3-event-notifications.ts URL-encodes it, as S3 sends it.
-    const { key, size, etag } = landed;
-    const sequencer = Date.now().toString(16).toUpperCase();
-    const owner = { principalId: 'LOCAL' };
-    const record = {
-      ...{ eventVersion: '2.1', eventSource: 'aws:s3', awsRegion: this.region, eventName },
-      ...{ eventTime: new Date().toISOString(), userIdentity: { principalId: 'AWS:LOCAL' } },
-      requestParameters: { sourceIPAddress: '127.0.0.1' },
-      responseElements: { 'x-amz-request-id': id(), 'x-amz-id-2': id() },
-      s3: {
-        ...{ s3SchemaVersion: '1.0', configurationId: 'local-stage' },
-        bucket: { name: bucket, ownerIdentity: owner, arn: `arn:aws:s3:::${bucket}` },
-        object: { key, size, eTag: etag.replaceAll('"', ''), sequencer },
-      },
-    };
-    const event: S3Event = { Records: [record] };
-    this.emit('event', event);
+    this.emit('event', objectCreatedEvent(this.region, bucket, landed, eventName));
     return landed;
   }
 

@@ -91,10 +91,7 @@ export const endpointOf = (host: string, port: number): string =>
 /** Serves the store on `host`; the endpoint is loopback when it listens on every interface. */
 export async function serveBehindFront(
   store: BucketStore,
-  options: Omit<ObjectStoreFrontOptions, 'store'> & {
-    readonly host: string;
-    readonly port: number;
-  },
+  options: Omit<ObjectStoreFrontOptions, 'store'> & { readonly host: string },
 ): Promise<{ readonly endpoint: string; readonly stop: () => Promise<void> }> {
   const server = createServer((request, response) => {
     handle({ ...options, store }, request, response).catch((error: unknown) => {
@@ -104,7 +101,7 @@ export async function serveBehindFront(
   });
   // Node's 5 s would close a kept-alive connection a busy client has not yet read its answer on.
   server.keepAliveTimeout = 60_000;
-  const port = await listen(server, options.port, options.host);
+  const port = await listen(server, 0, options.host);
   return {
     endpoint: endpointOf(isWildcard(options.host) ? '127.0.0.1' : options.host, port),
     stop: () => closeServer(server),

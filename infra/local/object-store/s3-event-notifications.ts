@@ -4,28 +4,23 @@ import { encodeEventKey } from '#shared/storage/aws/s3-event-key.ts';
 import type { LocalWiring } from '../lambda/handler-loader.ts';
 import { asyncInvoker } from '../lambda/lambda-async-invoke.ts';
 
-export interface ObjectCreatedTarget {
-  readonly functionId: string;
-  readonly entry: string;
-  /** Only keys under this prefix, as the bucket's notification filter on AWS. */
-  readonly objectPrefix: string;
-}
-
 /**
- * Delivers the store's ObjectCreated events to a handler as S3 delivers them to Lambda:
- * asynchronously, retried (lambda-async-invoke.ts), the key URL-encoded. `drain()` waits
- * for deliveries under way.
+ * Delivers the store's ObjectCreated events under `objectPrefix` (the bucket's notification
+ * filter on AWS) to a function as S3 delivers them to Lambda: asynchronously, retried
+ * (lambda-async-invoke.ts), the key URL-encoded. `drain()` waits for deliveries under way.
  */
 export function forwardObjectCreated(
   notifications: EventEmitter,
-  target: ObjectCreatedTarget & { readonly root: string; readonly wiring: LocalWiring },
+  wiring: LocalWiring,
+  functionId: string,
+  objectPrefix: string,
 ): { drain(): Promise<void> } {
-  const invoker = asyncInvoker(target);
+  const invoker = asyncInvoker(wiring, functionId);
   notifications.on('event', (event: S3Event) => {
     // A copy of its own: every listener of the store's events gets the same object.
     const delivered = structuredClone(event);
     const object = delivered.Records[0]?.s3.object;
-    if (object === undefined || !object.key.startsWith(target.objectPrefix)) return;
+    if (object === undefined || !object.key.startsWith(objectPrefix)) return;
     object.key = encodeEventKey(object.key);
     invoker.invoke(delivered);
   });

@@ -157,15 +157,7 @@ export class InProcessQueue implements MessageQueue {
 }
 
 /** A message as Lambda's event source mapping hands it over. */
-export function sqsRecordOf(
-  message: Pick<
-    HeldMessage,
-    'messageId' | 'body' | 'group' | 'sentAt' | 'receiveCount' | 'firstReceivedAt'
-  > & {
-    readonly receiptHandle?: string;
-  },
-  queueArn: string,
-): SQSRecord {
+export function sqsRecordOf(message: Omit<HeldMessage, 'visibleAt'>, queueArn: string): SQSRecord {
   return {
     messageId: message.messageId,
     receiptHandle: message.receiptHandle ?? '',

@@ -54,7 +54,6 @@ export interface RunningObjectStore extends RunningEmulator {
  */
 export async function startObjectStore(options: {
   directory: string;
-  port?: number;
   host?: string;
   credentials?: Credentials;
   malwareScanning?: boolean;
@@ -64,12 +63,10 @@ export async function startObjectStore(options: {
   await mkdir(options.directory, { recursive: true });
   const store = await BucketStore.open(options.directory, LOCAL_REGION);
   const served = await serveBehindFront(store, {
+    ...options,
     host: options.host ?? '127.0.0.1',
-    port: options.port ?? 0,
     credentials,
     region: LOCAL_REGION,
-    malwareScanning: options.malwareScanning === true,
-    corsRules: options.corsRules ?? [],
   });
   const stop = async () => {
     await served.stop();

@@ -1,15 +1,11 @@
-import { createServer as createNetServer } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer as createNetServer, type Server } from 'node:net';
+import type { Server as HttpServer } from 'node:http';
 
 /** A port the OS just handed out on loopback, for an emulator that cannot take port 0. */
 export async function freePort(): Promise<number> {
   const server = createNetServer();
   server.unref();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject).listen(0, '127.0.0.1', resolve);
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const port = await listen(server, 0, '127.0.0.1');
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
@@ -26,7 +22,7 @@ export async function listen(server: Server, port: number, host: string): Promis
   return typeof address === 'object' && address !== null ? address.port : port;
 }
 
-export const closeServer = (server: Server): Promise<void> =>
+export const closeServer = (server: HttpServer): Promise<void> =>
   new Promise((resolve) => {
     server.closeAllConnections();
     server.close(() => {

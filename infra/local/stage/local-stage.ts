@@ -15,13 +15,12 @@ import {
 import { closeServer, listen } from './listening.ts';
 import { ensureTable, startDynamoDbLocal } from '../dynamodb/dynamodb-local.ts';
 import { createGateway, type RequestLogLine, type SentResponse } from '../gateway/gateway.ts';
-import { createHandlerLoader, type LocalWiring } from '../lambda/handler-loader.ts';
+import type { LocalWiring } from '../lambda/handler-loader.ts';
 import { localAdapters, localClients } from '../adapters/local-adapters.ts';
 import { loadIdentityProvider, type LocalIdentityProvider } from '../gateway/identity-provider.ts';
 import { createJwtAuthorizer } from '../gateway/jwt-authorizer.ts';
 import { InProcessQueue } from '../queue/in-process-queue.ts';
-import { invokeAsLambda } from '../lambda/lambda-context.ts';
-import { stackFunction } from '../lambda/stack-functions.ts';
+import { stackInvoker } from '../lambda/stack-functions.ts';
 import { createLambdaInvokeApi } from '../lambda/lambda-invoke-api.ts';
 import type { Credentials } from '../sigv4-check.ts';
 import { stageCredentials } from '../stage-credentials.ts';
@@ -41,7 +40,6 @@ import {
 } from '#shared/notifications/delivery-rules.ts';
 import { type LocalOverrides, localOverrides } from './local-stage-variables.ts';
 import type { SQSBatchResponse } from 'aws-lambda';
-import { REPOSITORY_ROOT } from './data-folder.ts';
 import { apiCorsRule, bucketCorsRules } from '../../stacks/cors-rules.ts';
 import { variableDefaults } from '#shared/config/environment.ts';
 import type { ServiceSettings } from '#shared/wiring/service-adapters.ts';
@@ -53,6 +51,8 @@ export const chatLogFile = (dataDir: string): string => join(dataDir, 'chat.json
 
 export const realtimeKeysFile = (dataDir: string): string =>
   join(dataDir, 'realtime', 'signing-keys.json');
+
+type Endpoints = Parameters<typeof localClients>[0];
 
 export interface LocalStageOptions {
   readonly dataDir: string;
@@ -83,10 +83,7 @@ export interface LocalStageOptions {
   readonly chatWebhookUrl?: string;
   readonly scanner?: LocalScannerOptions;
   /** Where handlers reach DynamoDB and S3 (the hardening suite's fault proxy). */
-  readonly handlerEndpoints?: (real: {
-    readonly dynamodb: string;
-    readonly s3: string;
-  }) => Promise<{ readonly dynamodb: string; readonly s3: string }>;
+  readonly handlerEndpoints?: (real: Endpoints) => Promise<Endpoints>;
 }
 
 export interface LocalStage {
@@ -166,7 +163,6 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     const cors = apiCorsRule(env.ALLOWED_ORIGINS);
     serve = createGateway({
       routes: API_ROUTES,
-      root: REPOSITORY_ROOT,
       wiring,
       authorize: createJwtAuthorizer({
         issuer: identityProvider.issuer,
@@ -299,14 +295,8 @@ function startNotificationQueues(port: number) {
     queue,
     deadLetters,
     consume: (wiring: LocalWiring) => {
-      const load = createHandlerLoader(REPOSITORY_ROOT, wiring);
-      const { id: functionId, entry } = deliverNotificationFunction;
-      const sizing = stackFunction(functionId);
-      queue.consume(async (event) => {
-        const handler = await load(entry);
-        return (await invokeAsLambda(functionId, sizing, (context) => handler(event, context))) as
-          SQSBatchResponse | undefined;
-      });
+      const invoke = stackInvoker(wiring, deliverNotificationFunction.id);
+      queue.consume(async (event) => (await invoke(event)) as SQSBatchResponse | undefined);
     },
     stop: async () => {
       await Promise.all([queue.stop(), deadLetters.stop()]);
@@ -319,7 +309,7 @@ function localWiring(
   options: LocalStageOptions,
   { CHAT_WEBHOOK_URL, ALLOWED_ORIGINS, LOCAL_SCAN_DELAY_MS, ...read }: LocalOverrides,
   stage: Pick<LocalStage, 'url' | 'tableName' | 'bucket' | 'malwareScanning' | 'notifications'> & {
-    readonly endpoints: Parameters<typeof localClients>[0];
+    readonly endpoints: Endpoints;
     readonly credentials: Credentials;
   },
 ): LocalWiring {
@@ -337,8 +327,7 @@ function localWiring(
     clients,
     tableName: stage.tableName,
     bucket: stage.bucket,
-    notificationQueue: stage.notifications.queue,
-    deadLetters: stage.notifications.deadLetters,
+    notifications: stage.notifications,
     realtimeKeysFile: realtimeKeysFile(options.dataDir),
     chatLogFile: chatLogFile(options.dataDir),
     chatTimeoutSeconds: settings.CHAT_TIMEOUT_SECONDS,
@@ -353,9 +342,7 @@ async function serveLambdaInvokeApi(
   credentials: Credentials,
   stops: (() => Promise<void>)[],
 ): Promise<string> {
-  const server = createServer(
-    createLambdaInvokeApi({ root: REPOSITORY_ROOT, wiring, credentials }),
-  );
+  const server = createServer(createLambdaInvokeApi({ wiring, credentials }));
   const port = await listen(server, 0, '127.0.0.1');
   stops.push(() => closeServer(server));
   return `http://localhost:${String(port)}`;
@@ -363,13 +350,12 @@ async function serveLambdaInvokeApi(
 
 /** S3's ObjectCreated events to the finalizer, through the bucket's notification filter. */
 const startFinalizer = (objectStore: RunningObjectStore, wiring: LocalWiring) =>
-  forwardObjectCreated(objectStore.store, {
-    functionId: finalizeDirectUploadFunction.id,
-    entry: finalizeDirectUploadFunction.entry,
-    objectPrefix: DIRECT_UPLOAD_OBJECT_PREFIX,
-    root: REPOSITORY_ROOT,
+  forwardObjectCreated(
+    objectStore.store,
     wiring,
-  });
+    finalizeDirectUploadFunction.id,
+    DIRECT_UPLOAD_OBJECT_PREFIX,
+  );
 
 /** The scanner on new objects, its verdicts delivered as EventBridge invokes the function. */
 function startScanning(
@@ -377,14 +363,8 @@ function startScanning(
   wiring: LocalWiring,
   scanner: LocalScannerOptions,
 ): { drain(): Promise<void> } {
-  const verdicts = asyncInvoker({
-    functionId: recordScanVerdictFunction.id,
-    entry: recordScanVerdictFunction.entry,
-    root: REPOSITORY_ROOT,
-    wiring,
-    // A local verdict may beat the file's record; the handler throws until it is there.
-    retryDelaysMs: [1000, 5000],
-  });
+  // A local verdict may beat the file's record; the handler throws until it is there.
+  const verdicts = asyncInvoker(wiring, recordScanVerdictFunction.id, [1000, 5000]);
   const scans =
     objectStore === undefined
       ? undefined
