@@ -1,3 +1,4 @@
+import { platformSteps } from './smoke-platform.ts';
 import {
   compareDownload,
   directUpload,
@@ -6,7 +7,7 @@ import {
   malwareRefused,
   multipartUpload,
   notifySent,
-  otherBytesRefused,
+  otherBytesBadDigest,
   realtimeRooms,
   usage,
 } from './smoke-steps.ts';
@@ -18,24 +19,39 @@ import {
   type StepResult,
 } from './smoke-run.ts';
 
-/** Every file the run made and did not delete itself, deleted: the last step, always taken. */
+/**
+ * Every file the run made and did not delete itself, deleted through the API as its user:
+ * deal files first (an editor's DELETE), then the user's. The last step, always taken.
+ */
 const cleanUp = (run: SmokeRun) =>
   run.step('clean up', async () => {
-    const left: number[] = [];
-    for (const id of run.created) {
+    const paths = [
+      ...run.createdDealFiles.map(
+        (file) =>
+          `/api/v1/group/${String(file.groupId)}/deal/${String(file.dealId)}/file/${String(file.id)}`,
+      ),
+      ...run.created.map((id) => `/api/v1/user/me/file/${String(id)}`),
+    ];
+    const left: string[] = [];
+    for (const path of paths) {
       const response = await run
-        .call(`/api/v1/user/me/file/${String(id)}`, { method: 'DELETE', headers: run.auth })
+        .call(path, { method: 'DELETE', headers: run.auth })
         .catch(() => undefined);
-      if (response?.status !== 204) left.push(id);
+      if (response?.status !== 204) left.push(path);
     }
-    if (left.length > 0) throw new CheckFailed(`files left behind: ${left.join(', ')}`);
-    return run.created.length === 0 ? 'nothing to delete' : `deleted ${run.created.join(', ')}`;
+    if (left.length > 0) throw new CheckFailed(`left behind: ${left.join(', ')}`);
+    const files = [
+      ...run.createdDealFiles.map((file) => `deal file ${String(file.id)}`),
+      ...run.created,
+    ];
+    return files.length === 0 ? 'nothing to delete' : `deleted ${files.join(', ')}`;
   });
 
 /**
- * The black-box check of a deployed stage: what a client does, through public HTTP only,
- * each step timed. Steps that need another's result are skipped when it failed; the files
- * it made are deleted at the end whatever happened. Its body lists the steps in their order.
+ * The check of a deployed stage: what a client does, through public HTTP, then what only the
+ * stage's own stacks show (unless asked for HTTP only), each step timed. Steps that need
+ * another's result are skipped when it failed, and those the stage cannot answer say why; the
+ * files it made are deleted at the end whatever happened. Its body lists the steps in order.
  */
 export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]> {
   const run = startRun(options);
@@ -45,13 +61,32 @@ export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]
   await compareDownload(run, uploaded);
   const direct = await directUpload(run);
   await compareDownload(run, direct);
-  await otherBytesRefused(run);
+  await otherBytesBadDigest(run);
   await usage(run);
   await malwareRefused(run);
-  await realtimeRooms(run);
+  const userId = await realtimeRooms(run);
+  await platformSteps(run, direct, userId);
   if (options.notify) await notifySent(run, uploaded);
   await cleanUp(run);
   return run.results;
+}
+
+/**
+ * The run's last line: how many steps passed, and how many failed or were skipped. A step
+ * skipped because the stage cannot answer it is no failure; one skipped after an earlier
+ * failure comes with that failure.
+ */
+export function summaryOf(results: readonly StepResult[]): string {
+  const count = (status: StepResult['status']) =>
+    results.filter((result) => result.status === status).length;
+  const [passed, failed, skipped] = [count('ok'), count('failed'), count('skipped')];
+  const total = String(results.length);
+  if (failed > 0) {
+    return `${String(failed)} of ${total} steps failed${skipped > 0 ? `, ${String(skipped)} skipped` : ''}`;
+  }
+  return skipped === 0
+    ? `all ${total} steps passed`
+    : `${String(passed)} of ${total} steps passed, ${String(skipped)} skipped, none failed`;
 }
 
 /** The results as a table: step, status, time, then what was seen. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type * as z from 'zod';
+import type { StageName } from '#infra/stages.ts';
 
 /** What the smoke check is told: the stage, the token, and which optional steps to take. */
 export interface SmokeOptions {
@@ -7,10 +8,20 @@ export interface SmokeOptions {
   readonly url: string;
   /** A bearer token the stage's issuer signed, for a user the check may write files for. */
   readonly token: string;
-  /** The stage's name: room ids start with it. */
-  readonly stage: string;
-  /** A deal whose room the token's user may join: its token is asked for too. */
+  /** The stage's name: room ids start with it, and its stacks are named after it. */
+  readonly stage: StageName;
+  /**
+   * A deal whose group the token's user is an editor of: its room's token is asked for too,
+   * and (with `operatorEnv`) a deal file is copied to it and deleted again.
+   */
   readonly deal?: { readonly groupId: number; readonly dealId: number };
+  /**
+   * Given, the steps that read the stage itself are taken, finding it as the operator CLI
+   * does (`infra/admin/stage-target.ts`): a deployed stage by its stacks, with the process's
+   * AWS credentials and region; the local stage by the data folder this environment names.
+   * Absent (`--http-only`), those steps are left out.
+   */
+  readonly operatorEnv?: NodeJS.ProcessEnv;
   /** Send one real chat message for the files uploaded. */
   readonly notify: boolean;
   /**
@@ -69,6 +80,16 @@ export interface StepResult {
 /** A step's failure, in words an operator can act on. */
 export class CheckFailed extends Error {}
 
+/** A step this stage cannot answer (the local stage has no GuardDuty, say), and why. */
+export class StepSkipped extends Error {}
+
+/** A deal file the check made, by its deal and id. */
+interface DealFileMade {
+  readonly groupId: number;
+  readonly dealId: number;
+  readonly id: number;
+}
+
 /** A file the check uploaded and the bytes it sent. */
 export interface SentFile {
   readonly id: number;
@@ -86,13 +107,16 @@ export interface SmokeRun {
   readonly results: StepResult[];
   /** The ids of the files made and not yet deleted: the clean up deletes them. */
   readonly created: number[];
+  /** The deal files made and not yet deleted: the clean up deletes them too. */
+  readonly createdDealFiles: DealFileMade[];
   /** A request to the stage (a path under its URL, or a whole URL), never following redirects. */
   readonly call: (path: string, init?: RequestInit) => Promise<Response>;
   readonly expectStatus: (response: Response, status: number, what: string) => Promise<void>;
   readonly json: <T>(response: Response, schema: z.ZodType<T>, what: string) => Promise<T>;
   /**
    * Runs one step and records its result, timed: skipped when a value it needs is missing
-   * (an earlier step failed), failed with the message of what it threw.
+   * (an earlier step failed) or it threw StepSkipped, failed with the message of anything
+   * else it threw.
    */
   readonly step: (
     name: string,
@@ -148,7 +172,8 @@ const stepper =
       results.push({ step: name, status: 'ok', ms: performance.now() - started, detail });
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
-      results.push({ step: name, status: 'failed', ms: performance.now() - started, detail });
+      const status = error instanceof StepSkipped ? 'skipped' : 'failed';
+      results.push({ step: name, status, ms: performance.now() - started, detail });
     }
   };
 
@@ -164,6 +189,7 @@ export function startRun(options: SmokeOptions): SmokeRun {
     auth: { authorization: `Bearer ${options.token}` },
     results,
     created: [],
+    createdDealFiles: [],
     call: caller(base, timeoutMs),
     expectStatus,
     json,

@@ -1,13 +1,15 @@
 /**
  * `npm run smoke -- --url <ApiUrl> --token <bearer> [--stage <name>] [--group <g> --deal <d>]
- * [--notify] [--malware-scanning on|off] [--scan-wait <seconds>] [--retry-after-max <ms>] [--metrics [--metrics-wait <seconds>]]`: proves a deployed stage
- * works, through its public HTTP API only. Prints a table (step, status, time); exits 0 when
- * every step passed, 1 when one failed, 2 on bad usage.
+ * [--notify] [--http-only] [--malware-scanning on|off] [--scan-wait <seconds>]
+ * [--retry-after-max <ms>] [--metrics [--metrics-wait <seconds>]]`: proves a deployed stage
+ * works, through its public HTTP API and (unless --http-only) what its stacks hold. Prints a
+ * table (step, status, time); exits 0 when no step failed, 1 when one did, 2 on bad usage.
  */
 import { type CommandLineIo, exitCodeOf, exitWith, parseCommandLine } from '#infra/command-line.ts';
 import { CloudWatchClient, GetMetricStatisticsCommand } from '@aws-sdk/client-cloudwatch';
 import { metricsNamespace, SERVICE_NAME } from '#shared/observability/business-metrics.ts';
-import { formatResults, runSmokeCheck } from './smoke-check.ts';
+import { STAGE_NAMES, type StageName } from '#infra/stages.ts';
+import { formatResults, runSmokeCheck, summaryOf } from './smoke-check.ts';
 import type { SmokeOptions } from './smoke-run.ts';
 
 /** The stage's ThreatsFound data points since a time, summed: what its alarm watches. */
@@ -34,17 +36,23 @@ const threatsCounted =
   };
 
 const USAGE = `usage: npm run smoke -- --url <ApiUrl> --token <bearer> [--stage <name>]
-                        [--group <id> --deal <id>] [--notify]
+                        [--group <id> --deal <id>] [--notify] [--http-only]
                         [--malware-scanning on|off] [--scan-wait <seconds>]
                         [--retry-after-max <ms>]
                         [--metrics [--metrics-wait <seconds>]]
 
   --url      the stage's API URL (the ApiUrl output of its API stack)
   --token    a bearer token from the stage's issuer; the check writes and deletes files as its user
-  --stage    the stage's name, which room ids start with (default: production)
+  --stage    production (default), development or local: room ids start with it, and the
+             steps that read the stage find its stacks by it
   --group, --deal
-             a deal the user may join: its room's realtime token is checked too
+             a deal whose group the token's user is an editor of: its room's token is checked,
+             and a deal file is copied to it (as the operator CLI does) and deleted again
   --notify   also send one real chat message and wait until it is sent (off by default)
+  --http-only
+             leave out the steps that read the stage with your AWS credentials and region
+             (its bucket's notifications, its malware protection plan, the deal-file copy):
+             the token alone is then enough
   --malware-scanning
              the stage's malwareScanning setting (default: on): when on, a file holding the
              EICAR test string is uploaded, its download must be refused, and it is deleted
@@ -61,20 +69,16 @@ const USAGE = `usage: npm run smoke -- --url <ApiUrl> --token <bearer> [--stage 
 The manual: docs/operating.md`;
 
 /**
- * The smoke check's run: 0 when every step passed, 1 when one did not, 2 on bad usage. With
- * --metrics, CloudWatch is read with the process's own AWS credentials and region.
+ * The smoke check's run: 0 when no step failed, 1 when one did, 2 on bad usage. A deployed
+ * stage's stacks (unless --http-only) and CloudWatch (with --metrics) are read with the
+ * process's own AWS credentials and region; the local stage is found by the data folder
+ * `io.env` names, as the operator CLI finds it.
  */
 export function runSmoke(args: readonly string[], io: CommandLineIo): Promise<number> {
   return exitCodeOf(async () => {
     const results = await runSmokeCheck(smokeOptions(args, io));
-    io.stdout.write(`${formatResults(results)}\n`);
-    const failed = results.filter((result) => result.status !== 'ok').length;
-    io.stdout.write(
-      failed === 0
-        ? `\nall ${String(results.length)} steps passed\n`
-        : `\n${String(failed)} of ${String(results.length)} steps did not pass\n`,
-    );
-    return failed === 0 ? 0 : 1;
+    io.stdout.write(`${formatResults(results)}\n\n${summaryOf(results)}\n`);
+    return results.some((result) => result.status === 'failed') ? 1 : 0;
   });
 }
 
@@ -101,6 +105,7 @@ function smokeOptions(args: readonly string[], io: CommandLineIo): SmokeOptions 
       group: { type: 'string' },
       deal: { type: 'string' },
       notify: { type: 'boolean', default: false },
+      'http-only': { type: 'boolean', default: false },
       'malware-scanning': { type: 'string', default: 'on' },
       'scan-wait': { type: 'string', default: '300' },
       'retry-after-max': { type: 'string', default: '10000' },
@@ -115,6 +120,8 @@ function smokeOptions(args: readonly string[], io: CommandLineIo): SmokeOptions 
   if (!/^https?:\/\/\S+$/.test(url)) usageError('--url must be the http(s) URL of the stage');
   const token = flags.token ?? '';
   if (token === '') usageError('--token is required');
+  const stage = flags.stage as StageName;
+  if (!STAGE_NAMES.includes(stage)) usageError(`--stage must be ${STAGE_NAMES.join(', ')}`);
   const groupId = positiveId('group', flags.group);
   const dealId = positiveId('deal', flags.deal);
   if ((groupId === undefined) !== (dealId === undefined)) {
@@ -128,13 +135,14 @@ function smokeOptions(args: readonly string[], io: CommandLineIo): SmokeOptions 
   return {
     url,
     token,
-    stage: flags.stage,
+    stage,
     notify: flags.notify,
+    ...(flags['http-only'] ? {} : { operatorEnv: io.env }),
     malwareScanning: scanning === 'on',
     scanWaitMs: scanWait * 1000,
     retryAfterMaxMs: retryAfterMax,
     ...(flags.metrics
-      ? { threatsCountedSince: threatsCounted(flags.stage), metricsWaitMs: metricsWait * 1000 }
+      ? { threatsCountedSince: threatsCounted(stage), metricsWaitMs: metricsWait * 1000 }
       : {}),
     ...(groupId === undefined || dealId === undefined ? {} : { deal: { groupId, dealId } }),
   };

@@ -63,8 +63,11 @@ function smokeProcess(
 }
 
 /** The same run in this process (`runSmoke`): what it prints and answers is the process's. */
-async function smoke(args: readonly string[]): Promise<SmokeRun> {
-  const { code, stdout, stderr } = await runInProcess(runSmoke, args);
+async function smoke(
+  args: readonly string[],
+  options?: Parameters<typeof runInProcess>[2],
+): Promise<SmokeRun> {
+  const { code, stdout, stderr } = await runInProcess(runSmoke, args, options);
   return { code, out: stdout, err: stderr };
 }
 
@@ -100,6 +103,7 @@ function leftBehind(stored: Awaited<ReturnType<TestStage['stored']>>) {
   return { ...stored, items: stored.items.filter((item) => !zero(item)) };
 }
 
+/** The steps through the public API, as a working local stage answers them. */
 const PASSED = [
   'GET /openapi.json: ok',
   'no token: 401: ok',
@@ -108,11 +112,31 @@ const PASSED = [
   'download it, compare: ok',
   'direct upload, complete: ok',
   'download it, compare: ok',
-  'declared SHA-256, other bytes: refused: ok',
+  // The local object store checks no form's checksum: S3 alone answers BadDigest.
+  'signed form: other bytes, 400 BadDigest: skipped',
   'GET /api/v1/user/me/usage: ok',
   'EICAR file: held, refused, deleted: ok',
   'realtime token, no rooms: ok',
 ];
+
+/** The steps that read the stage itself, which only AWS answers: skipped on the local stage. */
+const PLATFORM_SKIPPED = [
+  'bucket notifications: GuardDuty, finalizer: skipped',
+  'malware protection plan: ACTIVE: skipped',
+];
+
+/** The local stage's skip lines, each saying why. */
+const SKIPPED_BECAUSE = {
+  'signed form: other bytes, 400 BadDigest':
+    "the local object store checks no form's checksum (S3 answers 400 BadDigest): it took the bytes, and the completion refused them (400)",
+  'bucket notifications: GuardDuty, finalizer':
+    'the local stage has no notification configuration: its object store invokes the finalizer itself',
+  'malware protection plan: ACTIVE':
+    'the local stage has no GuardDuty: its EICAR-only scanner stands in',
+};
+
+/** The deal-file copy reads the local stage by its data folder, as the operator CLI does. */
+const operatorEnv = (on: TestStage) => ({ env: { LOCAL_DATA_DIR: on.dataDir } });
 
 describe('npm run smoke', () => {
   it('passes against a working stage and leaves nothing behind (as a process)', async () => {
@@ -127,8 +151,11 @@ describe('npm run smoke', () => {
       'local',
       ...RETRY_SOON,
     ]);
-    expect(statuses(run.out)).toEqual([...PASSED, 'clean up: ok']);
-    expect(run.out).toContain('all 12 steps passed');
+    expect(statuses(run.out)).toEqual([...PASSED, ...PLATFORM_SKIPPED, 'clean up: ok']);
+    for (const [step, why] of Object.entries(SKIPPED_BECAUSE)) {
+      expect(detailOf(run.out, step)).toBe(why);
+    }
+    expect(run.out).toContain('11 of 14 steps passed, 3 skipped, none failed');
     expect(run.code).toBe(0);
     // The EICAR file's download refused for what the scan found, then the file deleted.
     expect(detailOf(run.out, 'EICAR file: held, refused, deleted')).toMatch(
@@ -157,6 +184,7 @@ describe('npm run smoke', () => {
         ...PASSED.slice(0, 10),
         'ThreatsFound counted: ok',
         ...PASSED.slice(10),
+        ...PLATFORM_SKIPPED,
         'clean up: ok',
       ]);
       expect(cloudWatch.requests[0]).toMatchObject({
@@ -177,20 +205,6 @@ describe('npm run smoke', () => {
     }
   });
 
-  it('leaves the EICAR file out with --malware-scanning off', async () => {
-    const token = await stage().token(42);
-    const run = await smoke([
-      ...['--url', stage().url, '--token', token, '--stage', 'local'],
-      ...['--malware-scanning', 'off'],
-      ...RETRY_SOON,
-    ]);
-    expect(statuses(run.out)).toEqual([
-      ...PASSED.filter((row) => !row.startsWith('EICAR')),
-      'clean up: ok',
-    ]);
-    expect(run.code).toBe(0);
-  });
-
   it('fails, exit 1, on a stage that does not scan: the EICAR file is handed out', async () => {
     await withStage({ malwareScanning: false }, async (unscanned) => {
       const before = await unscanned.stored();
@@ -198,6 +212,7 @@ describe('npm run smoke', () => {
       const run = await smoke(['--url', unscanned.url, '--token', token, '--stage', 'local']);
       expect(statuses(run.out)).toEqual([
         ...PASSED.map((row) => (row.startsWith('EICAR') ? row.replace(/ok$/, 'failed') : row)),
+        ...PLATFORM_SKIPPED,
         'clean up: ok',
       ]);
       expect(detailOf(run.out, 'EICAR file: held, refused, deleted')).toBe(
@@ -209,13 +224,15 @@ describe('npm run smoke', () => {
     });
   });
 
-  it('fails, exit 1, within --scan-wait when no verdict comes: the downloads stay held (409)', async () => {
-    // A verdict ten minutes away: no file of this stage is cleared during the test.
+  it('fails, exit 1, within --scan-wait when no verdict comes (the downloads stay held), and where a store takes other bytes than the declared SHA-256', async () => {
+    // A verdict ten minutes away: no file of this stage is cleared during the test. Named as a
+    // deployed stage, whose S3 must refuse them, the local store fails the signed-form step.
     await withStage({ malwareScanning: true, scanner: { delayMs: 600_000 } }, async (slow) => {
       const before = await slow.stored();
       const token = await slow.token(42);
       const run = await smoke([
-        ...['--url', slow.url, '--token', token, '--stage', 'local', '--scan-wait', '1'],
+        ...['--url', slow.url, '--token', token, '--stage', 'development', '--http-only'],
+        ...['--scan-wait', '1'],
       ]);
       expect(statuses(run.out)).toEqual([
         'GET /openapi.json: ok',
@@ -225,7 +242,7 @@ describe('npm run smoke', () => {
         'download it, compare: failed',
         'direct upload, complete: ok',
         'download it, compare: failed',
-        'declared SHA-256, other bytes: refused: ok',
+        'signed form: other bytes, 400 BadDigest: failed',
         'GET /api/v1/user/me/usage: ok',
         'EICAR file: held, refused, deleted: failed',
         'realtime token, no rooms: ok',
@@ -235,32 +252,44 @@ describe('npm run smoke', () => {
         /^download: still held \(409\) after \d+ s, the scan's wait: \{"detail":"[^"]+"\}$/;
       expect(detailOf(run.out, 'download it, compare')).toMatch(held);
       expect(detailOf(run.out, 'EICAR file: held, refused, deleted')).toMatch(held);
-      expect(run.out).toContain('3 of 12 steps did not pass');
+      expect(detailOf(run.out, 'signed form: other bytes, 400 BadDigest')).toBe(
+        'the signed form took other bytes than its x-amz-checksum-sha256 (204), expected 400 BadDigest; the completion then answered 400',
+      );
+      expect(run.out).toContain('4 of 12 steps failed');
       expect(run.code).toBe(1);
       expect(leftBehind(await slow.stored())).toEqual(leftBehind(before));
     });
   });
 
-  it('checks the deal room’s token and sends one chat message when asked', async () => {
+  it('checks the deal room’s token, copies a deal file as the operator, and sends one chat message when asked', async () => {
     await seedDeals(stage(), {
       groups: [7],
-      members: [{ groupId: 7, userId: 43, role: 'viewer' }],
+      members: [{ groupId: 7, userId: 43, role: 'editor' }],
       deals: [{ groupId: 7, dealId: 3 }],
     });
     const before = await stage().stored();
     const token = await stage().token(43);
-    const run = await smoke([
-      ...['--url', stage().url, '--token', token, '--stage', 'local'],
-      ...['--group', '7', '--deal', '3', '--notify'],
-      ...RETRY_SOON,
-    ]);
+    const run = await smoke(
+      [
+        ...['--url', stage().url, '--token', token, '--stage', 'local'],
+        ...['--group', '7', '--deal', '3', '--notify'],
+        ...RETRY_SOON,
+      ],
+      operatorEnv(stage()),
+    );
     expect(statuses(run.out)).toEqual([
       ...PASSED,
       'realtime token, deal room: ok',
+      ...PLATFORM_SKIPPED,
+      'deal-file copy (operator): ok',
       'notify, sent: ok',
       'clean up: ok',
     ]);
     expect(run.out).toContain('local:v1:group:7:deal:3, verified');
+    expect(detailOf(run.out, 'deal-file copy (operator)')).toMatch(
+      /^deal file (\d+) of deal 3, copied from file \d+$/,
+    );
+    expect(detailOf(run.out, 'clean up')).toMatch(/^deleted deal file \d+, \d+/);
     expect(run.code).toBe(0);
     expect(receiver().posts).toHaveLength(1);
     // The files are gone; the notification's record stays, as every notification's does.
@@ -271,8 +300,39 @@ describe('npm run smoke', () => {
     );
   });
 
+  it('fails the deal-file copy, exit 1, for a viewer, saying how to fix it; no EICAR file with --malware-scanning off', async () => {
+    await seedDeals(stage(), {
+      groups: [8],
+      members: [{ groupId: 8, userId: 44, role: 'viewer' }],
+      deals: [{ groupId: 8, dealId: 5 }],
+    });
+    const before = await stage().stored();
+    const token = await stage().token(44);
+    const run = await smoke(
+      [
+        ...['--url', stage().url, '--token', token, '--stage', 'local'],
+        ...['--group', '8', '--deal', '5', '--malware-scanning', 'off'],
+        ...RETRY_SOON,
+      ],
+      operatorEnv(stage()),
+    );
+    expect(statuses(run.out)).toEqual([
+      ...PASSED.filter((row) => !row.startsWith('EICAR')),
+      'realtime token, deal room: ok',
+      ...PLATFORM_SKIPPED,
+      'deal-file copy (operator): failed',
+      'clean up: ok',
+    ]);
+    expect(detailOf(run.out, 'deal-file copy (operator)')).toBe(
+      'user 44 is a viewer of group 8, and the clean up deletes the deal file as them: make them an editor (npm run --silent admin -- member add --group 8 --user 44 --role editor --stage local)',
+    );
+    expect(run.out).toContain('1 of 15 steps failed, 3 skipped');
+    expect(run.code).toBe(1);
+    expect(leftBehind(await stage().stored())).toEqual(leftBehind(before));
+  });
+
   it('fails, exit 1, with a token the stage does not accept', async () => {
-    const run = await smoke(['--url', stage().url, '--token', 'not-a-token']);
+    const run = await smoke(['--url', stage().url, '--token', 'not-a-token', '--http-only']);
     expect(statuses(run.out)).toEqual([
       'GET /openapi.json: ok',
       'no token: 401: ok',
@@ -281,20 +341,22 @@ describe('npm run smoke', () => {
       'download it, compare: skipped',
       'direct upload, complete: failed',
       'download it, compare: skipped',
-      'declared SHA-256, other bytes: refused: failed',
+      'signed form: other bytes, 400 BadDigest: failed',
       'GET /api/v1/user/me/usage: failed',
       'EICAR file: held, refused, deleted: failed',
       'realtime token, no rooms: failed',
       'clean up: ok',
     ]);
     expect(run.out).toContain('list: 401 {"message":"Unauthorized"} (expected 200)');
-    expect(run.out).toContain('9 of 12 steps did not pass');
+    expect(run.out).toContain('7 of 12 steps failed, 2 skipped');
     expect(run.code).toBe(1);
   });
 
   it('fails, exit 1, where nothing answers', async () => {
     const port = await freePort();
-    const run = await smoke(['--url', `http://127.0.0.1:${String(port)}`, '--token', 'x']);
+    const run = await smoke([
+      ...['--url', `http://127.0.0.1:${String(port)}`, '--token', 'x', '--http-only'],
+    ]);
     expect(statuses(run.out).filter((row) => row.endsWith(': failed'))).toHaveLength(9);
     expect(run.out).toContain('ECONNREFUSED');
     expect(run.code).toBe(1);
@@ -308,7 +370,9 @@ describe('npm run smoke', () => {
     await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = broken.address() as AddressInfo;
-      const run = await smoke(['--url', `http://127.0.0.1:${String(port)}`, '--token', 'x']);
+      const run = await smoke([
+        ...['--url', `http://127.0.0.1:${String(port)}`, '--token', 'x', '--http-only'],
+      ]);
       expect(run.out).toContain(
         'openapi.json: 500 {"message":"Internal Server Error"} (expected 200)',
       );
@@ -343,5 +407,15 @@ describe('npm run smoke', () => {
     ]);
     expect(retry.err).toContain('--retry-after-max must be whole milliseconds, 1 to 99999');
     expect(retry.code).toBe(2);
+    const stageName = await smoke([
+      '--url',
+      'http://127.0.0.1:1',
+      '--token',
+      'x',
+      '--stage',
+      'dev',
+    ]);
+    expect(stageName.err).toContain('--stage must be production, development, local');
+    expect(stageName.code).toBe(2);
   });
 });
