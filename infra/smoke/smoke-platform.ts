@@ -148,7 +148,7 @@ const dealFileCopy = (
       if (role !== 'editor') {
         throw new CheckFailed(
           role === undefined
-            ? `user ${String(userId)} is no member of group ${String(groupId)}, or deal ${String(dealId)} is not in it: make the group, the deal and the membership first (npm run admin -- group add, deal add, member add)`
+            ? `user ${String(userId)} is no member of group ${String(groupId)}, or deal ${String(dealId)} is not in it: make the group, the deal and the membership first (docs/operating.md, "Before the first run")`
             : `user ${String(userId)} is a ${role} of group ${String(groupId)}, and the clean up deletes the deal file as them: make them an editor (npm run --silent admin -- member add --group ${String(groupId)} --user ${String(userId)} --role editor --stage ${stage})`,
         );
       }

@@ -29,6 +29,8 @@ export interface SmokeOptions {
    * file holding the EICAR test string is uploaded too, and its download must be refused.
    */
   readonly malwareScanning: boolean;
+  /** Leave the EICAR file out though the stage scans: its ThreatsFound alarm stays quiet. */
+  readonly skipEicar?: boolean;
   /**
    * How long a file's download may stay held (409) while its scan is under way.
    *

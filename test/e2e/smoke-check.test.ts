@@ -352,12 +352,14 @@ describe('npm run smoke', () => {
     expect(run.code).toBe(1);
   });
 
-  it('fails, exit 1, where nothing answers', async () => {
+  it('fails, exit 1, where nothing answers (without the EICAR step with --skip-eicar)', async () => {
     const port = await freePort();
     const run = await smoke([
       ...['--url', `http://127.0.0.1:${String(port)}`, '--token', 'x', '--http-only'],
+      '--skip-eicar',
     ]);
-    expect(statuses(run.out).filter((row) => row.endsWith(': failed'))).toHaveLength(9);
+    expect(statuses(run.out).filter((row) => row.endsWith(': failed'))).toHaveLength(8);
+    expect(run.out).not.toContain('EICAR');
     expect(run.out).toContain('ECONNREFUSED');
     expect(run.code).toBe(1);
   });
@@ -386,6 +388,10 @@ describe('npm run smoke', () => {
   it('prints its usage with --help, and exits 2 on bad usage, saying what is wrong', async () => {
     const help = await smoke(['--help']);
     expect(help.out).toMatch(/^usage: npm run smoke -- --url <ApiUrl> --token <bearer>/);
+    // What an operator needs before a first run: the token, the deal, the EICAR file's alarm.
+    expect(help.out).toContain('pre token generation trigger');
+    expect(help.out).toContain('member add --group <id> --user <id> --role editor');
+    expect(help.out).toContain("That fires the stage's ThreatsFound alarm");
     expect(help.code).toBe(0);
     const run = await smoke(['--token', 'x']);
     expect(run.err).toContain('npm run smoke: --url must be the http(s) URL of the stage');
@@ -417,5 +423,10 @@ describe('npm run smoke', () => {
     ]);
     expect(stageName.err).toContain('--stage must be production, development, local');
     expect(stageName.code).toBe(2);
+    const metrics = await smoke([
+      ...['--url', 'http://127.0.0.1:1', '--token', 'x', '--metrics', '--skip-eicar'],
+    ]);
+    expect(metrics.err).toContain('--metrics counts the EICAR file, which --skip-eicar leaves out');
+    expect(metrics.code).toBe(2);
   });
 });
