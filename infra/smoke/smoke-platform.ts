@@ -78,12 +78,12 @@ export function judgeMalwareProtectionPlan(
       `stack ${stackName} holds no malware protection plan, yet the stage scans`,
     );
   }
-  if (plan.status === 'ACTIVE') return `plan ${plan.id}: ACTIVE`;
-  const reasons = (plan.statusReasons ?? [])
-    .map(({ code, message }) => [code, message].filter((part) => part !== undefined).join(' '))
+  if (plan.Status === 'ACTIVE') return `plan ${plan.id}: ACTIVE`;
+  const reasons = (plan.StatusReasons ?? [])
+    .map(({ Code, Message }) => [Code, Message].filter((part) => part !== undefined).join(' '))
     .join('; ');
   throw new CheckFailed(
-    `plan ${plan.id} is ${plan.status}${reasons === '' ? '' : ` (${reasons})`}, expected ACTIVE: GuardDuty scans nothing meanwhile`,
+    `plan ${plan.id} is ${plan.Status ?? 'without a status'}${reasons === '' ? '' : ` (${reasons})`}, expected ACTIVE: GuardDuty scans nothing meanwhile`,
   );
 }
 
