@@ -30,7 +30,7 @@ import {
   REDRIVE_SLACK,
   WORKER_TIMEOUT_SECONDS,
 } from '#shared/notifications/delivery-rules.ts';
-import { apiStackName, DATA_OUTPUTS, type StageConfig } from '../stages.ts';
+import { DATA_OUTPUTS, type StageConfig } from '../stages.ts';
 import { bucketCors } from './cors.ts';
 import { MalwareScanning } from './malware-scanning.ts';
 
@@ -144,7 +144,6 @@ export class DataStack extends Stack implements ServiceData {
     if (stage.malwareScanning === 'on') {
       const scanning = new MalwareScanning(this, 'MalwareScanning', {
         bucket: this.bucket,
-        ruleStackName: apiStackName(stage.name),
         removalPolicy,
       });
       this.scanEventFailures = scanning.scanEventFailures;

@@ -604,6 +604,53 @@ describe('the data stack', () => {
     });
   });
 
+  it("admits the scan-result rule's dead letters by the rule's own ARN, in the queue's one policy, on every stage", () => {
+    for (const name of STAGE_NAMES) {
+      const { data, api } = stage(name);
+      const outputs = data.toJSON().Outputs as Record<string, { Value: unknown }>;
+      /** What a `Fn::GetStackOutput` of the data stack stands for there. */
+      const dataValue = (reference: unknown) =>
+        outputs[
+          (reference as { 'Fn::GetStackOutput': { OutputName: string } })['Fn::GetStackOutput']
+            .OutputName
+        ]?.Value;
+      const [queue] = only(data, 'AWS::SQS::Queue', 'MalwareScanningScanEventFailures');
+      const [ruleId, rule] = only(api, 'AWS::Events::Rule', 'MalwareScanVerdictsRule');
+      const deadLetters = (rule.Properties.Targets as { DeadLetterConfig: { Arn: unknown } }[])[0]
+        ?.DeadLetterConfig.Arn;
+      expect(dataValue(deadLetters), name).toEqual({ 'Fn::GetAtt': [queue, 'Arn'] });
+      const [, policy] = only(api, 'AWS::SQS::QueuePolicy', 'MalwareScanVerdictsDeadLetterPolicy');
+      expect((policy.Properties.Queues as unknown[]).map(dataValue), name).toEqual([
+        { Ref: queue },
+      ]);
+      expect(policy.Properties.PolicyDocument, name).toEqual({
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Sid: 'TlsOnly',
+            Effect: 'Deny',
+            Principal: { AWS: '*' },
+            Action: 'sqs:*',
+            Resource: deadLetters,
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          },
+          {
+            Sid: 'ScanResultRuleDeadLetters',
+            Effect: 'Allow',
+            Principal: { Service: 'events.amazonaws.com' },
+            Action: 'sqs:SendMessage',
+            Resource: deadLetters,
+            // The rule's real ARN, whatever name CloudFormation gives it.
+            Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [ruleId, 'Arn'] } } },
+          },
+        ],
+      });
+      // SQS keeps one policy a queue: none in the data stack to overwrite this one.
+      const dataPolicies = Object.values(data.findResources('AWS::SQS::QueuePolicy'));
+      expect(JSON.stringify(dataPolicies), name).not.toContain(queue);
+    }
+  });
+
   it('sends object-created events under uploads/ to the finalizer, from the API stack', () => {
     stage('production').api.hasResourceProperties('Custom::S3BucketNotifications', {
       Managed: false,
