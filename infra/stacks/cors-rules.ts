@@ -45,14 +45,21 @@ export function apiCorsRule(allowedOrigins: readonly string[]): CorsRule | undef
  * through the API's 302, and the Fetch standard sends a request redirected across origins
  * with `Origin: null` (https://fetch.spec.whatwg.org/#http-redirect-fetch, the tainted
  * origin), which no named origin matches; the link is signed and short-lived, so whoever
- * holds it may read it from anywhere already. A page may read the object's `ETag`. The
- * signature, not the origin, admits a request: these only let a page read the answer.
+ * holds it may read it from anywhere already. A page may read the object's `ETag`, and the
+ * form's answer its `Location` too: uploaders such as Uppy's @uppy/aws-s3 ask a bucket to
+ * expose both (docs/browsers.md). The signature, not the origin, admits a request: these only
+ * let a page read the answer.
  */
 export function bucketCorsRules(allowedOrigins: readonly string[]): readonly CorsRule[] {
   if (allowedOrigins.length === 0) return [];
-  const rule = { allowHeaders: [], exposeHeaders: ['ETag'], maxAgeSeconds: PREFLIGHT_SECONDS };
+  const rule = { allowHeaders: [], maxAgeSeconds: PREFLIGHT_SECONDS };
   return [
-    { ...rule, allowOrigins: [...allowedOrigins], allowMethods: ['POST'] },
-    { ...rule, allowOrigins: ['*'], allowMethods: ['GET', 'HEAD'] },
+    {
+      ...rule,
+      allowOrigins: [...allowedOrigins],
+      allowMethods: ['POST'],
+      exposeHeaders: ['ETag', 'Location'],
+    },
+    { ...rule, allowOrigins: ['*'], allowMethods: ['GET', 'HEAD'], exposeHeaders: ['ETag'] },
   ];
 }

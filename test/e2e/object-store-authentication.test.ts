@@ -478,4 +478,17 @@ describe('the local object store still serves what S3 serves', () => {
     expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
     expect(preflight.headers.get('access-control-allow-methods')).toBe('POST');
   });
+
+  it("lets an allowed page read the form's ETag and Location, as Uppy's S3 uploader asks", async () => {
+    const ticket = await ticketFor(7032, 5);
+    const posted = await postForm(ticket.url, Object.entries(ticket.fields), Buffer.from('bytes'), {
+      origin: 'http://localhost:3000',
+    });
+    expect(posted.status).toBe(204);
+    expect(posted.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
+    expect(posted.headers.get('access-control-expose-headers')).toBe('ETag, Location');
+    // The MD5 of the bytes, and the object's own URL: the bucket's, then the form's key.
+    expect(posted.headers.get('etag')).toBe('"4b3a6218bb3e3a7303e8a171a60fcf92"');
+    expect(posted.headers.get('location')).toBe(`${ticket.url}/${ticket.key}`);
+  });
 });

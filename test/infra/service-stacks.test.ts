@@ -1339,7 +1339,13 @@ const API_CORS = {
 };
 const bucketRules = (origins: string[]) => ({
   CorsRules: [
-    { AllowedOrigins: origins, AllowedMethods: ['POST'], ExposedHeaders: ['ETag'], MaxAge: 3600 },
+    // Uppy's @uppy/aws-s3 asks a bucket to expose both to the form's page (docs/browsers.md).
+    {
+      AllowedOrigins: origins,
+      AllowedMethods: ['POST'],
+      ExposedHeaders: ['ETag', 'Location'],
+      MaxAge: 3600,
+    },
     {
       AllowedOrigins: ['*'],
       AllowedMethods: ['GET', 'HEAD'],
