@@ -1,5 +1,6 @@
 /**
- * `npm run lint:cfn`: every stage's two stacks synthesized into cdk.out/<stage>/ and checked
+ * `npm run lint:cfn`: every stage's two stacks synthesized into cdk.out/<stage>/ (and
+ * development's with a custom domain, into cdk.out/development-custom-domain/) and checked
  * by cfn-lint with the repository's .cfnlintrc.yaml. Prints cfn-lint's findings per stage and
  * exits 1 on any finding (a warning is a finding too: fix it or ignore it there, with its
  * reason), 2 when cfn-lint is missing or fails to run.
@@ -31,6 +32,28 @@ const CDK_JSON_CONTEXT = (
   }
 ).context;
 
+/** What is linted: every stage as it starts, and one with the settings that add resources. */
+interface Variant {
+  /** Its folder under cdk.out/. */
+  readonly name: string;
+  readonly stage: StageName;
+  /** Settings beyond the stage's defaults, as `-c` would give them. */
+  readonly settings: Readonly<Record<string, string>>;
+}
+
+const VARIANTS: readonly Variant[] = [
+  ...STAGE_NAMES.map((stage) => ({ name: stage, stage, settings: {} })),
+  {
+    // The custom domain: its name in the data stack, its mapping in the API stack.
+    name: 'development-custom-domain',
+    stage: 'development',
+    settings: {
+      apiDomainName: 'files-dev.example.com',
+      apiCertificateArn: `arn:aws:acm:${REGION}:123456789012:certificate/0f1e2d3c-4b5a-6978-8091-a2b3c4d5e6f7`,
+    },
+  },
+];
+
 /**
  * What `cdk synth -c stage=<stage> -c jwtIssuer=… -o cdk.out/<stage>` writes, in this process
  * and without bundling the functions: the CLI's own context (path and asset metadata, the
@@ -38,8 +61,8 @@ const CDK_JSON_CONTEXT = (
  * functions' S3 keys. Bundling is what made three `cdk synth` runs slow; `npm run synth`
  * still bundles.
  */
-function synthesize(stage: StageName): string[] {
-  const outdir = join(REPOSITORY_ROOT, 'cdk.out', stage);
+function synthesize({ name, stage, settings }: Variant): string[] {
+  const outdir = join(REPOSITORY_ROOT, 'cdk.out', name);
   const app = new App({
     outdir,
     context: {
@@ -50,6 +73,7 @@ function synthesize(stage: StageName): string[] {
       'aws:cdk:bundling-stacks': [],
       stage,
       jwtIssuer: JWT_ISSUER,
+      ...settings,
     },
   });
   const stacks = addServiceStacks(app, {
@@ -90,12 +114,12 @@ if (probe.error !== undefined || probe.status !== 0) {
 }
 process.stdout.write(`${probe.stdout.trim()} in ${REGION}, config .cfnlintrc.yaml\n`);
 
-const templates = STAGE_NAMES.map((stage) => {
+const templates = VARIANTS.map((variant) => {
   try {
-    return { stage, files: synthesize(stage) };
+    return { stage: variant.name, files: synthesize(variant) };
   } catch (error) {
     process.stderr.write(
-      `lint:cfn: the ${stage} stage did not synthesize: ${error instanceof Error ? error.message : String(error)}\n`,
+      `lint:cfn: ${variant.name} did not synthesize: ${error instanceof Error ? error.message : String(error)}\n`,
     );
     process.exit(1);
   }

@@ -64,6 +64,13 @@ const wholeNumber = (min: number, max: number) => z.coerce.number().int().min(mi
 
 const httpsUrl = z.url({ protocol: /^https$/, error: 'must be an https:// URL' });
 
+/** A fully qualified hostname in lower case, as API Gateway takes a custom domain name. */
+const HOSTNAME =
+  /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** An ACM certificate's ARN: its partition, region, account and id. */
+const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]+$/;
+
 type Schemas = typeof ENVIRONMENT;
 
 /** The stage settings the schema's variables bring, each by its setting name and its rule. */
@@ -82,7 +89,10 @@ const StageSettingsSchema = z.strictObject({
   /** The `aud` values the authorizer accepts. */
   jwtAudience: list(z.string().min(1)),
   ...VARIABLE_SETTINGS,
-  /** Realtime tokens' `iss`: the service's public base URL; the API's own URL when absent. */
+  /**
+   * Realtime tokens' `iss`: the service's public base URL; when absent, the custom domain's
+   * (`https://<apiDomainName>`) or else the API's own URL.
+   */
   realtimeIssuer: z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL' }).optional(),
   logLevel: z.enum(LOG_LEVELS),
   logRetentionDays: z.coerce
@@ -107,6 +117,22 @@ const StageSettingsSchema = z.strictObject({
       ),
     0,
   ),
+  /**
+   * The API's own hostname (`files.example.com`) and the ACM certificate for it, in the
+   * stage's region: both or neither. The name lives in the data stack, so the URL, and the
+   * target its DNS record names, outlive the API stack.
+   */
+  apiDomainName: z
+    .string()
+    .regex(HOSTNAME, 'must be a lower-case hostname such as files.example.com')
+    .optional(),
+  apiCertificateArn: z
+    .string()
+    .regex(
+      CERTIFICATE_ARN,
+      'must be an ACM certificate ARN (arn:aws:acm:<region>:<account>:certificate/<id>)',
+    )
+    .optional(),
   /** The HTTP API's steady-state requests a second, and burst, for the whole stage. */
   apiRateLimit: wholeNumber(1, 100_000),
   apiBurstLimit: wholeNumber(1, 5_000),
@@ -297,6 +323,11 @@ export function stageConfig(context: (key: string) => unknown): StageConfig {
   if (parsed.data.alarmEmail !== undefined && parsed.data.alarmTopicArn !== undefined) {
     throw new Error(
       `Stage ${stage}: set alarmEmail or alarmTopicArn, not both (alarms go to the existing topic, and the email would be ignored)`,
+    );
+  }
+  if ((parsed.data.apiDomainName === undefined) !== (parsed.data.apiCertificateArn === undefined)) {
+    throw new Error(
+      `Stage ${stage}: set apiDomainName and apiCertificateArn together (the custom domain serves with its certificate), or neither`,
     );
   }
   const { alarms, alarmEmail, alarmTopicArn, alarmChat } = parsed.data;

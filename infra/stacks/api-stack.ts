@@ -25,6 +25,7 @@ import { metricsNamespace, SERVICE_NAME } from '#shared/observability/business-m
 import { ServiceAlarms } from '../constructs/service-alarms.ts';
 import { ServiceDashboard } from '../constructs/service-dashboard.ts';
 import { alarmTarget, postAlarmsToChat } from './alarm-action.ts';
+import { apiDomainUrl, mapApiDomain } from './api-domain.ts';
 import { apiCorsPreflight } from './cors.ts';
 import { DATA_OUTPUTS, functionNameOutput, settingVariables, type StageConfig } from '../stages.ts';
 import type { ServiceData } from './data-stack.ts';
@@ -154,9 +155,9 @@ export class ApiStack extends Stack {
       createDefaultStage: false,
       corsPreflight: apiCorsPreflight(stage),
     });
-    issuer = stage.realtimeIssuer ?? this.api.apiEndpoint;
+    issuer = stage.realtimeIssuer ?? apiDomainUrl(stage) ?? this.api.apiEndpoint;
     alarms?.watchApi(this.api);
-    this.api.addStage('DefaultStage', {
+    const defaultStage = this.api.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
       throttle: { rateLimit: stage.apiRateLimit, burstLimit: stage.apiBurstLimit },
@@ -167,6 +168,7 @@ export class ApiStack extends Stack {
         format: ACCESS_LOG,
       },
     });
+    mapApiDomain(this, stage, this.api, defaultStage);
     Validations.of(this.api).acknowledge({
       id: 'AwsSolutions-APIG4',
       reason:

@@ -31,6 +31,7 @@ import {
   WORKER_TIMEOUT_SECONDS,
 } from '#shared/notifications/delivery-rules.ts';
 import { DATA_OUTPUTS, type StageConfig } from '../stages.ts';
+import { addApiDomain } from './api-domain.ts';
 import { bucketCors } from './cors.ts';
 import { MalwareScanning } from './malware-scanning.ts';
 
@@ -59,9 +60,9 @@ export interface DataStackProps extends StackProps {
 }
 
 /**
- * The stage's state: the table, the bucket, the queues and the secrets. It changes rarely
- * and, in production, outlives its stack; the API stack can be destroyed and redeployed
- * around it.
+ * The stage's state: the table, the bucket, the queues and the secrets (and the API's custom
+ * domain, when the stage has one). It changes rarely and, in production, outlives its stack;
+ * the API stack can be destroyed and redeployed around it.
  */
 export class DataStack extends Stack implements ServiceData {
   readonly table: TableV2;
@@ -207,6 +208,9 @@ export class DataStack extends Stack implements ServiceData {
       reason:
         'A webhook URL is issued by the chat workspace; no Lambda can mint a new one, so an operator replaces it there and here',
     });
+
+    // Not data, but it must outlive the API stack as the data does: the API's custom domain.
+    addApiDomain(this, stage);
 
     // The operator CLI (`npm run admin -- --stage <name>`) finds the stage's data by these.
     new CfnOutput(this, DATA_OUTPUTS.tableName, { value: this.table.tableName });

@@ -14,6 +14,7 @@ import {
   SERVICE_FUNCTIONS,
 } from '#functions/service-functions.ts';
 import { alarmTarget } from '#infra/stacks/alarm-action.ts';
+import { addApiDomain } from '#infra/stacks/api-domain.ts';
 import {
   functionNameOutput,
   STAGE_DEFAULTS,
@@ -39,6 +40,9 @@ import { declaredCalls } from './declared-grants.ts';
 
 const ISSUER = 'https://issuer.example/';
 const DEVELOPMENT_ORIGINS = ['https://app.example.com', 'http://localhost:5173'];
+const API_DOMAIN = 'files-dev.example.com';
+const API_CERTIFICATE =
+  'arn:aws:acm:eu-west-1:123456789012:certificate/0f1e2d3c-4b5a-6978-8091-a2b3c4d5e6f7';
 const stages: Partial<Record<StageName, SynthesizedStage>> = {};
 const stage = (name: StageName): SynthesizedStage => {
   const found = stages[name];
@@ -59,6 +63,8 @@ beforeAll(() => {
     notifyRatePerMinute: '0.5',
     maxFilesPerUser: '500',
     maxBytesPerUser: '1048576',
+    apiDomainName: API_DOMAIN,
+    apiCertificateArn: API_CERTIFICATE,
   });
   stages.local = synthStage({ stage: 'local' });
 });
@@ -1203,6 +1209,95 @@ describe('the dashboard', () => {
       );
     }
     expect(dashboardBody(stage('development').api).widgets.length).toBe(widgets().length);
+  });
+});
+
+describe('the custom domain (apiDomainName, apiCertificateArn)', () => {
+  it('with both: the name in the data stack with its certificate, the API mapped at its root, the DNS target an output', () => {
+    const { data, api } = stage('development');
+    const [domainId, domain] = only(data, 'AWS::ApiGatewayV2::DomainName', 'ApiDomain');
+    expect(domain.Properties).toEqual({
+      DomainName: API_DOMAIN,
+      DomainNameConfigurations: [
+        { CertificateArn: API_CERTIFICATE, EndpointType: 'REGIONAL', SecurityPolicy: 'TLS_1_2' },
+      ],
+      Tags: { service: 'file-service', stage: 'development' },
+    });
+    // Not data: it goes with the data stack, not before.
+    expect(domain.DeletionPolicy).toBeUndefined();
+    data.hasOutput('ApiDomainTarget', {
+      Value: { 'Fn::GetAtt': [domainId, 'RegionalDomainName'] },
+    });
+    data.hasOutput('ApiDomainHostedZoneId', {
+      Value: { 'Fn::GetAtt': [domainId, 'RegionalHostedZoneId'] },
+    });
+    const [apiId] = only(api, 'AWS::ApiGatewayV2::Api', 'HttpApi');
+    const [stageId] = only(api, 'AWS::ApiGatewayV2::Stage', 'HttpApiDefaultStage');
+    const [, mapping] = only(api, 'AWS::ApiGatewayV2::ApiMapping', 'ApiDomainMapping');
+    // By name, with no key: the whole API at https://files-dev.example.com/.
+    expect(mapping.Properties).toEqual({
+      ApiId: { Ref: apiId },
+      DomainName: API_DOMAIN,
+      Stage: '$default',
+    });
+    // The stage by its name, so made after it.
+    expect(mapping.DependsOn).toContain(stageId);
+    // Realtime tokens name the URL that outlives the API, unless realtimeIssuer says otherwise.
+    const variables = functionOf(api, 'GetRealtimeToken').Properties.Environment as {
+      Variables: Record<string, unknown>;
+    };
+    expect(variables.Variables.REALTIME_ISSUER).toBe(`https://${API_DOMAIN}`);
+  });
+
+  it('without them, as every stage starts: no name, no mapping, no output', () => {
+    for (const name of ['production', 'local'] as const) {
+      const { data, api } = stage(name);
+      expect(Object.keys(data.findResources('AWS::ApiGatewayV2::DomainName')), name).toEqual([]);
+      expect(Object.keys(api.findResources('AWS::ApiGatewayV2::ApiMapping')), name).toEqual([]);
+      expect(Object.keys(data.findOutputs('ApiDomain*')), name).toEqual([]);
+    }
+    for (const name of STAGE_NAMES) {
+      expect(STAGE_DEFAULTS[name]).not.toHaveProperty('apiDomainName');
+    }
+  });
+
+  it('refuses one without the other, a name that is no hostname, an ARN that is no certificate, one of another region', () => {
+    const config = (values: Record<string, unknown>) => () =>
+      stageConfig((key) => ({ stage: 'development', jwtIssuer: ISSUER, ...values })[key]);
+    const both =
+      'Stage development: set apiDomainName and apiCertificateArn together (the custom domain serves with its certificate), or neither';
+    expect(config({ apiDomainName: API_DOMAIN })).toThrow(both);
+    expect(config({ apiCertificateArn: API_CERTIFICATE })).toThrow(both);
+    expect(
+      config({ apiDomainName: 'https://files.example.com', apiCertificateArn: API_CERTIFICATE }),
+    ).toThrow(
+      'Stage development: apiDomainName must be a lower-case hostname such as files.example.com (got "https://files.example.com")',
+    );
+    expect(
+      config({ apiDomainName: 'Files.Example.com', apiCertificateArn: API_CERTIFICATE }),
+    ).toThrow(/apiDomainName must be a lower-case hostname .* \(got "Files.Example.com"\)/);
+    expect(
+      config({
+        apiDomainName: API_DOMAIN,
+        apiCertificateArn: 'arn:aws:iam::123456789012:server-certificate/files',
+      }),
+    ).toThrow(
+      /apiCertificateArn must be an ACM certificate ARN .* \(got "arn:aws:iam::123456789012:server-certificate\/files"\)/,
+    );
+    const deployedTo = (region: string) => () => {
+      const app = new App({ outdir: mkdtempSync(join(tmpdir(), 'cdk-test-')) });
+      onTestFinished(() => {
+        rmSync(app.outdir, { recursive: true, force: true });
+      });
+      addApiDomain(
+        new Stack(app, 'Data', { env: { account: '123456789012', region } }),
+        config({ apiDomainName: API_DOMAIN, apiCertificateArn: API_CERTIFICATE })(),
+      );
+    };
+    expect(deployedTo('eu-west-1')).not.toThrow();
+    expect(deployedTo('us-east-1')).toThrow(
+      "Stage development: apiCertificateArn is a certificate of eu-west-1, and the stage deploys to us-east-1: a regional API's certificate must be in its region",
+    );
   });
 });
 
