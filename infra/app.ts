@@ -4,10 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { samLocalTemplate } from './local/sam/sam-local-template.ts';
 import { addServiceStacks } from './service.ts';
-import { stageConfig } from './stages.ts';
+import { stageConfigOf } from './stages.ts';
 
 const app = new App();
-const stage = stageConfig((key) => app.node.tryGetContext(key));
+const stage = stageConfigOf(app);
 const { api } = addServiceStacks(app, {
   stage,
   root: resolve(fileURLToPath(import.meta.url), '../..'),

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { addServiceStacks } from './service.ts';
-import { STAGE_NAMES, type StageName, stageConfig } from './stages.ts';
+import { STAGE_NAMES, type StageName, stageConfigOf } from './stages.ts';
 
 const REPOSITORY_ROOT = resolve(import.meta.dirname, '..');
 /** The issuer `npm run synth` passes: production and development have no default. */
@@ -77,7 +77,7 @@ function synthesize({ name, stage, settings }: Variant): string[] {
     },
   });
   const stacks = addServiceStacks(app, {
-    stage: stageConfig((key) => app.node.tryGetContext(key)),
+    stage: stageConfigOf(app),
     root: REPOSITORY_ROOT,
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: REGION },
   });

@@ -263,10 +263,52 @@ export const apiStackName = (stage: StageName): string => `FileService-${stage}-
 const SETTING_NAMES = Object.keys(StageSettingsSchema.shape) as (keyof StageSettings)[];
 
 /**
- * The settings of the stage that `-c stage` names. `context` reads CDK context: flat
- * `-c key=value` entries, and the `stages` object of cdk.json.
+ * Context keys that are CDK's or its CLI's, never a stage's setting: feature flags
+ * (`@aws-cdk/…`, `@aws-cdk-containers/…`), what the CLI passes every synth (`aws:cdk:…`, as
+ * `cdk synth` 2.1148.1 does: path and asset metadata, version reporting, bundling stacks),
+ * older CLI switches (`aws-cdk:…`), lookups cached in cdk.context.json
+ * (`<provider>:account=…`), and the CLI's acknowledged notices and telemetry switch.
  */
-export function stageConfig(context: (key: string) => unknown): StageConfig {
+const CDK_CONTEXT_KEY =
+  /^(@aws-cdk[\w-]*\/|aws:cdk:|aws-cdk:)|:account=|^(acknowledged-issue-numbers|cli-telemetry)$/;
+
+/** The plain context keys of this app: the stage, cdk.json's per-stage object, the settings. */
+const APP_CONTEXT_KEYS: readonly string[] = ['stage', 'stages', ...SETTING_NAMES];
+
+/**
+ * The context keys neither a setting nor CDK's own: a misspelled `-c alarmEmial=…`, or the
+ * same at the top of cdk.json's `context`. CDK takes any key, so without this a typo would
+ * synthesize cleanly and deploy the stage without the setting.
+ */
+function unknownContextKeys(keys: readonly string[]): string[] {
+  return keys.filter((key) => !APP_CONTEXT_KEYS.includes(key) && !CDK_CONTEXT_KEY.test(key));
+}
+
+/** What of a CDK app the stage's settings are read from: its context, and every key of it. */
+interface ContextNode {
+  readonly node: {
+    tryGetContext(key: string): unknown;
+    getAllContext(): Record<string, unknown>;
+  };
+}
+
+/**
+ * The settings of the stage an app's context names (`npm run synth`, `npm run deploy`), with
+ * every key of that context checked: one that is neither a setting nor CDK's is refused.
+ */
+export function stageConfigOf(app: ContextNode): StageConfig {
+  return stageConfig((key) => app.node.tryGetContext(key), Object.keys(app.node.getAllContext()));
+}
+
+/**
+ * The settings of the stage that `-c stage` names. `context` reads CDK context: flat
+ * `-c key=value` entries, and the `stages` object of cdk.json; `contextKeys`, when given, are
+ * every key of it, each of which must be a setting or CDK's own.
+ */
+export function stageConfig(
+  context: (key: string) => unknown,
+  contextKeys: readonly string[] = [],
+): StageConfig {
   const name = context('stage') ?? 'production';
   if (typeof name !== 'string' || !(STAGE_NAMES as readonly string[]).includes(name)) {
     throw new Error(
@@ -274,6 +316,12 @@ export function stageConfig(context: (key: string) => unknown): StageConfig {
     );
   }
   const stage = name as StageName;
+  const unknownKeys = unknownContextKeys(contextKeys).filter((key) => key !== 'uploadOrigins');
+  if (unknownKeys.length > 0) {
+    throw new Error(
+      `Stage ${stage}: unknown context ${unknownKeys.map((key) => `-c ${key}`).join(', ')} (from the command line, or the top of cdk.json's "context"); the settings are ${SETTING_NAMES.join(', ')}, beside stage and stages`,
+    );
+  }
   const fromFile = context('stages');
   const perStage =
     typeof fromFile === 'object' && fromFile !== null

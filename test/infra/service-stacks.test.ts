@@ -1368,6 +1368,40 @@ describe('stage config', () => {
     ).toMatchObject({ maxFilesPerUser: 2000, maxBytesPerUser: 5_368_709_120 });
   });
 
+  it('refuses a context key that is no setting, a misspelled -c above all, and passes CDK’s own', () => {
+    // As `cdk synth -c stage=development -c jwtIssuer=… -c alarmEmial=…` runs the app, with
+    // cdk.json's feature flags: it stops before any template is written.
+    expect(() =>
+      synthStage({ stage: 'development', jwtIssuer: ISSUER, alarmEmial: 'oncall@example.com' }),
+    ).toThrow(
+      'Stage development: unknown context -c alarmEmial (from the command line, or the top of cdk.json\'s "context"); the settings are jwtIssuer, jwtAudience, ',
+    );
+    expect(() =>
+      stageConfig(context({ stage: 'local' }), ['stage', 'jwtIsuer', 'logLevell']),
+    ).toThrow('Stage local: unknown context -c jwtIsuer, -c logLevell (from the command line');
+    // What `cdk synth` 2.1148.1 passes an app beside -c and cdk.json (a probe app printed it),
+    // what other CLI options add, and keys the CLI keeps in cdk.json or cdk.context.json.
+    const cdkKeys = [
+      'aws:cdk:enable-path-metadata',
+      'aws:cdk:enable-asset-metadata',
+      'aws:cdk:version-reporting',
+      'aws:cdk:bundling-stacks',
+      'aws:cdk:disable-version-reporting',
+      'aws:cdk:disable-asset-staging',
+      '@aws-cdk/core:failSynthOnValidationErrors',
+      '@aws-cdk/core:bootstrapQualifier',
+      '@aws-cdk-containers/ecs-service-extensions:enableDefaultLogDriver',
+      'aws-cdk:enableDiffNoFail',
+      'acknowledged-issue-numbers',
+      'cli-telemetry',
+      'availability-zones:account=123456789012:region=eu-west-1',
+    ];
+    const settings = { stage: 'development', jwtIssuer: ISSUER, alarmEmail: 'oncall@example.com' };
+    expect(
+      stageConfig(context(settings), [...Object.keys(settings), 'stages', ...cdkKeys]),
+    ).toMatchObject({ name: 'development', alarmEmail: 'oncall@example.com' });
+  });
+
   it('names the setting and the value it refuses', () => {
     const refuse = (values: Record<string, unknown>) => () =>
       stageConfig(context({ stage: 'development', jwtIssuer: ISSUER, ...values }));

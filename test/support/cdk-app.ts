@@ -6,7 +6,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import { samLocalTemplate } from '#infra/local/sam/sam-local-template.ts';
 import { addServiceStacks } from '#infra/service.ts';
-import { stageConfig } from '#infra/stages.ts';
+import { stageConfigOf } from '#infra/stages.ts';
 
 /** cdk.json's context: the feature flags and any per-stage settings the CLI would read. */
 const CDK_CONTEXT = (
@@ -32,7 +32,7 @@ export function synthStage(context: Record<string, unknown>): SynthesizedStage {
       outdir,
       context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context },
     });
-    const stage = stageConfig((key) => app.node.tryGetContext(key));
+    const stage = stageConfigOf(app);
     const stacks = addServiceStacks(app, { stage, root: REPOSITORY_ROOT });
     if (stage.name === 'local') samLocalTemplate(stacks.api, stage);
     app.synth();
