@@ -14,12 +14,23 @@ export const WATCHED_FUNCTIONS = (SERVICE_FUNCTIONS as readonly FunctionDeclarat
 /** A deployed stage's alarms (malwareScanning on): two a function, and five of the stage. */
 export const DEPLOYED_ALARMS = 2 * WATCHED_FUNCTIONS.length + 3 + 1 + 1;
 
+/**
+ * What the stage's dashboard draws of each function: errors, p99 duration, throttles,
+ * concurrency and cold starts. CloudWatch's free tier covers three dashboards of at most 50
+ * metrics each, so this one, far over 50, is billed whatever else the account has.
+ */
+export const DASHBOARD_METRICS_PER_FUNCTION = 5;
+const DASHBOARD_FUNCTION_METRICS = DASHBOARD_METRICS_PER_FUNCTION * SERVICE_FUNCTIONS.length;
+
 const SECRETS = 0.8;
+/** CloudWatch's price of a custom dashboard a month. */
+const DASHBOARD = 3;
 /** The most the worker's idle pollers cost beyond SQS's free million. */
 const POLLERS = 0.3;
 const dollars = (amount: number) => `$${amount.toFixed(2)}`;
 const alarmCost = DEPLOYED_ALARMS / 10;
-const total = `**≈ ${dollars(SECRETS + alarmCost)}–${(SECRETS + alarmCost + POLLERS).toFixed(2)}**`;
+const atRest = SECRETS + alarmCost + DASHBOARD;
+const total = `**≈ ${dollars(atRest)}–${(atRest + POLLERS).toFixed(2)}**`;
 
 /** The table: production and development cost the same, at the defaults. */
 export const stageCostTable = (): string =>
@@ -32,6 +43,12 @@ export const stageCostTable = (): string =>
         dollars(alarmCost),
         dollars(alarmCost),
         `$0.10 an alarm a month (${String(WATCHED_FUNCTIONS.length)} functions × 2, 3 dead-letter queues, the API’s 5xx, any threat found)`,
+      ],
+      [
+        'CloudWatch dashboard',
+        dollars(DASHBOARD),
+        dollars(DASHBOARD),
+        `$3 a dashboard a month: the free tier's three dashboards reference at most 50 metrics each, and this one draws ${String(DASHBOARD_FUNCTION_METRICS)} for its ${String(SERVICE_FUNCTIONS.length)} functions alone (errors, p99 duration, throttles, concurrency, cold starts)`,
       ],
       [
         'GuardDuty Malware Protection for S3',

@@ -35,7 +35,11 @@ import { LOCAL_BUCKET } from '#infra/local/object-store/bucket-store.ts';
 import { LOCAL_TABLE } from '#infra/local/stage/local-stage.ts';
 import { BUSINESS_METRICS } from '#shared/observability/business-metrics.ts';
 import { synthStage, type SynthesizedStage } from '#test/support/cdk-app.ts';
-import { DEPLOYED_ALARMS, WATCHED_FUNCTIONS } from '#infra/render/stage-cost.ts';
+import {
+  DASHBOARD_METRICS_PER_FUNCTION,
+  DEPLOYED_ALARMS,
+  WATCHED_FUNCTIONS,
+} from '#infra/render/stage-cost.ts';
 import { declaredCalls } from './declared-grants.ts';
 
 const ISSUER = 'https://issuer.example/';
@@ -1081,6 +1085,19 @@ function linesOf(widget: DashboardBody['widgets'][number]): string[] {
 
 describe('the dashboard', () => {
   const widgets = () => dashboardBody(stage('production').api).widgets;
+
+  it('docs/deploying.md’s cost of it holds: one a stage, drawing more metrics than the free tier’s 50', () => {
+    for (const name of STAGE_NAMES) {
+      const { api } = stage(name);
+      expect(Object.keys(api.findResources('AWS::CloudWatch::Dashboard')), name).toHaveLength(1);
+      const lines = dashboardBody(api).widgets.flatMap(linesOf);
+      const perFunction = lines.filter((line) =>
+        ALL_FUNCTIONS.some((id) => line.endsWith(` ${id}`)),
+      );
+      expect(perFunction, name).toHaveLength(DASHBOARD_METRICS_PER_FUNCTION * ALL_FUNCTIONS.length);
+      expect(lines.length, name).toBeGreaterThan(50);
+    }
+  });
   const widget = (title: string) => {
     const found = widgets().find((w) => w.properties.title === title);
     if (found === undefined) throw new Error(`no widget "${title}"`);
