@@ -5,7 +5,10 @@ import { documentClient } from '#shared/storage/aws/dynamodb.ts';
 import { secretsManagerClient } from '#shared/storage/aws/secrets-manager.ts';
 import { logger } from '#shared/logger.ts';
 import { alarmMessage, topicMessage } from '#shared/notifications/alarm-message.ts';
-import { alarmStateChangeOf } from '#shared/notifications/alarm-state-change.ts';
+import {
+  alarmStateChangeOf,
+  isFirstEvaluationOk,
+} from '#shared/notifications/alarm-state-change.ts';
 import { postAlarm } from '#shared/notifications/post-alarm.ts';
 import { observeInvocation } from '#shared/observability/observe-invocation.ts';
 import { chat } from '#shared/notifications/adapters/slack-webhook-channel.ts';
@@ -35,7 +38,8 @@ function messageOf(record: SNSEventRecord) {
 
 /**
  * The alarm topic's subscriber: each record (SNS sends one an invocation) becomes one chat
- * message, posted by the notification worker's rules within the invocation's time.
+ * message, posted by the notification worker's rules within the invocation's time; but a new
+ * alarm's first OK, which a deploy sends for each alarm it creates, says nothing and is left out.
  */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'chat' | 'rateLimits'>,
@@ -53,6 +57,10 @@ export const createHandler = (
           alarmName: change?.alarmName,
           newState: change?.newState,
         };
+        if (change !== undefined && isFirstEvaluationOk(change)) {
+          logger.info('Alarm first evaluated OK: not posted', about);
+          continue;
+        }
         const result = await postAlarm(adapters, rules, message, () =>
           context.getRemainingTimeInMillis(),
         );

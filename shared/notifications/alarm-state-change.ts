@@ -57,3 +57,12 @@ export function alarmStateChangeOf(message: string): AlarmStateChange | undefine
     accountId: n.AWSAccountId ?? undefined,
   };
 }
+
+/**
+ * A new alarm's first evaluation: CloudWatch creates every alarm in INSUFFICIENT_DATA, and its
+ * first evaluation (OK, with the stage's missing data treated as not breaching) runs the OK
+ * actions. A deploy that creates the stage's alarms would so announce each one, an alarm that
+ * never fired; a move to ALARM from there is a real alarm and is not one of these.
+ */
+export const isFirstEvaluationOk = (change: AlarmStateChange): boolean =>
+  change.oldState === 'INSUFFICIENT_DATA' && change.newState === 'OK';

@@ -123,6 +123,14 @@ describe('PostAlarm: one chat message per alarm state change', () => {
     ]);
   });
 
+  it('leaves out a new alarm’s first OK, which a deploy sends for each alarm, but not its ALARM', async () => {
+    await invoke(snsEvent(alarmNotification('OK', 'INSUFFICIENT_DATA')));
+    expect(receiver.posts).toEqual([]);
+    await invoke(snsEvent(alarmNotification('ALARM', 'INSUFFICIENT_DATA')));
+    expect(receiver.delivered()).toHaveLength(1);
+    expect(JSON.stringify(receiver.posts[0]?.payload)).toContain('⚪ INSUFFICIENT DATA → 🔴 ALARM');
+  });
+
   it('tries again after a 5xx, as the worker does, and posts once', async () => {
     receiver.answer({ status: 503, body: 'busy' }, { status: 500 });
     await invoke(snsEvent(alarmNotification('OK', 'ALARM')));
