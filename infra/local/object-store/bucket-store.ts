@@ -19,10 +19,15 @@ export const LOCAL_BUCKET = 'local-file-service-bucket-with-a-name-as-long-as-a-
  * JSON record (`objects/<hash of key>.json`), indexed in memory. New bytes stream into
  * `<root>-spool/` and land, record and all, by rename in one turn of the event loop; a read
  * opens its bytes in the turn it finds the record: every reader sees an object whole or not
- * at all. A new object, a copy too, starts with no tags. The bucket is unversioned.
+ * at all. A new object, a copy too, starts with no tags. Each write is a version of its own,
+ * with its own id; the bucket keeps a key's current version only: one written over is gone.
  */
 export interface StoredObject {
   readonly key: string;
+  /** This write's id (`x-amz-version-id`); `null` for one kept from before versions, as in S3. */
+  readonly versionId: string;
+  /** The SHA-256 of the bytes, base64: a copy answers it (`ChecksumSHA256`). */
+  readonly sha256?: string;
   /** The MD5 of the bytes, quoted: S3's ETag for a single-part upload. */
   readonly etag: string;
   readonly size: number;
@@ -34,6 +39,9 @@ export interface StoredObject {
   readonly file: string;
 }
 
+/** An object before it lands, or as kept before versions. */
+type Unversioned = Omit<StoredObject, 'versionId'>;
+
 export type ObjectEventName = 'ObjectCreated:Put' | 'ObjectCreated:Post' | 'ObjectCreated:Copy';
 
 /** The S3 error Codes the stage answers, and their status. */
@@ -43,7 +51,7 @@ const S3_STATUS = {
   ...{ XAmzContentSHA256Mismatch: 400, EntityTooLarge: 400, EntityTooSmall: 400 },
   ...{ MaxPostPreDataLengthExceeded: 400, IncorrectNumberOfFilesInPostRequest: 400 },
   ...{ MalformedPOSTRequest: 400, InvalidPolicyDocument: 400, InvalidArgument: 400 },
-  ...{ NoSuchKey: 404, NoSuchBucket: 404, PreconditionFailed: 412 },
+  ...{ NoSuchKey: 404, NoSuchVersion: 404, NoSuchBucket: 404, PreconditionFailed: 412 },
   ...{ InternalError: 500, NotImplemented: 501 },
 } as const;
 
@@ -113,8 +121,8 @@ export class BucketStore extends EventEmitter {
       const folder = join(root, entry.name, 'objects');
       for (const name of await readdir(folder).catch(() => [])) {
         if (!name.endsWith('.json')) continue;
-        const object = JSON.parse(await readFile(join(folder, name), 'utf8')) as StoredObject;
-        objects.set(object.key, object);
+        const object = JSON.parse(await readFile(join(folder, name), 'utf8')) as Unversioned;
+        objects.set(object.key, { versionId: 'null', ...object });
       }
     }
     return store;
@@ -184,7 +192,7 @@ export class BucketStore extends EventEmitter {
     });
     try {
       await pipeline(bytes, count, fs.createWriteStream(file, { mode: 0o600 }));
-      const refused = options.check?.(size, sha256.digest('hex'));
+      const refused = options.check?.(size, sha256.copy().digest('hex'));
       if (refused !== undefined) throw refused;
     } catch (error) {
       await rm(file, { force: true });
@@ -193,7 +201,7 @@ export class BucketStore extends EventEmitter {
     const etag = `"${md5.digest('hex')}"`;
     const lastModified = toTheSecond(Date.now());
     const object = { key, etag, size, lastModified, headers: options.headers, tags: [], file };
-    return this.land(bucket, object, options.event);
+    return this.land(bucket, { ...object, sha256: sha256.digest('base64') }, options.event);
   }
 
   /** Copies `source` to `key` (with `headers` when given), sharing its bytes by a hard link. */
@@ -211,9 +219,10 @@ export class BucketStore extends EventEmitter {
     return object !== undefined;
   }
 
-  delete(bucket: string, key: string): void {
+  /** Deletes the object; with `versionId`, only while it is that version: no other is kept. */
+  delete(bucket: string, key: string, versionId?: string): void {
     const object = this.get(bucket, key);
-    if (object === undefined) return;
+    if (object === undefined || (versionId ?? object.versionId) !== object.versionId) return;
     this.buckets.get(bucket)?.delete(key);
     this.sorted.delete(bucket);
     fs.rmSync(join(this.root, bucket, 'objects', recordName(key)), { force: true });
@@ -221,15 +230,15 @@ export class BucketStore extends EventEmitter {
   }
 
   /** Moves the bytes in and writes the record, all synchronously; then tells the listeners. */
-  private land(bucket: string, object: StoredObject, eventName: ObjectEventName): StoredObject {
+  private land(bucket: string, object: Unversioned, name: ObjectEventName) {
     this.createBucket(bucket);
-    const landed = { ...object, file: randomUUID() };
+    const landed = { ...object, versionId: randomBytes(16).toString('hex'), file: randomUUID() };
     fs.renameSync(object.file, join(this.root, bucket, 'bytes', landed.file));
     const old = this.get(bucket, object.key);
     this.save(bucket, landed);
     if (old !== undefined) fs.rmSync(join(this.root, bucket, 'bytes', old.file), { force: true });
     // The key as stored: s3-event-notifications.ts URL-encodes it, as S3 sends it.
-    this.emit('event', objectCreatedEvent(this.region, bucket, landed, eventName));
+    this.emit('event', objectCreatedEvent(this.region, bucket, landed, name));
     return landed;
   }
 

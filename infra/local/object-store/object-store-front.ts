@@ -50,6 +50,13 @@ const unquoted = (etag = '') => etag.trim().replace(/^"(.*)"$/, '$1');
 const holdIfMatch = (object: StoredObject, etag = object.etag) => {
   if (unquoted(etag) !== unquoted(object.etag)) throw new S3Error('PreconditionFailed');
 };
+/** The object while it is the version asked for: the store keeps the current one only. */
+function current(object: StoredObject | undefined, versionId?: string) {
+  if (object !== undefined && (versionId ?? object.versionId) === object.versionId) return object;
+  throw new S3Error(versionId === undefined ? 'NoSuchKey' : 'NoSuchVersion');
+}
+/** The headers that name an object's bytes and their version. */
+const versioned = (o: StoredObject) => ({ etag: o.etag, 'x-amz-version-id': o.versionId });
 
 function send(response: ServerResponse, status: number, body = '', headers = {}): unknown {
   const text = body === '' ? '' : `<?xml version="1.0" encoding="UTF-8"?>\n${body}`;
@@ -170,7 +177,7 @@ async function handle(
     return send(response, 200, '', { location: `/${bucket}` });
   }
   if (!store.hasBucket(bucket)) throw new S3Error('NoSuchBucket');
-  const object = store.get(bucket, key);
+  const [object, versionId] = [store.get(bucket, key), query.get('versionId') ?? undefined];
   if (key === '') {
     if (method === 'HEAD') return send(response, 200);
     const list = method === 'GET' && (query.has('versions') || query.get('list-type') === '2');
@@ -178,22 +185,23 @@ async function handle(
       return send(response, 200, listing(store, bucket, query));
     }
     if (method !== 'POST' || !query.has('delete')) throw new S3Error('NotImplemented');
-    for (const [, k] of (await text(request)).matchAll(/<Key>([^<]*)<\/Key>/g)) {
-      store.delete(bucket, unescapeXml(k));
+    for (const [, entry = ''] of (await text(request)).matchAll(/<Object>(.*?)<\/Object>/gs)) {
+      const [k, v] = ['Key', 'VersionId'].map((n) => new RegExp(`<${n}>([^<]*)<`).exec(entry)?.[1]);
+      store.delete(bucket, unescapeXml(k), v);
     }
     return send(response, 200, `<DeleteResult${NS}></DeleteResult>`);
   }
   if (query.has('tagging')) {
-    if (object === undefined) throw new S3Error('NoSuchKey');
+    const { tags } = current(object, versionId);
     if (method === 'PUT' && store.setTags(bucket, key, tagsOf(await text(request)))) {
       return send(response, 200);
     }
     if (method !== 'GET') throw new S3Error('NotImplemented');
-    const tags = object.tags.map(([k, v]) => `<Tag>${el('Key', k)}${el('Value', v)}</Tag>`);
-    return send(response, 200, `<Tagging${NS}><TagSet>${tags.join('')}</TagSet></Tagging>`);
+    const set = tags.map(([k, v]) => `<Tag>${el('Key', k)}${el('Value', v)}</Tag>`).join('');
+    return send(response, 200, `<Tagging${NS}><TagSet>${set}</TagSet></Tagging>`);
   }
   if (method === 'DELETE') {
-    store.delete(bucket, key);
+    store.delete(bucket, key, versionId);
     return send(response, 204);
   }
   if (method === 'GET' || method === 'HEAD') {
@@ -205,10 +213,10 @@ async function handle(
         throw new S3Error('AccessDenied');
       }
     }
-    if (object === undefined) throw new S3Error('NoSuchKey');
-    holdIfMatch(object, headers['if-match']);
-    const sent = { ...object.headers, etag: object.etag, 'content-length': object.size };
-    const modified = { 'last-modified': new Date(object.lastModified).toUTCString() };
+    const found = current(object, versionId);
+    holdIfMatch(found, headers['if-match']);
+    const sent = { ...found.headers, ...versioned(found), 'content-length': found.size };
+    const modified = { 'last-modified': new Date(found.lastModified).toUTCString() };
     // A presigned download's `response-content-disposition` and the like.
     const overrides = KEPT_HEADERS.flatMap((name) => {
       const value = query.get(`response-${name}`);
@@ -217,25 +225,26 @@ async function handle(
     response.writeHead(200, { ...sent, ...modified, ...Object.fromEntries(overrides) });
     if (method === 'HEAD') return response.end();
     // A client gone ends the read: nothing to answer it.
-    return pipeline(store.read(bucket, object), response, () => undefined);
+    return pipeline(store.read(bucket, found), response, () => undefined);
   }
   if (method !== 'PUT') throw new S3Error('NotImplemented');
   const kept = keptHeaders(Object.entries(headers));
   const source = one(headers['x-amz-copy-source']);
   if (source !== undefined) {
-    // CopyObject, in one turn, with the `x-amz-copy-source-if-match` the service relies on.
-    const [from = '', fromKey = ''] = decodeURIComponent(source.split('?')[0] ?? '')
-      .replace(/^\//, '')
-      .split(/\/(.*)/s);
-    const original = store.get(from, fromKey);
-    if (original === undefined) throw new S3Error('NoSuchKey');
+    // CopyObject, in one turn, of the version named, held to `x-amz-copy-source-if-match`.
+    const [path = '', asked] = source.split(/\?(.*)/s);
+    const sourceQuery = new URLSearchParams(asked);
+    const [, from = '', fromKey = ''] = /^\/?([^/]*)\/(.*)$/s.exec(decodeURIComponent(path)) ?? [];
+    const original = current(store.get(from, fromKey), sourceQuery.get('versionId') ?? undefined);
     holdIfMatch(original, one(headers['x-amz-copy-source-if-match']));
     const replace = headers['x-amz-metadata-directive'] === 'REPLACE';
     const copy = store.copy(bucket, original, key, replace ? kept : undefined);
     request.resume();
     const modified = new Date(copy.lastModified).toISOString();
-    const result = el('LastModified', modified) + el('ETag', copy.etag);
-    return send(response, 200, `<CopyObjectResult${NS}>${result}</CopyObjectResult>`);
+    const checksum = copy.sha256 === undefined ? '' : el('ChecksumSHA256', copy.sha256);
+    const result = el('LastModified', modified) + el('ETag', copy.etag) + checksum;
+    const xml = `<CopyObjectResult${NS}>${result}</CopyObjectResult>`;
+    return send(response, 200, xml, { 'x-amz-version-id': copy.versionId });
   }
   const signed = /^[0-9a-f]{64}$/.test(auth.payloadHash) ? auth.payloadHash : undefined;
   const stored = await store.put(bucket, key, request, {
@@ -246,7 +255,7 @@ async function handle(
         ? undefined
         : new S3Error('XAmzContentSHA256Mismatch'),
   });
-  return send(response, 200, '', { etag: stored.etag });
+  return send(response, 200, '', versioned(stored));
 }
 
 /** The headers S3 keeps with an object: a PUT's, a REPLACE copy's, a form's fields. */
@@ -272,8 +281,7 @@ const tagsOf = (xml: string) =>
 
 /**
  * ListObjectsV2 (`continuation-token`) or ListObjectVersions (`key-marker`): keys under the
- * prefix in S3's order, 1,000 a page. The bucket is unversioned: each object is its one
- * version, `null`, so a delete "with every version" deletes it.
+ * prefix in S3's order, 1,000 a page; the store keeps current versions only: a key lists one.
  */
 function listing(store: BucketStore, bucket: string, query: URLSearchParams): string {
   const versions = query.has('versions');
@@ -286,21 +294,21 @@ function listing(store: BucketStore, bucket: string, query: URLSearchParams): st
   const later = store.keys(bucket, prefix).filter((k) => Buffer.compare(Buffer.from(k), after) > 0);
   const listed = later.slice(0, maxKeys).flatMap((k) => store.get(bucket, k) ?? []);
   const truncated = maxKeys > 0 && later.length > maxKeys;
-  const last = listed.at(-1)?.key ?? '';
+  const { key: last = '', versionId: lastVersion = '' } = listed.at(-1) ?? {};
   const [tag, result] = versions
     ? ['Version', 'ListVersionsResult']
     : ['Contents', 'ListBucketResult'];
   const entries = listed.map(
     (object) =>
       `<${tag}>${el('Key', object.key)}` +
-      (versions ? el('VersionId', 'null') + el('IsLatest', true) : '') +
+      (versions ? el('VersionId', object.versionId) + el('IsLatest', true) : '') +
       el('LastModified', new Date(object.lastModified).toISOString()) +
       `${el('ETag', object.etag)}${el('Size', object.size)}${el('StorageClass', 'STANDARD')}</${tag}>`,
   );
   const marks = versions
     ? el('KeyMarker', after.toString()) +
       el('IsTruncated', truncated) +
-      (truncated ? el('NextKeyMarker', last) + el('NextVersionIdMarker', 'null') : '')
+      (truncated ? el('NextKeyMarker', last) + el('NextVersionIdMarker', lastVersion) : '')
     : el('KeyCount', listed.length) +
       (token === null ? '' : el('ContinuationToken', token)) +
       el('IsTruncated', truncated) +
@@ -387,7 +395,7 @@ function receiveForm(
       const created = el('Location', location) + el('Bucket', bucket) + el('Key', form.key);
       const xml =
         status === 201 ? `<PostResponse>${created}${el('ETag', stored.etag)}</PostResponse>` : '';
-      send(response, status, xml, { etag: stored.etag, location });
+      send(response, status, xml, { ...versioned(stored), location });
     } catch (error) {
       refuseForm(error instanceof S3Error ? error : new S3Error('InternalError'));
     }
