@@ -2,9 +2,9 @@ import type { FunctionSpec } from '#shared/functions/function-declaration.ts';
 
 /**
  * The complete route and the finalizer run the same completion, whichever comes first: they
- * read the form's bytes (their SHA-256) and copy them to the file's key (GetObject there,
- * PutObject here),
- * delete them once recorded or refused, and delete a copy no record names. The recorded copy
+ * read one version of the form's bytes (its SHA-256) and copy that version to the file's key
+ * (GetObjectVersion there, PutObject here), delete them once recorded or refused, and delete
+ * a copy no record names. The recorded copy
  * is only ever listed (ListBucket), never read: until its malware scan clears it, the bucket's
  * policy lets no function read it.
  */
@@ -18,9 +18,9 @@ export const DIRECT_UPLOAD_COMPLETION = {
   ],
   bucket: [
     {
-      objects: ['s3:GetObject', 's3:DeleteObject'],
+      objects: ['s3:GetObject', 's3:GetObjectVersion', 's3:DeleteObject'],
       under: 'uploads/',
-      why: "read, copy, discard the form's bytes",
+      why: "read, copy (one version), discard the form's bytes",
     },
     {
       objects: ['s3:PutObject', 's3:DeleteObject'],

@@ -1017,7 +1017,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The bytes have not reached S3 yet, or another completion holds the upload (retry) */
+            /** @description The bytes have not reached S3 yet or changed while it ran, or another completion holds the upload: retry */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -2,8 +2,29 @@
 export interface StoredBlob {
   readonly size: number;
   readonly contentType: string | undefined;
-  /** Names these very bytes: another write under the key gets another ETag. */
+  /**
+   * The bytes' MD5 (SSE-S3): other bytes of the same MD5 share it, so it pins nothing that
+   * integrity rests on; a version does.
+   */
   readonly etag: string;
+}
+
+/**
+ * The object's current version as HEAD reports it: a write under the key since is another
+ * version, and this one's bytes never change (read, hash and copy one version).
+ */
+export interface StoredVersion extends StoredBlob {
+  readonly versionId: string;
+}
+
+/** What a copy wrote. */
+export interface CopiedBlob {
+  readonly etag: string;
+  /**
+   * The SHA-256 the store worked out for the copy (base64), when it says: S3 computes it from
+   * the source it copied (`ChecksumAlgorithm: SHA256`).
+   */
+  readonly sha256: string | undefined;
 }
 
 export class BlobNotFoundError extends Error {
@@ -16,7 +37,7 @@ export class BlobNotFoundError extends Error {
   }
 }
 
-/** The source of a conditional copy was overwritten since its ETag was read. */
+/** The version named (of a digest or a copy's source) is no longer there: it was written over. */
 export class BlobChangedError extends Error {
   override name = 'BlobChangedError';
   readonly key: string;
@@ -55,27 +76,27 @@ export interface BlobStore extends FileObjectKeys {
   ): Promise<void>;
   /**
    * The SHA-256 of the object's bytes (base64 of the 32 bytes), read through once:
-   * BlobNotFoundError when there is none, BlobChangedError when `ifMatch` is given and the
-   * object no longer has that ETag.
+   * BlobNotFoundError when there is none, BlobChangedError when `versionId` is given and that
+   * version is no longer there.
    */
-  digest(key: string, options?: { readonly ifMatch?: string }): Promise<string>;
-  /** The object's size and type, or undefined when there is none. */
-  head(key: string): Promise<StoredBlob | undefined>;
+  digest(key: string, options?: { readonly versionId?: string }): Promise<string>;
+  /** The object's current version, its size and type, or undefined when there is none. */
+  head(key: string): Promise<StoredVersion | undefined>;
   /**
    * The object's size and ETag as the bucket's listing shows them (no type), or undefined:
    * no read of the object, so it answers for one the malware scan still holds.
    */
   listed(key: string): Promise<StoredBlob | undefined>;
   /**
-   * Copies an object within the store: BlobNotFoundError when the source is not there,
-   * BlobChangedError when `ifMatch` is given and the source no longer has that ETag.
-   * Resolves to the ETag of what was written.
+   * Copies an object within the store, the version named or else the current one:
+   * BlobNotFoundError when the source is not there, BlobChangedError when the version named
+   * is no longer there. Nothing is written then.
    */
   copy(
     sourceKey: string,
     key: string,
-    options?: { readonly ifMatch?: string },
-  ): Promise<{ readonly etag: string }>;
+    options?: { readonly versionId?: string },
+  ): Promise<CopiedBlob>;
   /** Deletes the object; deleting one that is not there succeeds. */
   delete(key: string): Promise<void>;
   /** How a record says where the bytes are: `s3://<bucket>/<key>`. */

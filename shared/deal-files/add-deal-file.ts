@@ -43,7 +43,8 @@ export interface NewDealFile {
 /**
  * The operator attaches a file to a deal. Bytes first (written, or copied in S3 from the
  * user's file), then the record, which is written only while the deal exists; a record that
- * cannot be written takes the bytes with it.
+ * cannot be written takes the bytes with it. A copy carries the user file's recorded SHA-256
+ * on, so it is held to it: the store's own checksum of the copy must be that digest.
  */
 export async function addDealFile(
   ports: AddDealFilePorts,
@@ -63,7 +64,16 @@ export async function addDealFile(
         ...(described.sha256 === undefined ? {} : { sha256: described.sha256 }),
       });
     } else {
-      await ports.blobs.copy(ports.blobs.userFileKey(source.userId, source.fileId), key);
+      const copied = await ports.blobs.copy(
+        ports.blobs.userFileKey(source.userId, source.fileId),
+        key,
+      );
+      const carried = described.sha256;
+      if (copied.sha256 !== undefined && carried !== undefined && copied.sha256 !== carried) {
+        throw new Conflict(
+          `user ${source.userId}'s file ${source.fileId} has other bytes in the bucket than its recorded SHA-256 names; nothing was attached`,
+        );
+      }
     }
   } catch (error) {
     // A put or copy cut off midway may still have stored the object.

@@ -4,7 +4,9 @@ import {
   BlobNotFoundError,
   type BlobStore,
   type BlobVersions,
+  type CopiedBlob,
   type StoredBlob,
+  type StoredVersion,
 } from '../blobs/blob-store.ts';
 import { deleteEveryVersion } from '../blobs/object-versions.ts';
 import { newFileScan } from '../domain/file-scan.ts';
@@ -204,9 +206,10 @@ async function sweepAfterRecording(
  * The signed form writes to the upload's own key, and stays valid until it expires, so
  * completion copies the bytes to the file's key, the one key no form can reach: once
  * recorded, a file's bytes never change. One completer at a time holds a claim on the
- * upload; it copies only the bytes whose ETag it read (and sized), so the record always
- * describes the object: the copy's own condition (`CopySourceIfMatch`) refuses bytes that
- * changed since, with nothing written.
+ * upload; it sizes, hashes and copies one version of the form's object, the one HEAD named,
+ * so the record always describes the bytes stored: a form may write again meanwhile, and
+ * bytes of the same MD5 (the ETag) are other bytes all the same. The copy's own SHA-256 is
+ * held to the digest too.
  */
 export async function completeDirectUpload(
   ports: CompletionPorts,
@@ -260,14 +263,14 @@ async function completeClaimed(
       logger.warn('Could not release a completion claim', { key: staged, error });
     });
   try {
-    // The ETag the copy is held to, and the size the record states.
+    // The version read, hashed and copied, and the size the record states.
     const blob = await ports.blobs.head(staged);
     if (blob === undefined) throw new Conflict('The file has not been uploaded yet');
     // Defence in depth: the signed form's `content-length-range` and checksum hold S3 to the
     // rules, but the key takes any write the bucket's policy allows (another signer, an
     // operator, a form signed before); the rules are ours, so a record never breaks them.
     const sizeBroken = sizeRuleBroken(blob.size, upload);
-    // The digest of the very bytes the copy takes: it is held to the same ETag.
+    // The digest of the very bytes the copy takes: the same version.
     const sha256 = sizeBroken === undefined ? await digestExactly(ports, staged, blob) : '';
     const broken =
       sizeBroken ??
@@ -282,7 +285,7 @@ async function completeClaimed(
       }
       throw new UploadRefused(upload, broken, refusedNow);
     }
-    await copyExactly(ports, staged, key, blob);
+    await copyExactly(ports, staged, key, blob, sha256);
     const file: UserFile = {
       id: fileId,
       userId,
@@ -321,21 +324,23 @@ async function completeClaimed(
   }
 }
 
+/** The upload's bytes changed under the completion: a retry completes what is there then. */
+const changed = () =>
+  new Conflict('The file changed while it was being completed; complete it again');
+
 /**
- * The SHA-256 of the bytes whose ETag was read, and no others: bytes a form wrote since are
- * a change, as for the copy.
+ * The SHA-256 of the version read, and no other: a store that no longer has it (it keeps
+ * none but the current one) answers a change.
  */
 async function digestExactly(
   ports: CompletionPorts,
   staged: string,
-  read: StoredBlob,
+  read: StoredVersion,
 ): Promise<string> {
   try {
-    return await ports.blobs.digest(staged, { ifMatch: read.etag });
+    return await ports.blobs.digest(staged, { versionId: read.versionId });
   } catch (error) {
-    if (error instanceof BlobChangedError || error instanceof BlobNotFoundError) {
-      throw new Conflict('The file changed while it was being completed; complete it again');
-    }
+    if (error instanceof BlobChangedError || error instanceof BlobNotFoundError) throw changed();
     throw error;
   }
 }
@@ -354,23 +359,30 @@ async function discardEveryVersion(ports: CompletionPorts, key: string, why: str
 }
 
 /**
- * Copies the bytes whose ETag (and so size) was read, and no others: a form may write again
- * meanwhile, and S3 then refuses the copy (412) and writes nothing.
+ * Copies the version that was read (sized and hashed), and no other: a form may write again
+ * meanwhile. The copy's SHA-256, as the store worked it out, must be the digest the record
+ * will state; a copy that is not goes, every version, and nothing is recorded.
  */
 async function copyExactly(
   ports: CompletionPorts,
   staged: string,
   key: string,
-  read: StoredBlob,
+  read: StoredVersion,
+  sha256: string,
 ): Promise<void> {
+  let copied: CopiedBlob;
   try {
-    await ports.blobs.copy(staged, key, { ifMatch: read.etag });
+    copied = await ports.blobs.copy(staged, key, { versionId: read.versionId });
   } catch (error) {
-    if (error instanceof BlobChangedError || error instanceof BlobNotFoundError) {
-      throw new Conflict('The file changed while it was being completed; complete it again');
-    }
+    if (error instanceof BlobChangedError || error instanceof BlobNotFoundError) throw changed();
     throw error;
   }
+  if (copied.sha256 === undefined || copied.sha256 === sha256) return;
+  logger.error('A direct upload copy has another SHA-256 than the version read', { key });
+  await deleteEveryVersion(ports.blobs, key).catch((error: unknown) => {
+    logger.error('Could not delete the copy of an unrecorded upload', { key, error });
+  });
+  throw changed();
 }
 
 /**

@@ -28,6 +28,8 @@ export type ItemAction =
 
 export type ObjectAction =
   | 's3:GetObject'
+  /** Reads one version by its id: a GET, or a copy's source, that names its `versionId`. */
+  | 's3:GetObjectVersion'
   | 's3:PutObject'
   | 's3:DeleteObject'
   /** Deletes one version for good: in a versioned bucket, the only delete that is permanent. */

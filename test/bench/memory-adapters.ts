@@ -261,20 +261,18 @@ function memoryStorage(state: MemoryState) {
  * small; `digest` answers it.
  */
 function memoryBlobs(): Partial<ServiceAdapters['blobs']> {
-  const digests = new Map<string, { sha256: string; etag: string }>();
+  const digests = new Map<string, { sha256: string; versionId: string }>();
+  let versions = 0;
   return {
     put: (key, content, { sha256 }) => {
       const digest = sha256 ?? createHash('sha256').update(content).digest('base64');
-      digests.set(key, {
-        sha256: digest,
-        etag: `"${Buffer.from(digest, 'base64').toString('hex')}"`,
-      });
+      digests.set(key, { sha256: digest, versionId: String((versions += 1)) });
       return Promise.resolve();
     },
-    digest: (key, { ifMatch } = {}) => {
+    digest: (key, { versionId } = {}) => {
       const stored = digests.get(key);
       if (stored === undefined) return Promise.reject(new BlobNotFoundError(key));
-      if (ifMatch !== undefined && ifMatch !== stored.etag) {
+      if (versionId !== undefined && versionId !== stored.versionId) {
         return Promise.reject(new BlobChangedError(key));
       }
       return Promise.resolve(stored.sha256);

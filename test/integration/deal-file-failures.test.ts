@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -24,7 +24,7 @@ import {
   toGroupItem,
   toMemberItem,
 } from '#shared/groups/adapters/dynamo-group-repository.ts';
-import { AccessDenied, NotFound } from '#shared/domain/outcome.ts';
+import { AccessDenied, Conflict, NotFound } from '#shared/domain/outcome.ts';
 import { DynamoBlockIdAllocator } from '#shared/storage/dynamo-block-id-allocator.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { toUserFileItem } from '#shared/storage/file-items.ts';
@@ -368,6 +368,44 @@ describe('adding a deal file leaves nothing behind, whichever step fails', () =>
       ),
     ).rejects.toThrow('injected');
     expect(await stored()).toEqual(before);
+  });
+
+  it("refuses a user file whose stored bytes are not its recorded SHA-256's, storing nothing", async () => {
+    await seed(35);
+    const recorded = Buffer.from('the bytes that were recorded');
+    const userFile = {
+      id: 3501,
+      userId: 43,
+      name: 'u.pdf',
+      type: 'deck' as const,
+      createdAt: CREATED,
+      updatedAt: null,
+      isArchived: false,
+      filesize: recorded.length,
+      location: null,
+      sha256: createHash('sha256').update(recorded).digest('base64'),
+    };
+    await putItems(dynamodb, name, [toUserFileItem(userFile)]);
+    const key = userFileObjectKey(43, 3501);
+    const add = () =>
+      addDealFile(addPorts, {
+        deal: { groupId: 35, dealId: 1 },
+        source: { kind: 'user-file', userId: 43, fileId: 3501 },
+      });
+    // Other bytes under the file's key than the ones its digest was recorded for.
+    await s3.send(new PutObjectCommand({ Bucket: name, Key: key, Body: 'other bytes, same key' }));
+    const before = await stored();
+    const refusal = await add().catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(Conflict);
+    expect(refusal).toMatchObject({
+      message:
+        "user 43's file 3501 has other bytes in the bucket than its recorded SHA-256 names; nothing was attached",
+    });
+    expect(await stored()).toEqual(before);
+
+    // With its own bytes back, the copy is attached, carrying the digest on.
+    await s3.send(new PutObjectCommand({ Bucket: name, Key: key, Body: recorded }));
+    expect(await add()).toMatchObject({ name: 'u.pdf', sha256: userFile.sha256 });
   });
 
   it('keeps the bytes when the record landed but its answer was lost: record and bytes agree', async () => {

@@ -124,6 +124,16 @@ describe('versions on the local object store', () => {
       ),
     ).rejects.toMatchObject(refusal('NoSuchVersion', 404));
     expect(await versionsOf('users/2/b')).toEqual([]);
+
+    // The S3 adapter reads the same: a digest or a copy of a version gone is a change.
+    const blobs = new S3BlobStore(s3, BUCKET);
+    await expect(blobs.digest('uploads/2/a', { versionId: old ?? '' })).rejects.toThrow(
+      'The object under uploads/2/a changed',
+    );
+    await expect(blobs.copy('uploads/2/a', 'users/2/c', { versionId: old ?? '' })).rejects.toThrow(
+      'The object under uploads/2/a changed',
+    );
+    expect(await versionsOf('users/2/c')).toEqual([]);
   });
 
   it('deletes a version only while it is the current one', async () => {

@@ -20,8 +20,10 @@ import {
   type BlobStore,
   type BlobVersion,
   type BlobVersions,
+  type CopiedBlob,
   type DownloadSigner,
   type StoredBlob,
+  type StoredVersion,
   type UploadForm,
   type UploadSigner,
 } from '../blob-store.ts';
@@ -65,13 +67,13 @@ export class S3BlobStore implements BlobStore, BlobVersions, UploadSigner, Downl
     );
   }
 
-  async digest(key: string, options: { readonly ifMatch?: string } = {}): Promise<string> {
+  async digest(key: string, options: { readonly versionId?: string } = {}): Promise<string> {
     try {
       const { Body } = await this.client.send(
         new GetObjectCommand({
           Bucket: this.bucket,
           Key: key,
-          ...(options.ifMatch === undefined ? {} : { IfMatch: options.ifMatch }),
+          ...(options.versionId === undefined ? {} : { VersionId: options.versionId }),
         }),
       );
       const hash = createHash('sha256');
@@ -79,22 +81,19 @@ export class S3BlobStore implements BlobStore, BlobVersions, UploadSigner, Downl
       for await (const chunk of Body as AsyncIterable<Uint8Array>) hash.update(chunk);
       return hash.digest('base64');
     } catch (error) {
-      const name = (error as { name?: string }).name;
-      if (error instanceof NoSuchKey || name === 'NoSuchKey') {
-        throw new BlobNotFoundError(key, { cause: error });
-      }
-      if (name === 'PreconditionFailed') throw new BlobChangedError(key, { cause: error });
-      throw error;
+      throw notThere(key, error);
     }
   }
 
-  async head(key: string): Promise<StoredBlob | undefined> {
+  async head(key: string): Promise<StoredVersion | undefined> {
     try {
       const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
       return {
         size: head.ContentLength ?? 0,
         contentType: head.ContentType,
         etag: head.ETag ?? '',
+        // S3 names the version of an object written while the bucket was unversioned `null`.
+        versionId: head.VersionId ?? 'null',
       };
     } catch (error) {
       if (error instanceof NotFound || (error as { name?: string }).name === 'NotFound') {
@@ -117,31 +116,29 @@ export class S3BlobStore implements BlobStore, BlobVersions, UploadSigner, Downl
   async copy(
     sourceKey: string,
     key: string,
-    options: { readonly ifMatch?: string } = {},
-  ): Promise<{ etag: string }> {
-    const source = `${this.bucket}/${sourceKey.split('/').map(encodeURIComponent).join('/')}`;
+    options: { readonly versionId?: string } = {},
+  ): Promise<CopiedBlob> {
+    const path = `${this.bucket}/${sourceKey.split('/').map(encodeURIComponent).join('/')}`;
+    // The version in the source itself: S3 copies that one, or none (404 NoSuchVersion).
+    const version =
+      options.versionId === undefined ? '' : `?versionId=${encodeURIComponent(options.versionId)}`;
     try {
       const { CopyObjectResult } = await this.client.send(
         new CopyObjectCommand({
           Bucket: this.bucket,
           Key: key,
-          CopySource: source,
+          CopySource: `${path}${version}`,
           // Every copy lands where the malware scan holds downloads by tag: the copy starts
           // with none (the source's verdict is not this object's), and is scanned itself.
           TaggingDirective: 'REPLACE',
-          // S3 works out the copy's own SHA-256 and keeps it with the object.
+          // S3 works out the SHA-256 of the source it copied, keeps it with the copy and
+          // answers it: what the caller holds the copy to.
           ChecksumAlgorithm: 'SHA256',
-          ...(options.ifMatch === undefined ? {} : { CopySourceIfMatch: options.ifMatch }),
         }),
       );
-      return { etag: CopyObjectResult?.ETag ?? '' };
+      return { etag: CopyObjectResult?.ETag ?? '', sha256: CopyObjectResult?.ChecksumSHA256 };
     } catch (error) {
-      const name = (error as { name?: string }).name;
-      if (error instanceof NoSuchKey || name === 'NoSuchKey') {
-        throw new BlobNotFoundError(sourceKey, { cause: error });
-      }
-      if (name === 'PreconditionFailed') throw new BlobChangedError(sourceKey, { cause: error });
-      throw error;
+      throw notThere(sourceKey, error);
     }
   }
 
@@ -264,6 +261,21 @@ export class S3BlobStore implements BlobStore, BlobVersions, UploadSigner, Downl
       { expiresIn: options.expiresInSeconds },
     );
   }
+}
+
+/**
+ * S3's answer for an object that is not there, as the port names it: the key has none
+ * (NoSuchKey), or not the version named (NoSuchVersion; a GET of a delete marker's id, 405).
+ */
+function notThere(key: string, error: unknown): unknown {
+  const name = (error as { name?: string }).name;
+  if (error instanceof NoSuchKey || name === 'NoSuchKey') {
+    return new BlobNotFoundError(key, { cause: error });
+  }
+  if (name === 'NoSuchVersion' || name === 'MethodNotAllowed') {
+    return new BlobChangedError(key, { cause: error });
+  }
+  return error;
 }
 
 /** File bytes in the bucket, and the forms and links that reach them. */

@@ -1,0 +1,34 @@
+/**
+ * A direct upload raced by its own form, a few times (`test/support/direct-upload-races.ts`;
+ * the hardening suite runs 100).
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  COLLIDING_FILES,
+  expectCollisionsRecordedRight,
+  hashOf,
+  raceGround,
+} from '#test/support/direct-upload-races.ts';
+
+const ground = raceGround('upload-races');
+
+beforeAll(async () => {
+  await ground.setUp();
+});
+
+describe('a direct upload raced', () => {
+  it('has two colliding files: one size and MD5, two SHA-256s', () => {
+    const [first, second] = COLLIDING_FILES;
+    expect(first.length).toBe(second.length);
+    expect(first.equals(second)).toBe(false);
+    expect(hashOf('md5', first)).toBe(hashOf('md5', second));
+    expect(hashOf('sha256', first)).not.toBe(hashOf('sha256', second));
+  });
+
+  it('by bytes of the same MD5 while it completes: records what is stored, or nothing', async () => {
+    const ends = await expectCollisionsRecordedRight(ground, 4, 100);
+    // After the copy, the first stays recorded; after the HEAD or the digest, it is refused.
+    expect(ends).toContain('the first recorded');
+    expect(ends).toContain('refused');
+  });
+});
