@@ -1017,7 +1017,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The bytes have not reached S3 yet or changed while it ran, or another completion holds the upload: retry */
+            /** @description The bytes have not reached S3 yet or changed while it ran, or another completion (or a cancel) holds the upload: retry */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1284,7 +1284,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The direct upload of this id is being completed right now */
+            /** @description The direct upload of this id is being completed right now; nothing was deleted, and sent again it deletes the file */
             409: {
                 headers: {
                     [name: string]: unknown;

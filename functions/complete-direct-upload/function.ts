@@ -22,7 +22,7 @@ const completeDirectUploadOperation = defineOperation({
     ),
     404: detailAnswer('No upload of yours has this id', 'Not Found'),
     409: detailAnswer(
-      'The bytes have not reached S3 yet or changed while it ran, or another completion holds the upload: retry',
+      'The bytes have not reached S3 yet or changed while it ran, or another completion (or a cancel) holds the upload: retry',
       'The file has not been uploaded yet',
     ),
     413: detailAnswer(

@@ -19,7 +19,7 @@ const deleteUserFileOperation = defineOperation({
     204: emptyAnswer('Deleted (or the upload cancelled)'),
     404: detailAnswer('No file or waiting upload of yours has this id', 'Not Found'),
     409: detailAnswer(
-      'The direct upload of this id is being completed right now',
+      'The direct upload of this id is being completed right now; nothing was deleted, and sent again it deletes the file',
       'The upload is being completed; try again',
     ),
     422: idNotAnInteger('file_id'),

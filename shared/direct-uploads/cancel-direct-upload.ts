@@ -1,19 +1,22 @@
 import type { BlobStore, BlobVersions } from '../blobs/blob-store.ts';
 import { versionsOfKey } from '../blobs/object-versions.ts';
 import { NotFound } from '../domain/outcome.ts';
-import { CompletionInProgress } from './complete-direct-upload.ts';
+import { logger } from '../logger.ts';
+import { CompletionInProgress, newClaim } from './complete-direct-upload.ts';
 import type { DirectUploadRepository } from './direct-upload-repository.ts';
 
 /**
- * The owner gives up a direct upload that has not become a file. Its bytes go first, every
- * version (the form's, and a copy a failed completion may have left), then its record, so no
- * form, finalizer or complete call can make it a file any more. When the bytes will not go,
- * the record stays and the caller gets the error: a retry finishes it. An upload a completer
- * holds right now is left to finish: a retry then deletes the file it became.
+ * The owner gives up a direct upload that has not become a file. It takes the upload first,
+ * with a claim as a completer does, so no completion can record it while its bytes go; an
+ * upload a completer holds is left to finish, untouched (`CompletionInProgress`): a retry
+ * then deletes the file it became. Then its bytes go, every version (the form's, and a copy
+ * a failed completion may have left), then its record under the claim, with its reservation.
+ * When the bytes will not go, the claim is given back and the caller gets the error: a retry
+ * finishes it. A refused upload has no completer left to fear: bytes, then record.
  */
 export async function cancelDirectUpload(
   ports: {
-    readonly directUploads: Pick<DirectUploadRepository, 'find' | 'cancel'>;
+    readonly directUploads: Pick<DirectUploadRepository, 'find' | 'claim' | 'release' | 'cancel'>;
     readonly blobs: BlobVersions & Pick<BlobStore, 'userFileKey' | 'directUploadKey'>;
     readonly now?: () => Date;
   },
@@ -23,15 +26,25 @@ export async function cancelDirectUpload(
   const upload = await ports.directUploads.find(userId, fileId);
   if (upload === undefined) throw new NotFound();
   const now = ports.now?.() ?? new Date();
-  const held = upload.status === 'completing' && (upload.claim?.until ?? '') >= now.toISOString();
-  if (held) throw new CompletionInProgress();
-  const keys = [
-    ports.blobs.directUploadKey(userId, fileId),
-    ports.blobs.userFileKey(userId, fileId),
-  ];
-  for (const key of keys) {
-    await ports.blobs.deleteVersions(await versionsOfKey(ports.blobs, key));
+  const claim = upload.status === 'rejected' ? undefined : newClaim(now);
+  if (claim !== undefined && !(await ports.directUploads.claim(userId, fileId, claim, now))) {
+    throw new CompletionInProgress();
   }
-  // A completer may have claimed it since it was read.
-  if (!(await ports.directUploads.cancel(upload, now))) throw new CompletionInProgress();
+  try {
+    for (const key of [
+      ports.blobs.directUploadKey(userId, fileId),
+      ports.blobs.userFileKey(userId, fileId),
+    ]) {
+      await ports.blobs.deleteVersions(await versionsOfKey(ports.blobs, key));
+    }
+  } catch (error) {
+    if (claim !== undefined) {
+      await ports.directUploads.release(userId, fileId, claim.token).catch((cause: unknown) => {
+        logger.warn("Could not release a cancel's claim; it lapses", { fileId, cause });
+      });
+    }
+    throw error;
+  }
+  // Our claim lapsed and a completer took the upload over: a retry deletes what it made.
+  if (!(await ports.directUploads.cancel(upload, claim?.token))) throw new CompletionInProgress();
 }

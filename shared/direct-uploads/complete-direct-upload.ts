@@ -18,6 +18,7 @@ import type { UserFile } from '../user-files/user-file.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
 import {
   completableUntil,
+  type CompletionClaim,
   type DirectUpload,
   type DirectUploadRejection,
 } from './direct-upload.ts';
@@ -51,6 +52,12 @@ export interface CompletionPorts {
  * route's 10 s, the finalizer's 30 s), so a claim lapses only when its holder is gone.
  */
 const COMPLETION_CLAIM_SECONDS = 60;
+
+/** A new claim on an upload from `now`, lasting longer than whoever holds it can run. */
+export const newClaim = (now: Date, token: string = randomUUID()): CompletionClaim => ({
+  token,
+  until: new Date(now.getTime() + COMPLETION_CLAIM_SECONDS * 1000).toISOString(),
+});
 
 /** About 3 s in all: a completion under way takes well under one. */
 const BUSY_WAITS_MS = [100, 200, 400, 800, 1600];
@@ -235,10 +242,7 @@ export async function completeDirectUpload(
     const now = ports.now?.() ?? new Date();
     // Its reservation is given back now (`UsageLedger.releaseExpired`): it is as gone.
     if (completableUntil(upload) < now.toISOString()) throw new NotFound();
-    const claim = {
-      token: (ports.newToken ?? randomUUID)(),
-      until: new Date(now.getTime() + COMPLETION_CLAIM_SECONDS * 1000).toISOString(),
-    };
+    const claim = newClaim(now, (ports.newToken ?? randomUUID)());
     if (await ports.directUploads.claim(userId, fileId, claim, now)) {
       return completeClaimed(ports, upload, claim.token);
     }
@@ -447,7 +451,15 @@ export async function judgeUploadedBytes(
     }
     return 'discarded';
   }
-  const completion = await completeDirectUpload(ports, userId, fileId);
+  let completion: Completion;
+  try {
+    completion = await completeDirectUpload(ports, userId, fileId);
+  } catch (error) {
+    // Cancelled (or erased, or expired) while we waited on its holder: no upload waits now.
+    if (!(error instanceof NotFound)) throw error;
+    await discard(ports, staged, 'no upload waits for them');
+    return 'discarded';
+  }
   // Bytes sent while another completer held the upload came too late for its record.
   await sweepAfterRecording(ports, userId, fileId);
   return completion;

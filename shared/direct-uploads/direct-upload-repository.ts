@@ -30,11 +30,11 @@ export interface DirectUploadRepository {
    */
   reject(upload: DirectUpload, reason: DirectUploadRejection, token: string): Promise<boolean>;
   /**
-   * Removes an upload no completer holds (pending, rejected, or its claim lapsed before
-   * `now`), giving back its reservation if it held one; false when it is gone or a
-   * completer's claim still holds.
+   * Removes an upload its owner gave up, giving back its reservation if it held one: a
+   * rejected one, or one taken with the claim `token`. False when it is gone, or the claim is
+   * no longer held.
    */
-  cancel(upload: DirectUpload, now: Date): Promise<boolean>;
+  cancel(upload: DirectUpload, token: string | undefined): Promise<boolean>;
   /**
    * Records the file and ends its claimed upload in one transaction, the reservation settled
    * to the file's size: `completed`, or `conflict` when the claim was no longer held or the

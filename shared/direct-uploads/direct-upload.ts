@@ -29,8 +29,9 @@ export interface CompletionClaim {
  * | `completing` | its claim lapsed                       | claimed again             |
  * | `rejected`   | final: later bytes are deleted         | expires                   |
  *
- * Its owner's DELETE of the id removes a `pending` or `rejected` upload, or one whose claim
- * lapsed, bytes first; one a completer holds is left to finish.
+ * Its owner's DELETE of the id claims a `pending` upload (or one whose claim lapsed) as a
+ * completer does, deletes its bytes, then removes it under that claim; a `rejected` one goes
+ * bytes first; one a completer holds is left to finish, untouched.
  *
  * Until it is completed, refused, cancelled or can no longer be completed, it holds a
  * reservation of one file and its declared size against its owner's limits.

@@ -2,6 +2,7 @@ import type { BlobStore, BlobVersion, BlobVersions } from '../blobs/blob-store.t
 import { versionsOfKey } from '../blobs/object-versions.ts';
 import { cancelDirectUpload } from '../direct-uploads/cancel-direct-upload.ts';
 import type { DirectUploadRepository } from '../direct-uploads/direct-upload-repository.ts';
+import { NotFound } from '../domain/outcome.ts';
 import { logger } from '../logger.ts';
 import type { UserFile } from '../user-files/user-file.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
@@ -9,7 +10,7 @@ import type { StorageLimits } from '../usage/usage.ts';
 
 export interface DeleteUserFilePorts {
   readonly userFiles: Pick<UserFileRepository, 'get' | 'delete' | 'create'>;
-  readonly directUploads: Pick<DirectUploadRepository, 'find' | 'cancel'>;
+  readonly directUploads: Pick<DirectUploadRepository, 'find' | 'claim' | 'release' | 'cancel'>;
   readonly blobs: BlobVersions & Pick<BlobStore, 'userFileKey' | 'directUploadKey'>;
   readonly now?: () => Date;
   /** The owner's limits, which a record put back is held to as any new one. */
@@ -31,10 +32,17 @@ export async function deleteUserFile(
   userId: number,
   fileId: number,
 ): Promise<void> {
-  const file = await ports.userFiles.get(userId, fileId);
+  let file = await ports.userFiles.get(userId, fileId);
   if (file === undefined) {
-    await cancelDirectUpload(ports, userId, fileId);
-    return;
+    try {
+      await cancelDirectUpload(ports, userId, fileId);
+      return;
+    } catch (error) {
+      // Its upload may have become this file since the first read: the file goes.
+      if (!(error instanceof NotFound)) throw error;
+      file = await ports.userFiles.get(userId, fileId);
+      if (file === undefined) throw error;
+    }
   }
   const key = ports.blobs.userFileKey(userId, fileId);
   const versions = await versionsOfKey(ports.blobs, key);

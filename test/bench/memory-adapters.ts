@@ -205,11 +205,12 @@ function memoryStorage(state: MemoryState) {
       change(upload.userId, none, oneFile(held.declaredSize), -1);
       return Promise.resolve(true);
     },
-    cancel: (upload, now) => {
+    cancel: (upload, token) => {
       const held = uploads.get(keyOf(upload.userId, upload.id));
-      const claimed =
-        held?.status === 'completing' && (held.claim?.until ?? '') >= now.toISOString();
-      if (held === undefined || claimed) return Promise.resolve(false);
+      const ours = held?.status === 'completing' && held.claim?.token === token;
+      if (held === undefined || !(ours || held.status === 'rejected')) {
+        return Promise.resolve(false);
+      }
       end(held);
       return Promise.resolve(true);
     },

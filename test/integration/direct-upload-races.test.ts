@@ -1,10 +1,11 @@
 /**
- * A direct upload raced by its own form, a few times (`test/support/direct-upload-races.ts`;
- * the hardening suite runs 100).
+ * A direct upload raced by its own form and by its owner's DELETE, a few times each
+ * (`test/support/direct-upload-races.ts`; the hardening suite runs 100 and 200).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   COLLIDING_FILES,
+  expectCancelsRaceCompletions,
   expectCollisionsRecordedRight,
   hashOf,
   raceGround,
@@ -30,5 +31,10 @@ describe('a direct upload raced', () => {
     // After the copy, the first stays recorded; after the HEAD or the digest, it is refused.
     expect(ends).toContain('the first recorded');
     expect(ends).toContain('refused');
+  });
+
+  it("by its owner's DELETE: deleted whole, or 409 with the completion's file intact", async () => {
+    const answers = await expectCancelsRaceCompletions(ground, 6, 200);
+    expect(answers).toHaveLength(6);
   });
 });

@@ -7,6 +7,9 @@
  *   same size and MD5 (so the same ETag): the record names the bytes stored, or nothing is
  *   recorded. The two files are the public pair of 128-byte blocks whose MD5s collide (Wang and
  *   Yu, "How to Break MD5 and Other Hash Functions", 2005), each followed by one shared tail.
+ * - **Cancels**: the owner's DELETE of the id at once with the completion: either the DELETE
+ *   wins (nothing left, the reservation given back) or it answers the documented 409 and the
+ *   completion's file stands, bytes and all, until a DELETE sent again deletes it.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
@@ -14,10 +17,15 @@ import { ensureBucket } from '#infra/local/stage/emulators.ts';
 import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
 import { BlobNotFoundError } from '#shared/blobs/blob-store.ts';
+import { versionsOfKey } from '#shared/blobs/object-versions.ts';
 import { DynamoDirectUploadRepository } from '#shared/direct-uploads/adapters/dynamo-direct-upload-repository.ts';
-import { completeDirectUpload } from '#shared/direct-uploads/complete-direct-upload.ts';
+import {
+  type Completion,
+  completeDirectUpload,
+} from '#shared/direct-uploads/complete-direct-upload.ts';
 import { startDirectUpload } from '#shared/direct-uploads/start-direct-upload.ts';
 import { Conflict } from '#shared/domain/outcome.ts';
+import { deleteUserFile } from '#shared/removal/delete-user-file.ts';
 import { DynamoBlockIdAllocator } from '#shared/storage/dynamo-block-id-allocator.ts';
 import { DynamoUsageLedger } from '#shared/usage/adapters/dynamo-usage-ledger.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
@@ -44,8 +52,9 @@ export const COLLIDING_FILES = BLOCKS.map((hex) =>
 export const hashOf = (algorithm: string, bytes: Buffer, encoding: 'hex' | 'base64' = 'hex') =>
   createHash(algorithm).update(bytes).digest(encoding);
 
-/** The completion's answer when the form wrote again while it read and copied. */
+/** The answer the completion and the DELETE give while the other holds the upload. */
 const CHANGED = 'The file changed while it was being completed; complete it again';
+const BEING_COMPLETED = 'The upload is being completed; try again';
 
 /** A table and a bucket of their own, and the ports the races drive. */
 export function raceGround(prefix: string) {
@@ -186,5 +195,69 @@ export async function expectCollisionsRecordedRight(
     const after = await recordAndBytes(ground, userId, ticket.id);
     expect([after.record?.sha256, after.stored]).toEqual([digests[1], digests[1]]);
     return 'refused';
+  });
+}
+
+/**
+ * `count` cancel races: the owner's DELETE of the id and the completion at once. Each holds
+ * that no record is left without its bytes and no reservation held, and that the DELETE
+ * either deleted everything (no record, no upload, no version of either key, usage 0) or
+ * answered the documented 409 with the completion's file intact (its bytes stored, their
+ * SHA-256 recorded), which a DELETE sent again then deletes. What each DELETE answered.
+ */
+export async function expectCancelsRaceCompletions(
+  ground: RaceGround,
+  count: number,
+  firstUser: number,
+) {
+  const { directUploads, userFiles, blobs, usage, limits } = ground;
+  const bytes = COLLIDING_FILES[0];
+  const deletePorts = { directUploads, userFiles, blobs, limits };
+  const nothingLeft = async (userId: number, fileId: number) => {
+    expect(await userFiles.get(userId, fileId)).toBeUndefined();
+    expect(await directUploads.find(userId, fileId)).toBeUndefined();
+    for (const key of [blobs.directUploadKey(userId, fileId), blobs.userFileKey(userId, fileId)]) {
+      expect(await versionsOfKey(blobs, key)).toEqual([]);
+    }
+    expect(await usage.read(userId)).toEqual({
+      used: { files: 0, bytes: 0 },
+      reserved: { files: 0, bytes: 0 },
+    });
+  };
+  return inBatches(count, firstUser, async (userId) => {
+    const ticket = await ground.uploaded(userId, bytes);
+    const [deleted, completed] = await Promise.all([
+      deleteUserFile(deletePorts, userId, ticket.id).then(
+        () => 204 as const,
+        (error: unknown) => error,
+      ),
+      completeDirectUpload(
+        { directUploads, userFiles, blobs, waitsMs: [5, 10, 20] },
+        userId,
+        ticket.id,
+      ).then(
+        (completion: Completion) => completion,
+        (error: unknown) => error,
+      ),
+    ]);
+    if (deleted === 204) {
+      await nothingLeft(userId, ticket.id);
+      return 'deleted';
+    }
+    expect(deleted).toBeInstanceOf(Conflict);
+    expect(deleted).toMatchObject({ message: BEING_COMPLETED });
+    // The completion's file stands: its record, its bytes, their digest, one file held.
+    expect(completed).toMatchObject({ file: { id: ticket.id } });
+    const { record, stored } = await recordAndBytes(ground, userId, ticket.id);
+    expect(stored).toBe(hashOf('sha256', bytes, 'base64'));
+    expect(record?.sha256).toBe(stored);
+    expect(await usage.read(userId)).toEqual({
+      used: { files: 1, bytes: bytes.length },
+      reserved: { files: 0, bytes: 0 },
+    });
+    // Sent again, the DELETE deletes the file the upload became.
+    await deleteUserFile(deletePorts, userId, ticket.id);
+    await nothingLeft(userId, ticket.id);
+    return 'refused, then deleted';
   });
 }

@@ -182,9 +182,9 @@ export class DynamoDirectUploadRepository implements DirectUploadRepository {
     });
   }
 
-  async cancel(upload: DirectUpload, now: Date): Promise<boolean> {
-    // A refused upload gave its reservation back when it was refused. The status read is held
-    // in the condition, so one refused (or claimed) since it was read is not taken for another.
+  async cancel(upload: DirectUpload, token: string | undefined): Promise<boolean> {
+    // A refused upload gave its reservation back when it was refused. Any other is removed
+    // only under the canceller's own claim, so one a completer took over is not.
     const refused = upload.status === 'rejected';
     const condition: Pick<
       UpdateCommandInput,
@@ -196,13 +196,9 @@ export class DynamoDirectUploadRepository implements DirectUploadRepository {
           ExpressionAttributeValues: { ':rejected': 'rejected' },
         }
       : {
-          ConditionExpression: '#status = :pending OR (#status = :completing AND #until < :now)',
-          ExpressionAttributeNames: { '#status': 'status', '#until': 'claim_until' },
-          ExpressionAttributeValues: {
-            ':pending': 'pending',
-            ':completing': 'completing',
-            ':now': now.toISOString(),
-          },
+          ConditionExpression: '#status = :completing AND #token = :token',
+          ExpressionAttributeNames: { '#status': 'status', '#token': 'claim_token' },
+          ExpressionAttributeValues: { ':completing': 'completing', ':token': token ?? '' },
         };
     const remove = {
       Delete: { TableName: this.tableName, Key: keyOf(upload.userId, upload.id), ...condition },
