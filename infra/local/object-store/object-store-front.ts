@@ -40,6 +40,15 @@ const DRAIN_MS = 30_000;
 const NS = ' xmlns="http://s3.amazonaws.com/doc/2006-03-01/"';
 const KEPT = ['cache-control', 'content-disposition', 'content-encoding', 'content-language'];
 const KEPT_HEADERS = [...KEPT, 'content-type', 'expires'];
+/** The query the store implements, by method, on a bucket (`/`) and an object (`/key`): no other. */
+const QUERIES: Partial<Record<string, string>> = {
+  'GET /': 'list-type prefix max-keys continuation-token versions key-marker version-id-marker',
+  'GET /key': `versionId tagging response-${KEPT_HEADERS.join(' response-')}`,
+  ...{ 'HEAD /key': 'versionId', 'PUT /key': 'tagging', 'DELETE /key': 'versionId' },
+  'POST /': 'delete',
+};
+/** Any request's: a presigned one's signature, the SDK's `x-id`, checksums it hoists (unchecked). */
+const ANY_QUERY = /^(X-Amz-[\w-]+|x-id|x-amz-(sdk-)?checksum-[\w-]+)$/;
 
 const escape = (text: string) => text.replace(/[<>&]/g, (c) => `&#${String(c.charCodeAt(0))};`);
 const el = (name: string, value: string | number | boolean) =>
@@ -54,6 +63,13 @@ const holdIfMatch = (object: StoredObject, etag = object.etag) => {
 function current(object: StoredObject | undefined, versionId?: string) {
   if (object !== undefined && (versionId ?? object.versionId) === object.versionId) return object;
   throw new S3Error(versionId === undefined ? 'NoSuchKey' : 'NoSuchVersion');
+}
+/** A 501, changing nothing, for a query parameter the store does not implement. */
+function holdToImplemented(query: URLSearchParams, implemented = '') {
+  const known = (name: string) => implemented.split(' ').includes(name) || ANY_QUERY.test(name);
+  const unknown = [...query.keys()].find((name) => !known(name));
+  if (unknown !== undefined) throw new S3Error('NotImplemented', `?${unknown} is not implemented`);
+  return query;
 }
 /** The headers that name an object's bytes and their version. */
 const versioned = (o: StoredObject) => ({ etag: o.etag, 'x-amz-version-id': o.versionId });
@@ -171,8 +187,9 @@ async function handle(
       throw new S3Error('AccessDenied');
     return receiveForm(options, bucket, request, response);
   }
+  holdToImplemented(query, QUERIES[`${method} /${key === '' ? '' : 'key'}`]);
   const store = options.store;
-  if (key === '' && method === 'PUT' && mark < 0) {
+  if (key === '' && method === 'PUT') {
     store.createBucket(bucket);
     return send(response, 200, '', { location: `/${bucket}` });
   }
@@ -180,10 +197,8 @@ async function handle(
   const [object, versionId] = [store.get(bucket, key), query.get('versionId') ?? undefined];
   if (key === '') {
     if (method === 'HEAD') return send(response, 200);
-    const list = method === 'GET' && (query.has('versions') || query.get('list-type') === '2');
-    if (list && !query.has('delimiter') && !query.has('start-after')) {
-      return send(response, 200, listing(store, bucket, query));
-    }
+    const listed = method === 'GET' && (query.has('versions') || query.get('list-type') === '2');
+    if (listed) return send(response, 200, listing(store, bucket, query));
     if (method !== 'POST' || !query.has('delete')) throw new S3Error('NotImplemented');
     for (const [, entry = ''] of (await text(request)).matchAll(/<Object>(.*?)<\/Object>/gs)) {
       const [k, v] = ['Key', 'VersionId'].map((n) => new RegExp(`<${n}>([^<]*)<`).exec(entry)?.[1]);
@@ -196,7 +211,6 @@ async function handle(
     if (method === 'PUT' && store.setTags(bucket, key, tagsOf(await text(request)))) {
       return send(response, 200);
     }
-    if (method !== 'GET') throw new S3Error('NotImplemented');
     const set = tags.map(([k, v]) => `<Tag>${el('Key', k)}${el('Value', v)}</Tag>`).join('');
     return send(response, 200, `<Tagging${NS}><TagSet>${set}</TagSet></Tagging>`);
   }
@@ -233,7 +247,7 @@ async function handle(
   if (source !== undefined) {
     // CopyObject, in one turn, of the version named, held to `x-amz-copy-source-if-match`.
     const [path = '', asked] = source.split(/\?(.*)/s);
-    const sourceQuery = new URLSearchParams(asked);
+    const sourceQuery = holdToImplemented(new URLSearchParams(asked), 'versionId');
     const [, from = '', fromKey = ''] = /^\/?([^/]*)\/(.*)$/s.exec(decodeURIComponent(path)) ?? [];
     const original = current(store.get(from, fromKey), sourceQuery.get('versionId') ?? undefined);
     holdIfMatch(original, one(headers['x-amz-copy-source-if-match']));
