@@ -26,7 +26,8 @@ export interface DirectUploadRepository {
   release(userId: number, fileId: number, token: string): Promise<boolean>;
   /**
    * Marks a claimed upload refused and gives its reservation back; false when the claim was
-   * no longer held.
+   * no longer held, or the owner was erased (the erasure takes the upload). Only the owner's
+   * last refusals are kept: an older one is forgotten (`find` no longer finds it).
    */
   reject(upload: DirectUpload, reason: DirectUploadRejection, token: string): Promise<boolean>;
   /**

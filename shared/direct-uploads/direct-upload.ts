@@ -27,11 +27,15 @@ export interface CompletionClaim {
  * | `completing` | bytes break the size rule              | `rejected`                |
  * | `completing` | no bytes yet, they changed, or a fault | `pending` (released)      |
  * | `completing` | its claim lapsed                       | claimed again             |
- * | `rejected`   | final: later bytes are deleted         | expires                   |
+ * | `rejected`   | final: later bytes are deleted         | forgotten (see below)     |
  *
  * Its owner's DELETE of the id claims a `pending` upload (or one whose claim lapsed) as a
  * completer does, deletes its bytes, then removes it under that claim; a `rejected` one goes
  * bytes first; one a completer holds is left to finish, untouched.
+ *
+ * A refusal gives the reservation back, so no limit bounds how many a user makes: only their
+ * last few are kept, each until it could no longer have been completed (every completer of it
+ * is refused alike meanwhile); an older one is forgotten, as gone as a cancelled upload.
  *
  * Until it is completed, refused, cancelled or can no longer be completed, it holds a
  * reservation of one file and its declared size against its owner's limits.

@@ -11,7 +11,7 @@ export interface Erasure {
   readonly pendingUploads: number;
   readonly notifications: number;
   readonly idempotencyRecords: number;
-  /** Items in the user's partition of no kind above: their notify allowance. */
+  /** Items in their partition of no kind above: their notify allowance, their last refusals. */
   readonly otherItems: number;
   /** Every version and delete marker under the user's object prefixes. */
   readonly objectVersions: number;

@@ -4,7 +4,7 @@ export type UserItemKind =
   | 'pending-upload'
   | 'notification'
   | 'idempotency-record'
-  /** An item of the user's of no kind above: their notify allowance. */
+  /** An item of the user's of no kind above: their notify allowance, their last refusals. */
   | 'other';
 
 /** One stored item: what it is, and its key, which only the store reads. */

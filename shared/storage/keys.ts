@@ -19,6 +19,13 @@ export const userFileSortKey = (fileId: number): string => `${FILE_PREFIX}${file
 /** A direct-to-S3 upload we signed that has not yet become a UserFile. */
 export const DIRECT_UPLOAD_PREFIX = 'UPLOAD#';
 export const directUploadSortKey = (fileId: number): string => `${DIRECT_UPLOAD_PREFIX}${fileId}`;
+/**
+ * A user's last refused direct uploads, in one item beside their uploads but outside `UPLOAD#`:
+ * a refusal gives its reservation back, so no limit bounds how many a user makes, and the
+ * Query of `UPLOAD#` that every usage read makes reads only uploads that hold a reservation.
+ */
+export const uploadRefusalsKey = (userId: number) =>
+  ({ [PARTITION_KEY]: userPartition(userId), [SORT_KEY]: 'REFUSED#uploads' }) as const;
 /** A submission notification, in its sender's partition: only they can look it up. */
 export const NOTIFICATION_PREFIX = 'NOTIFICATION#';
 export const notificationSortKey = (notificationId: string): string =>

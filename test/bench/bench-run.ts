@@ -13,6 +13,8 @@
  * - `uploads`: a 4 MiB multipart upload against a direct PutObject (reported), then the
  *   DynamoDB and S3 calls of one upload on the real adapters, held to at most one DynamoDB
  *   call more than before quotas;
+ * - `refusals`: a usage read after 150 refused starts and 150 refused uploads, held to the
+ *   calls and items read of a user with none;
  * - `load`: each route under 50 clients (reported).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -33,6 +35,7 @@ import { benchDigests } from './digest-bench.ts';
 import { type Figure, missed } from './figures.ts';
 import { benchBigAccounts } from './big-account-bench.ts';
 import { benchListing } from './listing-bench.ts';
+import { benchRefusals } from './refusal-bench.ts';
 import { benchRoutes } from './route-bench.ts';
 import { benchTokens } from './token-bench.ts';
 import { benchUploads } from './upload-bench.ts';
@@ -117,7 +120,8 @@ export async function runBench(parts: ReadonlySet<BenchPart>): Promise<number> {
       console.log(digests.report);
       figures.push(...digests.figures);
     }
-    if (runs('tokens') || runs('listing') || runs('uploads') || runs('load')) {
+    const onEmulators: readonly BenchPart[] = ['tokens', 'listing', 'uploads', 'refusals', 'load'];
+    if (onEmulators.some(runs)) {
       const dynamodb = await startDynamoDbLocal();
       try {
         const s3Process = await startProcess('object-store-process.ts', [join(workDir, 's3')]);
@@ -189,6 +193,15 @@ export async function runBench(parts: ReadonlySet<BenchPart>): Promise<number> {
           });
           console.log(roundTrips.report);
           figures.push(...roundTrips.figures);
+        }
+        if (runs('refusals')) {
+          const refusals = await benchRefusals({
+            dynamodbEndpoint: dynamodb.endpoint,
+            s3Endpoint,
+            s3Credentials,
+          });
+          console.log(refusals.report);
+          figures.push(...refusals.figures);
         }
         if (runs('load')) {
           const users = await Promise.all(

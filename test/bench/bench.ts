@@ -14,6 +14,9 @@ const PARTS = {
   uploads:
     'a 4 MiB multipart upload on the local stage, against a PutObject (reported); then the ' +
     'storage calls of an upload (at most one DynamoDB call more than before quotas)',
+  refusals:
+    'a usage read after 150 refused starts and 150 refused uploads, against one of a user ' +
+    'with none (the same DynamoDB calls, no more items read)',
   load: 'each route under 50 clients on the local stage (reported)',
 } as const;
 export type BenchPart = keyof typeof PARTS;

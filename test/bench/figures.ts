@@ -7,7 +7,7 @@ import { loadavg } from 'node:os';
 
 export interface Figure {
   readonly name: string;
-  readonly unit: 'ms' | 'µs' | 'calls';
+  readonly unit: 'ms' | 'µs' | 'calls' | 'items';
   readonly median: number;
   readonly p10?: number;
   readonly p99?: number;

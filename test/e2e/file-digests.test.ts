@@ -136,11 +136,11 @@ describe('A direct upload', () => {
       });
     }
     const items = (await stage().items()).filter((item) => item.PK === 'USER#4');
-    // Only the refusal is kept (so every completer answers the same), until its TTL.
-    expect(items.map((item) => [item.SK, item.status, item.rejection])).toEqual([
-      [`UPLOAD#${String(ticket.id)}`, 'rejected', 'digest_mismatch'],
-      ['USAGE', undefined, undefined],
-    ]);
+    // Only the refusal is kept (so every completer answers the same), among the user's last.
+    expect(items.map((item) => item.SK)).toEqual(['REFUSED#uploads', 'USAGE']);
+    expect(items[0]).toMatchObject({
+      refusals: [{ id: ticket.id, status: 'rejected', rejection: 'digest_mismatch' }],
+    });
     expect(items[1]).toMatchObject({ held_files: 0, held_bytes: 0, reserved_files: 0 });
     expect(await versionsUnder('uploads/4/')).toEqual([]);
     expect(await versionsUnder('users/4/')).toEqual([]);

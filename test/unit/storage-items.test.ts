@@ -7,6 +7,12 @@ import {
   toUserFileItem,
 } from '#shared/storage/file-items.ts';
 import { fromNotificationItem } from '#shared/notifications/adapters/notification-item.ts';
+import {
+  fromUploadRefusalsItem,
+  REFUSALS_KEPT,
+  withRefusal,
+} from '#shared/direct-uploads/adapters/upload-refusals-item.ts';
+import type { DirectUpload } from '#shared/direct-uploads/direct-upload.ts';
 import type { DealFile } from '#shared/deal-files/deal-file.ts';
 import type { UserFile } from '#shared/user-files/user-file.ts';
 
@@ -41,5 +47,31 @@ describe('storage items are written and read through their own schemas', () => {
   it('refuses a direct upload or a notification that is not one', () => {
     expect(() => fromDirectUploadItem({ entity: 'DirectUpload', id: 1 })).toThrow();
     expect(() => fromNotificationItem({ entity: 'SubmissionNotification' })).toThrow();
+  });
+
+  it("keeps a user's last refusals in one item, and refuses one that is not theirs", () => {
+    const upload = (id: number): DirectUpload => ({
+      id,
+      userId: 3,
+      name: 'model.xlsx',
+      type: 'financials',
+      contentType: 'application/octet-stream',
+      declaredSize: 10,
+      reserved: true,
+      createdAt: '2026-11-23T00:00:00.000Z',
+      expiresAt: '2026-11-23T00:15:00.000Z',
+      status: 'completing',
+    });
+    let item = withRefusal(undefined, upload(1), 'empty');
+    for (let id = 2; id <= REFUSALS_KEPT + 1; id++) {
+      item = fromUploadRefusalsItem(withRefusal(item, upload(id), 'larger_than_declared'));
+    }
+    expect(item.refusals.map((refused) => refused.id)).toEqual(
+      Array.from({ length: REFUSALS_KEPT }, (_, i) => i + 2),
+    );
+    expect(item).toMatchObject({ version: REFUSALS_KEPT + 1, SK: 'REFUSED#uploads' });
+    // A day after the newest form expires, in epoch seconds.
+    expect(item.expiration).toBe(Date.parse('2026-11-24T00:15:00.000Z') / 1000);
+    expect(() => fromUploadRefusalsItem({ ...item, refusals: [{ id: 1 }] })).toThrow();
   });
 });
