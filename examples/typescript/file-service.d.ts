@@ -2116,6 +2116,20 @@ export interface operations {
             };
             400: components["responses"]["UnreadableJson"];
             401: components["responses"]["Unauthorized"];
+            /** @description The account was erased (the operator's `user erase`): its id gets no token, not even one with no rooms */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This account has been erased"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
             /** @description A listed room is not open to you; no token is issued */
             404: {
                 headers: {

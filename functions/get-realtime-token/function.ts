@@ -1,4 +1,4 @@
-import { validationFailed } from '#shared/api/examples.ts';
+import { accountErased, validationFailed } from '#shared/api/examples.ts';
 import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
 import {
@@ -21,6 +21,7 @@ const getRealtimeTokenOperation = defineOperation({
     200: jsonAnswer('The token', RealtimeAccessResponseSchema, {
       token: 'eyJhbGciOiJFUzI1NiIsImtpZCI6IlNaUDYw…',
     }),
+    403: accountErased('token, not even one with no rooms'),
     404: detailAnswer('A listed room is not open to you; no token is issued', 'Not Found'),
     422: validationFailed({
       type: 'missing',
@@ -43,8 +44,11 @@ export const getRealtimeTokenFunction = defineFunction({
     },
   ],
   sizing: { memoryMb: 512, timeoutSeconds: 10 },
-  // The caller's memberships and deals, in one batch read.
-  table: [{ items: ['BatchGetItem'], in: 'groups' }],
+  table: [
+    // The caller's memberships and deals, in one batch read.
+    { items: ['BatchGetItem'], in: 'groups' },
+    { items: ['GetItem'], in: 'users', keysOnly: true, why: "the caller's erasure marker" },
+  ],
   realtimeKeys: 'read',
   // The token's room stage, issuer, audience and lifetime.
   settings: ['STAGE', 'REALTIME_ISSUER', 'REALTIME_AUDIENCE', 'REALTIME_TOKEN_SECONDS'],

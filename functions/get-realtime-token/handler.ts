@@ -11,6 +11,7 @@ import { documentClient } from '#shared/storage/aws/dynamodb.ts';
 import { secretsManagerClient } from '#shared/storage/aws/secrets-manager.ts';
 import { dealRoles } from '#shared/groups/adapters/dynamo-deal-roles.ts';
 import { realtimeKeys } from '#shared/realtime/adapters/secrets-manager-key-store.ts';
+import { userItems } from '#shared/removal/adapters/dynamo-user-items.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
@@ -18,7 +19,7 @@ import { getRealtimeTokenFunction } from './function.ts';
 
 /** POST /api/v1/auth/get-realtime-token: a signed token for the caller's deal rooms. */
 export const createHandler = (
-  adapters: Pick<ServiceAdapters, 'dealRoles' | 'realtimeKeys'>,
+  adapters: Pick<ServiceAdapters, 'dealRoles' | 'realtimeKeys' | 'userItems'>,
   settings: Pick<
     ServiceSettings,
     'USER_ID_CLAIM' | 'STAGE' | 'REALTIME_ISSUER' | 'REALTIME_AUDIENCE' | 'REALTIME_TOKEN_SECONDS'
@@ -47,7 +48,7 @@ export const handler = lambdaEntry(getRealtimeTokenFunction.variables, (env) =>
   createHandler(
     composeAdapters(
       { ...env, documents: documentClient, secretsManager: secretsManagerClient },
-      { dealRoles, realtimeKeys },
+      { dealRoles, realtimeKeys, userItems },
     ),
     env,
   ),

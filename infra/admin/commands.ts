@@ -14,7 +14,7 @@ import { awsStorage } from '#shared/reconcile/adapters/aws-reconcile-storage.ts'
 import { reconcileStorage, toUsageRecord } from '#shared/reconcile/reconcile-storage.ts';
 import { S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
 import { usage } from '#shared/usage/adapters/dynamo-usage-ledger.ts';
-import { DynamoUserItems } from '#shared/removal/adapters/dynamo-user-items.ts';
+import { userItems } from '#shared/removal/adapters/dynamo-user-items.ts';
 import { eraseUser } from '#shared/removal/erase-user.ts';
 import type { AdapterSources } from '#shared/storage/adapter-sources.ts';
 import { blobs } from '#shared/blobs/adapters/s3-blob-store.ts';
@@ -67,8 +67,7 @@ export function portsOn(target: StageTarget) {
     realtimeKeys: () => target.realtimeKeys(),
     groups: ({ documents, TABLE_NAME }: TableSources) =>
       new DynamoGroupRepository(documents(), TABLE_NAME),
-    userItems: ({ documents, TABLE_NAME }: TableSources) =>
-      new DynamoUserItems(documents(), TABLE_NAME),
+    userItems,
     storage: ({ documents, s3, TABLE_NAME, BUCKET_NAME }: StageTarget['sources']) =>
       awsStorage({ dynamodb: documents(), tableName: TABLE_NAME, s3: s3(), bucket: BUCKET_NAME }),
     fileScans,

@@ -18,7 +18,9 @@ import type { ItemAction, ObjectAction } from '#shared/functions/function-declar
  * Item actions on the partitions whose keys match `partitions` (IAM `dynamodb:LeadingKeys`
  * patterns such as `USER#*`). DynamoDB checks the condition for every key a call names,
  * including each key of a batch read and each item of a transaction. With `index`, on that
- * index alone: IAM names a Query of an index by the index's own ARN, a local one too.
+ * index alone: IAM names a Query of an index by the index's own ARN, a local one too. With
+ * `attributes`, a call may name (and so read) those attributes alone, and no `Select` that
+ * would return others (IAM's own example for attribute-level access).
  */
 export function grantItems(
   table: ITableV2,
@@ -26,12 +28,21 @@ export function grantItems(
   actions: readonly ItemAction[],
   partitions: readonly string[],
   index?: string,
+  attributes?: readonly string[],
 ): Grant {
   return Grant.addToPrincipal({
     grantee,
     actions: actions.map((action) => `dynamodb:${action}`),
     resourceArns: [index === undefined ? table.tableArn : `${table.tableArn}/index/${index}`],
-    conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...partitions] } },
+    conditions: {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...partitions] },
+      ...(attributes === undefined
+        ? {}
+        : {
+            'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...attributes] },
+            StringEqualsIfExists: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+          }),
+    },
   });
 }
 

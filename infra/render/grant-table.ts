@@ -15,7 +15,8 @@ const because = (why: string | undefined) => (why === undefined ? '' : ` (${why}
 
 const items = (grant: ItemGrant): string =>
   `${grant.items.join(', ')} ${code(PARTITION_KEYS[grant.in])}` +
-  `${grant.index === undefined ? '' : ` on the ${code(grant.index)} index`}${because(grant.why)}`;
+  (grant.index === undefined ? '' : ` on the ${code(grant.index)} index`) +
+  `${grant.keysOnly === true ? ', key attributes only' : ''}${because(grant.why)}`;
 
 function objects(grant: BucketGrant): string {
   if ('objects' in grant) {

@@ -24,6 +24,7 @@ import {
 import type { ServiceAlarms } from '../constructs/service-alarms.ts';
 import { ServiceFunction } from '../constructs/service-function.ts';
 import { bundleConstantsOf } from '#functions/service-functions.ts';
+import { PARTITION_KEY, SORT_KEY } from '#shared/storage/keys.ts';
 import type { ServiceData } from './data-stack.ts';
 
 export interface ServiceFunctionsProps {
@@ -75,7 +76,9 @@ export class ServiceFunctions extends Construct {
     const granters: Granters = {
       table: (grants, fn) => {
         for (const grant of grants) {
-          grantItems(data.table, fn, grant.items, [PARTITION_KEYS[grant.in]], grant.index);
+          const attributes = grant.keysOnly === true ? [PARTITION_KEY, SORT_KEY] : undefined;
+          const partitions = [PARTITION_KEYS[grant.in]];
+          grantItems(data.table, fn, grant.items, partitions, grant.index, attributes);
         }
       },
       bucket: (grants, fn) => {

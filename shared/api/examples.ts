@@ -60,6 +60,13 @@ export const idNotAnInteger = (name: string, input = 'abc'): ResponseDoc =>
     input,
   });
 
+/** The 403 of a route an erased account's id may no longer use: `what` it would have got. */
+export const accountErased = (what: string): ResponseDoc =>
+  detailAnswer(
+    `The account was erased (the operator's \`user erase\`): its id gets no ${what}`,
+    new AccountErased().message,
+  );
+
 /**
  * The 403 of a route that adds to a user's storage: over their quota (the usual one), or an
  * erased account.

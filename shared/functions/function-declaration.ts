@@ -54,6 +54,11 @@ export interface ItemGrant {
   readonly in: Partition;
   /** The index the calls read, instead of the table. */
   readonly index?: typeof FILES_BY_CREATION_INDEX;
+  /**
+   * Reads the key attributes alone (IAM `dynamodb:Attributes`): whether an item is there,
+   * nothing of what it holds. The call names them in its `ProjectionExpression`.
+   */
+  readonly keysOnly?: true;
   /** Why the code makes a call the reader might not expect (shown in docs/deploying.md). */
   readonly why?: string;
 }

@@ -1,11 +1,13 @@
 import {
   IdempotencyAlreadyInProgressError,
   IdempotencyConfig,
+  IdempotencyPersistenceLayerError,
   IdempotencyValidationError,
   makeIdempotent,
 } from '@aws-lambda-powertools/idempotency';
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { Context } from 'aws-lambda';
+import { AccountErased } from '../domain/outcome.ts';
 import { recordMetric } from '../observability/metrics.ts';
 import { ConflictError, RequestValidationError } from './http-errors.ts';
 
@@ -49,7 +51,9 @@ export type JsonValue =
  * live in a partition per operation and caller (`IDEMPOTENCY#<operation>#USER#<uid>`), so
  * erasing a user finds theirs, and a busy operation spreads over its callers. A replay with a
  * different request is a 422, a replay while the first is still running a 409 (the IETF
- * Idempotency-Key draft's codes). Each replay adds to the IdempotentReplays metric.
+ * Idempotency-Key draft's codes). Each replay adds to the IdempotentReplays metric. An erased
+ * caller's key is not kept (the store refuses their records: AccountErased): the call runs as
+ * one without a key, and its own writes refuse it as such.
  */
 export function idempotentPerKey<A, R extends JsonValue>(
   operation: string,
@@ -92,6 +96,12 @@ export function idempotentPerKey<A, R extends JsonValue>(
         throw new ConflictError(
           'A request with this Idempotency-Key is still being processed; retry shortly',
         );
+      }
+      if (
+        error instanceof IdempotencyPersistenceLayerError &&
+        error.cause instanceof AccountErased
+      ) {
+        return work(argument);
       }
       if (error instanceof IdempotencyValidationError) {
         throw new RequestValidationError([

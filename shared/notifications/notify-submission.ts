@@ -101,11 +101,12 @@ export async function notifySubmission(
   if (missing.length > 0) throw notFound(missing);
 
   const at = (ports.now ?? (() => new Date()))();
-  const admission = await ports.rateLimits.take(
-    { kind: 'notify', userId: announcement.userId },
-    allowance,
-    at,
-  );
+  const admission = await ports.rateLimits
+    .take({ kind: 'notify', userId: announcement.userId }, allowance, at)
+    .catch((error: unknown) => {
+      // Erased since the files were read: they are gone, as the 404 says.
+      throw error instanceof AccountErased ? notFound(named) : error;
+    });
   if (!admission.admitted) throw new RateLimited(TOO_MANY_NOTIFICATIONS, admission.retryAfterMs);
 
   const notification = newSubmissionNotification({

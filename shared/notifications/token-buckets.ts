@@ -28,7 +28,7 @@ export interface TokenBuckets {
   /**
    * Spends one token of the bucket at `at`, or, when it has none, spends nothing and says
    * how long until it has one. However many callers take at once, no more are admitted than
-   * the rule allows.
+   * the rule allows. A sender's bucket takes nothing once they are erased (AccountErased).
    */
   take(bucket: BucketName, rule: BucketRule, at: Date): Promise<Admission>;
   /** Admits nothing from the bucket before `until` (a channel's own Retry-After). */

@@ -1,6 +1,7 @@
 import type { DealRoleReader } from '../groups/deal-roles.ts';
 import type { Role } from '../groups/group.ts';
-import { NotFound } from '../domain/outcome.ts';
+import { AccountErased, NotFound } from '../domain/outcome.ts';
+import type { UserItems } from '../removal/user-items.ts';
 import type { RealtimeTokenConfig } from './realtime-config.ts';
 import type { RealtimeKeyStore } from './realtime-key-store.ts';
 import { parseRoomId, type Room } from './room-id.ts';
@@ -15,28 +16,32 @@ const PERMISSIONS: Readonly<Record<Role, readonly RoomPermission[]>> = {
  * POST /api/v1/auth/get-realtime-token: a token for every listed room, or none at all. A room
  * is not accessible when it is another deployment's, when the caller is not a member of its
  * group, or when its deal is not in that group; any such room is a 404 for the whole request.
+ * An erased caller gets no token at all, not even a general one (AccountErased): their id
+ * opens nothing from the moment their erasure began, whatever their memberships still say.
  */
 export async function issueRealtimeToken(
   ports: {
     readonly dealRoles: DealRoleReader;
     readonly realtimeKeys: Pick<RealtimeKeyStore, 'load'>;
+    readonly userItems: Pick<UserItems, 'isErased'>;
     readonly now?: () => Date;
   },
   config: RealtimeTokenConfig,
   request: { readonly userId: number; readonly roomIds: readonly string[] },
 ): Promise<string> {
-  const rooms: Room[] = [];
-  for (const roomId of new Set(request.roomIds)) {
-    const room = parseRoomId(roomId);
-    if (room?.stage !== config.stage) throw new NotFound();
-    rooms.push(room);
-  }
-  const [keys, roles] = await Promise.all([
+  const rooms = [...new Set(request.roomIds)].map(parseRoomId);
+  const ours = rooms.filter((room): room is Room => room?.stage === config.stage);
+  // Another deployment's room refuses the request: its roles need not be read.
+  const allOurs = ours.length === rooms.length;
+  const [keys, roles, erased] = await Promise.all([
     ports.realtimeKeys.load(),
-    ports.dealRoles.rolesIn(request.userId, rooms),
+    ports.dealRoles.rolesIn(request.userId, allOurs ? ours : []),
+    ports.userItems.isErased(request.userId),
   ]);
+  if (erased) throw new AccountErased();
+  if (!allOurs) throw new NotFound();
   const granted: Record<string, readonly RoomPermission[]> = {};
-  rooms.forEach((room, i) => {
+  ours.forEach((room, i) => {
     const role = roles[i];
     if (role === undefined) throw new NotFound();
     granted[room.roomId] = PERMISSIONS[role];

@@ -74,8 +74,10 @@ function countKinds(items: readonly UserItem[]) {
  * so the records listed next are all there will ever be, and none can land behind the
  * deletes naming bytes that are gone. Then their memberships, so their access to groups goes;
  * then every item their id names; then every version of every object under their prefixes.
- * Requests of theirs that started before the marker and still run may leave what no marker
- * holds back (the response an idempotent request saves, a notify allowance): once they have
+ * Every other item of theirs (a notify allowance, an idempotency record, their refusals) is
+ * made only in a transaction that checks the marker too, and changed only while it is there,
+ * so none comes back behind the deletes. Requests of theirs that started before the marker
+ * and still run may still store bytes whose record the marker then refuses: once they have
  * had time to end (`settleMs`), the listing and deletes run once more. Requests that start
  * later write nothing that stays: their files are refused, and the bytes an upload stored
  * first go again with its refusal (the last pass may take them first, which is as well).

@@ -25,4 +25,6 @@ export interface UserItems {
    * theirs refuses (AccountErased). The marker is no item `itemsOf` returns.
    */
   markErased(userId: number, at: Date): Promise<void>;
+  /** Whether the user was erased: their marker is there (a strongly consistent read). */
+  isErased(userId: number): Promise<boolean>;
 }

@@ -14,6 +14,7 @@ import { rateLimits } from '../notifications/adapters/dynamo-token-buckets.ts';
 import { realtimeKeys } from '../realtime/adapters/secrets-manager-key-store.ts';
 import { usage } from '../usage/adapters/dynamo-usage-ledger.ts';
 import { userFiles } from '../user-files/adapters/dynamo-user-file-repository.ts';
+import { userItems } from '../removal/adapters/dynamo-user-items.ts';
 import type { ServiceAdapters } from './service-adapters.ts';
 
 /**
@@ -38,6 +39,7 @@ export const SERVICE_ADAPTER_BUILDERS = {
   chat,
   rateLimits,
   usage,
+  userItems,
 } as const satisfies {
   readonly [K in keyof ServiceAdapters]: (sources: AdapterSources) => ServiceAdapters[K];
 };

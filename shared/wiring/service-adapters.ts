@@ -14,6 +14,7 @@ import type { FileScans } from '../scanning/file-scans.ts';
 import type { UsageLedger } from '../usage/usage-ledger.ts';
 import type { StorageLimits } from '../usage/usage.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
+import type { UserItems } from '../removal/user-items.ts';
 
 /**
  * Every adapter a function may run on, by the names ports have everywhere. A handler module's
@@ -40,6 +41,8 @@ export interface ServiceAdapters {
   readonly rateLimits: TokenBuckets;
   /** Users' usage against their storage limits. */
   readonly usage: UsageLedger;
+  /** Every item of a user's, and whether they were erased. */
+  readonly userItems: UserItems;
 }
 
 /** The settings handlers take besides their adapters: values, never clients (the schema's). */

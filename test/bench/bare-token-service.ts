@@ -1,13 +1,15 @@
 /**
  * The least any HTTP service must do to answer a realtime token for a set of rooms, in a
- * process of its own: read the request, send the one BatchGetItem of the rooms' keys, sign
- * the claims, answer. No authorizer, no payload 2.0 event, no middleware, no logs, no
+ * process of its own: read the request, send the one BatchGetItem of the rooms' keys and, at
+ * once, the GetItem of the caller's erasure marker, sign the claims, answer. No authorizer, no payload 2.0 event, no middleware, no logs, no
  * metrics, no validation. It is the token bench's floor for our own work: the local stage
  * answers the same request with all of those, and the difference between the two is ours.
  * Prints its URL, then serves until SIGTERM.
  */
 import { createServer } from 'node:http';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '#shared/storage/aws/batch-get.ts';
+import { erasureMarkerKey, PARTITION_KEY } from '#shared/storage/keys.ts';
 import { dealKey, memberKey } from '#shared/groups/adapters/dynamo-group-repository.ts';
 import { parseRoomId } from '#shared/realtime/room-id.ts';
 import { withNewKey } from '#shared/realtime/realtime-key-set.ts';
@@ -32,7 +34,17 @@ async function tokenFor(roomIds: readonly string[]): Promise<string> {
       keysRead.set(`${key.PK} ${key.SK}`, key);
     }
   }
-  if (keysRead.size > 0) await batchGetAll(client, tableName, [...keysRead.values()], ['role']);
+  const marker = new GetCommand({
+    TableName: tableName,
+    Key: erasureMarkerKey(userId),
+    ConsistentRead: true,
+    ProjectionExpression: '#pk',
+    ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+  });
+  await Promise.all([
+    keysRead.size > 0 ? batchGetAll(client, tableName, [...keysRead.values()], ['role']) : [],
+    client.send(marker),
+  ]);
   return signRealtimeToken(keys, new Date(), {
     issuer: 'http://localhost',
     audience: 'realtime',

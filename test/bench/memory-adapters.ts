@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { userFileObjectKey } from '#shared/storage/keys.ts';
 import { BlobChangedError, BlobNotFoundError } from '#shared/blobs/blob-store.ts';
 import type { DealFile } from '#shared/deal-files/deal-file.ts';
@@ -297,7 +298,11 @@ export function memoryAdapters(state: MemoryState): ServiceAdapters {
     );
   return composeAdapters(
     // Used only for a request with an Idempotency-Key, which the bench never sends.
-    { dynamodb: () => new DynamoDBClient({ region: 'eu-west-1' }), TABLE_NAME: 'bench' },
+    {
+      dynamodb: () => new DynamoDBClient({ region: 'eu-west-1' }),
+      documents: () => DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
+      TABLE_NAME: 'bench',
+    },
     {
       userFiles: () =>
         onlyThese('userFiles', {
@@ -363,6 +368,8 @@ export function memoryAdapters(state: MemoryState): ServiceAdapters {
       rateLimits: () =>
         onlyThese('rateLimits', { take: () => Promise.resolve({ admitted: true }) }),
       usage: () => onlyThese('usage', storage.usage),
+      // No benched user was erased.
+      userItems: () => onlyThese('userItems', { isErased: () => Promise.resolve(false) }),
     },
   );
 }

@@ -126,6 +126,7 @@ const USERS = {
   counted: 31,
   infected: 29,
   scanning: 30,
+  erased: 32,
 } as const;
 
 const GROUP = 1;
@@ -212,6 +213,21 @@ async function scanningDownload(): Promise<Answer> {
     toUserFileItem({ ...dealFile(0, 0, 1), userId: as, scan: { status: 'pending' } }),
   ]);
   return call('GET', `${fileAt(1)}/download`, { as });
+}
+
+/** A user the operator erased, asking for a general token. */
+async function erasedToken(): Promise<Answer> {
+  const as = USERS.erased;
+  const erased = await stage().admin([
+    'user',
+    'erase',
+    '--user',
+    String(as),
+    '--settle-seconds',
+    '0',
+  ]);
+  expect(erased.code).toBe(0);
+  return call('POST', '/api/v1/auth/get-realtime-token', { as, ...json({ room_ids: [] }) });
 }
 
 const NOTIFY = '/api/v1/user/me/file/notify';
@@ -562,6 +578,7 @@ async function concurrentSituations(): Promise<Record<string, Answer>> {
         sent: { body },
       });
     })(),
+    'POST /api/v1/auth/get-realtime-token 403': erasedToken(),
     'POST /api/v1/auth/get-realtime-token 404': call('POST', '/api/v1/auth/get-realtime-token', {
       as: USERS.outsider,
       ...json({ room_ids: [`local:v1:group:${String(GROUP)}:deal:${String(DEAL)}`] }),

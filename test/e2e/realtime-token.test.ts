@@ -14,6 +14,7 @@ const stage = useTestStage();
 
 const TOKEN = '/api/v1/auth/get-realtime-token';
 const JWKS = '/api/v1/auth/realtime-jwks.json';
+const ERASED = { detail: 'This account has been erased' };
 const PATTERN = '^[a-z][a-z0-9-]{0,31}:v1:group:[1-9][0-9]{0,15}:deal:[1-9][0-9]{0,15}$';
 
 const room = (groupId: number, dealId: number, stage = 'local') =>
@@ -98,7 +99,17 @@ describe('POST /api/v1/auth/get-realtime-token', () => {
     await expectRefused(stage(), () => ask(802, { room_ids: roomIds }), 404, NOT_FOUND);
   });
 
-  it('50 rooms in 50 groups: one DynamoDB call, and a token under 8 KB', async () => {
+  it('an erased user → 403, no token: not a general one, nor for rooms they were in', async () => {
+    await seed(804, { 830: { role: 'editor', deals: 1 } });
+    expect(
+      (await stage().admin(['user', 'erase', '--user', '804', '--settle-seconds', '0'])).code,
+    ).toBe(0);
+    for (const roomIds of [[], [room(830, 1)], [room(830, 1, 'production')]]) {
+      await expectRefused(stage(), () => ask(804, { room_ids: roomIds }), 403, ERASED);
+    }
+  });
+
+  it('50 rooms in 50 groups: one BatchGetItem beside the erasure marker, a token under 8 KB', async () => {
     const groups = Object.fromEntries(
       Array.from({ length: 50 }, (_, i) => [
         9_000_000_000 + i,
@@ -123,7 +134,8 @@ describe('POST /api/v1/auth/get-realtime-token', () => {
       client.middlewareStack.remove('countRealtimeCalls');
     }
     const { token, payload } = await verified(response);
-    expect(calls).toEqual(['BatchGetItemCommand']);
+    // At once: the marker's GetItem is no round trip more.
+    expect(calls.sort()).toEqual(['BatchGetItemCommand', 'GetItemCommand']);
     expect(Object.keys(payload.rooms as object)).toHaveLength(50);
     expect(Buffer.byteLength(token)).toBeLessThan(8 * 1024);
   });

@@ -10,6 +10,7 @@ import type {
   ItemGrant,
 } from '#shared/functions/function-declaration.ts';
 import { PARTITION_KEYS } from '#shared/functions/function-declaration.ts';
+import { PARTITION_KEY, SORT_KEY } from '#shared/storage/keys.ts';
 
 /**
  * What the SQS event source grants its consumer (`notificationQueue: 'consume'`): CDK's
@@ -26,7 +27,7 @@ const CONSUMER_ACTIONS = [
 const itemCalls = (grant: ItemGrant): string[] =>
   grant.items.map(
     (item) =>
-      `dynamodb:${item} @ table${grant.index === undefined ? '' : `/index/${grant.index}`} [${PARTITION_KEYS[grant.in]}]`,
+      `dynamodb:${item} @ table${grant.index === undefined ? '' : `/index/${grant.index}`} [${PARTITION_KEYS[grant.in]}]${grant.keysOnly === true ? ` (${PARTITION_KEY} ${SORT_KEY})` : ''}`,
   );
 
 function bucketCalls(grant: BucketGrant): string[] {

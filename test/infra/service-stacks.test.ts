@@ -156,8 +156,9 @@ function describeGrants(api: Template, id: string): string[] {
 /** Where a statement reaches: its resources, and the partitions or prefixes it names. */
 function scopeOf(s: Statement, resource: unknown): string {
   const partitions = s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+  const attributes = s.Condition?.['ForAllValues:StringEquals']?.['dynamodb:Attributes'];
   const prefixes = s.Condition?.StringLike?.['s3:prefix'];
-  return `${resourceLabel(resource)}${partitions === undefined ? '' : ` [${partitions.join(' ')}]`}${prefixes === undefined ? '' : ` {${prefixes.join(' ')}}`}`;
+  return `${resourceLabel(resource)}${partitions === undefined ? '' : ` [${partitions.join(' ')}]`}${attributes === undefined ? '' : ` (${attributes.join(' ')})`}${prefixes === undefined ? '' : ` {${prefixes.join(' ')}}`}`;
 }
 
 /** Each call a function's role allows, one action on one resource a line, each once. */
@@ -395,12 +396,20 @@ describe('least privilege: each function may make exactly the calls its code mak
     ]);
   });
 
-  it('keeps the token functions off the bucket, the files and the users', () => {
+  it("keeps the token functions off the bucket and the files: of users' items, keys alone", () => {
     const { api } = stage('production');
     expect(describeGrants(api, 'GetRealtimeToken')).toEqual([
       'dynamodb:BatchGetItem @ table [GROUP#*]',
+      'dynamodb:GetItem @ table [USER#*] (PK SK)',
       'secretsmanager:GetSecretValue @ realtime keys',
     ]);
+    // IAM's attribute-level access: the call may name the keys alone, and select nothing else.
+    const marker = grantsOf(api, 'GetRealtimeToken').find((s) => s.Action === 'dynamodb:GetItem');
+    expect(marker?.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['USER#*'] },
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['PK', 'SK'] },
+      StringEqualsIfExists: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+    });
     expect(describeGrants(api, 'RealtimeJwks')).toEqual([
       'secretsmanager:GetSecretValue @ realtime keys',
     ]);

@@ -139,7 +139,7 @@ describe('an Idempotency-Key repeated while the first request runs', () => {
         await running;
         return { value };
       },
-      idempotency({ dynamodb: () => dynamoClient, TABLE_NAME: name }),
+      idempotency({ dynamodb: () => dynamoClient, documents: () => dynamodb, TABLE_NAME: name }),
     );
     const call = { userId: 1, key: 'k', fingerprint: () => 'f' };
     const first = once('first', call, localLambdaContext('test', 10_000));

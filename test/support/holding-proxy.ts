@@ -7,6 +7,8 @@ interface HeldCall {
   readonly path: string;
   /** DynamoDB's operation, from `X-Amz-Target` (`GetItem`, `Query`, …). */
   readonly operation: string | undefined;
+  /** The request's body, as text: a DynamoDB call's keys are in it. */
+  readonly body: string;
 }
 
 export interface HoldingProxy {
@@ -43,6 +45,7 @@ export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
         method: request.method ?? 'GET',
         path: request.url ?? '/',
         operation: typeof header === 'string' ? header.split('.').at(-1) : undefined,
+        body: body.toString('utf8'),
       };
       const send = () => {
         const proxied = forward(

@@ -22,6 +22,7 @@ describe('the composition root', () => {
         'realtimeKeys',
         'usage',
         'userFiles',
+        'userItems',
       ].sort(),
     );
   });

@@ -1,5 +1,11 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { AccountErased } from '../../domain/outcome.ts';
+import { conditionNotErased } from '../../storage/aws/conditional-writes.ts';
+import { failedAt, transactWrite } from '../../storage/aws/transactions.ts';
 import { chatChannelBucketKey, EXPIRY_ATTRIBUTE, notifyBucketKey } from '../../storage/keys.ts';
 import {
   type Admission,
@@ -39,6 +45,11 @@ const expirySeconds = (ms: number): number => Math.ceil(ms / 1000);
  *   an atomic increment, so callers at once do not have to retry each other out.
  *
  * Each item expires once it would be full again, when it says nothing an absent item does not.
+ *
+ * A sender's bucket is in their partition, so each of its writes is held to their erasure
+ * marker in the same transaction, as every write that creates an item of theirs is: once they
+ * are erased it is neither made again nor changed (AccountErased), and the erasure's listing
+ * finds every bucket there will be. The chat channel's is a plain conditional write.
  */
 export class DynamoTokenBuckets implements TokenBuckets {
   private readonly client: DynamoDBDocumentClient;
@@ -99,7 +110,10 @@ export class DynamoTokenBuckets implements TokenBuckets {
     });
   }
 
-  /** One conditional write; when its condition fails, the bucket's fullAt as it stands. */
+  /**
+   * One conditional write (a sender's, with their marker's absence in the same transaction);
+   * when its condition fails, the bucket's fullAt as it stands.
+   */
   private async write(
     bucket: BucketName,
     expressions: {
@@ -108,18 +122,27 @@ export class DynamoTokenBuckets implements TokenBuckets {
       readonly ExpressionAttributeValues: Record<string, unknown>;
     },
   ): Promise<{ readonly ok: true } | { readonly ok: false; readonly fullAt: number | undefined }> {
+    const update = {
+      TableName: this.tableName,
+      Key: keyOf(bucket),
+      ...expressions,
+      ExpressionAttributeNames: NAMES,
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    } as const;
     try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keyOf(bucket),
-          ...expressions,
-          ExpressionAttributeNames: NAMES,
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      if (bucket.kind === 'notify') {
+        await transactWrite(this.client, {
+          TransactItems: [{ Update: update }, conditionNotErased(this.tableName, bucket.userId)],
+        });
+      } else {
+        await this.client.send(new UpdateCommand(update));
+      }
       return { ok: true };
     } catch (error) {
+      if (failedAt(error, 1)) throw new AccountErased();
+      if (error instanceof TransactionCanceledException && failedAt(error, 0)) {
+        return { ok: false, fullAt: fullAtOfRawItem(error.CancellationReasons?.[0]?.Item) };
+      }
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       return { ok: false, fullAt: fullAtOfRawItem(error.Item) };
     }

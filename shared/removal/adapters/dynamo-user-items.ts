@@ -1,5 +1,10 @@
 import { TransactionConflictException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, paginateQuery, PutCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  paginateQuery,
+  PutCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { UserItem, UserItemKind, UserItems } from '../user-items.ts';
 import { batchWriteAll } from '../../storage/aws/batch-write.ts';
 import { isConditionFailure, putNewItem } from '../../storage/aws/conditional-writes.ts';
@@ -14,6 +19,7 @@ import {
   SORT_KEY,
   userPartition,
 } from '../../storage/keys.ts';
+import type { AdapterSources } from '../../storage/adapter-sources.ts';
 
 /** Tries at marking a user erased while their own writes hold the marker's item. */
 const MARK_ATTEMPTS = 20;
@@ -95,6 +101,19 @@ export class DynamoUserItems implements UserItems {
     }
   }
 
+  async isErased(userId: number): Promise<boolean> {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: erasureMarkerKey(userId),
+        ConsistentRead: true,
+        ProjectionExpression: '#pk',
+        ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+      }),
+    );
+    return Item !== undefined;
+  }
+
   async deleteItems(items: readonly UserItem[]): Promise<void> {
     await batchWriteAll(
       this.client,
@@ -105,3 +124,10 @@ export class DynamoUserItems implements UserItems {
     );
   }
 }
+
+/** Users' items as their erasure finds them, and their erasure markers. */
+export const userItems = ({
+  documents,
+  TABLE_NAME,
+}: Pick<AdapterSources, 'documents' | 'TABLE_NAME'>) =>
+  new DynamoUserItems(documents(), TABLE_NAME);
