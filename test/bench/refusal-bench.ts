@@ -25,6 +25,7 @@ import {
   completeDirectUpload,
   UploadRefused,
 } from '#shared/direct-uploads/complete-direct-upload.ts';
+import { cancelDirectUpload } from '#shared/direct-uploads/cancel-direct-upload.ts';
 import { startDirectUpload } from '#shared/direct-uploads/start-direct-upload.ts';
 import { DynamoBlockIdAllocator } from '#shared/storage/dynamo-block-id-allocator.ts';
 import { FILE_ID_SEQUENCE } from '#shared/storage/keys.ts';
@@ -129,8 +130,7 @@ export async function benchRefusals(options: {
   try {
     // A user with none: one upload started and cancelled, so their usage is stored.
     const quiet = 1;
-    const cancelled = await directUploads.find(quiet, (await start(quiet)).id);
-    if (cancelled !== undefined) await directUploads.cancel(cancelled, new Date());
+    await cancelDirectUpload({ directUploads, blobs }, quiet, (await start(quiet)).id);
     // At the files limit with waiting uploads, and the same user's twin with 150 starts refused.
     const [full, fullRefused] = [2, 3];
     for (const userId of [full, fullRefused]) {

@@ -18,6 +18,7 @@ import {
   completeDirectUpload,
   judgeUploadedBytes,
 } from '#shared/direct-uploads/complete-direct-upload.ts';
+import { cancelDirectUpload } from '#shared/direct-uploads/cancel-direct-upload.ts';
 import { startDirectUpload } from '#shared/direct-uploads/start-direct-upload.ts';
 import { isOutcome, NotFound } from '#shared/domain/outcome.ts';
 import { outcomeAsHttpError } from '#shared/http/outcome-response.ts';
@@ -144,8 +145,7 @@ describe('refused direct uploads, bounded per user', () => {
   it(`keeps only the last ${String(REFUSALS_KEPT)} refused uploads, in one item; a usage read costs what it did with none`, async () => {
     // The same read of a user with none: one upload, started and cancelled, so that their
     // usage is counted and stored as user 2's is.
-    const cancelled = await directUploads.find(3, (await start(3)).id);
-    if (cancelled !== undefined) await directUploads.cancel(cancelled, new Date());
+    await cancelDirectUpload({ directUploads, blobs }, 3, (await start(3)).id);
     const none = await usageRead(3);
     expect(none).toEqual({ calls: ['GetItemCommand', 'QueryCommand'], items: 1 });
     const ids: number[] = [];
@@ -190,7 +190,7 @@ describe('refused direct uploads, bounded per user', () => {
       rejection: 'larger_than_declared',
     });
     if (refused === undefined) return;
-    expect(await directUploads.cancel(refused, new Date())).toBe(true);
+    expect(await directUploads.cancel(refused, undefined)).toBe(true);
     expect(await directUploads.find(4, first ?? 0)).toBeUndefined();
     const kept = (await itemsOf(4)).find((item) => item.SK === 'REFUSED#uploads') as {
       refusals: { id: number }[];
@@ -199,7 +199,7 @@ describe('refused direct uploads, bounded per user', () => {
     // The last one cancelled takes the item with it.
     for (const id of others) {
       const left = await directUploads.find(4, id);
-      if (left !== undefined) expect(await directUploads.cancel(left, new Date())).toBe(true);
+      if (left !== undefined) expect(await directUploads.cancel(left, undefined)).toBe(true);
     }
     expect((await itemsOf(4)).map((item) => item.SK)).toEqual(['USAGE']);
     await expect(completeDirectUpload(completing, 4, first ?? 0)).rejects.toThrow(NotFound);
