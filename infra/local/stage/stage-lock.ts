@@ -37,15 +37,20 @@ export const stageRecordOf = (stage: LocalStage): StageRecord => {
 
 export const stageRecordPath = (dataDir: string): string => join(dataDir, 'local-stage.json');
 
-/** Whether a process with this pid exists (signal 0 checks, and sends nothing). */
-const isAlive = (pid: number): boolean => {
+/**
+ * Whether a pid runs: it exists (signal 0 checks, and sends nothing) and is no zombie, as
+ * Linux's /proc says: a killed stage's waits for a parent that may never read it (a container
+ * whose first process reaps nothing).
+ */
+async function isRunning(pid: number): Promise<boolean> {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
   }
-};
+  const stat = await readFile(`/proc/${String(pid)}/stat`, 'utf8').catch(() => '');
+  return !/^\d+ \(.*\) Z /.test(stat);
+}
 
 export async function readStageRecord(dataDir: string): Promise<StageRecord | undefined> {
   try {
@@ -58,7 +63,7 @@ export async function readStageRecord(dataDir: string): Promise<StageRecord | un
 /** The `npm start` that holds this data folder, if one still runs. */
 export async function runningStage(dataDir: string): Promise<StageRecord | undefined> {
   const record = await readStageRecord(dataDir);
-  return record !== undefined && isAlive(record.pid) ? record : undefined;
+  return record !== undefined && (await isRunning(record.pid)) ? record : undefined;
 }
 
 /**
@@ -76,12 +81,6 @@ export async function reapOrphan(dataDir: string): Promise<void> {
   const deadline = Date.now() + 5000;
   while (Date.now() < deadline && (await isRunning(pid))) await sleep(50);
   if (await isRunning(pid)) process.kill(pid, 'SIGKILL');
-}
-
-/** Whether a pid runs: it exists and has not ended (a zombie waits for its parent to read it). */
-async function isRunning(pid: number): Promise<boolean> {
-  const stat = await readFile(`/proc/${String(pid)}/stat`, 'utf8').catch(() => '');
-  return stat !== '' && !/^\d+ \(.*\) Z /.test(stat);
 }
 
 export async function writeStageRecord(dataDir: string, record: StageRecord): Promise<void> {
