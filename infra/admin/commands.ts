@@ -84,6 +84,15 @@ export function portsOn(target: StageTarget) {
   });
 }
 
+/** A result that reports something to look at: printed as any result, and exit code 3. */
+export class Findings {
+  readonly report: unknown;
+
+  constructor(report: unknown) {
+    this.report = report;
+  }
+}
+
 /** The ports the held-file commands take, once the releaser's client is ready. */
 async function heldFilePorts(ports: Ports): Promise<HeldFilePorts> {
   if (!ports.scanning) {
@@ -419,9 +428,11 @@ export const COMMANDS: readonly Command[] = [
       note:
         'Prints objects_without_records, records_without_objects, stale_notifications, ' +
         'usage_repaired, uploads_in_flight, objects_settling, checked and clean; with ' +
-        '--verify-digests also digest_mismatches, digests_verified and digests_unrecorded. ' +
+        '--verify-digests also digest_mismatches, digests_unreadable, digests_verified and ' +
+        'digests_unrecorded. ' +
         "It writes only users' usage items, where their count had drifted or was never " +
-        'made; every other repair is left to the operator. Exit 0 whatever it finds: read clean.',
+        'made; every other repair is left to the operator. Exit 0 when clean, 3 when it ' +
+        'found something.',
     },
     schema: z.object({
       'settle-seconds': secondsFlag('settle-seconds'),
@@ -430,7 +441,7 @@ export const COMMANDS: readonly Command[] = [
     run: async (ports, input) => {
       const verifyDigests = input['verify-digests'];
       const digests = verifyDigests ? await ports.digests : undefined;
-      return reconcileStorage(
+      const report = await reconcileStorage(
         {
           ...ports.storage,
           usage: ports.usage,
@@ -438,6 +449,7 @@ export const COMMANDS: readonly Command[] = [
         },
         { settleSeconds: input['settle-seconds'] ?? 900, verifyDigests },
       );
+      return report.clean ? report : new Findings(report);
     },
   }),
   command({

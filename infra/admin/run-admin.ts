@@ -3,7 +3,7 @@ import { isOutcome } from '#shared/domain/outcome.ts';
 import { optionMistake } from '#infra/command-line.ts';
 import { OperatorRefusal } from './operator-refusal.ts';
 import { STAGE_NAMES, type StageName } from '../stages.ts';
-import { type Command, COMMANDS, portsOn } from './commands.ts';
+import { type Command, COMMANDS, Findings, portsOn } from './commands.ts';
 import { stageTarget } from './stage-target.ts';
 
 export interface AdminIo {
@@ -16,9 +16,9 @@ export interface AdminIo {
 
 /**
  * Exit codes: 0 done; 1 refused (a missing referent, a duplicate), or failed (the stage could
- * not be reached, say); 2 bad usage.
+ * not be reached, say); 2 bad usage; 3 done, and found something to look at (reconcile).
  */
-const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
+const EXIT = { ok: 0, refused: 1, usage: 2, findings: 3 } as const;
 
 const USAGE = `usage: npm run --silent admin -- <command> [--stage local|development|production]
 
@@ -29,7 +29,8 @@ commands:
 ${COMMANDS.map((c) => `  ${c.name.padEnd(20)} ${c.summary}`).join('\n')}
 
 \`<command> --help\` shows a command's flags. Each prints its result as JSON on stdout.
-Exit codes: 0 done, 1 refused or failed (nothing was changed unless it says so), 2 bad usage.
+Exit codes: 0 done, 1 refused or failed (nothing was changed unless it says so), 2 bad usage,
+3 done and found something (reconcile).
 `;
 
 const STAGE_FLAG = [
@@ -130,8 +131,9 @@ export async function runAdmin(args: readonly string[], io: AdminIo): Promise<nu
   try {
     target = await stageTarget(stage, io.env);
     const result = await checked.run(portsOn(target));
-    io.out(JSON.stringify(result, null, 2));
-    return EXIT.ok;
+    const found = result instanceof Findings;
+    io.out(JSON.stringify(found ? result.report : result, null, 2));
+    return found ? EXIT.findings : EXIT.ok;
   } catch (error) {
     // The CLI's own refusals and the use cases' outcomes read alike: what is wrong, and
     // that it changed nothing.

@@ -10,7 +10,7 @@ import { s3ClientOptions } from '#infra/local/stage/emulators.ts';
 import { OperatorRefusal } from './operator-refusal.ts';
 import { readStackOutputs } from './stack-outputs.ts';
 import { LOCAL_REGION } from '../local/stage/emulators.ts';
-import { readStageCredentials } from '../local/stage-credentials.ts';
+import { readStageCredentials, releaserCredentials } from '../local/stage-credentials.ts';
 import { FileKeyStore } from '#infra/local/adapters/file-key-store.ts';
 import type { RealtimeKeyStore } from '#shared/realtime/realtime-key-store.ts';
 import { DOCUMENT_TRANSLATION } from '#shared/storage/aws/dynamodb.ts';
@@ -168,14 +168,20 @@ async function localTarget(env: NodeJS.ProcessEnv): Promise<StageTarget> {
   const local = { region: LOCAL_REGION, credentials };
   const dynamodb = new DynamoDBClient({ ...local, endpoint: record.dynamodbEndpoint });
   const s3 = new S3Client({ ...local, ...s3ClientOptions(record.s3Endpoint) });
+  const releaser = new S3Client({
+    ...local,
+    ...s3ClientOptions(record.s3Endpoint),
+    credentials: releaserCredentials(credentials),
+  });
   return {
     stage: 'local',
     sources: sourcesOn({ tableName: record.tableName, bucket: record.bucket }, dynamodb, s3),
     // A stage recorded before scanning existed scanned nothing.
     scanning: record.malwareScanning === true,
     operator: () => Promise.resolve(`local:${userInfo().username}`),
-    // The local store takes the stage's own credentials for everything.
-    releaser: () => Promise.resolve(s3),
+    // The releaser's own key, which the local store's scan hold admits as a deployed
+    // bucket's policy admits the releaser role.
+    releaser: () => Promise.resolve(releaser),
     limits: () => Promise.resolve(recordedLimits(record, dataDir)),
     // The local stage reads the key file whenever it changes: a new key may sign at once.
     realtimeKeys: () =>
@@ -184,6 +190,7 @@ async function localTarget(env: NodeJS.ProcessEnv): Promise<StageTarget> {
         minimumLeadSeconds: 0,
       }),
     close: () => {
+      releaser.destroy();
       dynamodb.destroy();
       s3.destroy();
     },

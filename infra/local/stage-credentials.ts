@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import * as z from 'zod';
@@ -16,6 +16,15 @@ const STORED = z.object({ accessKeyId: z.string().min(1), secretAccessKey: z.str
 export const newCredentials = (): Credentials => ({
   accessKeyId: 'S3RVER',
   secretAccessKey: randomBytes(30).toString('base64url'),
+});
+
+/**
+ * The releaser's, made from the stage's secret: the store's scan hold admits them as a
+ * deployed bucket's policy admits the releaser role (held-file commands, reconcile).
+ */
+export const releaserCredentials = (stage: Credentials): Credentials => ({
+  accessKeyId: 'RELEASER',
+  secretAccessKey: createHmac('sha256', stage.secretAccessKey).update('releaser').digest('hex'),
 });
 
 /** Ignores the one filesystem error `code` (ENOENT, EEXIST), throws any other. */

@@ -11,7 +11,8 @@ import type { Usage } from '../usage/usage.ts';
  * - a notification left `queued` or `sending` long after a worker should have settled it;
  * - a user's stored usage that is not what their files and pending uploads add up to: it is
  *   counted again and repaired, the one thing reconcile writes;
- * - with `verifyDigests`, a file whose object's bytes no longer have its recorded SHA-256.
+ * - with `verifyDigests`, a file whose object's bytes no longer have its recorded SHA-256, or
+ *   whose object could not be read;
  * An object whose direct upload can still be completed (its form's bytes, or the copy
  * completion writes) is in flight, not an orphan. A record without its object is reported
  * whatever its age: records are written after their object.
@@ -19,8 +20,8 @@ import type { Usage } from '../usage/usage.ts';
 export interface Reconciliation {
   /**
    * Nothing was wrong: no orphan, no missing object, no stale notification, no usage that
-   * had drifted from its items (a first count of a user never counted is no drift), and no
-   * digest mismatch.
+   * had drifted from its items (a first count of a user never counted is no drift), no
+   * digest mismatch or unreadable object.
    */
   readonly clean: boolean;
   readonly objects_without_records: readonly string[];
@@ -47,6 +48,13 @@ export interface Reconciliation {
     object_key: string;
     recorded: string;
     actual: string;
+  }[];
+  /** With `verifyDigests`: records whose object could not be read, and why. */
+  readonly digests_unreadable?: readonly {
+    pk: string;
+    sk: string;
+    object_key: string;
+    reason: string;
   }[];
   /** With `verifyDigests`: records whose object's bytes have their recorded SHA-256. */
   readonly digests_verified?: number;
@@ -300,7 +308,8 @@ export async function reconcileStorage(
       missing.length === 0 &&
       stale.length === 0 &&
       drifted === 0 &&
-      (digests?.digest_mismatches.length ?? 0) === 0,
+      (digests?.digest_mismatches.length ?? 0) === 0 &&
+      (digests?.digests_unreadable.length ?? 0) === 0,
     objects_without_records: orphans.sort(),
     records_without_objects: missing,
     stale_notifications: stale,
@@ -314,7 +323,8 @@ export async function reconcileStorage(
 
 /**
  * Reads the object of every file record that has one and a recorded SHA-256, and compares.
- * An object that went since it was listed (its file deleted meanwhile) is not judged.
+ * An object that went since it was listed (its file deleted meanwhile) is not judged; one
+ * that cannot be read is reported with the reason, and the others are read on.
  */
 async function verifyDigests(
   ports: StoragePorts,
@@ -324,6 +334,7 @@ async function verifyDigests(
   const { digest } = ports;
   if (digest === undefined) throw new Error('verifyDigests needs a digest port');
   const mismatches: NonNullable<Reconciliation['digest_mismatches']>[number][] = [];
+  const unreadable: NonNullable<Reconciliation['digests_unreadable']>[number][] = [];
   let verified = 0;
   let unrecorded = 0;
   const toRead: [string, RecordKey & { readonly sha256: string }][] = [];
@@ -337,14 +348,18 @@ async function verifyDigests(
       actual = await digest(objectKey);
     } catch (error) {
       if (error instanceof BlobNotFoundError) return;
-      throw error;
+      const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      unreadable.push({ pk, sk, object_key: objectKey, reason });
+      return;
     }
     if (actual === sha256) verified += 1;
     else mismatches.push({ pk, sk, object_key: objectKey, recorded: sha256, actual });
   });
   mismatches.sort((a, b) => a.object_key.localeCompare(b.object_key));
+  unreadable.sort((a, b) => a.object_key.localeCompare(b.object_key));
   return {
     digest_mismatches: mismatches,
+    digests_unreadable: unreadable,
     digests_verified: verified,
     digests_unrecorded: unrecorded,
   };

@@ -287,6 +287,31 @@ describe('reconcileStorage: digests', () => {
     ]);
   });
 
+  it('reports an object it cannot read, with the reason, and reads the others on', async () => {
+    // A fault no stage makes on demand: a read refused for one object (on AWS, a policy or a
+    // key the reader may not use).
+    const refused = Object.assign(new Error('Access Denied'), { name: 'AccessDenied' });
+    const result = await reconcileStorage(
+      storage(items, keys, HOUR_AGO, {
+        digest: (key) => (key === 'users/1/files/1' ? Promise.reject(refused) : digest([])(key)),
+      }),
+      { settleSeconds: 0, verifyDigests: true },
+    );
+    expect(result).toMatchObject({
+      clean: false,
+      digests_unreadable: [
+        {
+          pk: 'USER#1',
+          sk: 'FILE#1',
+          object_key: 'users/1/files/1',
+          reason: 'AccessDenied: Access Denied',
+        },
+      ],
+      digests_verified: 1,
+      digest_mismatches: [expect.objectContaining({ object_key: 'users/1/files/2' })],
+    });
+  });
+
   it('reads no object without verifyDigests, and says nothing of digests', async () => {
     const read: string[] = [];
     const result = await reconcileStorage(
@@ -297,5 +322,6 @@ describe('reconcileStorage: digests', () => {
     expect(result).not.toHaveProperty('digest_mismatches');
     expect(result).not.toHaveProperty('digests_verified');
     expect(result).not.toHaveProperty('digests_unrecorded');
+    expect(result).not.toHaveProperty('digests_unreadable');
   });
 });

@@ -26,6 +26,8 @@ import { isWildcard } from '../stage/public-host.ts';
  */
 export interface ObjectStoreFrontOptions {
   readonly credentials: Credentials;
+  /** The releaser's key, which the scan hold admits as the bucket's policy admits its role. */
+  readonly releaser?: Credentials;
   readonly region: string;
   readonly store: BucketStore;
   readonly malwareScanning?: boolean;
@@ -179,7 +181,12 @@ async function handle(
   }
   const rule = ruleFor(rules, origin, method, []);
   if (rule) response.setHeaders(new Map(Object.entries(corsHeaders(rule, origin))));
-  const auth = await verifySigV4({ method, url, headers }, { ...options, service: 's3' });
+  const sigV4 = (credentials: Credentials) =>
+    verifySigV4({ method, url, headers }, { ...options, credentials, service: 's3' });
+  let auth = await sigV4(options.credentials);
+  const releaser =
+    'failure' in auth && auth.failure === 'unknown-key' ? options.releaser : undefined;
+  if (releaser !== undefined) auth = await sigV4(releaser);
   if ('failure' in auth) {
     const [, message] = SIGV4_REFUSALS[auth.failure];
     if (auth.failure !== 'missing') throw new S3Error(SIGV4_CODES[auth.failure], message);
@@ -219,7 +226,7 @@ async function handle(
     return send(response, 204);
   }
   if (method === 'GET' || method === 'HEAD') {
-    const held = options.malwareScanning === true && method === 'GET';
+    const held = options.malwareScanning === true && method === 'GET' && releaser === undefined;
     if (held && keys.SCANNED_OBJECT_PREFIXES.some((p) => key.startsWith(p))) {
       const tags = new Map(object?.tags);
       const clean = tags.get(keys.SCAN_STATUS_TAG) === 'NO_THREATS_FOUND';

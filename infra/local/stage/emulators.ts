@@ -56,6 +56,7 @@ export async function startObjectStore(options: {
   directory: string;
   host?: string;
   credentials?: Credentials;
+  releaser?: Credentials;
   malwareScanning?: boolean;
   corsRules?: readonly CorsRule[];
 }): Promise<RunningObjectStore> {

@@ -23,7 +23,7 @@ import { InProcessQueue } from '../queue/in-process-queue.ts';
 import { stackInvoker } from '../lambda/stack-functions.ts';
 import { createLambdaInvokeApi } from '../lambda/lambda-invoke-api.ts';
 import type { Credentials } from '../sigv4-check.ts';
-import { stageCredentials } from '../stage-credentials.ts';
+import { releaserCredentials, stageCredentials } from '../stage-credentials.ts';
 import { forwardObjectCreated } from '../object-store/s3-event-notifications.ts';
 import { asyncInvoker } from '../lambda/lambda-async-invoke.ts';
 import {
@@ -219,6 +219,7 @@ async function startBackends(
   const store = {
     host,
     credentials,
+    releaser: releaserCredentials(credentials),
     malwareScanning,
     corsRules: bucketCorsRules(env.ALLOWED_ORIGINS),
   };
