@@ -11,7 +11,11 @@ import { MAX_REALTIME_TOKEN_SECONDS } from '#shared/realtime/realtime-config.ts'
 import { withNewKey } from '#shared/realtime/realtime-key-set.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import { awsStorage } from '#shared/reconcile/adapters/aws-reconcile-storage.ts';
-import { reconcileStorage, toUsageRecord } from '#shared/reconcile/reconcile-storage.ts';
+import {
+  reconcileStorage,
+  type StoragePorts,
+  toUsageRecord,
+} from '#shared/reconcile/reconcile-storage.ts';
 import { S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
 import { usage } from '#shared/usage/adapters/dynamo-usage-ledger.ts';
 import { userItems } from '#shared/removal/adapters/dynamo-user-items.ts';
@@ -83,6 +87,19 @@ export function portsOn(target: StageTarget) {
       new S3BlobStore(target.scanning ? await target.releaser() : s3(), BUCKET_NAME),
   });
 }
+
+/**
+ * What reconcile reads of a file its table says is waiting for a scan: the object's verdict
+ * tag, read as the held-file commands read (the releaser), and the record again.
+ */
+const scanReader = (ports: Ports): NonNullable<StoragePorts['scans']> => ({
+  verdictOf: async (key) => (await ports.scannedObjects).verdictOf(key),
+  stillPending: async (key) => {
+    const file = ports.fileScans.fileOf(key);
+    const record = file === undefined ? undefined : await ports.fileScans.get(file);
+    return record?.scan?.status === 'pending';
+  },
+});
 
 /** A result that reports something to look at: printed as any result, and exit code 3. */
 export class Findings {
@@ -427,9 +444,9 @@ export const COMMANDS: readonly Command[] = [
       ],
       note:
         'Prints objects_without_records, records_without_objects, stale_notifications, ' +
-        'usage_repaired, uploads_in_flight, objects_settling, checked and clean; with ' +
-        '--verify-digests also digest_mismatches, digests_unreadable, digests_verified and ' +
-        'digests_unrecorded. ' +
+        'usage_repaired, uploads_in_flight, objects_settling, checked and clean; on a stage ' +
+        'that scans also verdicts_unrecorded; with --verify-digests also digest_mismatches, ' +
+        'digests_unreadable, digests_verified and digests_unrecorded. ' +
         "It writes only users' usage items, where their count had drifted or was never " +
         'made; every other repair is left to the operator. Exit 0 when clean, 3 when it ' +
         'found something.',
@@ -446,6 +463,7 @@ export const COMMANDS: readonly Command[] = [
           ...ports.storage,
           usage: ports.usage,
           ...(digests === undefined ? {} : { digest: (key: string) => digests.digest(key) }),
+          ...(ports.scanning ? { scans: scanReader(ports) } : {}),
         },
         { settleSeconds: input['settle-seconds'] ?? 900, verifyDigests },
       );

@@ -13,6 +13,8 @@ import type { Usage } from '../usage/usage.ts';
  *   counted again and repaired, the one thing reconcile writes;
  * - with `verifyDigests`, a file whose object's bytes no longer have its recorded SHA-256, or
  *   whose object could not be read;
+ * - on a stage that scans, a file whose record still waits for its scan while its object
+ *   carries the scanner's verdict: the verdict's event was lost.
  * An object whose direct upload can still be completed (its form's bytes, or the copy
  * completion writes) is in flight, not an orphan. A record without its object is reported
  * whatever its age: records are written after their object.
@@ -21,7 +23,7 @@ export interface Reconciliation {
   /**
    * Nothing was wrong: no orphan, no missing object, no stale notification, no usage that
    * had drifted from its items (a first count of a user never counted is no drift), no
-   * digest mismatch or unreadable object.
+   * digest mismatch or unreadable object, and no verdict left unrecorded.
    */
   readonly clean: boolean;
   readonly objects_without_records: readonly string[];
@@ -60,6 +62,16 @@ export interface Reconciliation {
   readonly digests_verified?: number;
   /** With `verifyDigests`: records with no SHA-256 (stored before digests were kept). */
   readonly digests_unrecorded?: number;
+  /**
+   * On a stage that scans: records still waiting for their scan whose object carries the
+   * scanner's verdict (settled objects only), with that verdict.
+   */
+  readonly verdicts_unrecorded?: readonly {
+    pk: string;
+    sk: string;
+    object_key: string;
+    verdict: string;
+  }[];
   /** Direct uploads signed and still completable, with their object (or none yet). */
   readonly uploads_in_flight: number;
   /** Objects younger than the settle time, not judged. */
@@ -98,6 +110,8 @@ export type StoredItem =
       readonly userId: number | undefined;
       /** The SHA-256 recorded for its bytes (base64); absent on files stored before. */
       readonly sha256: string | undefined;
+      /** Whether its record still waits for the malware scan's verdict. */
+      readonly scanPending: boolean;
     }
   /** A direct upload we signed, and the objects it writes while it waits. */
   | {
@@ -140,6 +154,15 @@ export interface StoragePorts {
    * gone. Read only with `verifyDigests`.
    */
   readonly digest?: (objectKey: string) => Promise<string>;
+  /**
+   * On a stage that scans: the verdict the scanner left on an object (undefined when none, or
+   * the object is gone), and whether its file's record still waits for one. Read only for
+   * records read as pending whose object has settled.
+   */
+  readonly scans?: {
+    readonly verdictOf: (objectKey: string) => Promise<string | undefined>;
+    readonly stillPending: (objectKey: string) => Promise<boolean>;
+  };
   readonly now?: () => Date;
 }
 
@@ -227,7 +250,10 @@ export async function reconcileStorage(
 ): Promise<Reconciliation> {
   const now = (ports.now?.() ?? new Date()).getTime();
   const settleMs = options.settleSeconds * 1000;
-  const records = new Map<string, RecordKey & { readonly sha256: string | undefined }>();
+  const records = new Map<
+    string,
+    RecordKey & { readonly sha256: string | undefined; readonly scanPending: boolean }
+  >();
   const pendingUploads = new Set<string>();
   // Users whose usage counts anything: those with a usage, a file or a direct upload.
   const counted = new Set<number>();
@@ -239,7 +265,11 @@ export async function reconcileStorage(
     for (const item of page) {
       items += 1;
       if (item.kind === 'file') {
-        records.set(item.objectKey, { ...item.record, sha256: item.sha256 });
+        records.set(item.objectKey, {
+          ...item.record,
+          sha256: item.sha256,
+          scanPending: item.scanPending,
+        });
         if (item.userId !== undefined) counted.add(item.userId);
       } else if (item.kind === 'direct-upload') {
         counted.add(item.userId);
@@ -264,15 +294,19 @@ export async function reconcileStorage(
   }
   const orphans: string[] = [];
   const seen = new Set<string>();
+  // Settled objects whose record waits for a verdict: the scanner's tag is read on each.
+  const awaitingVerdicts: string[] = [];
   let objects = 0;
   let settling = 0;
   for await (const page of ports.objects()) {
     for (const { key, lastModified } of page) {
       objects += 1;
       seen.add(key);
+      const settled = lastModified.getTime() + settleMs <= now;
+      if (settled && records.get(key)?.scanPending === true) awaitingVerdicts.push(key);
       if (records.has(key) || pendingUploads.has(key)) continue;
-      if (lastModified.getTime() + settleMs > now) settling += 1;
-      else orphans.push(key);
+      if (settled) orphans.push(key);
+      else settling += 1;
     }
   }
   const missing = [...records]
@@ -302,6 +336,10 @@ export async function reconcileStorage(
 
   const digests =
     options.verifyDigests === true ? await verifyDigests(ports, records, seen) : undefined;
+  const verdicts =
+    ports.scans === undefined
+      ? undefined
+      : await unrecordedVerdicts(ports.scans, records, awaitingVerdicts);
   return {
     clean:
       orphans.length === 0 &&
@@ -309,16 +347,38 @@ export async function reconcileStorage(
       stale.length === 0 &&
       drifted === 0 &&
       (digests?.digest_mismatches.length ?? 0) === 0 &&
-      (digests?.digests_unreadable.length ?? 0) === 0,
+      (digests?.digests_unreadable.length ?? 0) === 0 &&
+      (verdicts?.length ?? 0) === 0,
     objects_without_records: orphans.sort(),
     records_without_objects: missing,
     stale_notifications: stale,
     usage_repaired: repaired,
     ...digests,
+    ...(verdicts === undefined ? {} : { verdicts_unrecorded: verdicts }),
     uploads_in_flight: uploadsInFlight,
     objects_settling: settling,
     checked: { items, objects, users: users.length },
   };
+}
+
+/**
+ * The verdicts the scanner left on objects whose records still wait for one. The record is
+ * read again after the tag, so a verdict that landed meanwhile is not reported.
+ */
+async function unrecordedVerdicts(
+  scans: NonNullable<StoragePorts['scans']>,
+  records: ReadonlyMap<string, RecordKey>,
+  objectKeys: readonly string[],
+): Promise<NonNullable<Reconciliation['verdicts_unrecorded']>[number][]> {
+  const found: NonNullable<Reconciliation['verdicts_unrecorded']>[number][] = [];
+  await eachAtMost(objectKeys, CONCURRENCY, async (objectKey) => {
+    const verdict = await scans.verdictOf(objectKey);
+    const record = records.get(objectKey);
+    if (verdict === undefined || record === undefined) return;
+    if (!(await scans.stillPending(objectKey))) return;
+    found.push({ pk: record.pk, sk: record.sk, object_key: objectKey, verdict });
+  });
+  return found.sort((a, b) => a.object_key.localeCompare(b.object_key));
 }
 
 /**

@@ -52,4 +52,6 @@ export interface ScannedObjects {
   release(key: string): Promise<void>;
   /** Writes the object anew (a copy onto itself), so the scanner scans it again. */
   rescan(key: string): Promise<void>;
+  /** The scanner's verdict on the object, as its tag says; undefined for none, or no object. */
+  verdictOf(key: string): Promise<string | undefined>;
 }

@@ -136,6 +136,12 @@ export const userObjectPrefixes = (userId: number): readonly string[] => [
 export const dealFileObjectKey = (groupId: number, dealId: number, fileId: number): string =>
   `groups/${groupId}/deals/${dealId}/files/${fileId}`;
 
+/** The key of the object that holds a file's bytes: `parseFileObjectKey` read backwards. */
+export const fileObjectKey = (file: ScannedFile): string =>
+  file.kind === 'user-file'
+    ? userFileObjectKey(file.userId, file.fileId)
+    : dealFileObjectKey(file.groupId, file.dealId, file.fileId);
+
 /** The sequence every file id comes from, user's or deal's: a file id names one file. */
 export const FILE_ID_SEQUENCE = 'file';
 

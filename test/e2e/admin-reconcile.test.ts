@@ -28,11 +28,13 @@ const putObject = (key: string, body: string | Buffer = 'bytes') =>
 
 const sha256 = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('base64');
 
-/** Uploads a file through the API, as this user: its id. */
+/** Uploads a file through the API, as this user, and waits for its scan's verdict: its id. */
 async function upload(as: number, content: string): Promise<number> {
   const response = await stage().upload(as, uploadForm(content));
   expect(response.status).toBe(201);
-  return ((await response.json()) as UserFileBody).id;
+  const { id } = (await response.json()) as UserFileBody;
+  expect((await stage().download(as, id)).status).toBe(302);
+  return id;
 }
 
 /** What reconcile read: every item, and every object where file bytes live. */
@@ -53,6 +55,8 @@ const NOTHING_WRONG = {
   objects_without_records: [],
   records_without_objects: [],
   stale_notifications: [],
+  // The stage scans: a record waiting for a verdict its object already carries is listed.
+  verdicts_unrecorded: [],
   uploads_in_flight: 0,
   objects_settling: 0,
 };
@@ -103,6 +107,7 @@ describe('npm run admin -- reconcile', () => {
       // A user whose usage was never counted (their file predates the ledger) is counted: no
       // drift, so still clean.
       usage_repaired: [{ user_id: 1, before: null, after: usage(1, 5) }],
+      verdicts_unrecorded: [],
       uploads_in_flight: 0,
       objects_settling: 0,
       checked: { items: 1, objects: 1, users: 1 },
@@ -262,6 +267,7 @@ describe('npm run admin -- reconcile', () => {
       ],
       // User 2's file and pending upload, never counted: counted now.
       usage_repaired: [{ user_id: 2, before: null, after: usage(1, 5, { files: 1, bytes: 5 }) }],
+      verdicts_unrecorded: [],
       uploads_in_flight: 1,
       objects_settling: 0,
       checked: { ...read, users: 4 },

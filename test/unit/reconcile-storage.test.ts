@@ -325,3 +325,51 @@ describe('reconcileStorage: digests', () => {
     expect(result).not.toHaveProperty('digests_unreadable');
   });
 });
+
+describe('reconcileStorage: scan verdicts', () => {
+  const file = (id: number, scan?: object) => ({
+    PK: 'USER#1',
+    SK: `FILE#${String(id)}`,
+    ...(scan === undefined ? {} : { scan }),
+  });
+  const PENDING = { status: 'pending' };
+  const CLEAN = { status: 'scanned', result: 'NO_THREATS_FOUND', at: HOUR_AGO.toISOString() };
+  // Every object carries the scanner's tag: 1's record is pending, 2's has its verdict, 3's
+  // record was pending when the table was read but its verdict landed since, 4 has no tag.
+  const items = [file(1, PENDING), file(2, CLEAN), file(3, PENDING), file(4, PENDING)];
+  const keys = ['users/1/files/1', 'users/1/files/2', 'users/1/files/3', 'users/1/files/4'];
+  const scans = (read: string[]) => ({
+    verdictOf: (key: string) => {
+      read.push(key);
+      return Promise.resolve(key === 'users/1/files/4' ? undefined : 'NO_THREATS_FOUND');
+    },
+    stillPending: (key: string) => Promise.resolve(key !== 'users/1/files/3'),
+  });
+
+  it('reports a record still pending whose object carries a verdict', async () => {
+    const read: string[] = [];
+    const result = await reconcileStorage(storage(items, keys, HOUR_AGO, { scans: scans(read) }), {
+      settleSeconds: 0,
+    });
+    expect(result).toMatchObject({
+      clean: false,
+      verdicts_unrecorded: [
+        { pk: 'USER#1', sk: 'FILE#1', object_key: 'users/1/files/1', verdict: 'NO_THREATS_FOUND' },
+      ],
+    });
+    // Only the objects of records read as pending.
+    expect(read.sort()).toEqual(['users/1/files/1', 'users/1/files/3', 'users/1/files/4']);
+  });
+
+  it('reads no tag of an object younger than the settle time, nor without the port', async () => {
+    const read: string[] = [];
+    const young = await reconcileStorage(
+      storage(items, keys, new Date(NOW.getTime() - 1000), { scans: scans(read) }),
+      { settleSeconds: 60 },
+    );
+    expect(young).toMatchObject({ clean: true, verdicts_unrecorded: [] });
+    expect(read).toEqual([]);
+    const without = await reconcileStorage(storage(items, keys), { settleSeconds: 0 });
+    expect(without).not.toHaveProperty('verdicts_unrecorded');
+  });
+});

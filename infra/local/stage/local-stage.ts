@@ -4,7 +4,7 @@ import { deliverNotificationFunction } from '#functions/deliver-notification/fun
 import { finalizeDirectUploadFunction } from '#functions/finalize-direct-upload/function.ts';
 import { recordScanVerdictFunction } from '#functions/record-scan-verdict/function.ts';
 import { API_ROUTES } from '#functions/service-functions.ts';
-import { DIRECT_UPLOAD_OBJECT_PREFIX } from '#shared/storage/keys.ts';
+import { DIRECT_UPLOAD_OBJECT_PREFIX, fileObjectKey } from '#shared/storage/keys.ts';
 import {
   ensureBucket,
   type RunningEmulator,
@@ -158,6 +158,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
     const scanning = startScanning(malwareScanning ? ownStore : undefined, wiring, {
       ...options.scanner,
       delayMs: options.scanner?.delayMs ?? env.LOCAL_SCAN_DELAY_MS,
+      bucket: backends.bucket,
     });
     stops.push(() => scanning.drain());
     const cors = apiCorsRule(env.ALLOWED_ORIGINS);
@@ -358,27 +359,41 @@ const startFinalizer = (objectStore: RunningObjectStore, wiring: LocalWiring) =>
     DIRECT_UPLOAD_OBJECT_PREFIX,
   );
 
-/** The scanner on new objects, its verdicts delivered as EventBridge invokes the function. */
+/**
+ * The scanner on new objects, its verdicts delivered as EventBridge invokes the function; and
+ * on every file still waiting for one, whose scan or verdict a killed run took with it.
+ */
 function startScanning(
   objectStore: RunningObjectStore | undefined,
   wiring: LocalWiring,
-  scanner: LocalScannerOptions,
+  { bucket, ...scanner }: LocalScannerOptions & { readonly bucket: string },
 ): { drain(): Promise<void> } {
   // A local verdict may beat the file's record; the handler throws until it is there.
   const verdicts = asyncInvoker(wiring, recordScanVerdictFunction.id, [1000, 5000]);
-  const scans =
-    objectStore === undefined
-      ? undefined
-      : scanObjectsCreated({
-          ...scanner,
-          store: objectStore.store,
-          deliver: (event) => {
-            verdicts.invoke(event);
-          },
-        });
+  if (objectStore === undefined) return { drain: () => verdicts.drain() };
+  const scans = scanObjectsCreated({
+    ...scanner,
+    store: objectStore.store,
+    deliver: (event) => {
+      verdicts.invoke(event);
+    },
+  });
+  const stopping = new AbortController();
+  const redrive = (async () => {
+    for await (const page of wiring.adapters.fileScans.unclearedFiles()) {
+      if (stopping.signal.aborted) return;
+      for (const { file, scan } of page) {
+        if (scan?.status === 'pending') scans.rescan(bucket, fileObjectKey(file));
+      }
+    }
+  })().catch((error: unknown) => {
+    console.error('[malware scanner] could not look for files still waiting for a verdict:', error);
+  });
   return {
     drain: async () => {
-      await scans?.drain();
+      stopping.abort();
+      await redrive;
+      await scans.drain();
       await verdicts.drain();
     },
   };

@@ -55,7 +55,17 @@ export function storedItem(item: Readonly<Record<string, unknown>>): StoredItem 
   const userId = userIdOf(pk);
   const objectKey = objectKeyOf(pk, sk);
   if (objectKey !== undefined) {
-    return { kind: 'file', record: { pk, sk }, objectKey, userId, sha256: text(item.sha256) };
+    const { scan } = item;
+    const scanPending =
+      typeof scan === 'object' && scan !== null && 'status' in scan && scan.status === 'pending';
+    return {
+      kind: 'file',
+      record: { pk, sk },
+      objectKey,
+      userId,
+      sha256: text(item.sha256),
+      scanPending,
+    };
   }
   if (userId === undefined) return { kind: 'other' };
   if (sk === usageKey(userId)[SORT_KEY]) return { kind: 'usage', userId };

@@ -7,10 +7,10 @@ import {
 } from '@aws-sdk/client-s3';
 import type { ScannedFile, ScannedObjects } from '../file-scans.ts';
 import {
-  dealFileObjectKey,
+  fileObjectKey,
   SCAN_RELEASE_TAG,
   SCAN_RELEASED_VALUE,
-  userFileObjectKey,
+  SCAN_STATUS_TAG,
 } from '../../storage/keys.ts';
 
 /**
@@ -28,9 +28,7 @@ export class S3ScannedObjects implements ScannedObjects {
   }
 
   keyOf(file: ScannedFile): string {
-    return file.kind === 'user-file'
-      ? userFileObjectKey(file.userId, file.fileId)
-      : dealFileObjectKey(file.groupId, file.dealId, file.fileId);
+    return fileObjectKey(file);
   }
 
   async release(key: string): Promise<void> {
@@ -46,6 +44,18 @@ export class S3ScannedObjects implements ScannedObjects {
         Tagging: { TagSet: [...kept, { Key: SCAN_RELEASE_TAG, Value: SCAN_RELEASED_VALUE }] },
       }),
     );
+  }
+
+  async verdictOf(key: string): Promise<string | undefined> {
+    try {
+      const { TagSet = [] } = await this.client.send(
+        new GetObjectTaggingCommand({ Bucket: this.bucket, Key: key }),
+      );
+      return TagSet.find((tag) => tag.Key === SCAN_STATUS_TAG)?.Value;
+    } catch (error) {
+      if ((error as { name?: string }).name === 'NoSuchKey') return undefined;
+      throw error;
+    }
   }
 
   async rescan(key: string): Promise<void> {
