@@ -43,6 +43,7 @@ import type { SQSBatchResponse } from 'aws-lambda';
 import { apiCorsRule, bucketCorsRules } from '../../stacks/cors-rules.ts';
 import { variableDefaults } from '#shared/config/environment.ts';
 import type { ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import { listHeldFiles } from '#shared/scanning/held-files.ts';
 
 export const LOCAL_TABLE = 'file-service';
 export { LOCAL_BUCKET } from '../object-store/bucket-store.ts';
@@ -378,20 +379,17 @@ function startScanning(
       verdicts.invoke(event);
     },
   });
-  const stopping = new AbortController();
-  const redrive = (async () => {
-    for await (const page of wiring.adapters.fileScans.unclearedFiles()) {
-      if (stopping.signal.aborted) return;
-      for (const { file, scan } of page) {
-        if (scan?.status === 'pending') scans.rescan(bucket, fileObjectKey(file));
+  const redrive = listHeldFiles(wiring.adapters)
+    .then((held) => {
+      for (const { file, standing } of held) {
+        if (standing === 'pending') scans.rescan(bucket, fileObjectKey(file));
       }
-    }
-  })().catch((error: unknown) => {
-    console.error('[malware scanner] could not look for files still waiting for a verdict:', error);
-  });
+    })
+    .catch((error: unknown) => {
+      console.error('[malware scanner] could not list the files still pending:', error);
+    });
   return {
     drain: async () => {
-      stopping.abort();
       await redrive;
       await scans.drain();
       await verdicts.drain();
