@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeJwt } from 'jose';
+import { compactVerify, decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '#infra/admin/commands.ts';
 import { runAdmin } from '#infra/admin/run-admin.ts';
@@ -19,6 +19,7 @@ import { LOCAL_STAGE_VARIABLES } from '#infra/local/stage/local-stage-variables.
 import { runEvent } from '#infra/local/cli/event-cli.ts';
 import { runInvoke } from '#infra/local/cli/invoke-cli.ts';
 import { runToken } from '#infra/local/cli/token-cli.ts';
+import { loadIdentityProvider } from '#infra/local/gateway/identity-provider.ts';
 import { runSmoke } from '#infra/smoke/smoke.ts';
 import { cliEnvironment } from '#test/support/cli-environment.ts';
 import { runInProcess } from '#test/support/in-process-cli.ts';
@@ -192,14 +193,34 @@ describe.concurrent('admin: a flag the command does not take', () => {
 });
 
 describe.concurrent('token', () => {
-  it('takes --expires-in=-60, and gives a token that has expired', async () => {
-    const env = { LOCAL_DATA_DIR: join(scratch, 'idp') };
+  it('takes --expires-in=-60, and gives a token that has expired, signed with the stage’s key', async () => {
+    const dataDir = join(scratch, 'idp');
+    const stageKey = await loadIdentityProvider(dataDir); // as the stage makes it when it starts
     const args = ['--user', '7', '--expires-in=-60'];
-    const result = await runInProcess(runToken, args, { env });
+    const result = await runInProcess(runToken, args, { env: { LOCAL_DATA_DIR: dataDir } });
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
-    const { exp, sub } = decodeJwt(result.stdout.trim());
+    const token = result.stdout.trim();
+    await compactVerify(token, stageKey.publicKey);
+    const { exp, sub } = decodeJwt(token);
     expect(sub).toBe('7');
     expect(exp).toBeLessThan(Date.now() / 1000);
+  });
+
+  it('refuses in one line a folder no stage has started on (exit 1), and makes nothing there', async () => {
+    const empty = await mkdtemp(join(scratch, 'no-stage-'));
+    const missing = join(scratch, 'never-made');
+    for (const dataDir of [empty, missing]) {
+      const result = await runInProcess(runToken, ['--user', '1'], {
+        env: { LOCAL_DATA_DIR: dataDir },
+      });
+      expect(result).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `token: no local stage has started on ${dataDir} (it holds no identity key); start one with npm start, or set LOCAL_DATA_DIR to the folder of the one you started\n`,
+      });
+    }
+    expect(await readdir(empty)).toEqual([]);
+    await expect(readdir(missing)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('--help prints its usage; a bad value is exit 2', async () => {

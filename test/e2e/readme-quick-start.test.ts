@@ -1,10 +1,12 @@
 /**
  * The README's quick start, run as written: its shell blocks are read from README.md at test
- * time, so the two cannot drift, and run by bash with `-euo pipefail` against a fresh stage.
- * Only `BASE` (which the block lets the environment set) and `LOCAL_DATA_DIR` point it here.
+ * time, so the two cannot drift, and run by a plain bash, as pasted into a terminal (the block
+ * stops at its first failure itself), against a fresh stage. Only `BASE` (which the block lets
+ * the environment set) and `LOCAL_DATA_DIR` point it here.
  */
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
@@ -27,7 +29,7 @@ async function quickStartScript(): Promise<string> {
 
 function bash(script: string, env: Record<string, string>) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {
+    const child = spawn('bash', ['-c', script], {
       cwd: REPOSITORY_ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -69,5 +71,23 @@ describe('the README quick start', { timeout: patient(240_000) }, () => {
     expect(files.map((file) => file.name).sort()).toEqual(['deck.pdf', 'model.xlsx']);
     const dealFiles = items.filter((item) => item.PK === 'GROUP#7#DEAL#3');
     expect(dealFiles).toMatchObject([{ name: 'deck.pdf', type: 'financials' }]);
+  });
+
+  it('stops at its first failure: a terminal without the stage’s LOCAL_DATA_DIR gets one line', async () => {
+    const elsewhere = await mkdtemp(join(tmpdir(), 'readme-elsewhere-'));
+    try {
+      const result = await bash(await quickStartScript(), {
+        BASE: stage().url,
+        LOCAL_DATA_DIR: elsewhere,
+      });
+      expect({ ...result, stderr: result.stderr.replace(/^npm warn .*\n/gm, '') }).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `token: no local stage has started on ${elsewhere} (it holds no identity key); start one with npm start, or set LOCAL_DATA_DIR to the folder of the one you started\n`,
+      });
+      expect(await readdir(elsewhere)).toEqual([]);
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
   });
 });

@@ -10,11 +10,11 @@ import { loadIdentityProvider } from '../gateway/identity-provider.ts';
 const USAGE = `usage: npm run --silent token -- --user <positive integer> [--expires-in <seconds>]
 
 A bearer token for that user from the local identity provider, valid for --expires-in
-seconds (default 3600; --expires-in=-60 gives a token that expired a minute ago). It uses the
-data folder of LOCAL_DATA_DIR, else .data/.
+seconds (default 3600; --expires-in=-60 gives a token that expired a minute ago). It signs
+with the key of the stage started on LOCAL_DATA_DIR, else on .data/.
 `;
 
-/** The token CLI's run: 0 with the token printed, 2 on bad usage. */
+/** The token CLI's run: 0 with the token printed, 1 where no stage has started, 2 on bad usage. */
 export function runToken(args: readonly string[], io: CommandLineIo): Promise<number> {
   return exitCodeOf(async () => {
     const fail = (message: string) => exitWith(io, `token: ${message}\n\n${USAGE}\n`);
@@ -28,7 +28,9 @@ export function runToken(args: readonly string[], io: CommandLineIo): Promise<nu
     if (!/^-?[0-9]+$/.test(expiresIn)) {
       fail(`--expires-in must be whole seconds, got "${expiresIn}"`);
     }
-    const provider = await loadIdentityProvider(dataFolder(io.env));
+    const dataDir = dataFolder(io.env);
+    const noKey = `token: no local stage has started on ${dataDir} (it holds no identity key); start one with npm start, or set LOCAL_DATA_DIR to the folder of the one you started\n`;
+    const provider = await loadIdentityProvider(dataDir, () => exitWith(io, noKey, 1));
     io.stdout.write(`${await provider.issueToken({ userId, expiresIn: Number(expiresIn) })}\n`);
     return 0;
   });

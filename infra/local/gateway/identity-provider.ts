@@ -33,24 +33,29 @@ export interface IssueTokenOptions {
   readonly claims?: JWTPayload;
 }
 
+const readJwk = async (path: string) => JSON.parse(await readFile(path, 'utf8')) as JWK;
+
 /**
- * The key pair under the data folder, made on first use. Written whole to a temporary file,
- * then linked into place: when `npm start` and `npm run token` race on a fresh folder, one
- * key wins and nobody reads half a file.
+ * A new key pair at `path`. Written whole to a temporary file, then linked into place: when
+ * two processes race on a fresh folder, one key wins and nobody reads half a file.
  */
-async function readOrCreatePrivateJwk(path: string): Promise<JWK> {
-  const read = async () => JSON.parse(await readFile(path, 'utf8')) as JWK;
-  const exists = await read().catch(unless('ENOENT'));
-  if (exists !== undefined) return exists;
+async function createPrivateJwk(path: string): Promise<JWK> {
   const { privateKey } = await generateKeyPair(ALGORITHM, { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), kid: randomUUID(), alg: ALGORITHM, use: 'sig' };
   await createOnce(path, JSON.stringify(jwk, null, 2));
-  return read();
+  return readJwk(path);
 }
 
-/** The provider whose RS256 key pair lives under the local data folder (made on first use). */
-export async function loadIdentityProvider(dataDir: string): Promise<LocalIdentityProvider> {
-  const privateJwk = await readOrCreatePrivateJwk(join(dataDir, 'idp', 'signing-key.json'));
+/**
+ * The provider whose RS256 key pair lives under the data folder; where there is none, the stage
+ * makes it, while the token CLI's `keyAbsent` refuses (no running stage would know its key).
+ */
+export async function loadIdentityProvider(
+  dataDir: string,
+  keyAbsent = createPrivateJwk,
+): Promise<LocalIdentityProvider> {
+  const path = join(dataDir, 'idp', 'signing-key.json');
+  const privateJwk = (await readJwk(path).catch(unless('ENOENT'))) ?? (await keyAbsent(path));
   const keyId = privateJwk.kid ?? 'local';
   const privateKey = (await importJWK(privateJwk, ALGORITHM)) as CryptoKey;
   const { kty, n, e } = privateJwk;
