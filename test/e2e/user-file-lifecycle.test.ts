@@ -327,6 +327,8 @@ describe('npm run admin -- user erase', () => {
       '21',
     );
     const other = await upload(22, 'theirs.pdf');
+    // Its verdict lands on its own: wait, so it changes nothing later.
+    expect((await stage().download(22, other.id)).status).toBe(302);
 
     const before = await stage().stored();
     const summary = {
