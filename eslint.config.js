@@ -1,34 +1,41 @@
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-/**
- * The features: each folder of shared/ holds a feature's use cases, models and ports at its
- * top, its adapters (and their builders) in `adapters/`, its request and response schemas in
- * `api/`. `domain` holds what every feature shares (outcomes, pages, files' common record).
- */
-const FEATURES = [
-  'blobs',
-  'deal-files',
-  'direct-uploads',
-  'groups',
-  'notifications',
-  'queue',
-  'realtime',
-  'reconcile',
-  'removal',
-  'scanning',
-  'usage',
-  'user-files',
-];
-/** Where use cases, models and ports live: the top of each feature folder, and `domain`. */
-const DOMAIN_FILES = [`shared/{${FEATURES.join(',')}}/*.ts`, 'shared/domain/**/*.ts'];
-/** A feature's adapters, and what every adapter shares (shared/storage). */
-const ADAPTER_FILES = [`shared/{${FEATURES.join(',')}}/adapters/**/*.ts`, 'shared/storage/**/*.ts'];
 /** The platform's edges: HTTP, API documents, storage, configuration, wiring. */
 const EDGE_FOLDERS = ['api', 'config', 'docs', 'http', 'openapi', 'storage', 'wiring'];
 /** The platform's HTTP folders: middlewares and bodies, the route table, their documents. */
 const HTTP_FOLDERS = ['api', 'docs', 'http', 'openapi'];
+/**
+ * shared/'s folders that are the platform, not a feature: its edges, what every feature shares
+ * (`domain`: outcomes, pages, files' common record), the declarations' types (`functions`)
+ * and observability. Every other folder is a feature, so a new one is held to the layers
+ * below from its first file, with no list to join.
+ */
+const PLATFORM_FOLDERS = [...EDGE_FOLDERS, 'domain', 'functions', 'observability'];
+const SHARED_FOLDERS = readdirSync(new URL('shared/', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+const gone = PLATFORM_FOLDERS.filter((folder) => !SHARED_FOLDERS.includes(folder));
+if (gone.length > 0)
+  throw new Error(`eslint.config.js names no folder of shared/: ${gone.join(', ')}`);
+/**
+ * The features: each folder of shared/ holds a feature's use cases, models and ports at its
+ * top, its adapters (and their builders) in `adapters/`, its request and response schemas in
+ * `api/`.
+ */
+const FEATURES = SHARED_FOLDERS.filter((folder) => !PLATFORM_FOLDERS.includes(folder)).sort();
+/** Where use cases, models and ports live: the top of each feature folder, and `domain`. */
+const DOMAIN_FILES = [
+  ...FEATURES.map((feature) => `shared/${feature}/*.ts`),
+  'shared/domain/**/*.ts',
+];
+/** A feature's adapters, and what every adapter shares (shared/storage). */
+const ADAPTER_FILES = [
+  ...FEATURES.map((feature) => `shared/${feature}/adapters/**/*.ts`),
+  'shared/storage/**/*.ts',
+];
 /** A relative or `#shared/` import of one of these folders of shared/. */
 const sharedFolder = (folders) => `^(#shared/|(\\.\\./)+)(${folders.join('|')})/`;
 /** An import of a feature's edge: its `adapters/` or `api/` folder, its own or another's. */
@@ -40,10 +47,10 @@ const LAYOUT_MODULE = '(^|/)(storage/(keys|[a-z-]+-item|file-items)|adapters/[a-
 /**
  * Storage layout, which only the adapters know (shared/storage/keys.ts): the table's
  * partition and sort-key prefixes, and the bucket's key prefixes. A use case that writes one
- * builds or matches a key; it asks its port instead.
+ * builds or matches a key; it asks its port instead. Every table key prefix is an upper-case
+ * word and `#` (`USER#`, `FILE#`, …), so a new item kind's is caught without a list to join.
  */
-const SORT_KEY_PREFIX =
-  '/(USER|FILE|UPLOAD|NOTIFICATION|GROUP|DEAL|MEMBER|COUNTER|IDEMPOTENCY|CHANNEL|LIMIT)#/';
+const SORT_KEY_PREFIX = '/[A-Z][A-Z_]*#/';
 // esquery ends a regular expression at its first slash: \x2F is the one in the key.
 const OBJECT_KEY_PREFIX = '/^(users|uploads|groups)\\x2F/';
 const STORAGE_LAYOUT = {
