@@ -10,7 +10,7 @@ import {
   FILES_BY_CREATION_INDEX,
   IDEMPOTENT_OPERATIONS,
   idempotencyPartitions,
-  PARTITION_PATTERNS,
+  PARTITIONS,
 } from '../storage/keys.ts';
 import type { ApiOperation } from '../api/operation.ts';
 import type { HttpMethod } from '../api/routes.ts';
@@ -35,15 +35,20 @@ export type ObjectAction =
   /** Deletes one version for good: in a versioned bucket, the only delete that is permanent. */
   | 's3:DeleteObjectVersion';
 
-/** Where a grant on the table reaches: partitions by their key pattern. */
-export type Partition = keyof typeof PARTITION_PATTERNS | keyof typeof IDEMPOTENT_OPERATIONS;
+/**
+ * Where a grant on the table reaches: a kind of partition (`PARTITIONS`), or an idempotent
+ * operation's records (`IDEMPOTENT_OPERATIONS`), by its name there.
+ */
+export type Partition = keyof typeof PARTITIONS | keyof typeof IDEMPOTENT_OPERATIONS;
 
-/** The partition key patterns each name stands for (IAM `dynamodb:LeadingKeys`). */
-export const PARTITION_KEYS: Readonly<Record<Partition, string>> = {
-  ...PARTITION_PATTERNS,
-  uploadUserFile: idempotencyPartitions(IDEMPOTENT_OPERATIONS.uploadUserFile),
-  notifySubmission: idempotencyPartitions(IDEMPOTENT_OPERATIONS.notifySubmission),
-};
+/** The partition key pattern each name stands for (IAM `dynamodb:LeadingKeys`). */
+export const PARTITION_KEYS = Object.fromEntries([
+  ...Object.entries(PARTITIONS).map(([name, { pattern }]) => [name, pattern]),
+  ...Object.entries(IDEMPOTENT_OPERATIONS).map(([name, operation]) => [
+    name,
+    idempotencyPartitions(operation).pattern,
+  ]),
+]) as Readonly<Record<Partition, string>>;
 
 /** The key prefixes object grants reach. */
 type ObjectPrefix = 'users/' | 'groups/' | 'uploads/';

@@ -13,7 +13,41 @@ export const SORT_KEY = 'SK';
  */
 export const EXPIRY_ATTRIBUTE = 'expiration';
 
-export const userPartition = (userId: number): string => `USER#${userId}`;
+/** A counter item that hands out blocks of ids for one sequence. */
+export const counterKey = (sequence: string) =>
+  ({ [PARTITION_KEY]: `COUNTER#${sequence}`, [SORT_KEY]: `COUNTER#${sequence}` }) as const;
+
+/** The sequence every file id comes from, user's or deal's: a file id names one file. */
+export const FILE_ID_SEQUENCE = 'file';
+
+/**
+ * Partitions whose keys are `prefix` and an id: the key of one, and the IAM
+ * `dynamodb:LeadingKeys` pattern that matches them all, made from the same prefix.
+ */
+const partitionsUnder = (prefix: string) =>
+  ({ key: (id: number): string => `${prefix}${id}`, pattern: `${prefix}*` }) as const;
+/** A partition of its own: its pattern is its key. */
+const onePartition = (key: string) => ({ key: () => key, pattern: key }) as const;
+
+/**
+ * The table's kinds of partition, by the name a function's grant reaches them by
+ * (`{ items: ['GetItem'], in: 'users' }`): each builds its keys and gives the pattern they
+ * all match, so a grant reaches what the builder builds and no more. A new kind of partition
+ * is one entry here; an item kind in an existing partition adds none. The idempotency
+ * records' partitions, one kind per operation, follow `IDEMPOTENT_OPERATIONS` (below).
+ */
+export const PARTITIONS = {
+  /** Every item a user owns. */
+  users: partitionsUnder('USER#'),
+  /** A group's own partition, and its deals' file partitions, which start with its key. */
+  groups: partitionsUnder('GROUP#'),
+  /** The counter file ids come from. */
+  fileIds: onePartition(counterKey(FILE_ID_SEQUENCE)[PARTITION_KEY]),
+  /** The chat channel's own pace, shared by every worker: one item, in a partition of its own. */
+  chatChannel: onePartition('CHANNEL#chat'),
+} as const;
+
+export const userPartition = PARTITIONS.users.key;
 export const FILE_PREFIX = 'FILE#';
 export const userFileSortKey = (fileId: number): string => `${FILE_PREFIX}${fileId}`;
 /** A direct-to-S3 upload we signed that has not yet become a UserFile. */
@@ -49,16 +83,15 @@ export const erasureMarkerKey = (userId: number) =>
  */
 export const usageKey = (userId: number) =>
   ({ [PARTITION_KEY]: userPartition(userId), [SORT_KEY]: 'USAGE' }) as const;
-/** The chat channel's own pace, shared by every worker: one item, in a partition of its own. */
-const CHAT_CHANNEL_PARTITION = 'CHANNEL#chat';
+/** The chat channel's pace (a token bucket), in the channel's partition. */
 export const chatChannelBucketKey = () =>
-  ({ [PARTITION_KEY]: CHAT_CHANNEL_PARTITION, [SORT_KEY]: 'LIMIT#post' }) as const;
+  ({ [PARTITION_KEY]: PARTITIONS.chatChannel.key(), [SORT_KEY]: 'LIMIT#post' }) as const;
 
 /**
  * A group's own partition holds the group, its members and its deals, so one query shows an
  * operator the whole group and a membership lookup is a single key.
  */
-export const groupPartition = (groupId: number): string => `GROUP#${groupId}`;
+export const groupPartition = PARTITIONS.groups.key;
 export const groupSortKey = (groupId: number): string => `GROUP#${groupId}`;
 export const memberSortKey = (userId: number): string => `MEMBER#${userId}`;
 export const dealSortKey = (dealId: number): string => `DEAL#${dealId}`;
@@ -67,7 +100,7 @@ export const dealSortKey = (dealId: number): string => `DEAL#${dealId}`;
  * if its key says so, and no lookup can wander into another group's deal.
  */
 export const dealPartition = (groupId: number, dealId: number): string =>
-  `GROUP#${groupId}#DEAL#${dealId}`;
+  `${groupPartition(groupId)}#DEAL#${dealId}`;
 export const dealFileSortKey = (fileId: number): string => `${FILE_PREFIX}${fileId}`;
 
 /**
@@ -80,10 +113,6 @@ export const FILE_CREATED_ATTRIBUTE = 'file_created';
 /** Fixed width, so text order is time order, then id order: `2026-11-24T06:32:48.123Z#0…042`. */
 export const fileCreatedKey = (createdAt: string, fileId: number): string =>
   `${createdAt}#${String(fileId).padStart(16, '0')}`;
-
-/** A counter item that hands out blocks of ids for one sequence. */
-export const counterKey = (sequence: string) =>
-  ({ [PARTITION_KEY]: `COUNTER#${sequence}`, [SORT_KEY]: `COUNTER#${sequence}` }) as const;
 
 /** Where a user file's bytes live in the bucket. Ours, never the client's name. */
 export const userFileObjectKey = (userId: number, fileId: number): string =>
@@ -142,9 +171,6 @@ export const fileObjectKey = (file: ScannedFile): string =>
     ? userFileObjectKey(file.userId, file.fileId)
     : dealFileObjectKey(file.groupId, file.dealId, file.fileId);
 
-/** The sequence every file id comes from, user's or deal's: a file id names one file. */
-export const FILE_ID_SEQUENCE = 'file';
-
 /**
  * Operations that honour an `Idempotency-Key`. Records live in a partition per operation and
  * caller: a grant reaches one operation's records, and erasing a user reaches theirs.
@@ -155,23 +181,11 @@ export const IDEMPOTENT_OPERATIONS = {
 } as const;
 export type IdempotentOperation =
   (typeof IDEMPOTENT_OPERATIONS)[keyof typeof IDEMPOTENT_OPERATIONS];
+/** Every caller's partition of one operation: the key of one, and the pattern of all. */
+export const idempotencyPartitions = (operation: IdempotentOperation) =>
+  partitionsUnder(`IDEMPOTENCY#${operation}#USER#`);
 export const idempotencyPartition = (operation: IdempotentOperation, userId: number): string =>
-  `IDEMPOTENCY#${operation}#USER#${userId}`;
-/** Every caller's partition of one operation, as an IAM `dynamodb:LeadingKeys` pattern. */
-export const idempotencyPartitions = (operation: IdempotentOperation): string =>
-  `IDEMPOTENCY#${operation}#USER#*`;
-
-/**
- * The partitions a function may reach, as IAM `dynamodb:LeadingKeys` patterns: users' items,
- * groups' items (a group's own partition and its deals' file partitions), the file-id counter,
- * the chat channel's pace.
- */
-export const PARTITION_PATTERNS = {
-  users: 'USER#*',
-  groups: 'GROUP#*',
-  fileIds: counterKey(FILE_ID_SEQUENCE)[PARTITION_KEY],
-  chatChannel: CHAT_CHANNEL_PARTITION,
-} as const;
+  idempotencyPartitions(operation).key(userId);
 
 function safeIds(
   match: RegExpExecArray | null,
