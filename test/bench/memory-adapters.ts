@@ -1,9 +1,9 @@
 /**
  * Ports answered from memory, for the CPU bench: each answers at once with what it holds,
  * so the time a handler takes is its own. Only what the benched routes call is here, and the
- * writes that change a user's usage (`memoryStorage`); any other method throws, so a route
- * that starts calling one shows up at once. They are built by the composition root, as every
- * other set is, in place of its builders.
+ * writes that change a user's usage (`memoryStorage`); any other method, and every method of
+ * a port no benched route takes, throws, so a route that starts calling one shows up at once.
+ * They are built by the composition root, as every other set is, in place of its builders.
  */
 import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -20,6 +20,7 @@ import { oneFile, quotaRefusal, type Storage, type Usage } from '#shared/usage/u
 import type { UserFile } from '#shared/user-files/user-file.ts';
 import { idempotency } from '#shared/storage/idempotency-store.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
+import { SERVICE_ADAPTER_BUILDERS } from '#shared/wiring/service-adapter-builders.ts';
 import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
 
 /** `methods`, typed as the whole port: any method left out throws when called. */
@@ -38,6 +39,23 @@ function onlyThese<K extends keyof ServiceAdapters>(
     },
   }) as ServiceAdapters[K];
 }
+
+/** A builder for each port of the set: a port named wrong, or answered as another, fails. */
+type PortBuilders = {
+  readonly [K in keyof ServiceAdapters]: (sources: never) => ServiceAdapters[K];
+};
+
+/**
+ * Every port of the set, by the set's own keys, answering nothing: a new port needs no line
+ * here until a benched route calls it.
+ */
+const unanswered = () =>
+  Object.fromEntries(
+    (Object.keys(SERVICE_ADAPTER_BUILDERS) as (keyof ServiceAdapters)[]).map((port) => [
+      port,
+      () => onlyThese(port, {}),
+    ]),
+  ) as { readonly [K in keyof ServiceAdapters]: () => ServiceAdapters[K] };
 
 export interface MemoryState {
   readonly userFiles: UserFile[];
@@ -304,6 +322,7 @@ export function memoryAdapters(state: MemoryState): ServiceAdapters {
       TABLE_NAME: 'bench',
     },
     {
+      ...unanswered(),
       userFiles: () =>
         onlyThese('userFiles', {
           listByOwner: (userId, options) =>
@@ -356,20 +375,16 @@ export function memoryAdapters(state: MemoryState): ServiceAdapters {
           get: (ref) => Promise.resolve(notifications.get(ref.notificationId)),
         }),
       fileIds: () => onlyThese('fileIds', { next: () => Promise.resolve(nextId++) }),
-      // No benched route reads or writes a scan verdict.
-      fileScans: () => onlyThese('fileScans', {}),
       blobs: () => onlyThese('blobs', memoryBlobs()),
       idempotency,
       notificationQueue: () => onlyThese('notificationQueue', { send: () => Promise.resolve() }),
-      deadLetters: () => onlyThese('deadLetters', {}),
       realtimeKeys: () => onlyThese('realtimeKeys', { load: () => Promise.resolve(state.keys) }),
-      chat: () => onlyThese('chat', {}),
       // Every call admitted: the bench measures the handler, not an allowance it runs out of.
       rateLimits: () =>
         onlyThese('rateLimits', { take: () => Promise.resolve({ admitted: true }) }),
       usage: () => onlyThese('usage', storage.usage),
       // No benched user was erased.
       userItems: () => onlyThese('userItems', { isErased: () => Promise.resolve(false) }),
-    },
+    } satisfies PortBuilders,
   );
 }
