@@ -13,6 +13,7 @@ import {
 } from './smoke-steps.ts';
 import {
   CheckFailed,
+  planRun,
   type SmokeOptions,
   type SmokeRun,
   startRun,
@@ -51,10 +52,18 @@ const cleanUp = (run: SmokeRun) =>
  * The check of a deployed stage: what a client does, through public HTTP, then what only the
  * stage's own stacks show (unless asked for HTTP only), each step timed. Steps that need
  * another's result are skipped when it failed, and those the stage cannot answer say why; the
- * files it made are deleted at the end whatever happened. Its body lists the steps in order.
+ * files it made are deleted at the end whatever happened.
  */
-export async function runSmokeCheck(options: SmokeOptions): Promise<StepResult[]> {
-  const run = startRun(options);
+export const runSmokeCheck = (options: SmokeOptions): Promise<StepResult[]> =>
+  takeSteps(startRun(options));
+
+/** The names of the steps a run with these options takes, in order, none of them taken. */
+export const plannedSteps = async (options: SmokeOptions): Promise<string[]> =>
+  (await takeSteps(planRun(options))).map((result) => result.step);
+
+/** Every step of the check, in order: the one place that lists them. */
+async function takeSteps(run: SmokeRun): Promise<StepResult[]> {
+  const { options } = run;
   await frontDoor(run);
   await listFiles(run);
   const uploaded = await multipartUpload(run);

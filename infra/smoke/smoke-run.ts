@@ -198,3 +198,18 @@ export function startRun(options: SmokeOptions): SmokeRun {
     step: stepper(results),
   };
 }
+
+/**
+ * A run that takes no step: each is recorded by its name alone, skipped and its body not run,
+ * so that the check's own code says which steps a run with these options takes, in order.
+ */
+export function planRun(options: SmokeOptions): SmokeRun {
+  const run = startRun(options);
+  return {
+    ...run,
+    step: (name) => {
+      run.results.push({ step: name, status: 'skipped', ms: 0, detail: 'planned' });
+      return Promise.resolve();
+    },
+  };
+}

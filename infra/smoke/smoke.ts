@@ -96,7 +96,7 @@ export function runSmoke(args: readonly string[], io: CommandLineIo): Promise<nu
 }
 
 /** What the command line asks the check for; a usage error ends the run with 2. */
-function smokeOptions(args: readonly string[], io: CommandLineIo): SmokeOptions {
+export function smokeOptions(args: readonly string[], io: CommandLineIo): SmokeOptions {
   const usageError = (message: string) => exitWith(io, `npm run smoke: ${message}\n\n${USAGE}\n`);
   const positiveId = (flag: string, value: string | undefined): number | undefined => {
     if (value === undefined) return undefined;

@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
+import { Readable } from 'node:stream';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import { freePort } from '#infra/local/stage/listening.ts';
-import { runSmoke } from '#infra/smoke/smoke.ts';
+import { runSmoke, smokeOptions } from '#infra/smoke/smoke.ts';
+import { plannedSteps } from '#infra/smoke/smoke-check.ts';
 import { startCloudWatchStandIn } from '#test/support/cloudwatch-stand-in.ts';
 import { runInProcess } from '#test/support/in-process-cli.ts';
 import { seedDeals } from '#test/support/deal-fixtures.ts';
@@ -103,30 +105,8 @@ function leftBehind(stored: Awaited<ReturnType<TestStage['stored']>>) {
   return { ...stored, items: stored.items.filter((item) => !zero(item)) };
 }
 
-/** The steps through the public API, as a working local stage answers them. */
-const PASSED = [
-  'GET /openapi.json: ok',
-  'no token: 401: ok',
-  'list files: ok',
-  'multipart upload: ok',
-  'download it, compare: ok',
-  'direct upload, complete: ok',
-  'download it, compare: ok',
-  // The local object store checks no form's checksum: S3 alone answers BadDigest.
-  'signed form: other bytes, 400 BadDigest: skipped',
-  'GET /api/v1/user/me/usage: ok',
-  'EICAR file: held, refused, deleted: ok',
-  'realtime token, no rooms: ok',
-];
-
-/** The steps that read the stage itself, which only AWS answers: skipped on the local stage. */
-const PLATFORM_SKIPPED = [
-  'bucket notifications: GuardDuty, finalizer: skipped',
-  'malware protection plan: ACTIVE: skipped',
-];
-
 /** The local stage's skip lines, each saying why. */
-const SKIPPED_BECAUSE = {
+const SKIPPED_BECAUSE: Readonly<Record<string, string>> = {
   'signed form: other bytes, 400 BadDigest':
     "the local object store checks no form's checksum (S3 answers 400 BadDigest): it took the bytes, and the completion refused them (400)",
   'bucket notifications: GuardDuty, finalizer':
@@ -135,6 +115,54 @@ const SKIPPED_BECAUSE = {
     'the local stage has no GuardDuty: its EICAR-only scanner stands in',
 };
 
+type Status = 'ok' | 'failed' | 'skipped';
+/** A step's status where a run's case differs from `ok`. */
+type StatusOf = (step: string) => Status | undefined;
+
+/** On a working local stage: what it has no stand-in for is skipped. */
+const onLocal: StatusOf = (step) => (step in SKIPPED_BECAUSE ? 'skipped' : undefined);
+
+/**
+ * Where the stage refuses every call (or every call of the token) but `answered`: each step
+ * fails, but a download's comparison, skipped without its upload, and the clean up, which
+ * has nothing to delete.
+ */
+const refusing =
+  (answered: readonly string[] = []): StatusOf =>
+  (step) =>
+    step === 'clean up' || answered.includes(step)
+      ? undefined
+      : step === 'download it, compare'
+        ? 'skipped'
+        : 'failed';
+
+/**
+ * The rows a run with these arguments shows, as `step: status`: each step the check takes
+ * with them, in its order (`plannedSteps`, the check's own code with no step taken), and its
+ * status, `ok` unless `statusOf` says otherwise. A new step needs no line here.
+ */
+async function rowsOf(args: readonly string[], statusOf: StatusOf): Promise<string[]> {
+  const io = {
+    env: {},
+    stdout: { write: () => true },
+    stderr: { write: () => true },
+    stdin: Readable.from([]),
+  };
+  const steps = await plannedSteps(smokeOptions(args, io));
+  return steps.map((step) => `${step}: ${statusOf(step) ?? 'ok'}`);
+}
+
+/** The run's last line for these rows (`summaryOf`'s wording). */
+function summaryOfRows(rows: readonly string[]): string {
+  const count = (status: Status) => rows.filter((row) => row.endsWith(`: ${status}`)).length;
+  const [passed, failed, skipped] = [count('ok'), count('failed'), count('skipped')];
+  const total = String(rows.length);
+  if (failed > 0) {
+    return `${String(failed)} of ${total} steps failed${skipped > 0 ? `, ${String(skipped)} skipped` : ''}`;
+  }
+  return `${String(passed)} of ${total} steps passed, ${String(skipped)} skipped, none failed`;
+}
+
 /** The deal-file copy reads the local stage by its data folder, as the operator CLI does. */
 const operatorEnv = (on: TestStage) => ({ env: { LOCAL_DATA_DIR: on.dataDir } });
 
@@ -142,20 +170,14 @@ describe('npm run smoke', () => {
   it('passes against a working stage and leaves nothing behind (as a process)', async () => {
     const before = await stage().stored();
     const token = await stage().token(42);
-    const run = await smokeProcess([
-      '--url',
-      stage().url,
-      '--token',
-      token,
-      '--stage',
-      'local',
-      ...RETRY_SOON,
-    ]);
-    expect(statuses(run.out)).toEqual([...PASSED, ...PLATFORM_SKIPPED, 'clean up: ok']);
+    const args = ['--url', stage().url, '--token', token, '--stage', 'local', ...RETRY_SOON];
+    const run = await smokeProcess(args);
+    const rows = await rowsOf(args, onLocal);
+    expect(statuses(run.out)).toEqual(rows);
     for (const [step, why] of Object.entries(SKIPPED_BECAUSE)) {
       expect(detailOf(run.out, step)).toBe(why);
     }
-    expect(run.out).toContain('11 of 14 steps passed, 3 skipped, none failed');
+    expect(run.out).toContain(summaryOfRows(rows));
     expect(run.code).toBe(0);
     // The EICAR file's download refused for what the scan found, then the file deleted.
     expect(detailOf(run.out, 'EICAR file: held, refused, deleted')).toMatch(
@@ -180,13 +202,12 @@ describe('npm run smoke', () => {
       ];
       cloudWatch.sum = 1;
       const counted = await smokeProcess(args, env);
-      expect(statuses(counted.out)).toEqual([
-        ...PASSED.slice(0, 10),
-        'ThreatsFound counted: ok',
-        ...PASSED.slice(10),
-        ...PLATFORM_SKIPPED,
-        'clean up: ok',
-      ]);
+      const rows = await rowsOf(args, onLocal);
+      // Counted right after the EICAR file's step.
+      expect(rows.indexOf('ThreatsFound counted: ok')).toBe(
+        rows.indexOf('EICAR file: held, refused, deleted: ok') + 1,
+      );
+      expect(statuses(counted.out)).toEqual(rows);
       expect(cloudWatch.requests[0]).toMatchObject({
         Namespace: 'FileService/local',
         MetricName: 'ThreatsFound',
@@ -209,12 +230,11 @@ describe('npm run smoke', () => {
     await withStage({ malwareScanning: false }, async (unscanned) => {
       const before = await unscanned.stored();
       const token = await unscanned.token(42);
-      const run = await smoke(['--url', unscanned.url, '--token', token, '--stage', 'local']);
-      expect(statuses(run.out)).toEqual([
-        ...PASSED.map((row) => (row.startsWith('EICAR') ? row.replace(/ok$/, 'failed') : row)),
-        ...PLATFORM_SKIPPED,
-        'clean up: ok',
-      ]);
+      const args = ['--url', unscanned.url, '--token', token, '--stage', 'local'];
+      const run = await smoke(args);
+      expect(statuses(run.out)).toEqual(
+        await rowsOf(args, (step) => (step.startsWith('EICAR') ? 'failed' : onLocal(step))),
+      );
       expect(detailOf(run.out, 'EICAR file: held, refused, deleted')).toBe(
         "the EICAR test file's download was not refused (302): does the stage scan (malwareScanning)?",
       );
@@ -230,24 +250,18 @@ describe('npm run smoke', () => {
     await withStage({ malwareScanning: true, scanner: { delayMs: 600_000 } }, async (slow) => {
       const before = await slow.stored();
       const token = await slow.token(42);
-      const run = await smoke([
+      const args = [
         ...['--url', slow.url, '--token', token, '--stage', 'development', '--http-only'],
         ...['--scan-wait', '1'],
-      ]);
-      expect(statuses(run.out)).toEqual([
-        'GET /openapi.json: ok',
-        'no token: 401: ok',
-        'list files: ok',
-        'multipart upload: ok',
-        'download it, compare: failed',
-        'direct upload, complete: ok',
-        'download it, compare: failed',
-        'signed form: other bytes, 400 BadDigest: failed',
-        'GET /api/v1/user/me/usage: ok',
-        'EICAR file: held, refused, deleted: failed',
-        'realtime token, no rooms: ok',
-        'clean up: ok',
-      ]);
+      ];
+      const run = await smoke(args);
+      const failing = [
+        'download it, compare',
+        'signed form: other bytes, 400 BadDigest',
+        'EICAR file: held, refused, deleted',
+      ];
+      const rows = await rowsOf(args, (step) => (failing.includes(step) ? 'failed' : undefined));
+      expect(statuses(run.out)).toEqual(rows);
       const held =
         /^download: still held \(409\) after \d+ s, the scan's wait: \{"detail":"[^"]+"\}$/;
       expect(detailOf(run.out, 'download it, compare')).toMatch(held);
@@ -255,7 +269,7 @@ describe('npm run smoke', () => {
       expect(detailOf(run.out, 'signed form: other bytes, 400 BadDigest')).toBe(
         'the signed form took other bytes than its x-amz-checksum-sha256 (204), expected 400 BadDigest; the completion then answered 400',
       );
-      expect(run.out).toContain('4 of 12 steps failed');
+      expect(run.out).toContain(summaryOfRows(rows));
       expect(run.code).toBe(1);
       expect(leftBehind(await slow.stored())).toEqual(leftBehind(before));
     });
@@ -269,22 +283,17 @@ describe('npm run smoke', () => {
     });
     const before = await stage().stored();
     const token = await stage().token(43);
-    const run = await smoke(
-      [
-        ...['--url', stage().url, '--token', token, '--stage', 'local'],
-        ...['--group', '7', '--deal', '3', '--notify'],
-        ...RETRY_SOON,
-      ],
-      operatorEnv(stage()),
-    );
-    expect(statuses(run.out)).toEqual([
-      ...PASSED,
-      'realtime token, deal room: ok',
-      ...PLATFORM_SKIPPED,
-      'deal-file copy (operator): ok',
-      'notify, sent: ok',
-      'clean up: ok',
-    ]);
+    const args = [
+      ...['--url', stage().url, '--token', token, '--stage', 'local'],
+      ...['--group', '7', '--deal', '3', '--notify'],
+      ...RETRY_SOON,
+    ];
+    const run = await smoke(args, operatorEnv(stage()));
+    const rows = await rowsOf(args, onLocal);
+    for (const step of ['realtime token, deal room', 'deal-file copy (operator)', 'notify, sent']) {
+      expect(rows).toContain(`${step}: ok`);
+    }
+    expect(statuses(run.out)).toEqual(rows);
     expect(run.out).toContain('local:v1:group:7:deal:3, verified');
     expect(detailOf(run.out, 'deal-file copy (operator)')).toMatch(
       /^deal file (\d+) of deal 3, copied from file \d+$/,
@@ -308,57 +317,44 @@ describe('npm run smoke', () => {
     });
     const before = await stage().stored();
     const token = await stage().token(44);
-    const run = await smoke(
-      [
-        ...['--url', stage().url, '--token', token, '--stage', 'local'],
-        ...['--group', '8', '--deal', '5', '--malware-scanning', 'off'],
-        ...RETRY_SOON,
-      ],
-      operatorEnv(stage()),
+    const args = [
+      ...['--url', stage().url, '--token', token, '--stage', 'local'],
+      ...['--group', '8', '--deal', '5', '--malware-scanning', 'off'],
+      ...RETRY_SOON,
+    ];
+    const run = await smoke(args, operatorEnv(stage()));
+    const rows = await rowsOf(args, (step) =>
+      step === 'deal-file copy (operator)' ? 'failed' : onLocal(step),
     );
-    expect(statuses(run.out)).toEqual([
-      ...PASSED.filter((row) => !row.startsWith('EICAR')),
-      'realtime token, deal room: ok',
-      ...PLATFORM_SKIPPED,
-      'deal-file copy (operator): failed',
-      'clean up: ok',
-    ]);
+    expect(rows.some((row) => row.startsWith('EICAR'))).toBe(false);
+    expect(statuses(run.out)).toEqual(rows);
     expect(detailOf(run.out, 'deal-file copy (operator)')).toBe(
       'user 44 is a viewer of group 8, and the clean up deletes the deal file as them: make them an editor (npm run --silent admin -- member add --group 8 --user 44 --role editor --stage local)',
     );
-    expect(run.out).toContain('1 of 15 steps failed, 3 skipped');
+    expect(run.out).toContain(summaryOfRows(rows));
     expect(run.code).toBe(1);
     expect(leftBehind(await stage().stored())).toEqual(leftBehind(before));
   });
 
   it('fails, exit 1, with a token the stage does not accept', async () => {
-    const run = await smoke(['--url', stage().url, '--token', 'not-a-token', '--http-only']);
-    expect(statuses(run.out)).toEqual([
-      'GET /openapi.json: ok',
-      'no token: 401: ok',
-      'list files: failed',
-      'multipart upload: failed',
-      'download it, compare: skipped',
-      'direct upload, complete: failed',
-      'download it, compare: skipped',
-      'signed form: other bytes, 400 BadDigest: failed',
-      'GET /api/v1/user/me/usage: failed',
-      'EICAR file: held, refused, deleted: failed',
-      'realtime token, no rooms: failed',
-      'clean up: ok',
-    ]);
+    const args = ['--url', stage().url, '--token', 'not-a-token', '--http-only'];
+    const run = await smoke(args);
+    // The public steps pass without a token.
+    const rows = await rowsOf(args, refusing(['GET /openapi.json', 'no token: 401']));
+    expect(statuses(run.out)).toEqual(rows);
     expect(run.out).toContain('list: 401 {"message":"Unauthorized"} (expected 200)');
-    expect(run.out).toContain('7 of 12 steps failed, 2 skipped');
+    expect(run.out).toContain(summaryOfRows(rows));
     expect(run.code).toBe(1);
   });
 
   it('fails, exit 1, where nothing answers (without the EICAR step with --skip-eicar)', async () => {
     const port = await freePort();
-    const run = await smoke([
+    const args = [
       ...['--url', `http://127.0.0.1:${String(port)}`, '--token', 'x', '--http-only'],
       '--skip-eicar',
-    ]);
-    expect(statuses(run.out).filter((row) => row.endsWith(': failed'))).toHaveLength(8);
+    ];
+    const run = await smoke(args);
+    expect(statuses(run.out)).toEqual(await rowsOf(args, refusing()));
     expect(run.out).not.toContain('EICAR');
     expect(run.out).toContain('ECONNREFUSED');
     expect(run.code).toBe(1);
@@ -372,13 +368,12 @@ describe('npm run smoke', () => {
     await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = broken.address() as AddressInfo;
-      const run = await smoke([
-        ...['--url', `http://127.0.0.1:${String(port)}`, '--token', 'x', '--http-only'],
-      ]);
+      const args = ['--url', `http://127.0.0.1:${String(port)}`, '--token', 'x', '--http-only'];
+      const run = await smoke(args);
       expect(run.out).toContain(
         'openapi.json: 500 {"message":"Internal Server Error"} (expected 200)',
       );
-      expect(statuses(run.out).filter((row) => row.endsWith(': failed'))).toHaveLength(9);
+      expect(statuses(run.out)).toEqual(await rowsOf(args, refusing()));
       expect(run.code).toBe(1);
     } finally {
       await new Promise((resolve) => broken.close(resolve));
