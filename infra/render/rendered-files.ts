@@ -11,6 +11,7 @@ import { API_ROUTES } from '#functions/service-functions.ts';
 import { buildOpenApiDocument } from '#shared/openapi/openapi-document.ts';
 import { typesOf } from '../../examples/typescript/generate-types.ts';
 import { REPOSITORY_ROOT } from '../local/stage/data-folder.ts';
+import { endpointTable } from './endpoint-table.ts';
 import { grantTable } from './grant-table.ts';
 import { stageCostTable } from './stage-cost.ts';
 import {
@@ -25,6 +26,7 @@ type Rendering =
   | { readonly file: string; readonly whole: () => Promise<string> };
 
 const RENDERINGS: readonly Rendering[] = [
+  { file: 'README.md', regions: { endpoints: endpointTable } },
   { file: 'docs/architecture.md', regions: { 'function-variables': functionVariablesTable } },
   { file: 'docs/local-stage.md', regions: { 'local-stage-variables': localStageVariablesTable } },
   {
