@@ -13,6 +13,7 @@ import { typesOf } from '../../examples/typescript/generate-types.ts';
 import { REPOSITORY_ROOT } from '../local/stage/data-folder.ts';
 import { endpointTable } from './endpoint-table.ts';
 import { grantTable } from './grant-table.ts';
+import { operatorCommandsTable } from './operator-commands.ts';
 import { stageCostTable } from './stage-cost.ts';
 import {
   functionVariablesTable,
@@ -29,6 +30,7 @@ const RENDERINGS: readonly Rendering[] = [
   { file: 'README.md', regions: { endpoints: endpointTable } },
   { file: 'docs/architecture.md', regions: { 'function-variables': functionVariablesTable } },
   { file: 'docs/local-stage.md', regions: { 'local-stage-variables': localStageVariablesTable } },
+  { file: 'docs/operator-cli.md', regions: { commands: operatorCommandsTable } },
   {
     file: 'docs/deploying.md',
     regions: {
