@@ -51,8 +51,12 @@ const LAYOUT_MODULE = '(^|/)(storage/(keys|[a-z-]+-item|file-items)|adapters/[a-
  * word and `#` (`USER#`, `FILE#`, …), so a new item kind's is caught without a list to join.
  */
 const SORT_KEY_PREFIX = '/[A-Z][A-Z_]*#/';
+/**
+ * The bucket's keys are a lower-case word and `/`, then ids (`users/42/files/7`): a string
+ * or a template's head that starts so, but not a media type's (`text/plain`).
+ */
 // esquery ends a regular expression at its first slash: \x2F is the one in the key.
-const OBJECT_KEY_PREFIX = '/^(users|uploads|groups)\\x2F/';
+const OBJECT_KEY_PREFIX = '/^[a-z][a-z-]*\\x2F([0-9]|$)/';
 const STORAGE_LAYOUT = {
   selector: `:matches(Literal[raw=${SORT_KEY_PREFIX}], TemplateElement[value.raw=${SORT_KEY_PREFIX}], Literal[value=${OBJECT_KEY_PREFIX}], TemplateElement[value.raw=${OBJECT_KEY_PREFIX}])`,
   message: "Keys are the adapters' layout (shared/storage/keys.ts): ask the port for them.",
