@@ -457,10 +457,6 @@ async function concurrentSituations(): Promise<Record<string, Answer>> {
         ]),
       )
       .then((r) => answerOf(r)),
-    'PATCH /api/v1/user/me/file/{file_id} 413': call('PATCH', fileAt(1), {
-      as: nobody,
-      ...oversized('PATCH /api/v1/user/me/file/{file_id}'),
-    }),
     'PATCH /api/v1/user/me/file/{file_id} 422': call('PATCH', fileAt(1), {
       as: nobody,
       ...json({ name: '' }),
@@ -468,10 +464,6 @@ async function concurrentSituations(): Promise<Record<string, Answer>> {
     'GET /api/v1/user/me/file/{file_id}/download 403': infectedDownload(),
     'GET /api/v1/user/me/file/{file_id}/download 409': scanningDownload(),
     // Direct uploads.
-    'POST /api/v1/user/me/file/upload 413': call('POST', START, {
-      as: nobody,
-      ...oversized('POST /api/v1/user/me/file/upload'),
-    }),
     'POST /api/v1/user/me/file/upload 403': full.then(() =>
       startUpload(USERS.full, { name: 'late.bin', type: 'other', filesize: 5 }),
     ),
@@ -500,10 +492,6 @@ async function concurrentSituations(): Promise<Record<string, Answer>> {
     'POST /api/v1/user/me/file/notify 404': call('POST', NOTIFY, {
       as: USERS.strangerNotifier,
       ...json({ file_ids: [32, 999999] }),
-    }),
-    'POST /api/v1/user/me/file/notify 413': call('POST', NOTIFY, {
-      as: nobody,
-      ...oversized('POST /api/v1/user/me/file/notify'),
     }),
     'POST /api/v1/user/me/file/notify 422': call('POST', NOTIFY, {
       as: nobody,
@@ -545,11 +533,6 @@ async function concurrentSituations(): Promise<Record<string, Answer>> {
       dealFilePath(CONTESTED_GROUP),
       { as: OWNER, ...json({ type: 'deck' }) },
     ),
-    'PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id} 413': call(
-      'PUT',
-      dealFilePath(GROUP),
-      { as: nobody, ...oversized('PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}') },
-    ),
     'PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id} 422': call(
       'PUT',
       dealFilePath(GROUP),
@@ -582,10 +565,6 @@ async function concurrentSituations(): Promise<Record<string, Answer>> {
     'POST /api/v1/auth/get-realtime-token 404': call('POST', '/api/v1/auth/get-realtime-token', {
       as: USERS.outsider,
       ...json({ room_ids: [`local:v1:group:${String(GROUP)}:deal:${String(DEAL)}`] }),
-    }),
-    'POST /api/v1/auth/get-realtime-token 413': call('POST', '/api/v1/auth/get-realtime-token', {
-      as: nobody,
-      ...oversized('POST /api/v1/auth/get-realtime-token'),
     }),
     'POST /api/v1/auth/get-realtime-token 422': call('POST', '/api/v1/auth/get-realtime-token', {
       as: nobody,
@@ -679,6 +658,7 @@ async function heldSituations(): Promise<Record<string, Answer>> {
  * above gives the answer. With the parameters' examples (the seeded deal file is theirs):
  * - a GET's 200, as the owner of the examples' files;
  * - a 404 "Not Found", as a user in no group who owns nothing;
+ * - a 413 of a JSON body, one byte over what any valid request of the route can be;
  * - a 422 `int_parsing` of a path id, with the example's input in that id.
  * They run after the concurrent situations (the PUT's 200 has then set the file's
  * `updated_at`, as the example shows) and before the held ones delete the deal file.
@@ -696,7 +676,8 @@ async function derivedSituations(
       );
       const at = (values: Readonly<Record<string, unknown>>) =>
         path.replace(/\{(\w+)\}/g, (_, name: string) => String(values[name]));
-      const body = operation.requestBody?.content['application/json']?.example;
+      const jsonRequest = operation.requestBody?.content['application/json'];
+      const body = jsonRequest?.example;
       const sending = body === undefined ? {} : json(body);
       for (const [code, answer] of Object.entries(operation.responses)) {
         const key = `${route} ${code}`;
@@ -712,6 +693,14 @@ async function derivedSituations(
           derived.push([
             key,
             call(method.toUpperCase(), at(parameters), { as: USERS.outsider, ...sending }),
+          ]);
+        } else if (code === '413' && jsonRequest !== undefined) {
+          derived.push([
+            key,
+            call(method.toUpperCase(), at(parameters), {
+              as: USERS.nobody,
+              ...oversized(route as keyof typeof API_OPERATIONS),
+            }),
           ]);
         } else if (code === '422' && error?.type === 'int_parsing' && error.loc?.[0] === 'path') {
           const wrong = { ...parameters, [String(error.loc[1])]: error.input };
