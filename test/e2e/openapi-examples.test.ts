@@ -1,35 +1,43 @@
-import { randomUUID } from 'node:crypto';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { existsSync, readdirSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { toDealFileItem, toUserFileItem } from '#shared/storage/file-items.ts';
-import {
-  DEAL_FILE_EXAMPLE,
-  EXAMPLE_BUCKET,
-  EXAMPLE_BUCKET_URL,
-  USER_FILE_EXAMPLE,
-} from '#shared/api/examples.ts';
+import { EXAMPLE_BUCKET, EXAMPLE_BUCKET_URL } from '#shared/api/examples.ts';
 import { jsonBodyLimit } from '#shared/http/json-body-limit.ts';
-import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
-import { dealFile, seedDeals } from '#test/support/deal-fixtures.ts';
-import { EICAR_TEST_STRING } from '#infra/local/object-store/local-malware-scanner.ts';
-import { eventually } from '#test/support/eventually.ts';
+import type { FunctionDeclaration } from '#shared/functions/function-declaration.ts';
 import {
-  DYNAMODB_INTERNAL_ERROR,
-  DYNAMODB_THROTTLED,
+  API_OPERATIONS,
+  API_ROUTES,
+  type RouteKey,
+  SERVICE_FUNCTIONS,
+} from '#functions/service-functions.ts';
+import {
+  type Answer,
+  answerOf,
+  EXAMPLE_OWNER,
+  ExampleSituations,
+  json,
+  seedExampleData,
+  type Situation,
+  type SituationKit,
+  ticketOf,
+} from '#test/support/example-situations.ts';
+import {
   type FaultAnswer,
   type FaultProxy,
+  type ProxiedCall,
   startFaultProxy,
 } from '#test/support/fault-proxy.ts';
 import { type HoldingProxy, startHoldingProxy } from '#test/support/holding-proxy.ts';
-import { multipartBody, uploadForm } from '#test/support/multipart.ts';
-import { postToSignedForm } from '#test/support/signed-form.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
-import { API_OPERATIONS } from '#functions/service-functions.ts';
+import SHARED_ANSWERS from './examples/shared-answers.ts';
 
 /**
- * Every example /openapi.json shows (and so /docs) is an answer the route really gives: each
- * one's situation is produced here on one local stage, and the example must equal the real
- * answer up to what varies between runs (`normalise`, below, says what).
+ * Every example /openapi.json shows (and so /docs) is an answer the route really gives. Each
+ * function's examples file, `test/e2e/examples/<function folder>.ts` (found through the
+ * functions list), makes the situations of its routes' examples, and `examples/shared-answers.ts`
+ * those of the answers the routes share; the usual answers of a route this test makes from its
+ * declaration itself (`derivedSituations`). All run on one local stage, and each example must
+ * equal its real answer up to what varies between runs (`normalise`, below, says what).
  */
 
 let dynamodb: { faults: FaultProxy; holds: HoldingProxy } | undefined;
@@ -60,608 +68,194 @@ const stage = useTestStage(() => ({
   },
 }));
 
-/** A real answer, and what was sent for it when a request example is checked against it. */
-interface Answer {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly mediaType: string | undefined;
-  readonly body: unknown;
-  readonly sent?: { readonly body?: unknown; readonly parameters?: Record<string, unknown> };
-}
-
-async function answerOf(response: Response, sent?: Answer['sent']): Promise<Answer> {
-  const mediaType = response.headers.get('content-type')?.split(';')[0]?.trim();
-  const bytes = Buffer.from(await response.arrayBuffer());
-  const body =
-    mediaType === 'application/json'
-      ? (JSON.parse(bytes.toString('utf8')) as unknown)
-      : mediaType?.startsWith('text/') === true
-        ? bytes.toString('utf8')
-        : undefined;
-  return {
-    status: response.status,
-    headers: Object.fromEntries(response.headers),
-    mediaType,
-    body,
-    ...(sent === undefined ? {} : { sent }),
-  };
-}
-
-const json = (body: unknown): RequestInit => ({
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify(body),
-});
-
 /** A request as `as` (no token without one), and its answer. */
-async function call(
-  method: string,
-  path: string,
-  init: RequestInit & { as?: number; sent?: Answer['sent'] } = {},
-): Promise<Answer> {
+const call: SituationKit['call'] = async (method, path, init = {}) => {
   const { sent, ...rest } = init;
   return answerOf(await stage().request(path, { method, redirect: 'manual', ...rest }), sent);
-}
-
-const requestExample = (key: keyof typeof API_OPERATIONS): unknown =>
-  API_OPERATIONS[key].requestExample;
-
-// The users each situation acts as: one a situation, so none sees another's files or allowance.
-const OWNER = USER_FILE_EXAMPLE.user_id;
-const USERS = {
-  nobody: 20,
-  deleter: 22,
-  repeatUploader: 11,
-  repeatNotifier: 12,
-  failing: 14,
-  throttled: 15,
-  pager: 16,
-  busyNotifier: 8,
-  strangerNotifier: 9,
-  viewer: 23,
-  outsider: 24,
-  emptyUpload: 25,
-  earlyComplete: 26,
-  bigUpload: 27,
-  full: 28,
-  counted: 31,
-  infected: 29,
-  scanning: 30,
-  erased: 32,
-} as const;
-
-const GROUP = 1;
-/** The deal of the example's deal file. */
-const DEAL = 3;
-const DEAL_FILE = 6;
-/** A deal of the same group with more files than a page of 20 holds. */
-const PAGED_DEAL = 4;
-/** A group whose deal file's writes DynamoDB keeps refusing, as under concurrent edits. */
-const CONTESTED_GROUP = 2;
-const dealFilePath = (group: number, id = DEAL_FILE) =>
-  `/api/v1/group/${String(group)}/deal/${String(DEAL)}/file/${String(id)}`;
-const SEEDED_FILES = 21;
-
-/** What DynamoDB answers a transaction whose conditions failed. */
-const CONDITIONS_FAILED: FaultAnswer = {
-  status: 400,
-  contentType: 'application/x-amz-json-1.0',
-  body: JSON.stringify({
-    __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
-    message:
-      'Transaction cancelled, please refer cancellation reasons for specific reasons [ConditionalCheckFailed, ConditionalCheckFailed, ConditionalCheckFailed]',
-    CancellationReasons: [1, 2, 3].map(() => ({
-      Code: 'ConditionalCheckFailed',
-      Message: 'The conditional request failed',
-    })),
-  }),
 };
 
-async function seed(): Promise<void> {
-  const { created_at: createdAt, updated_at: updatedAt, name, type } = DEAL_FILE_EXAMPLE;
-  const example = (group: number) =>
-    dealFile(group, DEAL, DEAL_FILE, {
-      name: name ?? '',
-      type: type ?? null,
-      createdAt: createdAt ?? '',
-      updatedAt: updatedAt ?? null,
-    });
-  await seedDeals(stage(), {
-    groups: [GROUP, CONTESTED_GROUP],
-    members: [
-      { groupId: GROUP, userId: OWNER, role: 'editor' },
-      { groupId: GROUP, userId: USERS.viewer, role: 'viewer' },
-      { groupId: CONTESTED_GROUP, userId: OWNER, role: 'editor' },
-    ],
-    deals: [
-      { groupId: GROUP, dealId: DEAL },
-      { groupId: GROUP, dealId: PAGED_DEAL },
-      { groupId: CONTESTED_GROUP, dealId: DEAL },
-    ],
-    files: [example(GROUP), example(CONTESTED_GROUP)],
-  });
-  // Pages need more files than one page holds: records alone, as a listing reads them.
-  const many = Array.from({ length: SEEDED_FILES }, (_, n) => n + 1000);
-  await stage().put([
-    ...many.map((fileId) =>
-      toUserFileItem({
-        ...dealFile(0, 0, fileId),
-        userId: USERS.pager,
-      }),
-    ),
-    ...many.map((fileId) => toDealFileItem(dealFile(GROUP, PAGED_DEAL, fileId))),
-  ]);
+/** Users and groups no situation shares, counted from above the examples' own ids. */
+let lastId = 100;
+const newId = () => ++lastId;
+
+const SHARED_ANSWERS_FILE = 'test/e2e/examples/shared-answers.ts';
+
+/** A function's examples file: the functions list names each function's folder. */
+const examplesFileOf = (fn: FunctionDeclaration) =>
+  `test/e2e/examples/${basename(dirname(fn.entry))}.ts`;
+
+/** Where an example's situation belongs, for a failure message. */
+function homeOf(situation: string): string {
+  const route = API_ROUTES.find((r) => `${situation} `.startsWith(`${r.method} ${r.path} `));
+  const fn = SERVICE_FUNCTIONS.find((f) => f.id === route?.functionId);
+  return fn === undefined ? SHARED_ANSWERS_FILE : `${examplesFileOf(fn)} (${fn.id}'s examples)`;
 }
 
-/** The EICAR test file, uploaded, and its download once the scan found it: refused. */
-async function infectedDownload(): Promise<Answer> {
-  const as = USERS.infected;
-  const uploaded = await stage().upload(
-    as,
-    uploadForm(Buffer.from(EICAR_TEST_STRING), { name: 'eicar.txt', type: 'raw_data' }),
-  );
-  const { id } = (await uploaded.json()) as { id: number };
-  return eventually(async () => {
-    const answer = await call('GET', `${fileAt(id)}/download`, { as });
-    return answer.status === 409 ? undefined : answer;
-  });
+const PHASES = ['first', 'together', 'alone'] as const;
+type PhaseName = (typeof PHASES)[number];
+
+interface PlannedSituation {
+  readonly key: string;
+  readonly phase: PhaseName;
+  readonly run: Situation;
 }
 
-/** A file whose scan is under way, as the upload records it until its verdict comes. */
-async function scanningDownload(): Promise<Answer> {
-  const as = USERS.scanning;
-  await stage().put([
-    toUserFileItem({ ...dealFile(0, 0, 1), userId: as, scan: { status: 'pending' } }),
-  ]);
-  return call('GET', `${fileAt(1)}/download`, { as });
+/** What the examples files declare: every situation, and the examples made elsewhere. */
+interface Declared {
+  readonly situations: readonly PlannedSituation[];
+  readonly elsewhere: ReadonlyMap<string, string>;
 }
 
-/** A user the operator erased, asking for a general token. */
-async function erasedToken(): Promise<Answer> {
-  const as = USERS.erased;
-  const erased = await stage().admin([
-    'user',
-    'erase',
-    '--user',
-    String(as),
-    '--settle-seconds',
-    '0',
-  ]);
-  expect(erased.code).toBe(0);
-  return call('POST', '/api/v1/auth/get-realtime-token', { as, ...json({ room_ids: [] }) });
-}
-
-const NOTIFY = '/api/v1/user/me/file/notify';
-const UPLOADS = '/api/v1/user/me/file';
-const START = '/api/v1/user/me/file/upload';
-const complete = (id: number | string) => `${START}/${String(id)}/complete`;
-const fileAt = (id: number | string) => `${UPLOADS}/${String(id)}`;
-
-async function startUpload(as: number, body: unknown): Promise<Answer> {
-  return call('POST', START, { as, ...json(body), sent: { body } });
-}
-
-const ticketOf = (answer: Answer) => {
-  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
-  return answer.body as { id: number; key: string; url: string; fields: Record<string, string> };
-};
-
-/** A user with one file of the example's size, and a direct upload of the example's waiting. */
-async function usageOfOne(): Promise<Answer> {
-  const as = USERS.counted;
-  const uploaded = await stage().upload(
-    as,
-    uploadForm(Buffer.alloc(USER_FILE_EXAMPLE.filesize, 1)),
-  );
-  expect(uploaded.status).toBe(201);
-  expect((await startUpload(as, requestExample('POST /api/v1/user/me/file/upload'))).status).toBe(
-    201,
-  );
-  return call('GET', '/api/v1/user/me/usage', { as });
+/** The situations and examples made elsewhere of one file, each named for an answer `isOwn`. */
+function declaredIn(
+  file: string,
+  situations: ExampleSituations,
+  isOwn: (key: string) => boolean,
+  into: { situations: PlannedSituation[]; elsewhere: Map<string, string> },
+): void {
+  const { elsewhere = {}, ...phases } = situations.declared;
+  const keys = [
+    ...Object.keys(elsewhere),
+    ...PHASES.flatMap((phase) => Object.keys(phases[phase] ?? {})),
+  ];
+  for (const key of keys) {
+    if (!isOwn(key)) throw new Error(`${file} makes ${key}, which is none of its answers`);
+  }
+  for (const [key, where] of Object.entries(elsewhere)) {
+    if (where !== undefined) into.elsewhere.set(key, where);
+  }
+  for (const phase of PHASES) {
+    for (const [key, run] of Object.entries(phases[phase] ?? {})) {
+      if (run !== undefined) into.situations.push({ key, phase, run });
+    }
+  }
 }
 
 /**
- * The example owner's day, in order: a multipart upload, read, listed (alone), archived,
- * downloaded; a direct upload signed and another completed; both announced, and the
- * announcement followed until sent.
+ * Every function's examples file, in the functions list's order, and the shared answers': a
+ * function with examples no situation here or in `derivedSituations` makes fails the test,
+ * naming the file to write them in.
  */
-async function ownersDay(): Promise<Record<string, Answer>> {
-  const { name, type, filesize } = USER_FILE_EXAMPLE;
-  const uploaded = await stage().upload(
-    OWNER,
-    uploadForm(Buffer.alloc(filesize, 1), { name, type: type ?? '' }),
-  );
-  const upload = await answerOf(uploaded);
-  const { id } = upload.body as { id: number };
-  const parameters = { file_id: id };
-  const got = await call('GET', fileAt(id), { as: OWNER, sent: { parameters } });
-  const listed = await call('GET', UPLOADS, { as: OWNER });
-  const changes = requestExample('PATCH /api/v1/user/me/file/{file_id}');
-  const updated = await call('PATCH', fileAt(id), {
-    as: OWNER,
-    ...json(changes),
-    sent: { body: changes, parameters },
+async function declaredSituations(sharedAnswers: ReadonlySet<string>): Promise<Declared> {
+  const files = new Set(SERVICE_FUNCTIONS.map(examplesFileOf)).add(SHARED_ANSWERS_FILE);
+  for (const name of readdirSync(new URL('examples/', import.meta.url))) {
+    const file = `test/e2e/examples/${name}`;
+    if (!files.has(file)) throw new Error(`${file} is no function's examples file`);
+  }
+  const into = { situations: [] as PlannedSituation[], elsewhere: new Map<string, string>() };
+  for (const fn of SERVICE_FUNCTIONS) {
+    const file = examplesFileOf(fn);
+    const url = new URL(`../../${file}`, import.meta.url);
+    if (!existsSync(url)) continue;
+    const loaded: unknown = await import(url.href);
+    const declared =
+      typeof loaded === 'object' && loaded !== null && 'default' in loaded
+        ? loaded.default
+        : undefined;
+    if (!(declared instanceof ExampleSituations)) {
+      throw new Error(`${file}: its default export is not exampleSituations({ … })`);
+    }
+    const routes = API_ROUTES.filter((route) => route.functionId === fn.id).map(
+      (route) => `${route.method} ${route.path} `,
+    );
+    declaredIn(file, declared, (key) => routes.some((route) => key.startsWith(route)), into);
+  }
+  declaredIn(SHARED_ANSWERS_FILE, SHARED_ANSWERS, (key) => sharedAnswers.has(key), into);
+  return into;
+}
+
+/**
+ * Runs the situations phase by phase (`first`, `together`, then `alone` one at a time), each
+ * given a kit whose `answer` waits for another situation's answer: one of its own phase or an
+ * earlier one, and never one that waits, however indirectly, for it.
+ */
+function situationRun(declared: readonly PlannedSituation[]) {
+  const started = new Map<string, Promise<Answer>>();
+  const waitsFor = new Map<string, Set<string>>();
+  const faultRules: ((call: ProxiedCall) => FaultAnswer | undefined)[] = [];
+  proxies().dynamodb.faults.setPlan((proxied) => {
+    for (const rule of faultRules) {
+      const answer = rule(proxied);
+      if (answer !== undefined) return answer;
+    }
+    return undefined;
   });
-  // Once its malware scan has cleared it.
-  const download = await eventually(async () => {
-    const answer = await call('GET', `${fileAt(id)}/download`, { as: OWNER, sent: { parameters } });
-    return answer.status === 409 ? undefined : answer;
+  /** Whether `from` waits, however indirectly, for `to`. */
+  const reaches = (from: string, to: string): boolean =>
+    from === to || [...(waitsFor.get(from) ?? [])].some((next) => reaches(next, to));
+  const kitOf = (key: string): SituationKit => ({
+    stage: stage(),
+    call,
+    newUser: newId,
+    newGroup: newId,
+    answer: (wanted) => {
+      const answer = started.get(wanted);
+      if (answer === undefined) {
+        const later = declared.find((s) => s.key === wanted);
+        throw new Error(
+          later === undefined
+            ? `${key} waits for ${wanted}, which no situation makes`
+            : `${key} waits for ${wanted}, which runs after it (${later.phase})`,
+        );
+      }
+      if (reaches(wanted, key)) throw new Error(`${key} and ${wanted} wait for each other`);
+      waitsFor.set(key, new Set([...(waitsFor.get(key) ?? []), wanted]));
+      return answer;
+    },
+    failDynamoDb: (rule) => faultRules.push(rule),
+    holds: { dynamodb: proxies().dynamodb.holds, s3: proxies().s3.holds },
   });
-  const signed = await startUpload(OWNER, requestExample('POST /api/v1/user/me/file/upload'));
-  const direct = ticketOf(await startUpload(OWNER, { name, type, filesize }));
-  expect(await postToSignedForm(direct, Buffer.alloc(filesize, 2))).toBe(204);
-  const completed = await call('POST', complete(direct.id), {
-    as: OWNER,
-    sent: { parameters: { file_id: direct.id } },
-  });
-  // The example's ids are the owner's two files, whatever ids this run gave them.
-  const announcement = {
-    ...(requestExample('POST /api/v1/user/me/file/notify') as object),
-    file_ids: [id, direct.id],
-  };
-  const notified = await call('POST', NOTIFY, {
-    as: OWNER,
-    ...json(announcement),
-    sent: { body: announcement },
-  });
-  const { notification_id: notification } = notified.body as { notification_id: string };
-  const followed = await eventually(async () => {
-    const answer = await call('GET', `${NOTIFY}/${notification}`, {
-      as: OWNER,
-      sent: { parameters: { notification_id: notification } },
-    });
-    return (answer.body as { status?: string }).status === 'sent' ? answer : undefined;
-  });
+  const answersOf = async (running: readonly (readonly [string, Promise<Answer>])[]) =>
+    Object.fromEntries(
+      await Promise.all(running.map(async ([key, answer]) => [key, await answer] as const)),
+    );
   return {
-    'POST /api/v1/user/me/file 201': upload,
-    'GET /api/v1/user/me/file/{file_id} 200': got,
-    'GET /api/v1/user/me/file 200': listed,
-    'PATCH /api/v1/user/me/file/{file_id} 200': updated,
-    'GET /api/v1/user/me/file/{file_id}/download 302': download,
-    'POST /api/v1/user/me/file/upload 201': signed,
-    'POST /api/v1/user/me/file/upload/{file_id}/complete 201': completed,
-    'POST /api/v1/user/me/file/notify 202': notified,
-    'GET /api/v1/user/me/file/notify/{notification_id} 200': followed,
-    // Last: the announcement is sent, so the file may go.
-    'DELETE /api/v1/user/me/file/{file_id} 204': await call('DELETE', fileAt(id), {
-      as: OWNER,
-      sent: { parameters },
-    }),
+    /** The answers of a phase whose situations run together. */
+    together(phase: Exclude<PhaseName, 'alone'>): Promise<Record<string, Answer>> {
+      const running = declared
+        .filter((s) => s.phase === phase)
+        .map(({ key, run }) => {
+          // Started once every one of its phase is known, so any may wait for any other.
+          const answer = Promise.resolve().then(() => run(kitOf(key)));
+          started.set(key, answer);
+          return [key, answer] as const;
+        });
+      return answersOf(running);
+    },
+    /** The answers of the `alone` situations, each run once the one before has its answer. */
+    async alone(): Promise<Record<string, Answer>> {
+      const running: (readonly [string, Promise<Answer>])[] = [];
+      for (const { key, run } of declared.filter((s) => s.phase === 'alone')) {
+        const answer = run(kitOf(key));
+        started.set(key, answer);
+        running.push([key, answer]);
+        await answer;
+      }
+      return answersOf(running);
+    },
   };
 }
 
 /** A body one byte over what any valid request of the route can be. */
-const oversized = (key: keyof typeof API_OPERATIONS): RequestInit => {
+function oversized(key: RouteKey): RequestInit {
   const { body } = API_OPERATIONS[key].request;
   if (body === undefined) throw new Error(`${key} takes no JSON body`);
   return {
     headers: { 'content-type': 'application/json' },
     body: ' '.repeat(jsonBodyLimit(body) + 1),
   };
-};
-
-/** The user's one notify of the minute, then the one over the allowance. */
-async function overAllowance(): Promise<Answer> {
-  const form = uploadForm('bytes');
-  const { id } = (await (await stage().upload(USERS.busyNotifier, form)).json()) as { id: number };
-  const body = { file_ids: [id] };
-  expect((await call('POST', NOTIFY, { as: USERS.busyNotifier, ...json(body) })).status).toBe(202);
-  return call('POST', NOTIFY, { as: USERS.busyNotifier, ...json(body) });
-}
-
-/** A direct upload whose object is put straight into the bucket, then completed until `status`. */
-async function completedAs(as: number, bytes: Buffer, status: number): Promise<Answer> {
-  const ticket = ticketOf(
-    await startUpload(as, {
-      name: 'landed.bin',
-      type: 'other',
-      filesize: Math.min(Math.max(bytes.length, 1), MAX_UPLOAD_BYTES),
-    }),
-  );
-  await stage().s3.send(
-    new PutObjectCommand({ Bucket: stage().bucket, Key: ticket.key, Body: bytes }),
-  );
-  return eventually(async () => {
-    const answer = await call('POST', complete(ticket.id), { as });
-    return answer.status === status ? answer : undefined;
-  });
-}
-
-/** Calls whose DynamoDB request names this user fail as `fault`. */
-const failingFor = (user: number, fault: FaultAnswer) => (body: string) =>
-  body.includes(`"USER#${String(user)}"`) ? fault : undefined;
-
-/** Every situation that can run beside the others. */
-async function concurrentSituations(): Promise<Record<string, Answer>> {
-  const { dynamodb: db } = proxies();
-  const faults = [
-    failingFor(USERS.failing, DYNAMODB_INTERNAL_ERROR),
-    failingFor(USERS.throttled, DYNAMODB_THROTTLED),
-  ];
-  db.faults.setPlan((proxied) => {
-    if (
-      proxied.operation === 'TransactWriteItems' &&
-      proxied.body.includes(`"GROUP#${String(CONTESTED_GROUP)}#`)
-    ) {
-      return CONDITIONS_FAILED;
-    }
-    for (const fault of faults) {
-      const answer = fault(proxied.body);
-      if (answer !== undefined) return answer;
-    }
-    return undefined;
-  });
-  const nobody = USERS.nobody;
-  const asset = 'swagger-ui.css';
-  // A user whose usage is at the files limit (10,000 files, as the stage allows), as if
-  // they had uploaded them all.
-  const full = stage().put([
-    {
-      PK: `USER#${String(USERS.full)}`,
-      SK: 'USAGE',
-      entity: 'Usage',
-      held_files: 10_000,
-      held_bytes: 10_000 * USER_FILE_EXAMPLE.filesize,
-      reserved_files: 0,
-      reserved_bytes: 0,
-      version: 1,
-      counted_at: new Date().toISOString(),
-    },
-  ]);
-  const situations: Record<string, Promise<Answer | Record<string, Answer>>> = {
-    owner: ownersDay(),
-    // Documentation.
-    'GET /docs 200': call('GET', '/docs'),
-    'GET /docs/{asset} 200 text/css': call('GET', `/docs/${asset}`, {
-      sent: { parameters: { asset } },
-    }),
-    'GET /docs/{asset} 200 text/javascript': call('GET', '/docs/swagger-ui-bundle.js'),
-    'GET /docs/{asset} 404': call('GET', '/docs/swagger-ui.map'),
-    'GET /api/v1/auth/realtime-jwks.json 200': call('GET', '/api/v1/auth/realtime-jwks.json'),
-    // No route.
-    NotFound: call('GET', '/api/v1/nothing'),
-    MethodNotAllowed: call('POST', '/openapi.json'),
-    // The shared refusals.
-    Unauthorized: call('GET', UPLOADS),
-    UnreadableJson: call('POST', NOTIFY, {
-      as: nobody,
-      headers: { 'content-type': 'application/json' },
-      body: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]),
-    }),
-    InternalServerError: call('GET', fileAt(1), { as: USERS.failing }),
-    ServiceUnavailable: call('GET', fileAt(1), { as: USERS.throttled }),
-    // User files.
-    'GET /api/v1/user/me/file 200 header link': call('GET', `${UPLOADS}?limit=20`, {
-      as: USERS.pager,
-    }),
-    'GET /api/v1/user/me/file 422': call('GET', `${UPLOADS}?limit=0`, { as: nobody }),
-    'POST /api/v1/user/me/file 400': stage()
-      .upload(nobody, {
-        body: Buffer.from('--x junk\r\n\r\n--x--\r\n'),
-        contentType: 'multipart/form-data; boundary=x',
-      })
-      .then((r) => answerOf(r)),
-    'POST /api/v1/user/me/file 403': full.then(() =>
-      stage()
-        .upload(USERS.full, uploadForm('one file too many'))
-        .then((r) => answerOf(r)),
-    ),
-    'POST /api/v1/user/me/file 413': stage()
-      .upload(nobody, uploadForm(Buffer.alloc(5 * 1024 * 1024, 1)))
-      .then((r) => answerOf(r)),
-    'POST /api/v1/user/me/file 422': stage()
-      .upload(
-        nobody,
-        multipartBody([
-          { name: 'name', value: 'Q3 deck.pdf' },
-          { name: 'type', value: 'deck' },
-        ]),
-      )
-      .then((r) => answerOf(r)),
-    'PATCH /api/v1/user/me/file/{file_id} 422': call('PATCH', fileAt(1), {
-      as: nobody,
-      ...json({ name: '' }),
-    }),
-    'GET /api/v1/user/me/file/{file_id}/download 403': infectedDownload(),
-    'GET /api/v1/user/me/file/{file_id}/download 409': scanningDownload(),
-    // Direct uploads.
-    'POST /api/v1/user/me/file/upload 403': full.then(() =>
-      startUpload(USERS.full, { name: 'late.bin', type: 'other', filesize: 5 }),
-    ),
-    'GET /api/v1/user/me/usage 200': usageOfOne(),
-    'POST /api/v1/user/me/file/upload 422': startUpload(nobody, {
-      name: 'model.xlsx',
-      type: 'financials',
-      filesize: MAX_UPLOAD_BYTES + 1,
-    }),
-    'POST /api/v1/user/me/file/upload/{file_id}/complete 400': completedAs(
-      USERS.emptyUpload,
-      Buffer.alloc(0),
-      400,
-    ),
-    'POST /api/v1/user/me/file/upload/{file_id}/complete 409': startUpload(USERS.earlyComplete, {
-      name: 'model.xlsx',
-      type: 'financials',
-      filesize: 10,
-    }).then((started) => call('POST', complete(ticketOf(started).id), { as: USERS.earlyComplete })),
-    'POST /api/v1/user/me/file/upload/{file_id}/complete 413': completedAs(
-      USERS.bigUpload,
-      Buffer.alloc(MAX_UPLOAD_BYTES + 1, 1),
-      413,
-    ),
-    // Notifications.
-    'POST /api/v1/user/me/file/notify 404': call('POST', NOTIFY, {
-      as: USERS.strangerNotifier,
-      ...json({ file_ids: [32, 999999] }),
-    }),
-    'POST /api/v1/user/me/file/notify 422': call('POST', NOTIFY, {
-      as: nobody,
-      ...json({ file_ids: [] }),
-    }),
-    'POST /api/v1/user/me/file/notify 429': overAllowance(),
-    'GET /api/v1/user/me/file/notify/{notification_id} 404': call(
-      'GET',
-      `${NOTIFY}/${randomUUID()}`,
-      { as: nobody },
-    ),
-    // Deal files.
-    'GET /api/v1/group/{group_id}/deal/{deal_id}/file 200': call(
-      'GET',
-      `/api/v1/group/${String(GROUP)}/deal/${String(DEAL)}/file`,
-      { as: USERS.viewer, sent: { parameters: { group_id: GROUP, deal_id: DEAL } } },
-    ),
-    'GET /api/v1/group/{group_id}/deal/{deal_id}/file 200 header link': call(
-      'GET',
-      `/api/v1/group/${String(GROUP)}/deal/${String(PAGED_DEAL)}/file?limit=20`,
-      { as: USERS.viewer },
-    ),
-    'PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id} 200': (() => {
-      const body = requestExample('PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}');
-      const parameters = { group_id: GROUP, deal_id: DEAL, file_id: DEAL_FILE };
-      return call('PUT', dealFilePath(GROUP), {
-        as: OWNER,
-        ...json(body),
-        sent: { body, parameters },
-      });
-    })(),
-    'PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id} 403': call(
-      'PUT',
-      dealFilePath(GROUP),
-      { as: USERS.viewer, ...json({ type: 'deck' }) },
-    ),
-    'PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id} 409': call(
-      'PUT',
-      dealFilePath(CONTESTED_GROUP),
-      { as: OWNER, ...json({ type: 'deck' }) },
-    ),
-    'PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id} 422': call(
-      'PUT',
-      dealFilePath(GROUP),
-      { as: nobody, ...json({ type: 'memo' }) },
-    ),
-    'DELETE /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id} 403': call(
-      'DELETE',
-      dealFilePath(GROUP),
-      { as: USERS.viewer },
-    ),
-    'DELETE /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id} 409': call(
-      'DELETE',
-      dealFilePath(CONTESTED_GROUP),
-      { as: OWNER },
-    ),
-    // Realtime.
-    'POST /api/v1/auth/get-realtime-token 200': (() => {
-      const example = requestExample('POST /api/v1/auth/get-realtime-token') as {
-        room_ids: string[];
-      };
-      // The example names a production room; this stage opens its own.
-      const body = { room_ids: example.room_ids.map((room) => room.replace(/^[a-z]+:/, 'local:')) };
-      return call('POST', '/api/v1/auth/get-realtime-token', {
-        as: OWNER,
-        ...json(body),
-        sent: { body },
-      });
-    })(),
-    'POST /api/v1/auth/get-realtime-token 403': erasedToken(),
-    'POST /api/v1/auth/get-realtime-token 404': call('POST', '/api/v1/auth/get-realtime-token', {
-      as: USERS.outsider,
-      ...json({ room_ids: [`local:v1:group:${String(GROUP)}:deal:${String(DEAL)}`] }),
-    }),
-    'POST /api/v1/auth/get-realtime-token 422': call('POST', '/api/v1/auth/get-realtime-token', {
-      as: nobody,
-      ...json({}),
-    }),
-  };
-  const settled = await Promise.all(
-    Object.entries(situations).map(async ([key, answer]) => [key, await answer] as const),
-  );
-  return Object.fromEntries(
-    settled.flatMap(([key, answer]) =>
-      'status' in answer ? [[key, answer as Answer]] : Object.entries(answer),
-    ),
-  );
-}
-
-/** Until `count` calls wait at `proxy`, then the answer of `second`, then all released. */
-async function whileHeld(
-  proxy: HoldingProxy,
-  which: Parameters<HoldingProxy['hold']>[0],
-  first: () => Promise<Response>,
-  second: () => Promise<Answer>,
-): Promise<Answer> {
-  proxy.hold(which);
-  const held = first();
-  try {
-    await eventually(() => proxy.held() > 0 || undefined);
-    return await second();
-  } finally {
-    proxy.release();
-    await (await held).arrayBuffer();
-  }
-}
-
-/** Situations that hold a dependency's answers: one at a time, after the others. */
-async function heldSituations(): Promise<Record<string, Answer>> {
-  const { dynamodb: db, s3: store } = proxies();
-  const key = { 'idempotency-key': `key-${randomUUID()}` };
-  const form = uploadForm('bytes');
-  const repeatUpload = () => stage().upload(USERS.repeatUploader, form, key);
-  const upload409 = await whileHeld(
-    store.holds,
-    (held) => held.path.includes(`/users/${String(USERS.repeatUploader)}/`),
-    repeatUpload,
-    async () => answerOf(await repeatUpload()),
-  );
-  const { id } = (await (await stage().upload(USERS.repeatNotifier, uploadForm('x'))).json()) as {
-    id: number;
-  };
-  const notify = () =>
-    stage().request(NOTIFY, {
-      method: 'POST',
-      as: USERS.repeatNotifier,
-      ...json({ file_ids: [id] }),
-      headers: { 'content-type': 'application/json', ...key },
-    });
-  const notify409 = await whileHeld(
-    db.holds,
-    (held) => held.operation === 'BatchGetItem',
-    notify,
-    async () => answerOf(await notify()),
-  );
-  const ticket = ticketOf(
-    await startUpload(USERS.deleter, { name: 'held.bin', type: 'other', filesize: 4 }),
-  );
-  const delete409 = await whileHeld(
-    store.holds,
-    (held) => held.method === 'PUT' && held.path.includes(`/users/${String(USERS.deleter)}/`),
-    async () => {
-      expect(await postToSignedForm(ticket, Buffer.from('held'))).toBe(204);
-      return stage().request(complete(ticket.id), { method: 'POST', as: USERS.deleter });
-    },
-    () => call('DELETE', fileAt(ticket.id), { as: USERS.deleter }),
-  );
-  // Last of all: every other situation needed the deal file.
-  const dealFileDeleted = await call('DELETE', dealFilePath(GROUP), {
-    as: OWNER,
-    sent: { parameters: { group_id: GROUP, deal_id: DEAL, file_id: DEAL_FILE } },
-  });
-  return {
-    'POST /api/v1/user/me/file 409': upload409,
-    'POST /api/v1/user/me/file/notify 409': notify409,
-    'DELETE /api/v1/user/me/file/{file_id} 409': delete409,
-    'DELETE /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id} 204': dealFileDeleted,
-  };
 }
 
 /**
  * The situations a route's usual answers need, read from its own declaration: so a new route
- * whose examples are of these kinds needs no line here. Each is made only where no situation
- * above gives the answer. With the parameters' examples (the seeded deal file is theirs):
+ * whose examples are of these kinds needs no situation of its own. Each is made only where no
+ * examples file gives the answer. With the parameters' examples (the seeded deal file is theirs):
  * - a GET's 200, as the owner of the examples' files;
  * - a 404 "Not Found", as a user in no group who owns nothing;
  * - a 413 of a JSON body, one byte over what any valid request of the route can be;
  * - a 422 `int_parsing` of a path id, with the example's input in that id.
- * They run after the concurrent situations (the PUT's 200 has then set the file's
- * `updated_at`, as the example shows) and before the held ones delete the deal file.
+ * They run after the situations of the `first` and `together` phases (the PUT's 200 has then
+ * set the deal file's `updated_at`, as the example shows) and before the `alone` ones.
  */
 async function derivedSituations(
   document: ServedDocument,
@@ -688,26 +282,26 @@ async function derivedSituations(
           ? (example.detail as { type?: string; loc?: unknown[]; input?: unknown }[])
           : [];
         if (code === '200' && method === 'get' && body === undefined) {
-          derived.push([key, call('GET', at(parameters), { as: OWNER, sent: { parameters } })]);
+          derived.push([
+            key,
+            call('GET', at(parameters), { as: EXAMPLE_OWNER, sent: { parameters } }),
+          ]);
         } else if (code === '404' && example.detail === 'Not Found') {
           derived.push([
             key,
-            call(method.toUpperCase(), at(parameters), { as: USERS.outsider, ...sending }),
+            call(method.toUpperCase(), at(parameters), { as: newId(), ...sending }),
           ]);
         } else if (code === '413' && jsonRequest !== undefined) {
           derived.push([
             key,
             call(method.toUpperCase(), at(parameters), {
-              as: USERS.nobody,
-              ...oversized(route as keyof typeof API_OPERATIONS),
+              as: newId(),
+              ...oversized(route as RouteKey),
             }),
           ]);
         } else if (code === '422' && error?.type === 'int_parsing' && error.loc?.[0] === 'path') {
           const wrong = { ...parameters, [String(error.loc[1])]: error.input };
-          derived.push([
-            key,
-            call(method.toUpperCase(), at(wrong), { as: USERS.nobody, ...sending }),
-          ]);
+          derived.push([key, call(method.toUpperCase(), at(wrong), { as: newId(), ...sending })]);
         }
       }
     }
@@ -836,21 +430,6 @@ function documentedExamples(document: ServedDocument): DocumentedExample[] {
   }
   return found;
 }
-
-/**
- * Examples the local stage cannot give, each with where its real counterpart is checked. Every
- * other example must have its situation here.
- */
-const PRODUCED_ELSEWHERE: Readonly<Record<string, string>> = {
-  TooManyRequests:
-    'API Gateway’s throttling answer, which the local stage does not emulate: "Clients may ' +
-    'receive 429 Too Many Requests error responses" ' +
-    '(https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-throttling.html)',
-  'GET /api/v1/user/me/file 400':
-    'over 100,000 files: test/hardening/big-accounts.test.ts gets this answer for real',
-  'GET /api/v1/group/{group_id}/deal/{deal_id}/file 400':
-    'the same answer as the user list’s (LIST_TOO_LARGE), produced by the same code',
-};
 
 /** What a real answer holds that differs from run to run, and the stage's own names. */
 interface Varying {
@@ -998,12 +577,14 @@ function compare(example: DocumentedExample, answer: Answer, varying: Varying): 
 describe('the examples /docs shows', () => {
   it('are each an answer its route really gives', async () => {
     const document = (await (await stage().request('/openapi.json')).json()) as ServedDocument;
-    await seed();
-    const given = await concurrentSituations();
+    const declared = await declaredSituations(new Set(Object.keys(document.components.responses)));
+    await seedExampleData(stage());
+    const run = situationRun(declared.situations);
+    const given = { ...(await run.together('first')), ...(await run.together('together')) };
     const answers = {
       ...given,
       ...(await derivedSituations(document, given)),
-      ...(await heldSituations()),
+      ...(await run.alone()),
     };
     const examples = documentedExamples(document);
     const signed = answers['POST /api/v1/user/me/file/upload 201'];
@@ -1015,15 +596,20 @@ describe('the examples /docs shows', () => {
     for (const example of examples) {
       const answer = answerFor(answers, example);
       if (answer === undefined) {
-        if (!(example.situation in PRODUCED_ELSEWHERE)) unchecked.push(example.where);
+        if (!declared.elsewhere.has(example.situation)) {
+          unchecked.push(`${example.where}: make its situation in ${homeOf(example.situation)}`);
+        }
         continue;
       }
       used.add(answer);
       compare(example, answer, varying);
     }
-    expect(unchecked, 'examples with no real answer here').toEqual([]);
+    expect(unchecked, 'examples no situation makes real').toEqual([]);
     // A situation no example is held against is a misnamed one, or an example gone.
     const unused = Object.entries(answers).filter(([, answer]) => !used.has(answer));
-    expect(unused.map(([key]) => key)).toEqual([]);
+    expect(
+      unused.map(([key]) => key),
+      'situations no example is held against',
+    ).toEqual([]);
   });
 });
