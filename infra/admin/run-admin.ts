@@ -3,7 +3,9 @@ import { isOutcome } from '#shared/domain/outcome.ts';
 import { optionMistake } from '#infra/command-line.ts';
 import { OperatorRefusal } from './operator-refusal.ts';
 import { STAGE_NAMES, type StageName } from '../stages.ts';
-import { type Command, COMMANDS, Findings, portsOn } from './commands.ts';
+import { COMMANDS } from './commands.ts';
+import { type Command, Findings } from './operator-command.ts';
+import { portsOn } from './operator-ports.ts';
 import { stageTarget } from './stage-target.ts';
 
 export interface AdminIo {

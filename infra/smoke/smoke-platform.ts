@@ -14,7 +14,7 @@ import { addDealFile } from '#shared/deal-files/add-deal-file.ts';
 import { isOutcome } from '#shared/domain/outcome.ts';
 import type { DealRef } from '#shared/groups/group.ts';
 import { DIRECT_UPLOAD_OBJECT_PREFIX } from '#shared/storage/keys.ts';
-import { portsOn } from '#infra/admin/commands.ts';
+import { portsOn } from '#infra/admin/operator-ports.ts';
 import { readStackOutputs } from '#infra/admin/stack-outputs.ts';
 import { stageTarget, type StageTarget } from '#infra/admin/stage-target.ts';
 import { apiStackName, dataStackName, functionNameOutput } from '#infra/stages.ts';
