@@ -239,27 +239,39 @@ const sameUsage = (a: UsageRecord, b: UsageRecord): boolean =>
   a.bytes.used === b.bytes.used &&
   a.bytes.reserved === b.bytes.reserved;
 
-/**
- * Reads the whole table and the whole bucket once, and says where they disagree; counts
- * every user's usage again and repairs what drifted; with `verifyDigests`, reads every file's
- * object too.
- */
-export async function reconcileStorage(
+/** A file's record as reconcile keeps it, by the key of its object. */
+type FileRecord = RecordKey & {
+  readonly sha256: string | undefined;
+  readonly scanPending: boolean;
+};
+
+type StaleNotification = Reconciliation['stale_notifications'][number];
+type UsageRepair = Reconciliation['usage_repaired'][number];
+
+/** What the table holds, read once: what the bucket and the usage are judged against. */
+interface TableReading {
+  readonly records: ReadonlyMap<string, FileRecord>;
+  /** The objects of direct uploads still in flight: a waiting form's, a completion's copy. */
+  readonly pendingUploads: ReadonlySet<string>;
+  /** Users whose usage counts anything (a usage, a file or a direct upload), not erased. */
+  readonly users: readonly number[];
+  readonly uploadsInFlight: number;
+  readonly stale: readonly StaleNotification[];
+  readonly items: number;
+}
+
+/** Reads every item of the table, and keeps what the judgements need. */
+async function readTable(
   ports: StoragePorts,
-  options: ReconcileOptions,
-): Promise<Reconciliation> {
-  const now = (ports.now?.() ?? new Date()).getTime();
-  const settleMs = options.settleSeconds * 1000;
-  const records = new Map<
-    string,
-    RecordKey & { readonly sha256: string | undefined; readonly scanPending: boolean }
-  >();
+  now: number,
+  settleMs: number,
+): Promise<TableReading> {
+  const records = new Map<string, FileRecord>();
   const pendingUploads = new Set<string>();
-  // Users whose usage counts anything: those with a usage, a file or a direct upload.
   const counted = new Set<number>();
   const erased = new Set<number>();
   let uploadsInFlight = 0;
-  const stale: Reconciliation['stale_notifications'][number][] = [];
+  const stale: StaleNotification[] = [];
   let items = 0;
   for await (const page of ports.items()) {
     for (const item of page) {
@@ -273,7 +285,6 @@ export async function reconcileStorage(
         if (item.userId !== undefined) counted.add(item.userId);
       } else if (item.kind === 'direct-upload') {
         counted.add(item.userId);
-        // A waiting upload's form bytes, and the copy a completion may be writing.
         if (inFlight(item, now)) {
           uploadsInFlight += 1;
           for (const key of item.objectKeys) pendingUploads.add(key);
@@ -292,9 +303,31 @@ export async function reconcileStorage(
       }
     }
   }
+  const users = [...counted].filter((userId) => !erased.has(userId)).sort((a, b) => a - b);
+  return { records, pendingUploads, users, uploadsInFlight, stale, items };
+}
+
+/** What the bucket holds, read once and judged against the table. */
+interface BucketReading {
+  /** Settled objects that no record and no upload in flight accounts for, by key. */
+  readonly orphans: readonly string[];
+  readonly seen: ReadonlySet<string>;
+  /** Settled objects whose record waits for a verdict: the scanner's tag is read on each. */
+  readonly awaitingVerdicts: readonly string[];
+  readonly objects: number;
+  readonly settling: number;
+}
+
+/** Reads every current object of the bucket, and judges each settled one by the table. */
+async function readBucket(
+  ports: StoragePorts,
+  table: TableReading,
+  now: number,
+  settleMs: number,
+): Promise<BucketReading> {
+  const { records, pendingUploads } = table;
   const orphans: string[] = [];
   const seen = new Set<string>();
-  // Settled objects whose record waits for a verdict: the scanner's tag is read on each.
   const awaitingVerdicts: string[] = [];
   let objects = 0;
   let settling = 0;
@@ -309,18 +342,33 @@ export async function reconcileStorage(
       else settling += 1;
     }
   }
-  const missing = [...records]
+  return { orphans: orphans.sort(), seen, awaitingVerdicts, objects, settling };
+}
+
+/** The records whose object the bucket does not hold, by object key. */
+const recordsWithoutObjects = (
+  records: ReadonlyMap<string, FileRecord>,
+  seen: ReadonlySet<string>,
+): Reconciliation['records_without_objects'] =>
+  [...records]
     .filter(([objectKey]) => !seen.has(objectKey))
     .map(([objectKey, { pk, sk }]) => ({ pk, sk, object_key: objectKey }))
     .sort((a, b) => a.object_key.localeCompare(b.object_key));
 
-  const users = [...counted].filter((userId) => !erased.has(userId)).sort((a, b) => a - b);
-  const repaired: Reconciliation['usage_repaired'][number][] = [];
+/**
+ * Counts each user's usage again (the ledger stores it where it differs): each user counted
+ * for the first time or repaired, by user id, and how many of them had drifted.
+ */
+async function recountUsage(
+  usage: StoragePorts['usage'],
+  users: readonly number[],
+): Promise<{ repaired: UsageRepair[]; drifted: number }> {
+  const repaired: UsageRepair[] = [];
   let drifted = 0;
   await eachAtMost(users, CONCURRENCY, async (userId) => {
     let recount;
     try {
-      recount = await ports.usage.recount(userId);
+      recount = await usage.recount(userId);
     } catch (error) {
       // Erased since the table was read: nothing of theirs is counted any more.
       if (error instanceof AccountErased) return;
@@ -333,31 +381,50 @@ export async function reconcileStorage(
     repaired.push({ user_id: userId, before, after });
   });
   repaired.sort((a, b) => a.user_id - b.user_id);
+  return { repaired, drifted };
+}
 
+/**
+ * Reads the whole table and the whole bucket once, and says where they disagree; counts
+ * every user's usage again and repairs what drifted; with `verifyDigests`, reads every file's
+ * object too.
+ */
+export async function reconcileStorage(
+  ports: StoragePorts,
+  options: ReconcileOptions,
+): Promise<Reconciliation> {
+  const now = (ports.now?.() ?? new Date()).getTime();
+  const settleMs = options.settleSeconds * 1000;
+  const table = await readTable(ports, now, settleMs);
+  const bucket = await readBucket(ports, table, now, settleMs);
+  const missing = recordsWithoutObjects(table.records, bucket.seen);
+  const { repaired, drifted } = await recountUsage(ports.usage, table.users);
   const digests =
-    options.verifyDigests === true ? await verifyDigests(ports, records, seen) : undefined;
+    options.verifyDigests === true
+      ? await verifyDigests(ports, table.records, bucket.seen)
+      : undefined;
   const verdicts =
     ports.scans === undefined
       ? undefined
-      : await unrecordedVerdicts(ports.scans, records, awaitingVerdicts);
+      : await unrecordedVerdicts(ports.scans, table.records, bucket.awaitingVerdicts);
   return {
     clean:
-      orphans.length === 0 &&
+      bucket.orphans.length === 0 &&
       missing.length === 0 &&
-      stale.length === 0 &&
+      table.stale.length === 0 &&
       drifted === 0 &&
       (digests?.digest_mismatches.length ?? 0) === 0 &&
       (digests?.digests_unreadable.length ?? 0) === 0 &&
       (verdicts?.length ?? 0) === 0,
-    objects_without_records: orphans.sort(),
+    objects_without_records: bucket.orphans,
     records_without_objects: missing,
-    stale_notifications: stale,
+    stale_notifications: table.stale,
     usage_repaired: repaired,
     ...digests,
     ...(verdicts === undefined ? {} : { verdicts_unrecorded: verdicts }),
-    uploads_in_flight: uploadsInFlight,
-    objects_settling: settling,
-    checked: { items, objects, users: users.length },
+    uploads_in_flight: table.uploadsInFlight,
+    objects_settling: bucket.settling,
+    checked: { items: table.items, objects: bucket.objects, users: table.users.length },
   };
 }
 
