@@ -146,6 +146,102 @@ interface RawPart {
 }
 
 /**
+ * Where the first delimiter ends: `--boundary`, then CRLF (a part) or `--` (an empty form).
+ * Leading line breaks are skipped, and with them anything up to the first hyphen. Undefined
+ * when the body ends first.
+ */
+function afterFirstDelimiter(body: Buffer, dashBoundary: Buffer): number | undefined {
+  let i = 0;
+  if (body[0] === 0x0d || body[0] === 0x0a) {
+    i = body.indexOf(0x2d);
+    if (i === -1) return undefined;
+  }
+  if (body.length === 0) return undefined;
+  for (let k = 0; k < dashBoundary.length; k++) {
+    if (i + k >= body.length) return undefined;
+    if (body[i + k] !== dashBoundary[k]) throw invalid();
+  }
+  return i + dashBoundary.length;
+}
+
+/**
+ * One header line from `start`: its name (lower-cased), its value and where the next line
+ * begins. The name runs to the next colon, wherever it is, and the line is measured as it is
+ * read, so a body that ends inside a line past the limits fails too. Undefined when the body
+ * ends first.
+ */
+function readHeaderLine(
+  body: Buffer,
+  start: number,
+): { key: string; value: string; next: number } | undefined {
+  const colon = body.indexOf(0x3a, start);
+  if ((colon === -1 ? body.length : colon + 1) - start > MAX_HEADER_LINE_BYTES) throw invalid();
+  const name = body.toString('latin1', start, colon === -1 ? body.length : colon);
+  if (name !== '' && !TOKEN.test(name)) throw invalid();
+  // No colon, yet a name of token characters within the limit: the body ended inside it.
+  if (colon === -1) return undefined;
+  if (name === '') throw invalid();
+  let valueStart = colon + 1;
+  while (body[valueStart] === 0x20) valueStart++;
+  const valueEnd = body.indexOf(0x0d, valueStart);
+  if ((valueEnd === -1 ? body.length : valueEnd) - start > MAX_HEADER_LINE_BYTES) throw invalid();
+  if (valueEnd === -1 || valueEnd + 1 >= body.length) return undefined;
+  if (body[valueEnd + 1] !== 0x0a) throw invalid();
+  const value = body.toString('latin1', valueStart, valueEnd);
+  return { key: name.toLowerCase(), value, next: valueEnd + 2 };
+}
+
+/**
+ * A part's headers, from `start` to the empty line that ends them, and where its data
+ * begins. Starlette keeps the last of a repeated header. Undefined when the body ends first.
+ */
+function readPartHeaders(
+  body: Buffer,
+  start: number,
+): { headers: Map<string, string>; dataStart: number } | undefined {
+  const headers = new Map<string, string>();
+  let i = start;
+  for (let lines = 1; ; lines++) {
+    if (i >= body.length) return undefined;
+    if (body[i] === 0x0d) {
+      if (i + 1 >= body.length) return undefined;
+      if (body[i + 1] !== 0x0a) throw invalid();
+      return { headers, dataStart: i + 2 };
+    }
+    // Counted as a line begins.
+    if (lines > MAX_HEADER_COUNT) throw invalid();
+    const line = readHeaderLine(body, i);
+    if (line === undefined) return undefined;
+    headers.set(line.key, line.value);
+    i = line.next;
+  }
+}
+
+/**
+ * Where a part's data ends: at the next delimiter followed by CRLF or `--`; any other
+ * follower makes the delimiter part of the data. The end, and where the follower begins;
+ * undefined when the body ends first.
+ */
+function findDataEnd(
+  body: Buffer,
+  delimiter: Buffer,
+  dataStart: number,
+): { end: number; follower: number } | undefined {
+  let search = dataStart;
+  for (;;) {
+    const at = body.indexOf(delimiter, search);
+    if (at === -1) return undefined;
+    const after = at + delimiter.length;
+    if (after + 1 >= body.length) return undefined;
+    const [next, second] = [body[after], body[after + 1]];
+    if ((next === 0x0d && second === 0x0a) || (next === 0x2d && second === 0x2d)) {
+      return { end: at, follower: after };
+    }
+    search = at + 1;
+  }
+}
+
+/**
  * Splits a multipart body as python-multipart's parser does, and calls `onHeaders` when a
  * part's headers are complete (where Starlette checks its name and counts it). A body that
  * ends before the closing delimiter keeps the parts it completed; a part cut off is dropped.
@@ -159,78 +255,23 @@ function splitParts(
 ): RawPart[] {
   const dashBoundary = Buffer.from(`--${boundary}`, 'latin1');
   const delimiter = Buffer.concat([CRLF, dashBoundary]);
-  let i = 0;
-  // Leading line breaks are skipped, and with them anything up to the first hyphen.
-  if (body[0] === 0x0d || body[0] === 0x0a) {
-    i = body.indexOf(0x2d);
-    if (i === -1) return [];
-  }
-  if (body.length === 0) return [];
-  // The first delimiter: `--boundary`, then CRLF (a part) or `--` (an empty form).
-  for (let k = 0; k < dashBoundary.length; k++) {
-    if (i + k >= body.length) return [];
-    if (body[i + k] !== dashBoundary[k]) throw invalid();
-  }
-  i += dashBoundary.length;
   const parts: RawPart[] = [];
-  for (;;) {
-    if (i + 1 >= body.length) return parts;
-    // `--`: the closing delimiter; CRLF: a part follows.
-    if (body[i] === 0x2d && body[i + 1] === 0x2d) return parts;
+  // After each delimiter: `--`, the closing one; CRLF, a part follows.
+  let i = afterFirstDelimiter(body, dashBoundary);
+  while (i !== undefined && i + 1 < body.length) {
+    if (body[i] === 0x2d && body[i + 1] === 0x2d) break;
     if (body[i] !== 0x0d || body[i + 1] !== 0x0a) throw invalid();
-    i += 2;
-    const headers = new Map<string, string>();
-    let headerCount = 0;
-    for (;;) {
-      if (i >= body.length) return parts;
-      if (body[i] === 0x0d) {
-        if (i + 1 >= body.length) return parts;
-        if (body[i + 1] !== 0x0a) throw invalid();
-        i += 2;
-        break;
-      }
-      // Counted as a line begins, and measured as it is read: a body that ends inside a
-      // line past the limits fails too.
-      if (++headerCount > MAX_HEADER_COUNT) throw invalid();
-      // The name runs to the next colon, wherever it is: a line without one fails here.
-      const colon = body.indexOf(0x3a, i);
-      if ((colon === -1 ? body.length : colon + 1) - i > MAX_HEADER_LINE_BYTES) throw invalid();
-      const name = body.toString('latin1', i, colon === -1 ? body.length : colon);
-      if (name !== '' && !TOKEN.test(name)) throw invalid();
-      if (colon === -1) return parts;
-      if (name === '') throw invalid();
-      let valueStart = colon + 1;
-      while (body[valueStart] === 0x20) valueStart++;
-      const valueEnd = body.indexOf(0x0d, valueStart);
-      if ((valueEnd === -1 ? body.length : valueEnd) - i > MAX_HEADER_LINE_BYTES) throw invalid();
-      if (valueEnd === -1 || valueEnd + 1 >= body.length) return parts;
-      if (body[valueEnd + 1] !== 0x0a) throw invalid();
-      const key = name.toLowerCase();
-      const value = body.toString('latin1', valueStart, valueEnd);
-      // Starlette keeps the last of a repeated header.
-      headers.set(key, value);
-      i = valueEnd + 2;
-    }
-    onHeaders(headers);
-    // The data runs to the next delimiter followed by CRLF or `--`; any other follower
-    // makes the delimiter part of the data, and a body that ends first drops the part.
-    let search = i;
-    for (;;) {
-      const at = body.indexOf(delimiter, search);
-      if (at === -1) return parts;
-      const after = at + delimiter.length;
-      if (after + 1 >= body.length) return parts;
-      const [next, second] = [body[after], body[after + 1]];
-      if ((next === 0x0d && second === 0x0a) || (next === 0x2d && second === 0x2d)) {
-        const part = { headers, data: body.subarray(i, at) };
-        onPart(part);
-        parts.push(part);
-        i = after;
-        break;
-      }
-      search = at + 1;
-    }
+    const head = readPartHeaders(body, i + 2);
+    if (head === undefined) break;
+    onHeaders(head.headers);
+    const data = findDataEnd(body, delimiter, head.dataStart);
+    if (data === undefined) break;
+    const part = { headers: head.headers, data: body.subarray(head.dataStart, data.end) };
+    onPart(part);
+    parts.push(part);
+    i = data.follower;
   }
+  return parts;
 }
 
 /** The form of a multipart body, checked part by part as Starlette checks it. */
