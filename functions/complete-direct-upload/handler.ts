@@ -30,7 +30,7 @@ export const createHandler = (
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
-    .use(validateRequest(completeDirectUploadRequest))
+    .use(validateRequest(completeDirectUploadRequest, settings))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
       const completion = await completeDirectUpload(ports, userId, input.path.file_id).catch(
         (error: unknown) => {

@@ -23,7 +23,7 @@ export const createHandler = (
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
-    .use(validateRequest(deleteDealFileRequest))
+    .use(validateRequest(deleteDealFileRequest, settings))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
       const { group_id: groupId, deal_id: dealId, file_id: fileId } = input.path;
       await deleteDealFile(adapters, { userId, deal: { groupId, dealId }, fileId });

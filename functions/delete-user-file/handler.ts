@@ -33,7 +33,7 @@ export const createHandler = (
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
-    .use(validateRequest(deleteUserFileRequest))
+    .use(validateRequest(deleteUserFileRequest, settings))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
       await deleteUserFile(ports, userId, input.path.file_id);
       return { statusCode: 204, body: '' };

@@ -25,7 +25,7 @@ export const createHandler = (
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
-    .use(validateRequest(downloadUserFileRequest))
+    .use(validateRequest(downloadUserFileRequest, settings))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
       const { url, file } = await userFileDownloadLink(ports, userId, input.path.file_id);
       return {

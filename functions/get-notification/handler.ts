@@ -25,7 +25,7 @@ export const createHandler = (
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
-    .use(validateRequest(getNotificationRequest))
+    .use(validateRequest(getNotificationRequest, settings))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
       const notificationId = input.path.notification_id;
       const found = await findNotification(adapters, { userId, notificationId });

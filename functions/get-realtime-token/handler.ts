@@ -34,7 +34,7 @@ export const createHandler = (
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
-    .use(validateRequest(getRealtimeTokenRequest))
+    .use(validateRequest(getRealtimeTokenRequest, settings))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
       const roomIds = input.body.room_ids;
       const token = await issueRealtimeToken(adapters, config, { userId, roomIds });

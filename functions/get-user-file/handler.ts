@@ -26,7 +26,7 @@ export const createHandler = (
   middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
-    .use(validateRequest(getUserFileRequest))
+    .use(validateRequest(getUserFileRequest, settings))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
       const file = await findUserFile(adapters, userId, input.path.file_id);
       return jsonResponse(200, toUserFileBody(file), fileDigestHeaders(file));

@@ -27,7 +27,7 @@ export const createHandler = (
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
-    .use(validateRequest({}))
+    .use(validateRequest({}, settings))
     .handler<ApiEvent, ApiResult>(async ({ userId }) =>
       jsonResponse(200, toUserUsageBody(await userUsage(ports, userId))),
     );

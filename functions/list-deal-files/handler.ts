@@ -28,7 +28,7 @@ export const createHandler = (
   return middy<ApiEvent, ApiResult>()
     .use(httpApi({ answerTooLarge: listTooLarge }))
     .use(authenticate(settings.USER_ID_CLAIM))
-    .use(validateRequest(listDealFilesRequest))
+    .use(validateRequest(listDealFilesRequest, settings))
     .use(compressWhenAccepted())
     .handler<ApiEvent, ApiResult>(async ({ userId, input, rawPath }, _context, { signal }) => {
       const { group_id: groupId, deal_id: dealId } = input.path;

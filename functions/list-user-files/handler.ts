@@ -28,7 +28,7 @@ export const createHandler = (
   middy<ApiEvent, ApiResult>()
     .use(httpApi({ answerTooLarge: listTooLarge }))
     .use(authenticate(settings.USER_ID_CLAIM))
-    .use(validateRequest(listUserFilesRequest))
+    .use(validateRequest(listUserFilesRequest, settings))
     .use(compressWhenAccepted())
     .handler<ApiEvent, ApiResult>(async ({ userId, input, rawPath }, _context, { signal }) => {
       const owned = await listUserFiles(

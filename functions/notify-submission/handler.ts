@@ -70,7 +70,7 @@ export const createHandler = (
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
-    .use(validateRequest(notifySubmissionRequest))
+    .use(validateRequest(notifySubmissionRequest, settings))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }, context) => {
       const announcement: SubmissionAnnouncement = {
         userId,

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { defineOperation } from '#shared/api/operation.ts';
 import { defineFunction } from '#shared/functions/function-declaration.ts';
+import { REQUEST_SETTINGS } from '#shared/config/environment.ts';
 
 const openApiDocumentOperation = defineOperation({
   operationId: 'openApiDocument',
@@ -40,4 +41,6 @@ export const openApiDocumentFunction = defineFunction({
   ],
   // Builds the document once per cold start.
   sizing: { memoryMb: 512, timeoutSeconds: 10 },
+  // The document states the bounds these set on request fields, with the stage's values.
+  settings: REQUEST_SETTINGS,
 });

@@ -34,7 +34,7 @@ export const createHandler = (
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
-    .use(validateRequest(startDirectUploadRequest))
+    .use(validateRequest(startDirectUploadRequest, settings))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
       const { name, type, filesize, content_type, sha256 } = input.body;
       const ticket = await startDirectUpload(ports, {

@@ -22,7 +22,7 @@ export const createHandler = (
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
-    .use(validateRequest(updateDealFileRequest))
+    .use(validateRequest(updateDealFileRequest, settings))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
       const { group_id: groupId, deal_id: dealId, file_id: fileId } = input.path;
       const file = await updateDealFile(adapters, {

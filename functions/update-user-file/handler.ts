@@ -22,7 +22,7 @@ export const createHandler = (
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
-    .use(validateRequest(updateUserFileRequest))
+    .use(validateRequest(updateUserFileRequest, settings))
     .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
       const { name, is_archived: isArchived } = input.body;
       const file = await updateUserFile(adapters, {

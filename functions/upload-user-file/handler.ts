@@ -58,7 +58,7 @@ export const createHandler = (
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(
-      validateRequest(uploadUserFileRequest, {
+      validateRequest(uploadUserFileRequest, settings, {
         readForm: (event) => readForm(event, UPLOAD_FORM_LIMITS),
       }),
     )

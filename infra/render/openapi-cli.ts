@@ -1,9 +1,17 @@
 /**
  * `npm run --silent openapi [-- --out openapi.json]`: the OpenAPI document GET /openapi.json
- * serves, without starting anything; on stdout unless --out names a file.
+ * serves, without starting anything; on stdout unless --out names a file. The settings that
+ * judge requests are read from the environment as `npm start` reads them (their defaults when
+ * unset), so the document is the one a stage with those values serves.
  */
 import { writeFile } from 'node:fs/promises';
 import { buildOpenApiDocument } from '#shared/openapi/openapi-document.ts';
+import {
+  ConfigError,
+  readEnvironment,
+  REQUEST_SETTINGS,
+  type RequestSettings,
+} from '#shared/config/environment.ts';
 import { API_ROUTES } from '#functions/service-functions.ts';
 import { parseCommandLine } from '#infra/command-line.ts';
 
@@ -17,6 +25,13 @@ function fail(message: string): never {
 const { values } = parseCommandLine({ out: { type: 'string', short: 'o' } }, USAGE, fail, {
   positionals: false,
 });
-const text = `${JSON.stringify(buildOpenApiDocument(API_ROUTES), null, 2)}\n`;
+let settings: RequestSettings;
+try {
+  settings = readEnvironment(REQUEST_SETTINGS);
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  fail(error.message);
+}
+const text = `${JSON.stringify(buildOpenApiDocument(API_ROUTES, settings), null, 2)}\n`;
 if (values.out === undefined) process.stdout.write(text);
 else await writeFile(values.out, text);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import * as prettier from 'prettier';
 import { API_ROUTES } from '#functions/service-functions.ts';
 import { buildOpenApiDocument } from '#shared/openapi/openapi-document.ts';
+import { requestSettingDefaults } from '#shared/config/environment.ts';
 import { typesOf } from '../../examples/typescript/generate-types.ts';
 import { REPOSITORY_ROOT } from '../local/stage/data-folder.ts';
 import { endpointTable } from './endpoint-table.ts';
@@ -41,10 +42,13 @@ const RENDERINGS: readonly Rendering[] = [
   },
   {
     file: 'examples/typescript/file-service.d.ts',
-    // As `npm run openapi` writes the document, and the generator reads it.
+    // As `npm run openapi` writes the document (at the settings' defaults), and the
+    // generator reads it.
     whole: () =>
       typesOf(
-        JSON.parse(JSON.stringify(buildOpenApiDocument(API_ROUTES))) as Record<string, unknown>,
+        JSON.parse(
+          JSON.stringify(buildOpenApiDocument(API_ROUTES, requestSettingDefaults())),
+        ) as Record<string, unknown>,
       ),
   },
 ];

@@ -25,6 +25,12 @@ interface VariableRole {
   readonly source: 'setting' | 'default' | 'resource' | 'stage';
   /** The local stage reads it from its own environment (`npm start`, SAM's env file). */
   readonly local?: true;
+  /**
+   * It bounds a request field (shared/http/setting-bound-fields.ts): each function whose
+   * request has the field reads it, and so does the one that serves the OpenAPI document,
+   * which states its value. It needs a default, which the fields are declared with.
+   */
+  readonly judgesRequests?: true;
 }
 
 const variable = <const S extends z.ZodType, const R extends VariableRole>(schema: S, role: R) => ({
@@ -225,6 +231,8 @@ export type DefaultVariable = NamesWhere<{ readonly source: 'default' }>;
 type ResourceVariable = NamesWhere<{ readonly source: 'resource' }>;
 /** The variables the local stage reads from its own environment. */
 export type LocalVariable = NamesWhere<{ readonly local: true }>;
+/** The settings that bound a request field, and so judge requests (`judgesRequests`). */
+export type RequestSetting = NamesWhere<{ readonly judgesRequests: true }>;
 /** The variables that have a default: every one but those the stage must name. */
 type DefaultedVariable = {
   [K in EnvironmentName]: Variables[K]['schema'] extends z.ZodDefault ? K : never;
@@ -250,6 +258,10 @@ export type StorageLimitSetting = (typeof STORAGE_LIMIT_SETTINGS)[number];
 export const SETTING_VARIABLES = namesWhere<SettingVariable>((role) => role.source === 'setting');
 export const DEFAULT_VARIABLES = namesWhere<DefaultVariable>((role) => role.source === 'default');
 export const LOCAL_VARIABLES = namesWhere<LocalVariable>((role) => role.local === true);
+export const REQUEST_SETTINGS = namesWhere<RequestSetting>((role) => role.judgesRequests === true);
+
+/** The values of the settings that judge requests. */
+export type RequestSettings = { readonly [K in RequestSetting]: Environment[K] };
 
 /** `MAX_BYTES_PER_USER` as a stage setting's name: `maxBytesPerUser`. */
 export type SettingName<K extends string> = K extends `${infer Head}_${infer Tail}`
@@ -274,6 +286,16 @@ export function variableDefaults(): Pick<Environment, DefaultedVariable> {
     if (parsed.success) values[name as EnvironmentName] = parsed.data;
   }
   return values as Pick<Environment, DefaultedVariable>;
+}
+
+/**
+ * The settings that judge requests at their defaults (among the other defaults): what a
+ * request field they bound is declared with. Only a variable with a default may judge
+ * requests: this does not compile otherwise.
+ */
+export function requestSettingDefaults(): RequestSettings {
+  const defaults: RequestSettings = variableDefaults();
+  return defaults;
 }
 
 /** A variable's one description: what it means, and its rule in words. */

@@ -3,7 +3,8 @@
  * routes and their documentation, its sizing, the resources it may reach with exactly the
  * calls its code makes, and the plain settings it reads. Its environment follows from these:
  * a resource brings the variable that names it, a route behind the authorizer the caller's
- * claim, so a grant without its variable, or a variable without its grant, cannot be written.
+ * claim, a route whose request holds a field a setting bounds that setting, so a grant without
+ * its variable, or a variable without its grant, cannot be written.
  * Data and types only: the CDK stack, the local stage and the docs read the same declaration.
  */
 import {
@@ -15,6 +16,7 @@ import {
 import type { ApiOperation } from '../api/operation.ts';
 import type { HttpMethod } from '../api/routes.ts';
 import type { EnvironmentName } from '../config/environment.ts';
+import { settingsJudging, type SettingsJudging } from '../http/setting-bound-fields.ts';
 
 /** DynamoDB item actions, as IAM names them. A transaction needs the action of each item. */
 export type ItemAction =
@@ -183,15 +185,27 @@ type ResourceVariablesOf<S> = {
 
 type SettingsOf<S> = S extends { readonly settings?: infer Settings } ? ElementOf<Settings> : never;
 
+type JudgingRoute<Route> = Route extends { readonly operation: { readonly request: infer R } }
+  ? SettingsJudging<R>
+  : never;
+
+/** The settings that bound a field of one of its routes' requests. */
+type JudgingOf<S> = S extends { readonly routes?: infer Routes }
+  ? JudgingRoute<ElementOf<Routes>>
+  : never;
+
 /** The variables a declaration brings, as types: what its Lambda entry may read. */
-type VariablesOf<S> = CallerOf<S> | ResourceVariablesOf<S> | SettingsOf<S>;
+type VariablesOf<S> = CallerOf<S> | ResourceVariablesOf<S> | SettingsOf<S> | JudgingOf<S>;
 
 export type FunctionDeclaration<S extends FunctionSpec = FunctionSpec> = S & {
   /** Exactly what the function reads: its entry reads these, the stack sets these. */
   readonly variables: readonly VariablesOf<S>[];
 };
 
-/** The variables a spec brings, in a stable order: the caller's, the resources', the settings. */
+/**
+ * The variables a spec brings, in a stable order: the caller's, the resources', the settings,
+ * then those that judge its requests.
+ */
 function variablesOf(spec: FunctionSpec): EnvironmentName[] {
   const caller: EnvironmentName[] = spec.routes?.some((route) => route.auth === 'jwt')
     ? [CALLER_VARIABLE]
@@ -199,7 +213,8 @@ function variablesOf(spec: FunctionSpec): EnvironmentName[] {
   const resources: EnvironmentName[] = RESOURCE_NAMES.filter(
     (name) => spec[name] !== undefined,
   ).map((name) => RESOURCE_VARIABLES[name]);
-  return [...caller, ...resources, ...(spec.settings ?? [])];
+  const judging = (spec.routes ?? []).flatMap((route) => settingsJudging(route.operation.request));
+  return [...new Set([...caller, ...resources, ...(spec.settings ?? []), ...judging])];
 }
 
 /** A function's declaration, with the variables it reads derived from what it declares. */

@@ -14,6 +14,8 @@ import {
   toPydanticErrors,
 } from './fastapi/pydantic-errors.ts';
 import type { ApiResult } from './responses.ts';
+import { requestSchemasFor } from './setting-bound-fields.ts';
+import type { HandlerSettings } from '../config/environment.ts';
 
 /**
  * Reads a form body into its fields. Passed in by the one handler that takes a form, so the
@@ -82,16 +84,21 @@ function checkForm(schema: z.ZodType, form: Record<string, unknown>, errors: Pyd
 /**
  * Validates path, query and body (JSON or form) against zod schemas and reports every
  * failure at once, in FastAPI's order (path, query, header, body), as its 422 body. A body that
- * cannot be parsed at all fails before anything else, as it does in FastAPI.
+ * cannot be parsed at all fails before anything else, as it does in FastAPI. A field that a
+ * stage setting bounds (shared/http/setting-bound-fields.ts) takes its value from `settings`,
+ * the handler's own: its function reads every setting that judges its request.
  */
 export function validateRequest<const S extends RequestSchemas>(
-  schemas: S,
+  request: S,
+  settings: Readonly<Partial<HandlerSettings>>,
   options: { readonly readForm?: FormReader } = {},
 ): MiddlewareObj<ApiEvent & { input: ValidatedInput<S> }, ApiResult> {
   const { readForm } = options;
-  if ((schemas.form === undefined) !== (readForm === undefined)) {
+  if ((request.form === undefined) !== (readForm === undefined)) {
     throw new Error('A form schema and a form reader go together');
   }
+  // Once per container: the request as this stage's settings bound it.
+  const schemas: RequestSchemas = requestSchemasFor(settings)(request);
   // Once per container: the largest body a valid request of this route can have.
   const bodyLimit = schemas.body === undefined ? undefined : jsonBodyLimit(schemas.body);
   return {

@@ -15,6 +15,8 @@ import {
   GatewayMessageSchema,
   HttpErrorSchema,
 } from '../http/error-bodies.ts';
+import { requestSchemasFor } from '../http/setting-bound-fields.ts';
+import type { RequestSettings } from '../config/environment.ts';
 
 /** FastAPI's name for its bearer scheme, which generated clients may already use. */
 const BEARER_SCHEME = 'HTTPBearer';
@@ -244,17 +246,21 @@ function toOperationObject(route: ApiRoute, operation: ApiOperation): ZodOpenApi
 
 /**
  * The service's OpenAPI 3.1 document, generated from the routes (their functions' declarations,
- * in their order) and the zod schemas the handlers validate with. GET /openapi.json serves it;
- * the contract check holds every e2e response against it.
+ * in their order) and the zod schemas the handlers validate with, each request as the stage's
+ * `settings` bound it. GET /openapi.json serves it; the contract check holds every e2e
+ * response against it.
  */
 export function buildOpenApiDocument(
   routes: readonly DocumentedRoute[],
+  settings: RequestSettings,
 ): ReturnType<typeof createDocument> {
+  const judged = requestSchemasFor(settings);
   const paths: ZodOpenApiPathsObject = {};
   for (const route of routes) {
+    const operation = { ...route.operation, request: judged(route.operation.request) };
     paths[route.path] = {
       ...paths[route.path],
-      [route.method.toLowerCase()]: toOperationObject(route, route.operation),
+      [route.method.toLowerCase()]: toOperationObject(route, operation),
     };
   }
   const document: ZodOpenApiObject = {

@@ -5,6 +5,7 @@ import { DOCS_CONTENT_SECURITY_POLICY } from '#shared/docs/docs-page.ts';
 import { SWAGGER_UI_ASSETS } from '#shared/docs/swagger-ui-assets.ts';
 import { API_ROUTES } from '#functions/service-functions.ts';
 import { buildOpenApiDocument } from '#shared/openapi/openapi-document.ts';
+import { requestSettingDefaults } from '#shared/config/environment.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 import { NOT_FOUND } from '#test/support/fastapi-bodies.ts';
 
@@ -21,7 +22,7 @@ describe('GET /openapi.json', () => {
       expect(response.headers.get('content-type')).toBe('application/json');
       expect(response.headers.get('cache-control')).toBe('public, max-age=300');
       expect(await response.json()).toEqual(
-        JSON.parse(JSON.stringify(buildOpenApiDocument(API_ROUTES))),
+        JSON.parse(JSON.stringify(buildOpenApiDocument(API_ROUTES, requestSettingDefaults()))),
       );
     }
     expect(await stage().stored()).toEqual(stored);

@@ -3,6 +3,7 @@
  * document GET /openapi.json serves (see `openapi-contract.ts`).
  */
 import { buildOpenApiDocument } from '#shared/openapi/openapi-document.ts';
+import { requestSettingDefaults } from '#shared/config/environment.ts';
 import {
   type ObservedResponse,
   type OpenApiDocument,
@@ -11,7 +12,9 @@ import {
 import { API_ROUTES } from '#functions/service-functions.ts';
 
 export const serviceContract = openApiContract(
-  JSON.parse(JSON.stringify(buildOpenApiDocument(API_ROUTES))) as OpenApiDocument,
+  JSON.parse(
+    JSON.stringify(buildOpenApiDocument(API_ROUTES, requestSettingDefaults())),
+  ) as OpenApiDocument,
 );
 
 /** For a stage in another process (`npm start`): a response the test received. */

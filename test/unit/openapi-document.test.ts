@@ -5,8 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { API_OPERATIONS, API_ROUTES, type RouteKey } from '#functions/service-functions.ts';
 import { routeKey } from '#shared/api/routes.ts';
 import { buildOpenApiDocument } from '#shared/openapi/openapi-document.ts';
+import { requestSettingDefaults } from '#shared/config/environment.ts';
 
-const document = buildOpenApiDocument(API_ROUTES);
+const document = buildOpenApiDocument(API_ROUTES, requestSettingDefaults());
 
 interface MediaType {
   readonly schema?: unknown;

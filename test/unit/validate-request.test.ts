@@ -27,7 +27,7 @@ const schemas = {
 
 const handler = middy<ApiEvent, ApiResult>()
   .use(httpApi())
-  .use(validateRequest(schemas))
+  .use(validateRequest(schemas, {}))
   .handler<ApiEvent, ApiResult>(({ input }) => jsonResponse(200, input));
 
 async function call(options: Parameters<typeof apiEvent>[0]) {
