@@ -328,7 +328,7 @@ export interface components {
         /** @enum {string} */
         FileType: "deck" | "financials" | "raw_data" | "snapshot" | "full" | "mini" | "nano" | "other";
         DirectUploadRequest: {
-            /** @description Name of the file, including its extension; kept exactly as given */
+            /** @description Name of the file, including its extension; kept exactly as given; at most 1020 bytes in UTF-8 */
             name: string;
             type: components["schemas"]["FileType"];
             /** @description Size in bytes the client will upload: S3 takes 1 byte up to it, and it is reserved against your storage quota until the upload ends */
@@ -341,7 +341,7 @@ export interface components {
         UserFileUpdate: {
             /** @description true archives the file, false brings it back */
             is_archived?: boolean;
-            /** @description Name of the file, including its extension; kept exactly as given */
+            /** @description Name of the file, including its extension; kept exactly as given; at most 1020 bytes in UTF-8 */
             name?: string;
         };
         NotifySubmissionRequest: {
@@ -724,7 +724,7 @@ export interface operations {
                 "multipart/form-data": {
                     /** Format: binary */
                     file: Blob;
-                    /** @description Name of the file, including its extension; kept exactly as given */
+                    /** @description Name of the file, including its extension; kept exactly as given; at most 1020 bytes in UTF-8 */
                     name: string;
                     /** @description Category of the file */
                     type: components["schemas"]["FileType"];

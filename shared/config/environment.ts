@@ -207,6 +207,22 @@ const VARIABLES = {
       ),
     { source: 'setting', local: true },
   ),
+  // A file name's bytes, beside its 255 characters (shared/user-files/upload-limits.ts). The
+  // default is the most those can take, 255 of 4 bytes: what the recorded FastAPI answers
+  // accept at most (255 × U+1F4C4), so it refuses none of them. A name travels in a direct
+  // upload's signed S3 metadata, which S3 holds to 2 KB in all.
+  MAX_FILE_NAME_BYTES: variable(
+    z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(1020)
+      .default(1020)
+      .describe(
+        "Bytes a file's name may take in UTF-8 (upload, direct upload, rename), 1 to 1,020 (255 characters of 4 bytes); a longer one gets `422`",
+      ),
+    { source: 'setting', local: true, judgesRequests: true },
+  ),
 } as const;
 
 type Variables = typeof VARIABLES;

@@ -1,10 +1,19 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as z from 'zod';
+import { API_ROUTES, SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
+import { requestSettingDefaults } from '#shared/config/environment.ts';
 import {
   requestSchemasFor,
   settingBoundField,
   settingsJudging,
+  type SettingsJudging,
 } from '#shared/http/setting-bound-fields.ts';
+import { startDirectUploadRequest } from '#shared/direct-uploads/api/direct-upload.ts';
+import { listUserFilesRequest } from '#shared/user-files/api/user-file.ts';
+import { updateUserFileRequest } from '#shared/user-files/api/user-file-update.ts';
+import { uploadUserFileRequest } from '#shared/user-files/api/user-file-upload.ts';
+import type { RequestSchemas } from '#shared/http/validate-request.ts';
+import { settingVariables, stageConfig } from '#infra/stages.ts';
 
 // A field built again for each stage (by no setting here: the builder's work is what is seen).
 const Bounded = settingBoundField([], () => z.string().max(3).describe('Three at most'));
@@ -52,5 +61,64 @@ describe('request fields a stage setting bounds', () => {
 
   it('names no setting for a request that holds no bounded field', () => {
     expect(settingsJudging({ path: Plain, body: z.object({ note: z.string() }) })).toEqual([]);
+  });
+});
+
+describe('MAX_FILE_NAME_BYTES, the file name a request carries', () => {
+  const names: readonly RequestSchemas[] = [
+    uploadUserFileRequest,
+    startDirectUploadRequest,
+    updateUserFileRequest,
+  ];
+
+  it('judges the three requests that carry a name, and their functions read it', () => {
+    for (const request of names) expect(settingsJudging(request)).toEqual(['MAX_FILE_NAME_BYTES']);
+    expectTypeOf<
+      SettingsJudging<typeof updateUserFileRequest>
+    >().toEqualTypeOf<'MAX_FILE_NAME_BYTES'>();
+    expectTypeOf<SettingsJudging<typeof listUserFilesRequest>>().toBeNever();
+    const judged = API_ROUTES.filter(
+      (route) => settingsJudging(route.operation.request).length > 0,
+    );
+    expect(judged.map((route) => route.functionId)).toEqual([
+      'UploadUserFile',
+      'StartDirectUpload',
+      'UpdateUserFile',
+    ]);
+    // The document states it, so the function that serves the document reads it too.
+    const reading = SERVICE_FUNCTIONS.filter((fn) =>
+      (fn.variables as readonly string[]).includes('MAX_FILE_NAME_BYTES'),
+    );
+    expect(reading.map((fn) => fn.id)).toEqual([
+      'UploadUserFile',
+      'StartDirectUpload',
+      'UpdateUserFile',
+      'OpenApiDocument',
+    ]);
+  });
+
+  it('is a stage setting, maxFileNameBytes, that the stack hands those functions', () => {
+    const stage = (values: Record<string, unknown>) =>
+      stageConfig((key) => ({ stage: 'local', ...values })[key]);
+    expect(settingVariables(stage({})).MAX_FILE_NAME_BYTES).toBe('1020');
+    expect(settingVariables(stage({ maxFileNameBytes: '600' })).MAX_FILE_NAME_BYTES).toBe('600');
+    expect(() => stage({ maxFileNameBytes: '0' })).toThrow(/maxFileNameBytes .* \(got "0"\)/);
+    expect(() => stage({ maxFileNameBytes: '1021' })).toThrow(/maxFileNameBytes .* \(got "1021"\)/);
+  });
+
+  it('bounds every name the same within a stage, and each stage by its own value', () => {
+    const at = (limit: number) =>
+      requestSchemasFor({ ...requestSettingDefaults(), MAX_FILE_NAME_BYTES: limit });
+    const fourBytes = '\u{1F4C4}'.repeat(10);
+    for (const request of names) {
+      const name = (limit: number) => {
+        const judged = at(limit)(request);
+        const fields = (judged.body ?? judged.form) as z.ZodObject;
+        return fields.shape.name as z.ZodType;
+      };
+      expect(name(40).safeParse(fourBytes).success).toBe(true);
+      expect(name(39).safeParse(fourBytes).success).toBe(false);
+      expect(name(1020).safeParse('\u{1F4C4}'.repeat(255)).success).toBe(true);
+    }
   });
 });
