@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { patient } from './test/support/patience.ts';
 
-const emulators = './test/support/emulators.global-setup.ts';
+const standIns = './test/support/stand-ins.global-setup.ts';
 
 /*
  * Node's compile cache for every process of the run, inherited from here: the workers and
@@ -80,7 +80,7 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           isolate: false,
-          globalSetup: [emulators],
+          globalSetup: [standIns],
           testTimeout: patient(60_000),
         },
       },
@@ -90,7 +90,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           isolate: false,
-          globalSetup: [emulators],
+          globalSetup: [standIns],
           testTimeout: patient(120_000),
           hookTimeout: patient(120_000),
         },
@@ -101,7 +101,7 @@ export default defineConfig({
           // The handlers' EMF lines: metrics on, in a module graph of its own.
           name: 'observability',
           include: ['test/observability/**/*.test.ts'],
-          globalSetup: [emulators],
+          globalSetup: [standIns],
           // On demand, as Lambda sets it: the stage's first invocation is then a cold start.
           env: {
             POWERTOOLS_METRICS_DISABLED: 'false',
@@ -119,7 +119,7 @@ export default defineConfig({
           // The recorded FastAPI reference's answers, replayed against the local stage.
           name: 'parity',
           include: ['test/oracle/**/*.test.ts'],
-          globalSetup: [emulators],
+          globalSetup: [standIns],
           testTimeout: patient(240_000),
           hookTimeout: patient(120_000),
         },
@@ -129,7 +129,7 @@ export default defineConfig({
         test: {
           name: 'hardening',
           include: ['test/hardening/**/*.test.ts'],
-          globalSetup: [emulators],
+          globalSetup: [standIns],
           // One file at a time: the load's zero errors and the faults' timing hold on two
           // cores only without the fuzzer beside them.
           fileParallelism: false,

@@ -176,8 +176,8 @@ export const API_AUDIENCE = 'file-service-api';
 
 /**
  * The issuer the local stage's template trusts: the local stage's own identity provider
- * (infra/local/identity-provider.ts issues its tokens for this issuer and `API_AUDIENCE`).
- * Written here, not imported: the config of deployed stages takes nothing from the emulators.
+ * (infra/local/gateway/identity-provider.ts issues its tokens for this issuer and `API_AUDIENCE`).
+ * Written here, not imported: the config of deployed stages takes nothing from the local stage.
  */
 export const LOCAL_STAGE_ISSUER = 'https://local-idp.file-service.invalid/';
 

@@ -22,7 +22,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { LOCAL_CREDENTIALS } from '#infra/local/stage/emulators.ts';
+import { LOCAL_CREDENTIALS } from '#infra/local/stage/stand-ins.ts';
 import { startDynamoDbLocal } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { loadIdentityProvider } from '#infra/local/gateway/identity-provider.ts';
 import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
@@ -120,8 +120,8 @@ export async function runBench(parts: ReadonlySet<BenchPart>): Promise<number> {
       console.log(digests.report);
       figures.push(...digests.figures);
     }
-    const onEmulators: readonly BenchPart[] = ['tokens', 'listing', 'uploads', 'refusals', 'load'];
-    if (onEmulators.some(runs)) {
+    const onStandIns: readonly BenchPart[] = ['tokens', 'listing', 'uploads', 'refusals', 'load'];
+    if (onStandIns.some(runs)) {
       const dynamodb = await startDynamoDbLocal();
       try {
         const s3Process = await startProcess('object-store-process.ts', [join(workDir, 's3')]);

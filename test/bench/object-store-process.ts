@@ -3,7 +3,7 @@
  * client nor the stage shares its thread. Prints its endpoint and secret (to the bench, over
  * a pipe), then serves until SIGTERM.
  */
-import { startObjectStore } from '#infra/local/stage/emulators.ts';
+import { startObjectStore } from '#infra/local/stage/stand-ins.ts';
 
 const [directory] = process.argv.slice(2);
 if (directory === undefined) throw new Error('usage: object-store-process.ts <directory>');

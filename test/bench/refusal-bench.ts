@@ -18,7 +18,7 @@ import {
   LOCAL_CREDENTIALS,
   LOCAL_REGION,
   s3ClientOptions,
-} from '#infra/local/stage/emulators.ts';
+} from '#infra/local/stage/stand-ins.ts';
 import { S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
 import { DynamoDirectUploadRepository } from '#shared/direct-uploads/adapters/dynamo-direct-upload-repository.ts';
 import {

@@ -1,5 +1,5 @@
 /**
- * The local stage alone in a process of its own, on the bench's emulators, so that the
+ * The local stage alone in a process of its own, on the bench's stand-ins, so that the
  * bench can read this process's memory and nothing else's. Prints its URL, then serves
  * until SIGTERM.
  */
@@ -7,7 +7,7 @@
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 process.env.POWERTOOLS_METRICS_NAMESPACE ??= 'FileService/local';
 const { startLocalStage } = await import('#infra/local/stage/local-stage.ts');
-const { LOCAL_CREDENTIALS } = await import('#infra/local/stage/emulators.ts');
+const { LOCAL_CREDENTIALS } = await import('#infra/local/stage/stand-ins.ts');
 
 const [dataDir, dynamodbEndpoint, s3Endpoint] = process.argv.slice(2);
 // The object store's secret, from the bench: in the environment, not on a command line.
@@ -25,7 +25,7 @@ if (
 const stage = await startLocalStage({
   dataDir,
   port: 0,
-  emulators: {
+  standIns: {
     dynamodbEndpoint,
     s3Endpoint,
     s3Credentials: { accessKeyId: LOCAL_CREDENTIALS.accessKeyId, secretAccessKey },

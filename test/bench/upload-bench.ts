@@ -9,7 +9,7 @@ import type { Credentials } from '#infra/local/sigv4-check.ts';
 import { request as httpRequest } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { ensureBucket, LOCAL_REGION, s3ClientOptions } from '#infra/local/stage/emulators.ts';
+import { ensureBucket, LOCAL_REGION, s3ClientOptions } from '#infra/local/stage/stand-ins.ts';
 import { LOCAL_BUCKET } from '#infra/local/stage/local-stage.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 import { type Figure, figureLine, FIGURE_HEADER, median, spreadOf, timed } from './figures.ts';

@@ -18,7 +18,7 @@ import {
   LOCAL_CREDENTIALS,
   LOCAL_REGION,
   s3ClientOptions,
-} from '#infra/local/stage/emulators.ts';
+} from '#infra/local/stage/stand-ins.ts';
 import { LOCAL_BUCKET } from '#infra/local/stage/local-stage.ts';
 import { DynamoBlockIdAllocator } from '#shared/storage/dynamo-block-id-allocator.ts';
 import { DynamoUsageLedger } from '#shared/usage/adapters/dynamo-usage-ledger.ts';

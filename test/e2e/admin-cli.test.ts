@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '#infra/admin/run-admin.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/emulators.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/stand-ins.ts';
 import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import { stageRecordOf } from '#infra/local/stage/stage-lock.ts';
 import { dealFileObjectKey, userFileObjectKey } from '#shared/storage/keys.ts';

@@ -10,7 +10,7 @@ import { toNotificationItem } from '#shared/notifications/adapters/dynamo-notifi
 import { toUserFileItem } from '#shared/storage/file-items.ts';
 import type { UserFileBody } from '#test/support/fastapi-bodies.ts';
 import { uploadForm } from '#test/support/multipart.ts';
-import { emulatorClients, useTestStage } from '#test/support/test-stage.ts';
+import { standInClients, useTestStage } from '#test/support/test-stage.ts';
 
 const stage = useTestStage();
 
@@ -126,7 +126,7 @@ describe('npm run admin -- reconcile', () => {
     await upload(40, 'the second file');
     const bytes = (sizes[0] ?? 0) + (sizes[1] ?? 0);
     // Drift: the usage says five files more than the user holds.
-    const { dynamodb } = emulatorClients();
+    const { dynamodb } = standInClients();
     await dynamodb.send(
       new UpdateCommand({
         TableName: stage().tableName,

@@ -13,7 +13,7 @@ import { expectRefused } from '#test/support/expect-refused.ts';
 import type { DirectUploadTicket } from '#test/support/fastapi-bodies.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 import { postToSignedForm } from '#test/support/signed-form.ts';
-import { emulatorClients, useTestStage } from '#test/support/test-stage.ts';
+import { standInClients, useTestStage } from '#test/support/test-stage.ts';
 
 const stage = useTestStage();
 
@@ -163,7 +163,7 @@ describe('npm run admin -- user erase, while the user uploads', () => {
 
   it('takes, in its last pass, what a request under way wrote while it waited', async () => {
     const user = 4300;
-    const { dynamodb } = emulatorClients();
+    const { dynamodb } = standInClients();
     const { tableName, bucket, s3 } = stage();
     // What an idempotent upload that began before the erasure saves as it ends.
     const saved = {

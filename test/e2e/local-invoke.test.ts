@@ -1,7 +1,7 @@
 /**
  * `npm run event` and `npm run invoke` against a running local stage: an event made by the
  * one, piped into the other (as processes, through npm, once; in this process otherwise), runs
- * the stage's own function on its emulators and queues. The stage here takes the run's object store, so S3 events reach the finalizer only when
+ * the stage's own function on its stand-ins and queues. The stage here takes the run's object store, so S3 events reach the finalizer only when
  * invoked by hand, as these tests do.
  */
 import { execFile } from 'node:child_process';
@@ -14,7 +14,7 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/emulators.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/stand-ins.ts';
 import { createLambdaInvokeApi } from '#infra/local/lambda/lambda-invoke-api.ts';
 import { chatLogFile, type LocalStage, startLocalStage } from '#infra/local/stage/local-stage.ts';
 import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
@@ -26,7 +26,7 @@ import type { DirectUploadTicket } from '#test/support/fastapi-bodies.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 import { postToSignedForm } from '#test/support/signed-form.ts';
 import { patient } from '#test/support/patience.ts';
-import { emulatorClients } from '#test/support/test-stage.ts';
+import { standInClients } from '#test/support/test-stage.ts';
 import { stageCredentials } from '#infra/local/stage-credentials.ts';
 import { LAMBDA_MAX_REQUEST_BYTES } from '#infra/local/gateway/platform-limits.ts';
 import type { Credentials } from '#infra/local/sigv4-check.ts';
@@ -40,14 +40,14 @@ let dataDir: string;
 let scratch: string;
 
 beforeAll(async () => {
-  const { dynamodbEndpoint, s3Endpoint, s3Credentials } = inject('emulators');
+  const { dynamodbEndpoint, s3Endpoint, s3Credentials } = inject('standIns');
   dataDir = await mkdtemp(join(tmpdir(), 'local-invoke-'));
   scratch = await mkdtemp(join(tmpdir(), 'local-invoke-none-'));
   const suffix = Math.random().toString(36).slice(2, 10);
   stage = await startLocalStage({
     dataDir,
     port: 0,
-    emulators: { dynamodbEndpoint, s3Endpoint, s3Credentials },
+    standIns: { dynamodbEndpoint, s3Endpoint, s3Credentials },
     tableName: `invoke-${suffix}`,
     bucket: `invoke-${suffix}`,
   });
@@ -342,7 +342,7 @@ describe("the stage's Invoke API, as Lambda answers", () => {
 describe('the local Invoke API runs a function only for a signed request from no web page', () => {
   const owner = 7011;
   const fileId = 4;
-  const { dynamodb, s3 } = emulatorClients();
+  const { dynamodb, s3 } = standInClients();
   const key = { PK: `USER#${String(owner)}`, SK: `FILE#${String(fileId)}` };
   /** The event of another user's DELETE, claims and all: what an attacker would send. */
   const deleteEvent = JSON.stringify({

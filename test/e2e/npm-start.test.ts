@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { freePort } from '#infra/local/stage/listening.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/emulators.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/stand-ins.ts';
 import { LOCAL_TABLE } from '#infra/local/stage/local-stage.ts';
 import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import { readStageRecord, type StageRecord } from '#infra/local/stage/stage-lock.ts';

@@ -16,7 +16,7 @@ import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, s3ClientOptions } from '#infra/local/stage/emulators.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, s3ClientOptions } from '#infra/local/stage/stand-ins.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import type { DirectUploadTicket, UserFileBody } from '#test/support/fastapi-bodies.ts';
 import { multipartBody, uploadForm } from '#test/support/multipart.ts';

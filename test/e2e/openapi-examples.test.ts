@@ -46,7 +46,7 @@ const proxies = () => {
   if (dynamodb === undefined || s3 === undefined) throw new Error('The stage starts first');
   return { dynamodb, s3 };
 };
-/** Handler → faults → holds → emulator: a call can fail as AWS fails, or wait. */
+/** Handler → faults → holds → stand-in: a call can fail as AWS fails, or wait. */
 const inFront = async (real: string) => {
   const holds = await startHoldingProxy(real);
   return { holds, faults: await startFaultProxy(holds.url) };

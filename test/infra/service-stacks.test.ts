@@ -818,7 +818,7 @@ describe('the data stack', () => {
             'POWERTOOLS_LOG_LEVEL',
             'POWERTOOLS_METRICS_NAMESPACE',
             'NODE_OPTIONS',
-            // The local template also points the SDK at the emulators, for SAM CLI.
+            // The local template also points the SDK at the stand-ins, for SAM CLI.
             ...(name === 'local' ? localSdkVariables(declarationOf(id)) : []),
           ].sort(),
         );

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBucket } from '#infra/local/stage/emulators.ts';
+import { ensureBucket } from '#infra/local/stage/stand-ins.ts';
 import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { batchGetAll } from '#shared/storage/aws/batch-get.ts';
 import { S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
@@ -31,9 +31,9 @@ import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { dealFile } from '#test/support/deal-fixtures.ts';
 import { failing, storedIn } from '#test/support/faults.ts';
 import { putItems } from '#test/support/put-items.ts';
-import { emulatorClients } from '#test/support/test-stage.ts';
+import { standInClients } from '#test/support/test-stage.ts';
 
-const { dynamodb, s3, dynamodbEndpoint, s3Endpoint, s3Credentials } = emulatorClients();
+const { dynamodb, s3, dynamodbEndpoint, s3Endpoint, s3Credentials } = standInClients();
 const name = `deal-faults-${randomUUID().slice(0, 8)}`;
 const stored = () => storedIn(dynamodb, s3, name);
 

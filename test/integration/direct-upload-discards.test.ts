@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ensureBucket } from '#infra/local/stage/emulators.ts';
+import { ensureBucket } from '#infra/local/stage/stand-ins.ts';
 import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { DynamoBlockIdAllocator } from '#shared/storage/dynamo-block-id-allocator.ts';
 import { DynamoDirectUploadRepository } from '#shared/direct-uploads/adapters/dynamo-direct-upload-repository.ts';
@@ -19,9 +19,9 @@ import {
 import { startDirectUpload } from '#shared/direct-uploads/start-direct-upload.ts';
 import { logger } from '#shared/logger.ts';
 import { storedIn } from '#test/support/faults.ts';
-import { emulatorClients } from '#test/support/test-stage.ts';
+import { standInClients } from '#test/support/test-stage.ts';
 
-const { dynamodb, s3, dynamodbEndpoint, s3Endpoint, s3Credentials } = emulatorClients();
+const { dynamodb, s3, dynamodbEndpoint, s3Endpoint, s3Credentials } = standInClients();
 const name = `discards-${randomUUID().slice(0, 8)}`;
 const fileIds = new DynamoBlockIdAllocator(dynamodb, name, { sequence: 'file', blockSize: 10 });
 const blobs = new S3BlobStore(s3, name);

@@ -5,9 +5,9 @@ import { DynamoUserFileRepository } from '#shared/user-files/adapters/dynamo-use
 import { toUserFileItem } from '#shared/storage/file-items.ts';
 import type { UserFile } from '#shared/user-files/user-file.ts';
 import { putItems } from '#test/support/put-items.ts';
-import { emulatorClients } from '#test/support/test-stage.ts';
+import { standInClients } from '#test/support/test-stage.ts';
 
-const { dynamodb, dynamodbEndpoint } = emulatorClients();
+const { dynamodb, dynamodbEndpoint } = standInClients();
 const tableName = `repo-${randomUUID().slice(0, 8)}`;
 let queries = 0;
 dynamodb.middlewareStack.add(

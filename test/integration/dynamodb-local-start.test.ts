@@ -15,8 +15,8 @@ import { connect, type AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { CreateTableCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { RunningEmulator } from '#infra/local/stage/emulators.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/emulators.ts';
+import type { RunningStandIn } from '#infra/local/stage/stand-ins.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/stand-ins.ts';
 import { DYNAMODB_LOCAL_HEAP, startDynamoDbLocal } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { patient } from '#test/support/patience.ts';
 
@@ -26,9 +26,9 @@ const squatter = createServer((_request, response) => {
 });
 let taken: number;
 /** The global setup's, started with the defaults, as the local stage starts it. */
-const loopback = { endpoint: inject('emulators').dynamodbEndpoint };
+const loopback = { endpoint: inject('standIns').dynamodbEndpoint };
 /** One of this file's own, whose process it can read. */
-let started: RunningEmulator;
+let started: RunningStandIn;
 beforeAll(async () => {
   await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
   taken = (squatter.address() as AddressInfo).port;
@@ -39,7 +39,7 @@ afterAll(async () => {
   await started.stop();
 });
 
-const portOf = (emulator: { endpoint: string }) => Number(new URL(emulator.endpoint).port);
+const portOf = (standIn: { endpoint: string }) => Number(new URL(standIn.endpoint).port);
 
 /** This machine's addresses other than loopback; link-local IPv6 ones with their interface. */
 const otherAddresses = Object.entries(networkInterfaces()).flatMap(([name, addresses]) =>

@@ -24,10 +24,10 @@ import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { patient } from '#test/support/patience.ts';
 import { answerLost, failing } from '#test/support/faults.ts';
 import { putItems } from '#test/support/put-items.ts';
-import { emulatorClients } from '#test/support/test-stage.ts';
+import { standInClients } from '#test/support/test-stage.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
 
-const { dynamodb, dynamodbEndpoint } = emulatorClients();
+const { dynamodb, dynamodbEndpoint } = standInClients();
 const name = `notify-${randomUUID().slice(0, 8)}`;
 const notifications = new DynamoNotificationRepository(dynamodb, name);
 const files = new DynamoUserFileRepository(dynamodb, name);

@@ -13,7 +13,7 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import type { RunningObjectStore } from '#infra/local/stage/emulators.ts';
+import type { RunningObjectStore } from '#infra/local/stage/stand-ins.ts';
 import { eventually } from '#test/support/eventually.ts';
 import {
   answeredStatus,

@@ -26,7 +26,7 @@ import {
   LOCAL_REGION,
   s3ClientOptions,
   startObjectStore,
-} from '#infra/local/stage/emulators.ts';
+} from '#infra/local/stage/stand-ins.ts';
 import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import type { Credentials } from '#infra/local/sigv4-check.ts';
 import { eventually } from '#test/support/eventually.ts';

@@ -15,10 +15,10 @@ import { chatChannelBucketKey } from '#shared/storage/keys.ts';
 import { SlackWebhookChannel } from '#shared/notifications/adapters/slack-webhook-channel.ts';
 import { CLOUDWATCH_ALARM_NOTIFICATION } from '#test/support/cloudwatch-alarm-notification.ts';
 import { patient } from '#test/support/patience.ts';
-import { emulatorClients } from '#test/support/test-stage.ts';
+import { standInClients } from '#test/support/test-stage.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
 
-const { dynamodb, dynamodbEndpoint } = emulatorClients();
+const { dynamodb, dynamodbEndpoint } = standInClients();
 const table = `alarms-${randomUUID().slice(0, 8)}`;
 const buckets = new DynamoTokenBuckets(dynamodb, table);
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:FileService-production-api-AlarmTopic';

@@ -1,13 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/emulators.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/stand-ins.ts';
 import { parseKeySet, withNewKey } from '#shared/realtime/realtime-key-set.ts';
 import { SecretsManagerKeyStore } from '#shared/realtime/adapters/secrets-manager-key-store.ts';
 
 /**
  * Secrets Manager's JSON protocol, just GetSecretValue and PutSecretValue on one secret: no
- * emulator ships with the project, and these two calls are all the key store makes.
+ * stand-in ships with the project, and these two calls are all the key store makes.
  */
 let server: Server;
 let endpoint: string;

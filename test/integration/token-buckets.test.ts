@@ -11,9 +11,9 @@ import {
   type BucketRule,
   notifyRule,
 } from '#shared/notifications/token-buckets.ts';
-import { emulatorClients } from '#test/support/test-stage.ts';
+import { standInClients } from '#test/support/test-stage.ts';
 
-const { dynamodb, dynamodbEndpoint } = emulatorClients();
+const { dynamodb, dynamodbEndpoint } = standInClients();
 const name = `buckets-${randomUUID().slice(0, 8)}`;
 const buckets = new DynamoTokenBuckets(dynamodb, name);
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ensureBucket, LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/emulators.ts';
+import { ensureBucket, LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/stand-ins.ts';
 import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { localLambdaContext } from '#infra/local/lambda/lambda-context.ts';
 import { idempotentPerKey } from '#shared/http/idempotency-key.ts';
@@ -16,9 +16,9 @@ import { DynamoUsageLedger } from '#shared/usage/adapters/dynamo-usage-ledger.ts
 import { DynamoUserFileRepository } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { uploadUserFile } from '#shared/user-files/upload-user-file.ts';
 import { answerLost, failing, storedIn } from '#test/support/faults.ts';
-import { emulatorClients } from '#test/support/test-stage.ts';
+import { standInClients } from '#test/support/test-stage.ts';
 
-const { dynamodb, s3, dynamodbEndpoint, s3Endpoint, s3Credentials } = emulatorClients();
+const { dynamodb, s3, dynamodbEndpoint, s3Endpoint, s3Credentials } = standInClients();
 const dynamoClient = new DynamoDBClient({
   endpoint: dynamodbEndpoint,
   region: LOCAL_REGION,

@@ -7,15 +7,15 @@ import { randomUUID } from 'node:crypto';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { Context, S3Event } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBucket } from '#infra/local/stage/emulators.ts';
+import { ensureBucket } from '#infra/local/stage/stand-ins.ts';
 import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { apiEvent, bodyOf, lambdaContext } from '#test/support/api-events.ts';
 import { deployedEntryEnvironment } from '#test/support/deployed-entry-environment.ts';
 import { uploadForm } from '#test/support/multipart.ts';
-import { emulatorClients } from '#test/support/test-stage.ts';
+import { standInClients } from '#test/support/test-stage.ts';
 
-const { s3, dynamodbEndpoint, s3Endpoint, s3Credentials } = emulatorClients();
+const { s3, dynamodbEndpoint, s3Endpoint, s3Credentials } = standInClients();
 const name = `lambda-${randomUUID().slice(0, 8)}`;
 
 type Handler = (event: unknown, context: Context) => Promise<ApiResult>;

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBucket } from '#infra/local/stage/emulators.ts';
+import { ensureBucket } from '#infra/local/stage/stand-ins.ts';
 import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
 import { DynamoDirectUploadRepository } from '#shared/direct-uploads/adapters/dynamo-direct-upload-repository.ts';
@@ -27,9 +27,9 @@ import { DynamoUsageLedger } from '#shared/usage/adapters/dynamo-usage-ledger.ts
 import { userUsage } from '#shared/usage/user-usage.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { storedIn } from '#test/support/faults.ts';
-import { emulatorClients } from '#test/support/test-stage.ts';
+import { standInClients } from '#test/support/test-stage.ts';
 
-const { dynamodb, s3, dynamodbEndpoint, s3Endpoint, s3Credentials } = emulatorClients();
+const { dynamodb, s3, dynamodbEndpoint, s3Endpoint, s3Credentials } = standInClients();
 const name = `refusals-${randomUUID().slice(0, 8)}`;
 const blobs = new S3BlobStore(s3, name);
 const usage = new DynamoUsageLedger(dynamodb, name);

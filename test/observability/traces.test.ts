@@ -1,13 +1,13 @@
 /**
  * The handlers' X-Ray subsegments, as Lambda runs them: tracing on (AWS_EXECUTION_ENV and a
- * trace header, as Lambda sets them), the deployed entries on the emulators, and a UDP socket
+ * trace header, as Lambda sets them), the deployed entries on the stand-ins, and a UDP socket
  * standing in for the X-Ray daemon, which receives every closed subsegment.
  */
 import type { Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { ensureBucket } from '#infra/local/stage/emulators.ts';
+import { ensureBucket } from '#infra/local/stage/stand-ins.ts';
 import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { apiEvent, lambdaContext } from '#test/support/api-events.ts';
@@ -31,7 +31,7 @@ interface Subsegment {
 type Handler = (event: unknown, context: Context) => Promise<ApiResult>;
 
 // Not through test-stage.ts: it loads the handlers, whose tracer must see Lambda's variables.
-const { dynamodbEndpoint, s3Endpoint, s3Credentials } = inject('emulators');
+const { dynamodbEndpoint, s3Endpoint, s3Credentials } = inject('standIns');
 const name = `traces-${randomUUID().slice(0, 8)}`;
 let daemon: Socket;
 let received: Subsegment[] = [];

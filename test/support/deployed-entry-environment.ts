@@ -1,8 +1,8 @@
-import { LOCAL_REGION } from '#infra/local/stage/emulators.ts';
+import { LOCAL_REGION } from '#infra/local/stage/stand-ins.ts';
 import type { Credentials } from '#infra/local/sigv4-check.ts';
 
 /**
- * The variables that run a function's deployed Lambda entry, unchanged, on the emulators: its
+ * The variables that run a function's deployed Lambda entry, unchanged, on the stand-ins: its
  * table and bucket, and the SDK's own endpoint settings (an IP endpoint makes S3 path-style;
  * the local store wants checksums only where required).
  */

@@ -13,7 +13,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { ensureBucket } from '#infra/local/stage/emulators.ts';
+import { ensureBucket } from '#infra/local/stage/stand-ins.ts';
 import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
 import { BlobNotFoundError } from '#shared/blobs/blob-store.ts';
@@ -30,7 +30,7 @@ import { DynamoBlockIdAllocator } from '#shared/storage/dynamo-block-id-allocato
 import { DynamoUsageLedger } from '#shared/usage/adapters/dynamo-usage-ledger.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { postToSignedForm } from './signed-form.ts';
-import { emulatorClients } from './test-stage.ts';
+import { standInClients } from './test-stage.ts';
 
 const BLOCKS = [
   'd131dd02c5e6eec4693d9a0698aff95c2fcab58712467eab4004583eb8fb7f89' +
@@ -58,7 +58,7 @@ const BEING_COMPLETED = 'The upload is being completed; try again';
 
 /** A table and a bucket of their own, and the ports the races drive. */
 export function raceGround(prefix: string) {
-  const { dynamodb, s3, dynamodbEndpoint, s3Endpoint, s3Credentials } = emulatorClients();
+  const { dynamodb, s3, dynamodbEndpoint, s3Endpoint, s3Credentials } = standInClients();
   const name = `${prefix}-${randomUUID().slice(0, 8)}`;
   const blobs = new S3BlobStore(s3, name);
   const directUploads = new DynamoDirectUploadRepository(dynamodb, name);

@@ -8,7 +8,7 @@ import {
   type RunningObjectStore,
   s3ClientOptions,
   startObjectStore,
-} from '#infra/local/stage/emulators.ts';
+} from '#infra/local/stage/stand-ins.ts';
 
 export interface OwnObjectStore {
   /** The store behind its front, as the local stage runs it, with its random credentials. */

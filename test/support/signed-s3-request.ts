@@ -1,7 +1,7 @@
 import type { ClientRequest } from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { Sha256 } from '@smithy/core/checksum';
-import { LOCAL_REGION } from '#infra/local/stage/emulators.ts';
+import { LOCAL_REGION } from '#infra/local/stage/stand-ins.ts';
 import type { Credentials } from '#infra/local/sigv4-check.ts';
 
 export interface RawAnswer {

@@ -7,8 +7,8 @@ import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { listAllObjects } from '#shared/storage/aws/list-all-objects.ts';
 import { afterAll, afterEach, beforeAll, inject } from 'vitest';
-import { s3ClientOptions } from '#infra/local/stage/emulators.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/emulators.ts';
+import { s3ClientOptions } from '#infra/local/stage/stand-ins.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/stand-ins.ts';
 import { runAdmin } from '#infra/admin/run-admin.ts';
 import { serviceContract } from './contract-check.ts';
 import { putItems } from './put-items.ts';
@@ -28,9 +28,9 @@ export function bucketNameAsLongAsDeployed(prefix: string): string {
   return name.endsWith('-') ? `${name.slice(0, -1)}0` : name;
 }
 
-/** Clients on the run's emulators, for seeding and for checking what was stored. */
-export function emulatorClients() {
-  const { dynamodbEndpoint, s3Endpoint, s3Credentials } = inject('emulators');
+/** Clients on the run's stand-ins, for seeding and for checking what was stored. */
+export function standInClients() {
+  const { dynamodbEndpoint, s3Endpoint, s3Credentials } = inject('standIns');
   const dynamodb = DynamoDBDocumentClient.from(
     new DynamoDBClient({
       endpoint: dynamodbEndpoint,
@@ -108,7 +108,7 @@ const UNLIMITED_NOTIFY = { NOTIFY_BURST: 1000, NOTIFY_RATE_PER_MINUTE: 6000 } as
 
 /**
  * The local stage, in this test process, on a free port, with a table and bucket of its own
- * on the run's emulators: real HTTP in, real DynamoDB and S3 behind. Every response it sends
+ * on the run's stand-ins: real HTTP in, real DynamoDB and S3 behind. Every response it sends
  * is held against the OpenAPI document.
  */
 export async function startTestStage(
@@ -123,7 +123,7 @@ export async function startTestStage(
     | 'settings'
   > = {},
 ): Promise<TestStage> {
-  const clients = emulatorClients();
+  const clients = standInClients();
   const dataDir = await mkdtemp(join(tmpdir(), 'file-service-stage-'));
   const suffix = randomUUID().slice(0, 8);
   let violations: string[] = [];
@@ -132,7 +132,7 @@ export async function startTestStage(
   const stage = await startLocalStage({
     dataDir,
     port: 0,
-    emulators: { dynamodbEndpoint: clients.dynamodbEndpoint },
+    standIns: { dynamodbEndpoint: clients.dynamodbEndpoint },
     tableName: `test-${suffix}`,
     // As long as a deployed bucket's name can be: answers carry it.
     bucket: bucketNameAsLongAsDeployed(`test-${suffix}`),

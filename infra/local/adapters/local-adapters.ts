@@ -9,17 +9,17 @@ import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { SERVICE_ADAPTER_BUILDERS } from '#shared/wiring/service-adapter-builders.ts';
 import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
 import { ChatLogChannel } from './chat-log-channel.ts';
-import { LOCAL_REGION, s3ClientOptions } from '../stage/emulators.ts';
+import { LOCAL_REGION, s3ClientOptions } from '../stage/stand-ins.ts';
 import type { Credentials } from '../sigv4-check.ts';
 import { FileKeyStore } from './file-key-store.ts';
 
-/** SDK clients on the emulators; the handlers' own, so tests can watch what they send. */
+/** The handlers' SDK clients on DynamoDB's and S3's stand-ins, for tests to watch. */
 export interface LocalClients {
   readonly dynamodb: DynamoDBClient;
   readonly s3: S3Client;
 }
 
-/** Clients at the endpoints the handlers reach the emulators by. */
+/** Clients at the endpoints the handlers reach the stand-ins by. */
 export function localClients(
   endpoints: { readonly dynamodb: string; readonly s3: string },
   credentials: Credentials,
@@ -43,8 +43,8 @@ export interface LocalAdapterOptions {
 }
 
 /**
- * The deployed adapters from the one composition root, on the emulators, with stand-ins for
- * SQS, Secrets Manager and, without a webhook, the chat channel (adapters/README.md).
+ * The deployed adapters from the one composition root, on DynamoDB's and S3's stand-ins, with
+ * ones for SQS, Secrets Manager and, without a webhook, the chat channel (adapters/README.md).
  */
 export function localAdapters(options: LocalAdapterOptions): ServiceAdapters {
   const { dynamodb, s3 } = options.clients;

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { FUNCTION_ENTRIES } from '#functions/service-functions.ts';
 import { dataFolder, noStageRuns } from '../stage/data-folder.ts';
-import { LOCAL_REGION } from '../stage/emulators.ts';
+import { LOCAL_REGION } from '../stage/stand-ins.ts';
 import { readStageCredentials } from '../stage-credentials.ts';
 import { type CommandLineIo, exitCodeOf, exitWith, parseCommandLine } from '#infra/command-line.ts';
 import { runningStage } from '../stage/stage-lock.ts';

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { S3Event, SNSEvent, SQSEvent } from 'aws-lambda';
 import { encodeEventKey } from '#shared/storage/aws/s3-event-key.ts';
-import { LOCAL_REGION } from '../stage/emulators.ts';
+import { LOCAL_REGION } from '../stage/stand-ins.ts';
 import { sqsRecordOf } from '../queue/in-process-queue.ts';
 import { objectCreatedEvent } from '../object-store/bucket-store.ts';
 

@@ -18,7 +18,7 @@ import {
   PARTITION_KEY,
   SORT_KEY,
 } from '#shared/storage/keys.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, type RunningEmulator } from '../stage/emulators.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, type RunningStandIn } from '../stage/stand-ins.ts';
 import { freePort } from '../stage/listening.ts';
 import { REPOSITORY_ROOT } from '../stage/data-folder.ts';
 
@@ -86,7 +86,7 @@ async function compiledLauncher(jar: string): Promise<string> {
  */
 export async function startDynamoDbLocal(
   options: { directory?: string; port?: number } = {},
-): Promise<RunningEmulator> {
+): Promise<RunningStandIn> {
   // Absolute: the JVM runs in the release's folder.
   const directory = options.directory === undefined ? undefined : resolve(options.directory);
   if (directory !== undefined) await mkdir(directory, { recursive: true });
@@ -105,7 +105,7 @@ const PORT_TAKEN = Symbol('port taken');
 async function launchDynamoDbLocal(
   port: number,
   directory: string | undefined,
-): Promise<RunningEmulator | typeof PORT_TAKEN> {
+): Promise<RunningStandIn | typeof PORT_TAKEN> {
   const { jar, libraries } = dynamoDbLocalRelease();
   const child = spawn(
     'java',

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Context } from 'aws-lambda';
-import { LOCAL_REGION } from '../stage/emulators.ts';
+import { LOCAL_REGION } from '../stage/stand-ins.ts';
 import { checkSigV4, type Credentials } from '../sigv4-check.ts';
 import { createHandlerLoader, type LocalWiring } from './handler-loader.ts';
 import { newInvocationLog, logTail } from './invocation-logs.ts';

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { MessageQueue } from '#shared/queue/message-queue.ts';
-import { LOCAL_REGION } from '../stage/emulators.ts';
+import { LOCAL_REGION } from '../stage/stand-ins.ts';
 import { outsideInvocations } from '../lambda/invocation-logs.ts';
 
 /** What a queue's consumer is: a Lambda handler of SQS events with partial batch responses. */

@@ -1,7 +1,7 @@
 import { createServer as createNetServer, type Server } from 'node:net';
 import type { Server as HttpServer } from 'node:http';
 
-/** A port the OS just handed out on loopback, for an emulator that cannot take port 0. */
+/** A port the OS just handed out on loopback, for a stand-in that cannot take port 0. */
 export async function freePort(): Promise<number> {
   const server = createNetServer();
   server.unref();

@@ -7,11 +7,11 @@ import { API_ROUTES } from '#functions/service-functions.ts';
 import { DIRECT_UPLOAD_OBJECT_PREFIX, fileObjectKey } from '#shared/storage/keys.ts';
 import {
   ensureBucket,
-  type RunningEmulator,
+  type RunningStandIn,
   type RunningObjectStore,
   startBoth,
   startObjectStore,
-} from './emulators.ts';
+} from './stand-ins.ts';
 import { closeServer, listen } from './listening.ts';
 import { ensureTable, startDynamoDbLocal } from '../dynamodb/dynamodb-local.ts';
 import { createGateway, type RequestLogLine, type SentResponse } from '../gateway/gateway.ts';
@@ -62,8 +62,8 @@ export interface LocalStageOptions {
   readonly host?: string;
   /** The host other machines reach this one by, in signed links and forms (publicHostOf). */
   readonly publicHost?: string;
-  /** Emulators that already run (the tests'); without s3Endpoint the stage runs its own store. */
-  readonly emulators?: {
+  /** DynamoDB's and S3's stand-ins, already running (the tests'); without s3Endpoint, its own. */
+  readonly standIns?: {
     readonly dynamodbEndpoint: string;
     readonly s3Endpoint?: string;
     readonly s3Credentials?: Credentials;
@@ -72,7 +72,7 @@ export interface LocalStageOptions {
   readonly bucket?: string;
   readonly onRequest?: (line: RequestLogLine) => void;
   readonly onResponse?: (response: SentResponse) => void;
-  /** Runs once the port is bound, before any emulator starts; throwing stops the start. */
+  /** Runs once the port is bound, before any stand-in starts; throwing stops the start. */
   readonly onListening?: () => Promise<void>;
   /** Whether stored files are scanned (MALWARE_SCANNING); only with the stage's own store. */
   readonly malwareScanning?: boolean;
@@ -106,14 +106,14 @@ export interface LocalStage {
 }
 
 /**
- * The whole local stage: emulators, table and bucket, identity provider, and the gateway
+ * The whole local stage: stand-ins, table and bucket, identity provider, and the gateway
  * serving every route's handler on localWiring. What it starts, it stops in reverse order.
  */
 export async function startLocalStage(options: LocalStageOptions): Promise<LocalStage> {
   const host = options.host ?? '127.0.0.1';
   const env = localOverrides(process.env);
   const malwareScanning =
-    options.emulators?.s3Endpoint === undefined &&
+    options.standIns?.s3Endpoint === undefined &&
     (options.malwareScanning ?? env.MALWARE_SCANNING === 'on');
   // Until the handlers are wired, every request is told to come back.
   let serve: RequestListener = (_request, response) => {
@@ -205,7 +205,7 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
   }
 }
 
-/** The emulators, the table and bucket on them, and the identity provider. */
+/** DynamoDB's and S3's stand-ins, the table and bucket on them, and the identity provider. */
 async function startBackends(
   options: LocalStageOptions,
   host: string,
@@ -215,7 +215,7 @@ async function startBackends(
 ) {
   const tableName = options.tableName ?? LOCAL_TABLE;
   const bucket = options.bucket ?? LOCAL_BUCKET;
-  const given = options.emulators;
+  const given = options.standIns;
   const ownCredentials = await stageCredentials(options.dataDir);
   const credentials = given?.s3Credentials ?? ownCredentials;
   const store = {
@@ -225,7 +225,7 @@ async function startBackends(
     malwareScanning,
     corsRules: bucketCorsRules(env.ALLOWED_ORIGINS),
   };
-  const [dynamodb, objectStore] = await startEmulators(options, store, stops);
+  const [dynamodb, objectStore] = await startStandIns(options, store, stops);
   const [identityProvider] = await Promise.all([
     loadIdentityProvider(options.dataDir),
     ensureTable(dynamodb.endpoint, tableName),
@@ -239,17 +239,17 @@ async function startBackends(
   };
 }
 
-/** The emulators the caller gives none of; a given one is only its endpoint. */
-async function startEmulators(
-  { emulators: given, dataDir }: LocalStageOptions,
+/** The stand-ins the caller gives none of; a given one is only its endpoint. */
+async function startStandIns(
+  { standIns: given, dataDir }: LocalStageOptions,
   store: Omit<Parameters<typeof startObjectStore>[0], 'directory'>,
   stops: (() => Promise<void>)[],
 ) {
-  const running = (endpoint: string): Promise<RunningEmulator | RunningObjectStore> =>
+  const running = (endpoint: string): Promise<RunningStandIn | RunningObjectStore> =>
     Promise.resolve({ endpoint, stop: async () => {} });
-  const started: RunningEmulator[] = [];
+  const started: RunningStandIn[] = [];
   stops.push(async () => {
-    await Promise.allSettled(started.map((emulator) => emulator.stop()));
+    await Promise.allSettled(started.map((standIn) => standIn.stop()));
   });
   return startBoth(
     given === undefined
@@ -267,7 +267,7 @@ function stageAddress(
   host: string,
   port: number,
   givenPublicHost: string | undefined,
-  objectStore: RunningEmulator,
+  objectStore: RunningStandIn,
 ) {
   const publicHost = givenPublicHost ?? publicHostOf(host);
   const urlHost =
@@ -307,7 +307,7 @@ function startNotificationQueues(port: number) {
   };
 }
 
-/** What every handler is built on: the deployed adapters on the emulators, local stand-ins. */
+/** What every handler is built on: the deployed adapters, on the stand-ins. */
 function localWiring(
   options: LocalStageOptions,
   { CHAT_WEBHOOK_URL, ALLOWED_ORIGINS, LOCAL_SCAN_DELAY_MS, ...read }: LocalOverrides,

@@ -88,7 +88,7 @@ async function stopped(): Promise<never> {
 
 /** Runs once the port is bound: a second `npm start` hears about the port first. */
 async function holdDataFolder(): Promise<void> {
-  // Before anything is written: this also sets the umask of the stage and its emulators.
+  // Before anything is written: this also sets the umask of the stage and its stand-ins.
   const was = await keepDataFolderPrivate(dataDir);
   if (was !== undefined) {
     console.log(

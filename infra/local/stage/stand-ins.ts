@@ -22,17 +22,17 @@ export function s3ClientOptions(endpoint: string | undefined) {
 export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 export const LOCAL_REGION = 'us-east-1';
 
-export interface RunningEmulator {
+export interface RunningStandIn {
   readonly endpoint: string;
   readonly pid?: number;
   stop(): Promise<void>;
 }
 
-/** Both emulators; each that started goes in `started`, for the caller to stop if one fails. */
-export async function startBoth<A extends RunningEmulator, B extends RunningEmulator>(
+/** Both stand-ins; each that started goes in `started`, for the caller to stop if one fails. */
+export async function startBoth<A extends RunningStandIn, B extends RunningStandIn>(
   first: Promise<A>,
   second: Promise<B>,
-  started: RunningEmulator[],
+  started: RunningStandIn[],
 ): Promise<[A, B]> {
   const results = await Promise.allSettled([first, second]);
   for (const result of results) if (result.status === 'fulfilled') started.push(result.value);
@@ -42,7 +42,7 @@ export async function startBoth<A extends RunningEmulator, B extends RunningEmul
   return [a.value, b.value];
 }
 
-export interface RunningObjectStore extends RunningEmulator {
+export interface RunningObjectStore extends RunningStandIn {
   /** Past the front's checks, in this process only: the scanner's way in, and S3's events. */
   readonly store: BucketStore;
   readonly credentials: Credentials;

@@ -3,29 +3,29 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import {
-  type RunningEmulator,
+  type RunningStandIn,
   type RunningObjectStore,
   startBoth,
   startObjectStore,
-} from '#infra/local/stage/emulators.ts';
+} from '#infra/local/stage/stand-ins.ts';
 import type { Credentials } from '#infra/local/sigv4-check.ts';
 import { startDynamoDbLocal } from '#infra/local/dynamodb/dynamodb-local.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    emulators: { dynamodbEndpoint: string; s3Endpoint: string; s3Credentials: Credentials };
+    standIns: { dynamodbEndpoint: string; s3Endpoint: string; s3Credentials: Credentials };
   }
 }
 
-interface Emulators {
+interface StandIns {
   readonly provided: { dynamodbEndpoint: string; s3Endpoint: string; s3Credentials: Credentials };
   readonly stop: () => Promise<void>;
 }
 
-async function startEmulators(): Promise<Emulators> {
+async function startStandIns(): Promise<StandIns> {
   const s3Directory = await mkdtemp(join(tmpdir(), 'file-service-s3-'));
-  const started: RunningEmulator[] = [];
-  let dynamodb: RunningEmulator;
+  const started: RunningStandIn[] = [];
+  let dynamodb: RunningStandIn;
   let s3: RunningObjectStore;
   try {
     [dynamodb, s3] = await startBoth(
@@ -51,15 +51,15 @@ async function startEmulators(): Promise<Emulators> {
 }
 
 /**
- * The run's emulators and how many projects use them. Kept on `globalThis`: Vitest loads this
+ * The run's stand-ins and how many projects use them. Kept on `globalThis`: Vitest loads this
  * file once per project, in one process, and every project must share one DynamoDB Local (a
  * JVM each cost the run seconds of CPU).
  */
 interface Shared {
-  emulators: Promise<Emulators>;
+  standIns: Promise<StandIns>;
   users: number;
 }
-const SHARED = Symbol.for('file-service.test-emulators');
+const SHARED = Symbol.for('file-service.test-stand-ins');
 const registry = globalThis as { [SHARED]?: Shared };
 
 /**
@@ -70,21 +70,21 @@ const registry = globalThis as { [SHARED]?: Shared };
  * `s3Credentials`.
  */
 export default async function setup(project: TestProject) {
-  const shared = (registry[SHARED] ??= { emulators: startEmulators(), users: 0 });
+  const shared = (registry[SHARED] ??= { standIns: startStandIns(), users: 0 });
   shared.users += 1;
-  let emulators: Emulators;
+  let standIns: StandIns;
   try {
-    emulators = await shared.emulators;
+    standIns = await shared.standIns;
   } catch (error) {
     shared.users -= 1;
     if (shared.users === 0) registry[SHARED] = undefined;
     throw error;
   }
-  project.provide('emulators', emulators.provided);
+  project.provide('standIns', standIns.provided);
   return async () => {
     shared.users -= 1;
     if (shared.users > 0) return;
     registry[SHARED] = undefined;
-    await emulators.stop();
+    await standIns.stop();
   };
 }
