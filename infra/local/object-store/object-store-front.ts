@@ -61,6 +61,7 @@ const unquoted = (etag = '') => etag.trim().replace(/^"(.*)"$/, '$1');
 const holdIfMatch = (object: StoredObject, etag = object.etag) => {
   if (unquoted(etag) !== unquoted(object.etag)) throw new S3Error('PreconditionFailed');
 };
+const versionOf = (query: URLSearchParams) => query.get('versionId') ?? undefined;
 /** The object while it is the version asked for: the store keeps the current one only. */
 function current(object: StoredObject | undefined, versionId?: string) {
   if (object !== undefined && (versionId ?? object.versionId) === object.versionId) return object;
@@ -153,123 +154,147 @@ const corsHeaders = (rule: CorsRule, origin: string) => ({
   vary: 'Origin, Access-Control-Request-Headers, Access-Control-Request-Method',
 });
 
+/** A request to the store, as each step reads it. */
+interface S3Call {
+  readonly options: ObjectStoreFrontOptions;
+  readonly request: IncomingMessage;
+  readonly response: ServerResponse;
+  readonly method: string;
+  readonly bucket: string;
+  readonly key: string;
+  readonly query: URLSearchParams;
+}
+
+/** CORS, the signature (or a POST form's policy), the query, the bucket; then the operation. */
 async function handle(
   options: ObjectStoreFrontOptions,
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<unknown> {
   const { method = 'GET', url = '/', headers } = request;
-  const mark = url.indexOf('?');
-  const query = new URLSearchParams(mark < 0 ? '' : url.slice(mark + 1));
+  const [path = '', search = ''] = url.split(/\?(.*)/s);
   const [, bucket = '', key = ''] =
-    /^\/([^/]*)\/?(.*)$/s
-      .exec(mark < 0 ? url : url.slice(0, mark))
-      ?.map((part) => decodeURIComponent(part)) ?? [];
+    /^\/([^/]*)\/?(.*)$/s.exec(path)?.map((part) => decodeURIComponent(part)) ?? [];
+  const query = new URLSearchParams(search);
+  const call: S3Call = { options, request, response, method, bucket, key, query };
+  if (method === 'OPTIONS') return answerPreflight(call);
   const origin = headers.origin ?? '';
-  const rules = options.corsRules ?? [];
-  if (method === 'OPTIONS') {
-    const asked = (headers['access-control-request-headers'] ?? '').split(',');
-    const names = asked.map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
-    const rule = ruleFor(rules, origin, headers['access-control-request-method'] ?? '', names);
-    if (rule === undefined) throw new S3Error('AccessForbidden', 'CORS: not allowed');
-    request.resume();
-    return send(response, 200, '', {
-      ...corsHeaders(rule, origin),
-      'access-control-allow-methods': rule.allowMethods.join(', '),
-      ...(names.length === 0 ? {} : { 'access-control-allow-headers': names.join(', ') }),
-    });
-  }
-  const rule = ruleFor(rules, origin, method, []);
+  const rule = ruleFor(options.corsRules ?? [], origin, method, []);
   if (rule) response.setHeaders(new Map(Object.entries(corsHeaders(rule, origin))));
-  const sigV4 = (credentials: Credentials) =>
-    verifySigV4({ method, url, headers }, { ...options, credentials, service: 's3' });
-  let auth = await sigV4(options.credentials);
-  const releaser =
-    'failure' in auth && auth.failure === 'unknown-key' ? options.releaser : undefined;
-  if (releaser !== undefined) auth = await sigV4(releaser);
+  const auth = await authenticate(call);
   if ('failure' in auth) {
     const [, message] = SIGV4_REFUSALS[auth.failure];
     if (auth.failure !== 'missing') throw new S3Error(SIGV4_CODES[auth.failure], message);
-    if (method !== 'POST' || key !== '' || mark >= 0 || bucket === '')
+    if (method !== 'POST' || key !== '' || path !== url || bucket === '')
       throw new S3Error('AccessDenied');
     return receiveForm(options, bucket, request, response);
   }
   holdToImplemented(query, QUERIES[`${method} /${key === '' ? '' : 'key'}`]);
-  const store = options.store;
   if (key === '' && method === 'PUT') {
-    store.createBucket(bucket);
+    options.store.createBucket(bucket);
     return send(response, 200, '', { location: `/${bucket}` });
   }
-  if (!store.hasBucket(bucket)) throw new S3Error('NoSuchBucket');
-  const [object, versionId] = [store.get(bucket, key), query.get('versionId') ?? undefined];
-  if (key === '') {
-    if (method === 'HEAD') return send(response, 200);
-    const listed = method === 'GET' && (query.has('versions') || query.get('list-type') === '2');
-    if (listed) return send(response, 200, listing(store, bucket, query));
-    if (method !== 'POST' || !query.has('delete')) throw new S3Error('NotImplemented');
-    for (const [, entry = ''] of (await text(request)).matchAll(/<Object>(.*?)<\/Object>/gs)) {
-      const [k, v] = ['Key', 'VersionId'].map((n) => new RegExp(`<${n}>([^<]*)<`).exec(entry)?.[1]);
-      store.delete(bucket, unescapeXml(k), v);
-    }
-    return send(response, 200, `<DeleteResult${NS}></DeleteResult>`);
-  }
-  if (query.has('tagging')) {
-    const { tags } = current(object, versionId);
-    if (method === 'PUT' && store.setTags(bucket, key, tagsOf(await text(request)))) {
-      return send(response, 200);
-    }
-    const set = tags.map(([k, v]) => `<Tag>${el('Key', k)}${el('Value', v)}</Tag>`).join('');
-    return send(response, 200, `<Tagging${NS}><TagSet>${set}</TagSet></Tagging>`);
-  }
+  if (!options.store.hasBucket(bucket)) throw new S3Error('NoSuchBucket');
+  if (key === '') return bucketOperation(call);
+  if (query.has('tagging')) return objectTagging(call);
   if (method === 'DELETE') {
-    store.delete(bucket, key, versionId);
+    options.store.delete(bucket, key, versionOf(query));
     return send(response, 204);
   }
-  if (method === 'GET' || method === 'HEAD') {
-    const held = options.malwareScanning === true && method === 'GET' && releaser === undefined;
-    if (held && keys.SCANNED_OBJECT_PREFIXES.some((p) => key.startsWith(p))) {
-      const tags = new Map(object?.tags);
-      const clean = tags.get(keys.SCAN_STATUS_TAG) === 'NO_THREATS_FOUND';
-      if (!clean && tags.get(keys.SCAN_RELEASE_TAG) !== keys.SCAN_RELEASED_VALUE) {
-        throw new S3Error('AccessDenied');
-      }
-    }
-    const found = current(object, versionId);
-    holdIfMatch(found, headers['if-match']);
-    const sent = { ...found.headers, ...versioned(found), 'content-length': found.size };
-    const modified = { 'last-modified': new Date(found.lastModified).toUTCString() };
-    // A presigned download's `response-content-disposition` and the like.
-    const overrides = KEPT_HEADERS.flatMap((name) => {
-      const value = query.get(`response-${name}`);
-      return value === null ? [] : [[name, value] as const];
-    });
-    response.writeHead(200, { ...sent, ...modified, ...Object.fromEntries(overrides) });
-    if (method === 'HEAD') return response.end();
-    // A client gone ends the read: nothing to answer it.
-    return pipeline(store.read(bucket, found), response, () => undefined);
-  }
+  if (method === 'GET' || method === 'HEAD') return getObject(call, auth.byReleaser);
   if (method !== 'PUT') throw new S3Error('NotImplemented');
-  const kept = keptHeaders(Object.entries(headers));
   const source = one(headers['x-amz-copy-source']);
-  if (source !== undefined) {
-    // CopyObject, in one turn, of the version named, held to `x-amz-copy-source-if-match`.
-    const [path = '', asked] = source.split(/\?(.*)/s);
-    const sourceQuery = holdToImplemented(new URLSearchParams(asked), 'versionId');
-    const [, from = '', fromKey = ''] = /^\/?([^/]*)\/(.*)$/s.exec(decodeURIComponent(path)) ?? [];
-    const original = current(store.get(from, fromKey), sourceQuery.get('versionId') ?? undefined);
-    holdIfMatch(original, one(headers['x-amz-copy-source-if-match']));
-    const replace = headers['x-amz-metadata-directive'] === 'REPLACE';
-    const copy = store.copy(bucket, original, key, replace ? kept : undefined);
-    request.resume();
-    const modified = new Date(copy.lastModified).toISOString();
-    const checksum = copy.sha256 === undefined ? '' : el('ChecksumSHA256', copy.sha256);
-    const result = el('LastModified', modified) + el('ETag', copy.etag) + checksum;
-    const xml = `<CopyObjectResult${NS}>${result}</CopyObjectResult>`;
-    return send(response, 200, xml, { 'x-amz-version-id': copy.versionId });
+  return source === undefined ? putObject(call, auth.payloadHash) : copyObject(call, source);
+}
+
+/** A CORS preflight, unsigned: answered by the first rule that admits all it asks, or a 403. */
+function answerPreflight({ options, request, response }: S3Call): unknown {
+  const { headers } = request;
+  const origin = headers.origin ?? '';
+  const asked = (headers['access-control-request-headers'] ?? '').split(',');
+  const names = asked.map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
+  const method = headers['access-control-request-method'] ?? '';
+  const rule = ruleFor(options.corsRules ?? [], origin, method, names);
+  if (rule === undefined) throw new S3Error('AccessForbidden', 'CORS: not allowed');
+  request.resume();
+  return send(response, 200, '', {
+    ...corsHeaders(rule, origin),
+    'access-control-allow-methods': rule.allowMethods.join(', '),
+    ...(names.length === 0 ? {} : { 'access-control-allow-headers': names.join(', ') }),
+  });
+}
+
+/** SigV4 with the stage's key; a key it does not know may be the releaser's. */
+async function authenticate({ options, request, method }: S3Call) {
+  const { url = '/', headers } = request;
+  const check = (credentials: Credentials) =>
+    verifySigV4({ method, url, headers }, { ...options, credentials, service: 's3' });
+  const auth = await check(options.credentials);
+  if (options.releaser === undefined || !('failure' in auth) || auth.failure !== 'unknown-key') {
+    return { ...auth, byReleaser: false };
   }
-  const signed = /^[0-9a-f]{64}$/.test(auth.payloadHash) ? auth.payloadHash : undefined;
-  const stored = await store.put(bucket, key, request, {
-    headers: kept,
+  return { ...(await check(options.releaser)), byReleaser: true };
+}
+
+/** HeadBucket, ListObjectsV2, ListObjectVersions and DeleteObjects. */
+async function bucketOperation({ options, request, response, method, bucket, query }: S3Call) {
+  if (method === 'HEAD') return send(response, 200);
+  const listed = method === 'GET' && (query.has('versions') || query.get('list-type') === '2');
+  if (listed) return send(response, 200, listing(options.store, bucket, query));
+  if (method !== 'POST' || !query.has('delete')) throw new S3Error('NotImplemented');
+  for (const [, entry = ''] of (await text(request)).matchAll(/<Object>(.*?)<\/Object>/gs)) {
+    const [k, v] = ['Key', 'VersionId'].map((n) => new RegExp(`<${n}>([^<]*)<`).exec(entry)?.[1]);
+    options.store.delete(bucket, unescapeXml(k), v);
+  }
+  return send(response, 200, `<DeleteResult${NS}></DeleteResult>`);
+}
+
+/** GetObjectTagging, and PutObjectTagging (GuardDuty's verdict, the releaser's release). */
+async function objectTagging({ options, request, response, method, bucket, key, query }: S3Call) {
+  const { store } = options;
+  const { tags } = current(store.get(bucket, key), versionOf(query));
+  if (method === 'PUT' && store.setTags(bucket, key, tagsOf(await text(request)))) {
+    return send(response, 200);
+  }
+  const set = tags.map(([k, v]) => `<Tag>${el('Key', k)}${el('Value', v)}</Tag>`).join('');
+  return send(response, 200, `<Tagging${NS}><TagSet>${set}</TagSet></Tagging>`);
+}
+
+/**
+ * GetObject and HeadObject, held to `If-Match`; on a scanning stage a GET under the scanned
+ * prefixes needs the tag the bucket policy asks for, unless the releaser signed it.
+ */
+function getObject(call: S3Call, byReleaser: boolean): unknown {
+  const { options, request, response, method, bucket, key, query } = call;
+  const object = options.store.get(bucket, key);
+  const held = options.malwareScanning === true && method === 'GET' && !byReleaser;
+  if (held && keys.SCANNED_OBJECT_PREFIXES.some((p) => key.startsWith(p))) {
+    const tags = new Map(object?.tags);
+    const clean = tags.get(keys.SCAN_STATUS_TAG) === 'NO_THREATS_FOUND';
+    if (!clean && tags.get(keys.SCAN_RELEASE_TAG) !== keys.SCAN_RELEASED_VALUE) {
+      throw new S3Error('AccessDenied');
+    }
+  }
+  const found = current(object, versionOf(query));
+  holdIfMatch(found, request.headers['if-match']);
+  const sent = { ...found.headers, ...versioned(found), 'content-length': found.size };
+  const modified = { 'last-modified': new Date(found.lastModified).toUTCString() };
+  // A presigned download's `response-content-disposition` and the like.
+  const overrides = KEPT_HEADERS.flatMap((name) => {
+    const value = query.get(`response-${name}`);
+    return value === null ? [] : [[name, value] as const];
+  });
+  response.writeHead(200, { ...sent, ...modified, ...Object.fromEntries(overrides) });
+  if (method === 'HEAD') return response.end();
+  // A client gone ends the read: nothing to answer it.
+  return pipeline(options.store.read(bucket, found), response, () => undefined);
+}
+
+/** PutObject, its bytes held to the hash the signature covers. */
+async function putObject({ options, request, response, bucket, key }: S3Call, payloadHash: string) {
+  const signed = /^[0-9a-f]{64}$/.test(payloadHash) ? payloadHash : undefined;
+  const stored = await options.store.put(bucket, key, request, {
+    headers: keptHeaders(Object.entries(request.headers)),
     event: 'ObjectCreated:Put',
     check: (_size, sha256) =>
       signed === undefined || signed === sha256
@@ -277,6 +302,25 @@ async function handle(
         : new S3Error('XAmzContentSHA256Mismatch'),
   });
   return send(response, 200, '', versioned(stored));
+}
+
+/** CopyObject, in one turn, of the version named, held to `x-amz-copy-source-if-match`. */
+function copyObject({ options, request, response, bucket, key }: S3Call, source: string) {
+  const { headers } = request;
+  const [path = '', asked] = source.split(/\?(.*)/s);
+  const sourceQuery = holdToImplemented(new URLSearchParams(asked), 'versionId');
+  const [, from = '', fromKey = ''] = /^\/?([^/]*)\/(.*)$/s.exec(decodeURIComponent(path)) ?? [];
+  const original = current(options.store.get(from, fromKey), versionOf(sourceQuery));
+  holdIfMatch(original, one(headers['x-amz-copy-source-if-match']));
+  const replace = headers['x-amz-metadata-directive'] === 'REPLACE';
+  const kept = replace ? keptHeaders(Object.entries(headers)) : undefined;
+  const copy = options.store.copy(bucket, original, key, kept);
+  request.resume();
+  const modified = new Date(copy.lastModified).toISOString();
+  const checksum = copy.sha256 === undefined ? '' : el('ChecksumSHA256', copy.sha256);
+  const result = el('LastModified', modified) + el('ETag', copy.etag) + checksum;
+  const xml = `<CopyObjectResult${NS}>${result}</CopyObjectResult>`;
+  return send(response, 200, xml, { 'x-amz-version-id': copy.versionId });
 }
 
 /** The headers S3 keeps with an object: a PUT's, a REPLACE copy's, a form's fields. */
