@@ -2,12 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import {
-  type RunningStandIn,
-  type RunningObjectStore,
-  startBoth,
-  startObjectStore,
-} from '#infra/local/stage/stand-ins.ts';
+import { startBoth, startObjectStore } from '#infra/local/stage/stand-ins.ts';
 import type { Credentials } from '#infra/local/sigv4-check.ts';
 import { startDynamoDbLocal } from '#infra/local/dynamodb/dynamodb-local.ts';
 
@@ -24,19 +19,10 @@ interface StandIns {
 
 async function startStandIns(): Promise<StandIns> {
   const s3Directory = await mkdtemp(join(tmpdir(), 'file-service-s3-'));
-  const started: RunningStandIn[] = [];
-  let dynamodb: RunningStandIn;
-  let s3: RunningObjectStore;
-  try {
-    [dynamodb, s3] = await startBoth(
-      startDynamoDbLocal(),
-      startObjectStore({ directory: s3Directory }),
-      started,
-    );
-  } catch (error) {
-    await Promise.allSettled(started.map((e) => e.stop()));
-    throw error;
-  }
+  const [dynamodb, s3] = await startBoth(
+    startDynamoDbLocal(),
+    startObjectStore({ directory: s3Directory }),
+  );
   return {
     provided: {
       dynamodbEndpoint: dynamodb.endpoint,

@@ -1,10 +1,9 @@
 import { createServer, type RequestListener } from 'node:http';
 import { join } from 'node:path';
 import { deliverNotificationFunction } from '#functions/deliver-notification/function.ts';
-import { finalizeDirectUploadFunction } from '#functions/finalize-direct-upload/function.ts';
 import { recordScanVerdictFunction } from '#functions/record-scan-verdict/function.ts';
 import { API_ROUTES } from '#functions/service-functions.ts';
-import { DIRECT_UPLOAD_OBJECT_PREFIX, fileObjectKey } from '#shared/storage/keys.ts';
+import { fileObjectKey } from '#shared/storage/keys.ts';
 import {
   ensureBucket,
   type RunningStandIn,
@@ -24,7 +23,7 @@ import { stackInvoker } from '../lambda/stack-functions.ts';
 import { createLambdaInvokeApi } from '../lambda/lambda-invoke-api.ts';
 import type { Credentials } from '../sigv4-check.ts';
 import { releaserCredentials, stageCredentials } from '../stage-credentials.ts';
-import { forwardObjectCreated } from '../object-store/s3-event-notifications.ts';
+import { deliverToFinalizer } from '../object-store/s3-event-notifications.ts';
 import { asyncInvoker } from '../lambda/lambda-async-invoke.ts';
 import {
   type LocalScannerOptions,
@@ -106,8 +105,9 @@ export interface LocalStage {
 }
 
 /**
- * The whole local stage: stand-ins, table and bucket, identity provider, and the gateway
- * serving every route's handler on localWiring. What it starts, it stops in reverse order.
+ * The whole local stage: DynamoDB's and S3's stand-ins, the table and bucket, the identity
+ * provider, the queues and event sources, and the gateway serving every route's handler on
+ * localWiring. What it starts, it stops in reverse order.
  */
 export async function startLocalStage(options: LocalStageOptions): Promise<LocalStage> {
   const host = options.host ?? '127.0.0.1';
@@ -115,7 +115,50 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
   const malwareScanning =
     options.standIns?.s3Endpoint === undefined &&
     (options.malwareScanning ?? env.MALWARE_SCANNING === 'on');
-  // Until the handlers are wired, every request is told to come back.
+  const gateway = await bindGateway(options.port, host);
+  const stops: (() => Promise<void>)[] = [];
+  const close = async () => {
+    await gateway.close();
+    for (const stop of stops.reverse()) await stop();
+  };
+  try {
+    await options.onListening?.();
+    const { ownStore, ownCredentials, ...stores } = await startStores(
+      options,
+      host,
+      env,
+      malwareScanning,
+      stops,
+    );
+    const address = stageAddress(host, gateway.port, options.publicHost, stores.s3Endpoint);
+    const notifications = startNotificationQueues(gateway.port);
+    stops.push(() => notifications.stop());
+    const stage = { ...stores, ...address, port: gateway.port, notifications, malwareScanning };
+    const wiring = await localWiring(options, env, stage);
+    notifications.consume(wiring);
+    // Before the gateway serves, so that every object it stores is scanned.
+    const scanning = startScanning(malwareScanning ? ownStore : undefined, wiring, {
+      ...options.scanner,
+      delayMs: options.scanner?.delayMs ?? env.LOCAL_SCAN_DELAY_MS,
+      bucket: stores.bucket,
+    });
+    stops.push(() => scanning.drain());
+    gateway.serve(routesOf(options, env, wiring, stores.identityProvider));
+    // Drained after the Invoke API closes and before the scans: its copies are scanned too.
+    if (ownStore !== undefined) {
+      const finalizer = deliverToFinalizer(ownStore.store, wiring);
+      stops.push(() => finalizer.drain());
+    }
+    const lambdaEndpoint = await serveLambdaInvokeApi(wiring, ownCredentials, stops);
+    return { ...stage, wiring, lambdaEndpoint, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** The gateway's port, bound first; until it serves, every request is told to come back. */
+async function bindGateway(port: number, host: string) {
   let serve: RequestListener = (_request, response) => {
     response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
     response.end('{"message":"Service Unavailable"}');
@@ -125,141 +168,61 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
   });
   // Node's 5 s drops a kept-alive connection a busy client has not yet read ("other side closed").
   server.keepAliveTimeout = 60_000;
-  const port = await listen(server, options.port, host);
-  const stops: (() => Promise<void>)[] = [];
-  const stopAll = async () => {
-    await closeServer(server);
-    for (const stop of stops.reverse()) await stop();
+  return {
+    port: await listen(server, port, host),
+    serve: (routes: RequestListener) => {
+      serve = routes;
+    },
+    close: () => closeServer(server),
   };
-  try {
-    await options.onListening?.();
-    const backends = await startBackends(options, host, env, malwareScanning, stops);
-    const { objectStore, ownStore, credentials, identityProvider } = backends;
-    const address = stageAddress(host, port, options.publicHost, objectStore);
-    const notifications = startNotificationQueues(port);
-    stops.push(() => notifications.stop());
-    const { s3PublicEndpoint } = address;
-    // The handlers reach the store where other machines do: the forms and links they sign name it.
-    const real = {
-      dynamodb: backends.dynamodbEndpoint,
-      s3: s3PublicEndpoint ?? objectStore.endpoint,
-    };
-    const reached = (await options.handlerEndpoints?.(real)) ?? real;
-    const wiring = localWiring(options, env, {
-      url: address.url,
-      tableName: backends.tableName,
-      bucket: backends.bucket,
-      endpoints: reached,
-      credentials,
-      notifications,
-      malwareScanning,
-    });
-    notifications.consume(wiring);
-    // Before the gateway serves, so that every object it stores is scanned.
-    const scanning = startScanning(malwareScanning ? ownStore : undefined, wiring, {
-      ...options.scanner,
-      delayMs: options.scanner?.delayMs ?? env.LOCAL_SCAN_DELAY_MS,
-      bucket: backends.bucket,
-    });
-    stops.push(() => scanning.drain());
-    const cors = apiCorsRule(env.ALLOWED_ORIGINS);
-    serve = createGateway({
-      routes: API_ROUTES,
-      wiring,
-      authorize: createJwtAuthorizer({
-        issuer: identityProvider.issuer,
-        audiences: [identityProvider.audience],
-        publicKey: identityProvider.publicKey,
-      }),
-      ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest }),
-      ...(options.onResponse === undefined ? {} : { onResponse: options.onResponse }),
-      ...(cors === undefined ? {} : { cors }),
-    });
-    // Drained after the Invoke API closes and before the scans: its copies are scanned too.
-    if (ownStore !== undefined) {
-      const finalizer = startFinalizer(ownStore, wiring);
-      stops.push(() => finalizer.drain());
-    }
-    const lambdaEndpoint = await serveLambdaInvokeApi(wiring, backends.ownCredentials, stops);
-    const { dynamodbPid } = backends;
-    return {
-      url: address.url,
-      port,
-      lambdaEndpoint,
-      tableName: backends.tableName,
-      bucket: backends.bucket,
-      dynamodbEndpoint: backends.dynamodbEndpoint,
-      s3Credentials: credentials,
-      s3Endpoint: objectStore.endpoint,
-      ...(s3PublicEndpoint === undefined ? {} : { s3PublicEndpoint }),
-      ...(dynamodbPid === undefined ? {} : { dynamodbPid }),
-      identityProvider,
-      wiring,
-      malwareScanning,
-      notifications: { queue: notifications.queue, deadLetters: notifications.deadLetters },
-      close: stopAll,
-    };
-  } catch (error) {
-    await stopAll();
-    throw error;
-  }
 }
 
-/** DynamoDB's and S3's stand-ins, the table and bucket on them, and the identity provider. */
-async function startBackends(
+/**
+ * DynamoDB's and S3's stand-ins (a given one is only its endpoint), the table and bucket on
+ * them, and the identity provider.
+ */
+async function startStores(
   options: LocalStageOptions,
   host: string,
   env: LocalOverrides,
   malwareScanning: boolean,
   stops: (() => Promise<void>)[],
 ) {
-  const tableName = options.tableName ?? LOCAL_TABLE;
-  const bucket = options.bucket ?? LOCAL_BUCKET;
-  const given = options.standIns;
-  const ownCredentials = await stageCredentials(options.dataDir);
+  const { standIns: given, dataDir } = options;
+  const ownCredentials = await stageCredentials(dataDir);
   const credentials = given?.s3Credentials ?? ownCredentials;
-  const store = {
-    host,
-    credentials,
-    releaser: releaserCredentials(credentials),
-    malwareScanning,
-    corsRules: bucketCorsRules(env.ALLOWED_ORIGINS),
-  };
-  const [dynamodb, objectStore] = await startStandIns(options, store, stops);
-  const [identityProvider] = await Promise.all([
-    loadIdentityProvider(options.dataDir),
-    ensureTable(dynamodb.endpoint, tableName),
-    ensureBucket(objectStore.endpoint, bucket, credentials),
-  ]);
-  return {
-    ...{ tableName, bucket, ownCredentials, credentials, identityProvider },
-    ...{ dynamodbEndpoint: dynamodb.endpoint, dynamodbPid: dynamodb.pid },
-    objectStore,
-    ownStore: 'store' in objectStore ? objectStore : undefined,
-  };
-}
-
-/** The stand-ins the caller gives none of; a given one is only its endpoint. */
-async function startStandIns(
-  { standIns: given, dataDir }: LocalStageOptions,
-  store: Omit<Parameters<typeof startObjectStore>[0], 'directory'>,
-  stops: (() => Promise<void>)[],
-) {
   const running = (endpoint: string): Promise<RunningStandIn | RunningObjectStore> =>
     Promise.resolve({ endpoint, stop: async () => {} });
-  const started: RunningStandIn[] = [];
-  stops.push(async () => {
-    await Promise.allSettled(started.map((standIn) => standIn.stop()));
-  });
-  return startBoth(
+  const [dynamodb, objectStore] = await startBoth(
     given === undefined
       ? startDynamoDbLocal({ directory: join(dataDir, 'dynamodb') })
       : running(given.dynamodbEndpoint),
     given?.s3Endpoint === undefined
-      ? startObjectStore({ ...store, directory: join(dataDir, 's3') })
+      ? startObjectStore({
+          ...{ host, credentials, releaser: releaserCredentials(credentials) },
+          ...{ malwareScanning, directory: join(dataDir, 's3') },
+          corsRules: bucketCorsRules(env.ALLOWED_ORIGINS),
+        })
       : running(given.s3Endpoint),
-    started,
   );
+  stops.push(async () => {
+    await Promise.allSettled([dynamodb.stop(), objectStore.stop()]);
+  });
+  const tableName = options.tableName ?? LOCAL_TABLE;
+  const bucket = options.bucket ?? LOCAL_BUCKET;
+  const [identityProvider] = await Promise.all([
+    loadIdentityProvider(dataDir),
+    ensureTable(dynamodb.endpoint, tableName),
+    ensureBucket(objectStore.endpoint, bucket, credentials),
+  ]);
+  return {
+    ...{ tableName, bucket, identityProvider, ownCredentials, s3Credentials: credentials },
+    ...{ dynamodbEndpoint: dynamodb.endpoint, dynamodbPid: dynamodb.pid },
+    ...{
+      s3Endpoint: objectStore.endpoint,
+      ownStore: 'store' in objectStore ? objectStore : undefined,
+    },
+  };
 }
 
 /** The stage's URL, and where other machines reach its store: the public host, if any. */
@@ -267,15 +230,13 @@ function stageAddress(
   host: string,
   port: number,
   givenPublicHost: string | undefined,
-  objectStore: RunningStandIn,
+  s3Endpoint: string,
 ) {
   const publicHost = givenPublicHost ?? publicHostOf(host);
   const urlHost =
     host === '127.0.0.1' ? 'localhost' : isWildcard(host) ? (publicHost ?? 'localhost') : host;
   const s3PublicEndpoint =
-    publicHost === undefined
-      ? undefined
-      : endpointOf(publicHost, Number(new URL(objectStore.endpoint).port));
+    publicHost === undefined ? undefined : endpointOf(publicHost, Number(new URL(s3Endpoint).port));
   return { url: endpointOf(urlHost, port), s3PublicEndpoint };
 }
 
@@ -308,14 +269,11 @@ function startNotificationQueues(port: number) {
 }
 
 /** What every handler is built on: the deployed adapters, on the stand-ins. */
-function localWiring(
+async function localWiring(
   options: LocalStageOptions,
   { CHAT_WEBHOOK_URL, ALLOWED_ORIGINS, LOCAL_SCAN_DELAY_MS, ...read }: LocalOverrides,
-  stage: Pick<LocalStage, 'url' | 'tableName' | 'bucket' | 'malwareScanning' | 'notifications'> & {
-    readonly endpoints: Endpoints;
-    readonly credentials: Credentials;
-  },
-): LocalWiring {
+  stage: Omit<LocalStage, 'lambdaEndpoint' | 'wiring' | 'close'>,
+): Promise<LocalWiring> {
   const settings: ServiceSettings = {
     ...variableDefaults(),
     ...read,
@@ -324,8 +282,10 @@ function localWiring(
     REALTIME_ISSUER: stage.url,
     MALWARE_SCANNING: stage.malwareScanning ? 'on' : 'off',
   };
-  const chatWebhookUrl = options.chatWebhookUrl ?? CHAT_WEBHOOK_URL;
-  const clients = localClients(stage.endpoints, stage.credentials);
+  // The handlers reach the store where other machines do: the forms and links they sign name it.
+  const real = { dynamodb: stage.dynamodbEndpoint, s3: stage.s3PublicEndpoint ?? stage.s3Endpoint };
+  const endpoints = (await options.handlerEndpoints?.(real)) ?? real;
+  const clients = localClients(endpoints, stage.s3Credentials);
   const adapters = localAdapters({
     clients,
     tableName: stage.tableName,
@@ -334,9 +294,30 @@ function localWiring(
     realtimeKeysFile: realtimeKeysFile(options.dataDir),
     chatLogFile: chatLogFile(options.dataDir),
     chatTimeoutSeconds: settings.CHAT_TIMEOUT_SECONDS,
-    ...(chatWebhookUrl === undefined ? {} : { chatWebhookUrl }),
+    chatWebhookUrl: options.chatWebhookUrl ?? CHAT_WEBHOOK_URL,
   });
   return { adapters, settings, clients };
+}
+
+/** Every route, as API Gateway serves it: the JWT authorizer on the stage's identity provider. */
+function routesOf(
+  options: LocalStageOptions,
+  env: LocalOverrides,
+  wiring: LocalWiring,
+  identityProvider: LocalIdentityProvider,
+): RequestListener {
+  return createGateway({
+    routes: API_ROUTES,
+    wiring,
+    authorize: createJwtAuthorizer({
+      issuer: identityProvider.issuer,
+      audiences: [identityProvider.audience],
+      publicKey: identityProvider.publicKey,
+    }),
+    onRequest: options.onRequest,
+    onResponse: options.onResponse,
+    cors: apiCorsRule(env.ALLOWED_ORIGINS),
+  });
 }
 
 /** Lambda's Invoke API, on loopback whatever HOST says: it runs any function. */
@@ -350,15 +331,6 @@ async function serveLambdaInvokeApi(
   stops.push(() => closeServer(server));
   return `http://localhost:${String(port)}`;
 }
-
-/** S3's ObjectCreated events to the finalizer, through the bucket's notification filter. */
-const startFinalizer = (objectStore: RunningObjectStore, wiring: LocalWiring) =>
-  forwardObjectCreated(
-    objectStore.store,
-    wiring,
-    finalizeDirectUploadFunction.id,
-    DIRECT_UPLOAD_OBJECT_PREFIX,
-  );
 
 /**
  * The scanner on new objects, its verdicts delivered as EventBridge invokes the function; and

@@ -28,18 +28,16 @@ export interface RunningStandIn {
   stop(): Promise<void>;
 }
 
-/** Both stand-ins; each that started goes in `started`, for the caller to stop if one fails. */
+/** Both stand-ins, or neither: when one fails to start, the other is stopped. */
 export async function startBoth<A extends RunningStandIn, B extends RunningStandIn>(
   first: Promise<A>,
   second: Promise<B>,
-  started: RunningStandIn[],
 ): Promise<[A, B]> {
-  const results = await Promise.allSettled([first, second]);
-  for (const result of results) if (result.status === 'fulfilled') started.push(result.value);
-  const [a, b] = results;
-  if (a.status === 'rejected') throw a.reason;
-  if (b.status === 'rejected') throw b.reason;
-  return [a.value, b.value];
+  const [a, b] = await Promise.allSettled([first, second]);
+  if (a.status === 'fulfilled' && b.status === 'fulfilled') return [a.value, b.value];
+  const started = [a, b].flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  await Promise.allSettled(started.map((standIn) => standIn.stop()));
+  throw a.status === 'rejected' ? a.reason : (b as PromiseRejectedResult).reason;
 }
 
 export interface RunningObjectStore extends RunningStandIn {
