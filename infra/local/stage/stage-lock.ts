@@ -5,33 +5,21 @@ import { STORAGE_LIMIT_SETTINGS, type StorageLimitSetting } from '#shared/config
 import type { LocalStage } from './local-stage.ts';
 
 /** What a running `npm start` records in its data folder, for CLIs and for the next start. */
-export type StageRecord = Pick<
-  LocalStage,
-  | 'url'
-  | 'lambdaEndpoint'
-  | 'dynamodbEndpoint'
-  | 's3Endpoint'
-  | 'tableName'
-  | 'bucket'
-  | 'dynamodbPid'
-> & {
-  readonly pid: number;
-  /** For the operator CLI's `scan` and `usage`. */
-  readonly malwareScanning?: boolean;
-  readonly storageLimits?: Pick<LocalStage['wiring']['settings'], StorageLimitSetting>;
-};
+export type StageRecord = ReturnType<typeof stageRecordOf>;
 
 /** The record of a stage that this process runs. */
-export const stageRecordOf = (stage: LocalStage): StageRecord => {
+export const stageRecordOf = (stage: LocalStage) => {
   const { url, lambdaEndpoint, dynamodbEndpoint, s3Endpoint, tableName, bucket } = stage;
+  const { settings } = stage.wiring;
   return {
     pid: process.pid,
     ...{ url, lambdaEndpoint, dynamodbEndpoint, s3Endpoint, tableName, bucket },
-    ...(stage.dynamodbPid === undefined ? {} : { dynamodbPid: stage.dynamodbPid }),
-    malwareScanning: stage.wiring.settings.MALWARE_SCANNING === 'on',
+    dynamodbPid: stage.dynamodbPid,
+    // For the operator CLI's `scan` and `usage`.
+    malwareScanning: settings.MALWARE_SCANNING === 'on',
     storageLimits: Object.fromEntries(
-      STORAGE_LIMIT_SETTINGS.map((name) => [name, stage.wiring.settings[name]]),
-    ) as StageRecord['storageLimits'],
+      STORAGE_LIMIT_SETTINGS.map((name) => [name, settings[name]]),
+    ) as Pick<typeof settings, StorageLimitSetting>,
   };
 };
 
