@@ -32,14 +32,20 @@ export const unless = (code: string) => (error: unknown) => {
   if ((error as NodeJS.ErrnoException).code !== code) throw error;
 };
 
-/**
- * Writes `text` to `path` (0600, its folder made 0700) unless a file is there. A link appears
- * whole, and only where no file is: when two processes race, the first one's file wins.
- */
-export async function createOnce(path: string, text: string): Promise<void> {
+/** `text` in a new file beside `path` (0600, the folder made 0700), to link or move into place. */
+export async function writeBeside(path: string, text: string): Promise<string> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const partial = `${path}.${randomUUID()}.tmp`;
   await writeFile(partial, text, { mode: 0o600, flag: 'wx' });
+  return partial;
+}
+
+/**
+ * Writes `text` to `path` unless a file is there. A link appears whole, and only where no
+ * file is: when two processes race, the first one's file wins.
+ */
+export async function createOnce(path: string, text: string): Promise<void> {
+  const partial = await writeBeside(path, text);
   await link(partial, path)
     .catch(unless('EEXIST'))
     .finally(() => unlink(partial));

@@ -1,14 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile, rename } from 'node:fs/promises';
 import {
   parseKeySet,
   type RealtimeKeySet,
   withNewKey,
 } from '../../../shared/realtime/realtime-key-set.ts';
 import type { RealtimeKeyStore } from '../../../shared/realtime/realtime-key-store.ts';
-import { createOnce } from '../stage-credentials.ts';
+import { createOnce, writeBeside } from '../stage-credentials.ts';
 
 /**
  * The local stage's keys: a JSON file in the data folder (mode 0600), made with one key on
@@ -34,7 +32,7 @@ export class FileKeyStore implements RealtimeKeyStore {
 
   async save(set: RealtimeKeySet): Promise<void> {
     // A whole file or none: readers never see half a key set.
-    await rename(await this.written(set), this.path);
+    await rename(await writeBeside(this.path, JSON.stringify(set, null, 2)), this.path);
   }
 
   private async create(): Promise<RealtimeKeySet> {
@@ -47,22 +45,9 @@ export class FileKeyStore implements RealtimeKeyStore {
     return this.load();
   }
 
-  /** The set, written whole to a fresh file beside the key file, readable by us alone. */
-  private async written(set: RealtimeKeySet): Promise<string> {
-    await mkdir(dirname(this.path), { recursive: true });
-    const partial = `${this.path}.${randomUUID()}.tmp`;
-    await writeFile(partial, JSON.stringify(set, null, 2), { mode: 0o600, flag: 'wx' });
-    return partial;
-  }
-
   /** Inode, size and mtime; a synchronous stat, as libuv's pool delayed every token request. */
   private version(): string | undefined {
-    try {
-      const info = statSync(this.path);
-      return `${info.ino}:${info.size}:${info.mtimeMs}`;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
+    const info = statSync(this.path, { throwIfNoEntry: false });
+    return info && `${info.ino}:${info.size}:${info.mtimeMs}`;
   }
 }
