@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { isIPv6 } from 'node:net';
 import { pipeline, Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
@@ -14,8 +14,6 @@ import {
 } from '../sigv4-check.ts';
 import { type BucketStore, S3Error, type StoredObject } from './bucket-store.ts';
 import { checkPostForm } from './s3-post-policy.ts';
-import { closeServer, listen } from '../stage/listening.ts';
-import { isWildcard } from '../stage/public-host.ts';
 
 /**
  * The object store's HTTP face: S3's checks, then the operations the service, its CLIs, the
@@ -114,25 +112,15 @@ const SIGV4_CODES: Record<SigV4Failure, S3Error['code']> = {
 export const endpointOf = (host: string, port: number): string =>
   `http://${isIPv6(host) ? `[${host}]` : host}:${String(port)}`;
 
-/** Serves the store on `host`; the endpoint is loopback when it listens on every interface. */
-export async function serveBehindFront(
-  store: BucketStore,
-  options: Omit<ObjectStoreFrontOptions, 'store'> & { readonly host: string },
-): Promise<{ readonly endpoint: string; readonly stop: () => Promise<void> }> {
-  const server = createServer((request, response) => {
-    handle({ ...options, store }, request, response).catch((error: unknown) => {
+/** The front, request by request: a refusal is S3's error document, our own fault a 500. */
+export const objectStoreFront =
+  (options: ObjectStoreFrontOptions): RequestListener =>
+  (request, response) => {
+    handle(options, request, response).catch((error: unknown) => {
       if (!(error instanceof S3Error)) console.error('[object store] could not answer:', error);
       refuse(request, response, error instanceof S3Error ? error : new S3Error('InternalError'));
     });
-  });
-  // Node's 5 s would close a kept-alive connection a busy client has not yet read its answer on.
-  server.keepAliveTimeout = 60_000;
-  const port = await listen(server, 0, options.host);
-  return {
-    endpoint: endpointOf(isWildcard(options.host) ? '127.0.0.1' : options.host, port),
-    stop: () => closeServer(server),
   };
-}
 
 /** The first rule that admits the origin, the method and every header asked for. */
 const ruleFor = (rules: readonly CorsRule[], origin: string, method: string, asked: string[]) =>

@@ -1,5 +1,5 @@
 import { createServer as createNetServer, type Server } from 'node:net';
-import type { Server as HttpServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 
 /** A port the OS just handed out on loopback, for a stand-in that cannot take port 0. */
 export async function freePort(): Promise<number> {
@@ -22,10 +22,19 @@ export async function listen(server: Server, port: number, host: string): Promis
   return typeof address === 'object' && address !== null ? address.port : port;
 }
 
-export const closeServer = (server: HttpServer): Promise<void> =>
-  new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => {
-      resolve();
+/**
+ * HTTP on `port` (0: a free one), from before anything else starts. Node's 5 s keep-alive
+ * would drop a connection a busy client has not yet read its answer on ("other side closed").
+ */
+export async function serveHttp(listener: RequestListener, port: number, host: string) {
+  const server = createServer(listener);
+  server.keepAliveTimeout = 60_000;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => {
+        resolve();
+      });
     });
-  });
+  return { port: await listen(server, port, host), close };
+}

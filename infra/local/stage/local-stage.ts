@@ -1,4 +1,4 @@
-import { createServer, type RequestListener } from 'node:http';
+import type { RequestListener } from 'node:http';
 import { join } from 'node:path';
 import { deliverNotificationFunction } from '#functions/deliver-notification/function.ts';
 import { recordScanVerdictFunction } from '#functions/record-scan-verdict/function.ts';
@@ -11,7 +11,7 @@ import {
   startBoth,
   startObjectStore,
 } from './stand-ins.ts';
-import { closeServer, listen } from './listening.ts';
+import { serveHttp } from './listening.ts';
 import { ensureTable, startDynamoDbLocal } from '../dynamodb/dynamodb-local.ts';
 import { createGateway, type RequestLogLine, type SentResponse } from '../gateway/gateway.ts';
 import type { LocalWiring } from '../lambda/handler-loader.ts';
@@ -159,22 +159,17 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
 
 /** The gateway's port, bound first; until it serves, every request is told to come back. */
 async function bindGateway(port: number, host: string) {
-  let serve: RequestListener = (_request, response) => {
+  let routes: RequestListener = (_request, response) => {
     response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
     response.end('{"message":"Service Unavailable"}');
   };
-  const server = createServer((request, response) => {
-    serve(request, response);
-  });
-  // Node's 5 s drops a kept-alive connection a busy client has not yet read ("other side closed").
-  server.keepAliveTimeout = 60_000;
-  return {
-    port: await listen(server, port, host),
-    serve: (routes: RequestListener) => {
-      serve = routes;
-    },
-    close: () => closeServer(server),
+  const front: RequestListener = (request, response) => {
+    routes(request, response);
   };
+  const serve = (listener: RequestListener) => {
+    routes = listener;
+  };
+  return { ...(await serveHttp(front, port, host)), serve };
 }
 
 /**
@@ -309,11 +304,7 @@ function routesOf(
   return createGateway({
     routes: API_ROUTES,
     wiring,
-    authorize: createJwtAuthorizer({
-      issuer: identityProvider.issuer,
-      audiences: [identityProvider.audience],
-      publicKey: identityProvider.publicKey,
-    }),
+    authorize: createJwtAuthorizer({ ...identityProvider, audiences: [identityProvider.audience] }),
     onRequest: options.onRequest,
     onResponse: options.onResponse,
     cors: apiCorsRule(env.ALLOWED_ORIGINS),
@@ -326,10 +317,9 @@ async function serveLambdaInvokeApi(
   credentials: Credentials,
   stops: (() => Promise<void>)[],
 ): Promise<string> {
-  const server = createServer(createLambdaInvokeApi({ wiring, credentials }));
-  const port = await listen(server, 0, '127.0.0.1');
-  stops.push(() => closeServer(server));
-  return `http://localhost:${String(port)}`;
+  const server = await serveHttp(createLambdaInvokeApi({ wiring, credentials }), 0, '127.0.0.1');
+  stops.push(server.close);
+  return `http://localhost:${String(server.port)}`;
 }
 
 /**

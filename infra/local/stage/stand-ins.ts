@@ -1,9 +1,14 @@
 import { mkdir } from 'node:fs/promises';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { serveBehindFront } from '../object-store/object-store-front.ts';
+import {
+  endpointOf,
+  type ObjectStoreFrontOptions,
+  objectStoreFront,
+} from '../object-store/object-store-front.ts';
+import { serveHttp } from './listening.ts';
+import { isWildcard } from './public-host.ts';
 import { BucketStore } from '../object-store/bucket-store.ts';
 import type { Credentials } from '../sigv4-check.ts';
-import type { CorsRule } from '../../stacks/cors-rules.ts';
 import { newCredentials } from '../stage-credentials.ts';
 
 /** Path-style, and checksums only where S3 requires them (else chunk framing is stored). */
@@ -50,28 +55,25 @@ export interface RunningObjectStore extends RunningStandIn {
  * The local object store in this process, objects under `directory`, behind S3's checks
  * (object-store-front.ts): only requests signed with `credentials`, on loopback unless `host`.
  */
-export async function startObjectStore(options: {
-  directory: string;
-  host?: string;
-  credentials?: Credentials;
-  releaser?: Credentials;
-  malwareScanning?: boolean;
-  corsRules?: readonly CorsRule[];
-}): Promise<RunningObjectStore> {
+export async function startObjectStore(
+  options: Partial<Omit<ObjectStoreFrontOptions, 'store' | 'region'>> & {
+    readonly directory: string;
+    readonly host?: string;
+  },
+): Promise<RunningObjectStore> {
+  const host = options.host ?? '127.0.0.1';
   const credentials = options.credentials ?? newCredentials();
   await mkdir(options.directory, { recursive: true });
   const store = await BucketStore.open(options.directory, LOCAL_REGION);
-  const served = await serveBehindFront(store, {
-    ...options,
-    host: options.host ?? '127.0.0.1',
-    credentials,
-    region: LOCAL_REGION,
-  });
+  const front = objectStoreFront({ ...options, store, credentials, region: LOCAL_REGION });
+  const server = await serveHttp(front, 0, host);
   const stop = async () => {
-    await served.stop();
+    await server.close();
     await store.close();
   };
-  return { endpoint: served.endpoint, store, credentials, stop };
+  // Bound to every interface, it is reached here on loopback.
+  const endpoint = endpointOf(isWildcard(host) ? '127.0.0.1' : host, server.port);
+  return { endpoint, store, credentials, stop };
 }
 
 /** Makes the bucket; the local store's CreateBucket takes one that exists as made. */
