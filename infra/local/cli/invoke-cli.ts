@@ -4,6 +4,7 @@
  * does. A deployed function is `aws lambda invoke`'s (the API stack outputs its name).
  */
 import { readFile } from 'node:fs/promises';
+import { text as streamText } from 'node:stream/consumers';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { FUNCTION_ENTRIES } from '#functions/service-functions.ts';
 import { dataFolder, noStageRuns } from '../stage/data-folder.ts';
@@ -77,9 +78,7 @@ async function readEvent(io: CommandLineIo, source: string): Promise<string> {
     );
   } else {
     if (io.stdin.isTTY === true) usageError(io, 'no event: give --event <file>, or pipe one in');
-    const chunks: Buffer[] = [];
-    for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk));
-    text = Buffer.concat(chunks).toString('utf8');
+    text = await streamText(io.stdin);
   }
   try {
     JSON.parse(text);
@@ -92,11 +91,8 @@ async function readEvent(io: CommandLineIo, source: string): Promise<string> {
 /** The running stage's Invoke API, signed with its credentials. */
 async function stageClient(io: CommandLineIo, dataDir: string): Promise<LambdaClient> {
   const record = await runningStage(dataDir);
-  if (record === undefined) return refuse(io, noStageRuns(dataDir));
   const credentials = await readStageCredentials(dataDir);
-  if (typeof record.lambdaEndpoint !== 'string' || credentials === undefined) {
-    return refuse(io, `the local stage on ${dataDir} is of an older version: restart it`);
-  }
+  if (record === undefined || credentials === undefined) return refuse(io, noStageRuns(dataDir));
   // Exactly once: a retried invocation would run the function's side effects twice.
   const endpoint = record.lambdaEndpoint;
   return new LambdaClient({ maxAttempts: 1, endpoint, region: LOCAL_REGION, credentials });
