@@ -16,10 +16,8 @@ export const newRequestId = (): string =>
 
 /** Path and query of a request target, split as API Gateway does; never throws. */
 export function splitTarget(target = '/'): { rawPath: string; rawQueryString: string } {
-  const mark = target.indexOf('?');
-  return mark === -1
-    ? { rawPath: target, rawQueryString: '' }
-    : { rawPath: target.slice(0, mark), rawQueryString: target.slice(mark + 1) };
+  const [rawPath = '', rawQueryString = ''] = target.split(/\?(.*)/s);
+  return { rawPath, rawQueryString };
 }
 
 /** The route key and path parameters of a match: the fallback's `$default` when none. */

@@ -97,18 +97,14 @@ export class InProcessQueue implements MessageQueue {
     clearTimeout(this.timer);
     const next = Math.min(...[...this.held.values()].map((m) => m.visibleAt));
     if (!Number.isFinite(next)) return;
+    const deliver = () => {
+      this.running = this.deliverBatch().finally(() => {
+        this.running = undefined;
+        this.wake();
+      });
+    };
     // A sender's invocation only sets the delivery going: the worker's lines are its own.
-    this.timer = outsideInvocations(() =>
-      setTimeout(
-        () => {
-          this.running = this.deliverBatch().finally(() => {
-            this.running = undefined;
-            this.wake();
-          });
-        },
-        Math.max(0, next - Date.now()),
-      ),
-    );
+    this.timer = outsideInvocations(() => setTimeout(deliver, Math.max(0, next - Date.now())));
   }
 
   private async deliverBatch(): Promise<void> {
