@@ -56,9 +56,6 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   fail(`PORT must be a port number, got "${process.env.PORT ?? ''}"`);
 }
 
-/** A start refused for a reason the developer can act on; its message is the whole story. */
-class StartRefused extends Error {}
-
 let stage: LocalStage | undefined;
 let recorded = false;
 // Set by a signal handler, which the control flow below cannot see.
@@ -97,7 +94,8 @@ async function holdDataFolder(): Promise<void> {
   }
   const holder = await runningStage(dataDir);
   if (holder !== undefined) {
-    throw new StartRefused(
+    // Nothing but the port to let go of yet: the message is the whole story.
+    fail(
       `the data folder ${dataDir} is in use by another local stage (pid ${holder.pid}, ${holder.url}). Stop it first, or set LOCAL_DATA_DIR.`,
     );
   }
@@ -156,7 +154,6 @@ try {
       `port ${port} is already in use (is another \`npm start\` running?). Stop it, or choose another port: PORT=${port + 1} npm start`,
     );
   }
-  if (error instanceof StartRefused) fail(error.message);
   fail(
     `the local stage could not start: ${error instanceof Error ? error.message : String(error)}`,
   );
