@@ -13,17 +13,13 @@ import { LOCAL_REGION, s3ClientOptions } from '../stage/stand-ins.ts';
 import type { Credentials } from '../sigv4-check.ts';
 import { FileKeyStore } from './file-key-store.ts';
 
-/** The handlers' SDK clients on DynamoDB's and S3's stand-ins, for tests to watch. */
-export interface LocalClients {
-  readonly dynamodb: DynamoDBClient;
-  readonly s3: S3Client;
-}
+/** The handlers' SDK clients, at the endpoints they reach the stand-ins by; tests watch them. */
+export type LocalClients = ReturnType<typeof localClients>;
 
-/** Clients at the endpoints the handlers reach the stand-ins by. */
 export function localClients(
   endpoints: { readonly dynamodb: string; readonly s3: string },
   credentials: Credentials,
-): LocalClients {
+) {
   const local = { region: LOCAL_REGION, credentials };
   return {
     dynamodb: new DynamoDBClient({ ...local, endpoint: endpoints.dynamodb }),

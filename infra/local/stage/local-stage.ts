@@ -13,7 +13,7 @@ import {
 } from './stand-ins.ts';
 import { serveHttp } from './listening.ts';
 import { ensureTable, startDynamoDbLocal } from '../dynamodb/dynamodb-local.ts';
-import { createGateway, type RequestLogLine, type SentResponse } from '../gateway/gateway.ts';
+import { createGateway, type GatewayOptions } from '../gateway/gateway.ts';
 import type { LocalWiring } from '../lambda/handler-loader.ts';
 import { localAdapters, localClients } from '../adapters/local-adapters.ts';
 import { loadIdentityProvider, type LocalIdentityProvider } from '../gateway/identity-provider.ts';
@@ -54,7 +54,8 @@ export const realtimeKeysFile = (dataDir: string): string =>
 
 type Endpoints = Parameters<typeof localClients>[0];
 
-export interface LocalStageOptions {
+/** How to start a stage; its gateway's `onRequest` and `onResponse` see each request. */
+export interface LocalStageOptions extends Pick<GatewayOptions, 'onRequest' | 'onResponse'> {
   readonly dataDir: string;
   readonly port: number;
   /** The address the gateway and its object store bind (HOST); loopback by default. */
@@ -69,8 +70,6 @@ export interface LocalStageOptions {
   };
   readonly tableName?: string;
   readonly bucket?: string;
-  readonly onRequest?: (line: RequestLogLine) => void;
-  readonly onResponse?: (response: SentResponse) => void;
   /** Runs once the port is bound, before any stand-in starts; throwing stops the start. */
   readonly onListening?: () => Promise<void>;
   /** Whether stored files are scanned (MALWARE_SCANNING); only with the stage's own store. */
@@ -112,9 +111,6 @@ export interface LocalStage {
 export async function startLocalStage(options: LocalStageOptions): Promise<LocalStage> {
   const host = options.host ?? '127.0.0.1';
   const env = localOverrides(process.env);
-  const malwareScanning =
-    options.standIns?.s3Endpoint === undefined &&
-    (options.malwareScanning ?? env.MALWARE_SCANNING === 'on');
   const gateway = await bindGateway(options.port, host);
   const stops: (() => Promise<void>)[] = [];
   const close = async () => {
@@ -123,21 +119,15 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
   };
   try {
     await options.onListening?.();
-    const { ownStore, ownCredentials, ...stores } = await startStores(
-      options,
-      host,
-      env,
-      malwareScanning,
-      stops,
-    );
+    const { ownStore, ownCredentials, ...stores } = await startStores(options, host, env, stops);
     const address = stageAddress(host, gateway.port, options.publicHost, stores.s3Endpoint);
     const notifications = startNotificationQueues(gateway.port);
     stops.push(() => notifications.stop());
-    const stage = { ...stores, ...address, port: gateway.port, notifications, malwareScanning };
+    const stage = { ...stores, ...address, port: gateway.port, notifications };
     const wiring = await localWiring(options, env, stage);
     notifications.consume(wiring);
     // Before the gateway serves, so that every object it stores is scanned.
-    const scanning = startScanning(malwareScanning ? ownStore : undefined, wiring, {
+    const scanning = startScanning(stores.malwareScanning ? ownStore : undefined, wiring, {
       ...options.scanner,
       delayMs: options.scanner?.delayMs ?? env.LOCAL_SCAN_DELAY_MS,
       bucket: stores.bucket,
@@ -174,16 +164,17 @@ async function bindGateway(port: number, host: string) {
 
 /**
  * DynamoDB's and S3's stand-ins (a given one is only its endpoint), the table and bucket on
- * them, and the identity provider.
+ * them, and the identity provider. Only the stage's own store scans what it stores.
  */
 async function startStores(
   options: LocalStageOptions,
   host: string,
   env: LocalOverrides,
-  malwareScanning: boolean,
   stops: (() => Promise<void>)[],
 ) {
   const { standIns: given, dataDir } = options;
+  const malwareScanning =
+    given?.s3Endpoint === undefined && (options.malwareScanning ?? env.MALWARE_SCANNING === 'on');
   const ownCredentials = await stageCredentials(dataDir);
   const credentials = given?.s3Credentials ?? ownCredentials;
   const running = (endpoint: string): Promise<RunningStandIn | RunningObjectStore> =>
@@ -212,6 +203,7 @@ async function startStores(
   ]);
   return {
     ...{ tableName, bucket, identityProvider, ownCredentials, s3Credentials: credentials },
+    malwareScanning,
     ...{ dynamodbEndpoint: dynamodb.endpoint, dynamodbPid: dynamodb.pid },
     ...{
       s3Endpoint: objectStore.endpoint,
