@@ -40,13 +40,11 @@ async function isRunning(pid: number): Promise<boolean> {
   return !/^\d+ \(.*\) Z /.test(stat);
 }
 
-export async function readStageRecord(dataDir: string): Promise<StageRecord | undefined> {
-  try {
-    return JSON.parse(await readFile(stageRecordPath(dataDir), 'utf8')) as StageRecord;
-  } catch {
-    return undefined;
-  }
-}
+/** The data folder's stage record: none when missing or unreadable. */
+export const readStageRecord = (dataDir: string): Promise<StageRecord | undefined> =>
+  readFile(stageRecordPath(dataDir), 'utf8')
+    .then((text) => JSON.parse(text) as StageRecord)
+    .catch(() => undefined);
 
 /** The `npm start` that holds this data folder, if one still runs. */
 export async function runningStage(dataDir: string): Promise<StageRecord | undefined> {
