@@ -201,14 +201,11 @@ async function startStores(
     ensureTable(dynamodb.endpoint, tableName),
     ensureBucket(objectStore.endpoint, bucket, credentials),
   ]);
+  const ownStore = 'store' in objectStore ? objectStore : undefined;
   return {
-    ...{ tableName, bucket, identityProvider, ownCredentials, s3Credentials: credentials },
-    malwareScanning,
+    ...{ tableName, bucket, identityProvider, ownCredentials, ownStore, malwareScanning },
     ...{ dynamodbEndpoint: dynamodb.endpoint, dynamodbPid: dynamodb.pid },
-    ...{
-      s3Endpoint: objectStore.endpoint,
-      ownStore: 'store' in objectStore ? objectStore : undefined,
-    },
+    ...{ s3Endpoint: objectStore.endpoint, s3Credentials: credentials },
   };
 }
 
