@@ -176,8 +176,7 @@ async function localTarget(env: NodeJS.ProcessEnv): Promise<StageTarget> {
   return {
     stage: 'local',
     sources: sourcesOn({ tableName: record.tableName, bucket: record.bucket }, dynamodb, s3),
-    // A stage recorded before scanning existed scanned nothing.
-    scanning: record.malwareScanning === true,
+    scanning: record.malwareScanning,
     operator: () => Promise.resolve(`local:${userInfo().username}`),
     // The releaser's own key, which the local store's scan hold admits as a deployed
     // bucket's policy admits the releaser role.
