@@ -50,7 +50,7 @@ interface Exchange {
   readonly status: number;
 }
 
-export interface SentResponse extends Exchange {
+interface SentResponse extends Exchange {
   /** By lower-case name. */
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Buffer;

@@ -11,7 +11,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** Binds before anything else starts, so a taken port fails fast and clearly; the port bound. */
-export async function listen(server: Server, port: number, host: string): Promise<number> {
+async function listen(server: Server, port: number, host: string): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject).listen(port, host, () => {
       server.off('error', reject);
