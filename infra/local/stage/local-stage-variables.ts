@@ -11,11 +11,7 @@ import { ALLOWED_ORIGINS_SETTING, STAGE_DEFAULTS } from '../../stages.ts';
  * A variable `npm start` reads, for its `--help` and the docs' tables (npm run render); the
  * functions' own are described in shared/config/environment.ts. Meanings are Markdown.
  */
-export interface LocalStageVariable {
-  readonly name: string;
-  readonly default: string;
-  readonly meaning: string;
-}
+type LocalStageVariable = Readonly<Record<'name' | 'default' | 'meaning', string>>;
 
 /** A variable the functions read, as the schema describes it, with its default. */
 const functionVariable = (name: LocalVariable): LocalStageVariable => ({
