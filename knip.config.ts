@@ -24,8 +24,8 @@ const config: KnipConfig = {
     'test/bench/{bench,bare-token-service,object-store-process,stage-process}.ts',
     // Functions the tests deploy on the local stage by path, as declarations name handlers.
     'test/support/{fixture-function,slow-route-function}.ts',
-    // Each function's examples file, which the examples test imports by the function's folder.
-    'test/e2e/examples/*.ts',
+    // Each function's file of route facts, which the tests import by the function's folder.
+    'test/routes/*.ts',
     // The client examples people run (examples/README.md), and their types' generator.
     'examples/typescript/{demo,generate-types}.ts',
   ],

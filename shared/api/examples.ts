@@ -9,7 +9,7 @@ import { detailAnswer, jsonAnswer, type ResponseDoc } from './operation.ts';
 /*
  * Every example here and in the functions' declarations is an answer the route really gives:
  * test/e2e/openapi-examples.test.ts produces each one's situation on the local stage (those
- * of a function's routes are made in test/e2e/examples/<function folder>.ts) and holds the
+ * of a function's routes are made in test/routes/<function folder>.ts) and holds the
  * example against the real answer (ids, times, signatures and the bucket aside).
  */
 

@@ -1,9 +1,6 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_BUCKET, EXAMPLE_BUCKET_URL } from '#shared/api/examples.ts';
 import { jsonBodyLimit } from '#shared/http/json-body-limit.ts';
-import type { FunctionDeclaration } from '#shared/functions/function-declaration.ts';
 import {
   API_OPERATIONS,
   API_ROUTES,
@@ -13,8 +10,8 @@ import {
 import {
   type Answer,
   answerOf,
+  type DeclaredSituations,
   EXAMPLE_OWNER,
-  ExampleSituations,
   json,
   seedExampleData,
   type Situation,
@@ -28,15 +25,16 @@ import {
   startFaultProxy,
 } from '#test/support/fault-proxy.ts';
 import { type HoldingProxy, startHoldingProxy } from '#test/support/holding-proxy.ts';
+import { loadRouteFacts, routeFileOf, SHARED_ANSWERS_FILE } from '#test/support/route-facts.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
-import SHARED_ANSWERS from './examples/shared-answers.ts';
+import SHARED_ANSWERS from '#test/routes/shared-answers.ts';
 
 /**
  * Every example /openapi.json shows (and so /docs) is an answer the route really gives. Each
- * function's examples file, `test/e2e/examples/<function folder>.ts` (found through the
- * functions list), makes the situations of its routes' examples, and `examples/shared-answers.ts`
- * those of the answers the routes share; the usual answers of a route this test makes from its
- * declaration itself (`derivedSituations`). All run on one local stage, and each example must
+ * function's file of route facts, `test/routes/<function folder>.ts` (found through the
+ * functions list), makes the situations of its routes' examples (`examples`), and
+ * `test/routes/shared-answers.ts` those of the answers the routes share; the usual answers of a
+ * route this test makes from its declaration itself (`derivedSituations`). All run on one local stage, and each example must
  * equal its real answer up to what varies between runs (`normalise`, below, says what).
  */
 
@@ -78,17 +76,11 @@ const call: SituationKit['call'] = async (method, path, init = {}) => {
 let lastId = 100;
 const newId = () => ++lastId;
 
-const SHARED_ANSWERS_FILE = 'test/e2e/examples/shared-answers.ts';
-
-/** A function's examples file: the functions list names each function's folder. */
-const examplesFileOf = (fn: FunctionDeclaration) =>
-  `test/e2e/examples/${basename(dirname(fn.entry))}.ts`;
-
 /** Where an example's situation belongs, for a failure message. */
 function homeOf(situation: string): string {
   const route = API_ROUTES.find((r) => `${situation} `.startsWith(`${r.method} ${r.path} `));
   const fn = SERVICE_FUNCTIONS.find((f) => f.id === route?.functionId);
-  return fn === undefined ? SHARED_ANSWERS_FILE : `${examplesFileOf(fn)} (${fn.id}'s examples)`;
+  return fn === undefined ? SHARED_ANSWERS_FILE : `${routeFileOf(fn)} (${fn.id}'s examples)`;
 }
 
 const PHASES = ['first', 'together', 'alone'] as const;
@@ -100,7 +92,7 @@ interface PlannedSituation {
   readonly run: Situation;
 }
 
-/** What the examples files declare: every situation, and the examples made elsewhere. */
+/** What the route facts declare: every situation, and the examples made elsewhere. */
 interface Declared {
   readonly situations: readonly PlannedSituation[];
   readonly elsewhere: ReadonlyMap<string, string>;
@@ -109,11 +101,11 @@ interface Declared {
 /** The situations and examples made elsewhere of one file, each named for an answer `isOwn`. */
 function declaredIn(
   file: string,
-  situations: ExampleSituations,
+  situations: DeclaredSituations<string>,
   isOwn: (key: string) => boolean,
   into: { situations: PlannedSituation[]; elsewhere: Map<string, string> },
 ): void {
-  const { elsewhere = {}, ...phases } = situations.declared;
+  const { elsewhere = {}, ...phases } = situations;
   const keys = [
     ...Object.keys(elsewhere),
     ...PHASES.flatMap((phase) => Object.keys(phases[phase] ?? {})),
@@ -132,33 +124,18 @@ function declaredIn(
 }
 
 /**
- * Every function's examples file, in the functions list's order, and the shared answers': a
+ * Every function's examples, in the functions list's order, and the shared answers': a
  * function with examples no situation here or in `derivedSituations` makes fails the test,
  * naming the file to write them in.
  */
 async function declaredSituations(sharedAnswers: ReadonlySet<string>): Promise<Declared> {
-  const files = new Set(SERVICE_FUNCTIONS.map(examplesFileOf)).add(SHARED_ANSWERS_FILE);
-  for (const name of readdirSync(new URL('examples/', import.meta.url))) {
-    const file = `test/e2e/examples/${name}`;
-    if (!files.has(file)) throw new Error(`${file} is no function's examples file`);
-  }
   const into = { situations: [] as PlannedSituation[], elsewhere: new Map<string, string>() };
-  for (const fn of SERVICE_FUNCTIONS) {
-    const file = examplesFileOf(fn);
-    const url = new URL(`../../${file}`, import.meta.url);
-    if (!existsSync(url)) continue;
-    const loaded: unknown = await import(url.href);
-    const declared =
-      typeof loaded === 'object' && loaded !== null && 'default' in loaded
-        ? loaded.default
-        : undefined;
-    if (!(declared instanceof ExampleSituations)) {
-      throw new Error(`${file}: its default export is not exampleSituations({ … })`);
-    }
+  for (const { fn, file, declared } of await loadRouteFacts()) {
     const routes = API_ROUTES.filter((route) => route.functionId === fn.id).map(
       (route) => `${route.method} ${route.path} `,
     );
-    declaredIn(file, declared, (key) => routes.some((route) => key.startsWith(route)), into);
+    const isOwn = (key: string) => routes.some((route) => key.startsWith(route));
+    declaredIn(file, declared.examples ?? {}, isOwn, into);
   }
   declaredIn(SHARED_ANSWERS_FILE, SHARED_ANSWERS, (key) => sharedAnswers.has(key), into);
   return into;
@@ -249,7 +226,7 @@ function oversized(key: RouteKey): RequestInit {
 /**
  * The situations a route's usual answers need, read from its own declaration: so a new route
  * whose examples are of these kinds needs no situation of its own. Each is made only where no
- * examples file gives the answer. With the parameters' examples (the seeded deal file is theirs):
+ * route's file gives the answer. With the parameters' examples (the seeded deal file is theirs):
  * - a GET's 200, as the owner of the examples' files;
  * - a 404 "Not Found", as a user in no group who owns nothing;
  * - a 413 of a JSON body, one byte over what any valid request of the route can be;

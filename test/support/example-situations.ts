@@ -1,8 +1,8 @@
 /**
- * What a function's examples file (`test/e2e/examples/<function folder>.ts`) is written with:
- * the situations that make its routes' examples real answers, and what they share.
- * `test/e2e/openapi-examples.test.ts` finds each file through the functions list, runs the
- * situations on one local stage and holds every example against the answer its situation got.
+ * What the situations that make a route's examples real answers are written with, in its
+ * function's file of route facts (`test/routes/<function folder>.ts`, `examples`), and what
+ * they share. `test/e2e/openapi-examples.test.ts` runs them on one local stage and holds every
+ * example against the answer its situation got.
  */
 import { expect } from 'vitest';
 import { DEAL_FILE_EXAMPLE, USER_FILE_EXAMPLE } from '#shared/api/examples.ts';
@@ -81,18 +81,6 @@ export interface DeclaredSituations<Key extends string> {
   /** Examples the local stage cannot give, each with where its real counterpart is checked. */
   readonly elsewhere?: Partial<Record<Key, string>>;
 }
-
-/** A function's examples file's default export; the examples test checks it is one. */
-export class ExampleSituations {
-  readonly declared: DeclaredSituations<string>;
-  constructor(declared: DeclaredSituations<string>) {
-    this.declared = declared;
-  }
-}
-
-/** A function's examples file's default export, its keys checked against the routes' keys. */
-export const exampleSituations = (declared: DeclaredSituations<SituationKey>) =>
-  new ExampleSituations(declared);
 
 /** The answer of `response`, with what was sent for it. */
 export async function answerOf(response: Response, sent?: Sent): Promise<Answer> {

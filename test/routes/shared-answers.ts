@@ -7,7 +7,7 @@ import {
   DYNAMODB_THROTTLED,
   type FaultAnswer,
 } from '#test/support/fault-proxy.ts';
-import { ExampleSituations, type SituationKit } from '#test/support/example-situations.ts';
+import type { DeclaredSituations, SituationKit } from '#test/support/example-situations.ts';
 
 /** A read of a file whose DynamoDB calls fail as `fault`. */
 function failingRead(kit: SituationKit, fault: FaultAnswer) {
@@ -16,7 +16,7 @@ function failingRead(kit: SituationKit, fault: FaultAnswer) {
   return kit.call('GET', '/api/v1/user/me/file/1', { as });
 }
 
-export default new ExampleSituations({
+export default {
   together: {
     NotFound: (kit) => kit.call('GET', '/api/v1/nothing'),
     MethodNotAllowed: (kit) => kit.call('POST', '/openapi.json'),
@@ -36,4 +36,4 @@ export default new ExampleSituations({
       'receive 429 Too Many Requests error responses" ' +
       '(https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-throttling.html)',
   },
-});
+} satisfies DeclaredSituations<string>;
