@@ -130,7 +130,7 @@ function declaredIn(
  */
 async function declaredSituations(sharedAnswers: ReadonlySet<string>): Promise<Declared> {
   const into = { situations: [] as PlannedSituation[], elsewhere: new Map<string, string>() };
-  for (const { fn, file, declared } of await loadRouteFacts()) {
+  for (const { fn, file, declared } of (await loadRouteFacts()).functions) {
     const routes = API_ROUTES.filter((route) => route.functionId === fn.id).map(
       (route) => `${route.method} ${route.path} `,
     );

@@ -11,6 +11,7 @@ import {
   startUpload,
   ticketOf,
 } from '#test/support/example-situations.ts';
+import { largestUserFileBody } from '#test/support/largest-bodies.ts';
 import { routeFacts } from '#test/support/route-facts.ts';
 import { postToSignedForm } from '#test/support/signed-form.ts';
 
@@ -34,6 +35,9 @@ async function completedAs(kit: SituationKit, bytes: Buffer, status: number): Pr
 }
 
 export default routeFacts({
+  routes: {
+    'POST /api/v1/user/me/file/upload/{file_id}/complete': { largestBody: largestUserFileBody },
+  },
   examples: {
     together: {
       // The owner's second file (the list has shown the first alone), sent with its signed form.

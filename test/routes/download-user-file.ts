@@ -8,8 +8,8 @@ import {
   idIn,
   type SituationKit,
 } from '#test/support/example-situations.ts';
-import { routeFacts } from '#test/support/route-facts.ts';
 import { uploadForm } from '#test/support/multipart.ts';
+import { routeFacts } from '#test/support/route-facts.ts';
 
 const downloadOf = (id: number) => `/api/v1/user/me/file/${String(id)}/download`;
 

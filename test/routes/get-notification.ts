@@ -1,11 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import { toStatusBody } from '#shared/notifications/api/notification-response.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { EXAMPLE_OWNER } from '#test/support/example-situations.ts';
+import { largestNotification } from '#test/support/largest-bodies.ts';
 import { routeFacts } from '#test/support/route-facts.ts';
 
 const notificationAt = (id: string) => `/api/v1/user/me/file/notify/${id}`;
 
 export default routeFacts({
+  routes: {
+    'GET /api/v1/user/me/file/notify/{notification_id}': {
+      largestBody: () => toStatusBody(largestNotification),
+    },
+  },
   examples: {
     together: {
       // The notify example's notification, once it is sent.

@@ -1,4 +1,9 @@
 import { expect } from 'vitest';
+import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
+import { MAX_ROOMS_PER_TOKEN } from '#shared/realtime/api/realtime-token.ts';
+import { withNewKey } from '#shared/realtime/realtime-key-set.ts';
+import { ROOM_ID_MAX_LENGTH } from '#shared/realtime/room-id.ts';
+import { signRealtimeToken } from '#shared/realtime/sign-realtime-token.ts';
 import {
   EXAMPLE_DEAL,
   EXAMPLE_GROUP,
@@ -6,11 +11,40 @@ import {
   json,
   requestExample,
 } from '#test/support/example-situations.ts';
+import { MAX_ID } from '#test/support/largest-bodies.ts';
 import { routeFacts } from '#test/support/route-facts.ts';
 
 const TOKEN = '/api/v1/auth/get-realtime-token';
 
+/** A token for the most rooms, each id at its longest, under the longest issuer and audience. */
+async function largestToken(): Promise<ApiResult> {
+  const keys = await withNewKey({ keys: [] }, new Date(0), {
+    activateInSeconds: 0,
+    tokenSeconds: 86_400,
+  });
+  const rooms = Object.fromEntries(
+    Array.from({ length: MAX_ROOMS_PER_TOKEN }, (_, i) => [
+      `${'e'.repeat(32)}:v1:group:${String(MAX_ID - i)}:deal:${String(MAX_ID)}`.slice(
+        0,
+        ROOM_ID_MAX_LENGTH,
+      ),
+      ['read', 'write'] as const,
+    ]),
+  );
+  const token = signRealtimeToken(keys, new Date(), {
+    issuer: `https://${'i'.repeat(200)}.example`,
+    audience: 'a'.repeat(255),
+    subject: String(MAX_ID),
+    tokenSeconds: 86_400,
+    rooms,
+  });
+  return jsonResponse(200, { token });
+}
+
 export default routeFacts({
+  routes: {
+    'POST /api/v1/auth/get-realtime-token': { largestAnswer: largestToken },
+  },
   examples: {
     together: {
       'POST /api/v1/auth/get-realtime-token 200': (kit) => {

@@ -1,7 +1,11 @@
 import { EXAMPLE_OWNER, idIn } from '#test/support/example-situations.ts';
+import { largestUserFileBody } from '#test/support/largest-bodies.ts';
 import { routeFacts } from '#test/support/route-facts.ts';
 
 export default routeFacts({
+  routes: {
+    'GET /api/v1/user/me/file/{file_id}': { largestBody: largestUserFileBody },
+  },
   examples: {
     first: {
       // The owner's file as the upload stored it, before the archive example changes it.

@@ -1,10 +1,20 @@
 import { expect } from 'vitest';
 import { USER_FILE_EXAMPLE } from '#shared/api/examples.ts';
 import { requestExample, startUpload } from '#test/support/example-situations.ts';
-import { routeFacts } from '#test/support/route-facts.ts';
+import { MAX_ID } from '#test/support/largest-bodies.ts';
 import { uploadForm } from '#test/support/multipart.ts';
+import { routeFacts } from '#test/support/route-facts.ts';
 
 export default routeFacts({
+  routes: {
+    'GET /api/v1/user/me/usage': {
+      // Six numbers, each at most 2^53 - 1.
+      largestBody: () => {
+        const most = { used: MAX_ID, reserved: MAX_ID, allowed: MAX_ID };
+        return { files: most, bytes: most };
+      },
+    },
+  },
   examples: {
     together: {
       // A user with one file of the example's size, and a direct upload of the example's waiting.

@@ -1,6 +1,7 @@
 import { toDealFileItem } from '#shared/storage/file-items.ts';
 import { dealFile, seedDeals } from '#test/support/deal-fixtures.ts';
 import { EXAMPLE_DEAL, EXAMPLE_GROUP, EXAMPLE_VIEWER } from '#test/support/example-situations.ts';
+import { largestDealFileBody } from '#test/support/largest-bodies.ts';
 import { routeFacts } from '#test/support/route-facts.ts';
 
 const filesOf = (deal: number) =>
@@ -9,6 +10,9 @@ const filesOf = (deal: number) =>
 const PAGED_DEAL = 4;
 
 export default routeFacts({
+  routes: {
+    'GET /api/v1/group/{group_id}/deal/{deal_id}/file': { largestBody: largestDealFileBody },
+  },
   examples: {
     together: {
       'GET /api/v1/group/{group_id}/deal/{deal_id}/file 200': (kit) =>

@@ -1,11 +1,15 @@
 import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { dealFile } from '#test/support/deal-fixtures.ts';
 import { EXAMPLE_OWNER } from '#test/support/example-situations.ts';
+import { largestUserFileBody } from '#test/support/largest-bodies.ts';
 import { routeFacts } from '#test/support/route-facts.ts';
 
 const FILES = '/api/v1/user/me/file';
 
 export default routeFacts({
+  routes: {
+    'GET /api/v1/user/me/file': { largestBody: largestUserFileBody },
+  },
   examples: {
     first: {
       // The owner's one file, as the upload example stored it, before another is added.

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
+import { toAcceptedBody } from '#shared/notifications/api/notification-response.ts';
 import {
   answerOf,
   EXAMPLE_OWNER,
@@ -8,12 +9,16 @@ import {
   requestExample,
   whileHeld,
 } from '#test/support/example-situations.ts';
-import { routeFacts } from '#test/support/route-facts.ts';
+import { largestNotification } from '#test/support/largest-bodies.ts';
 import { uploadForm } from '#test/support/multipart.ts';
+import { routeFacts } from '#test/support/route-facts.ts';
 
 const NOTIFY = '/api/v1/user/me/file/notify';
 
 export default routeFacts({
+  routes: {
+    'POST /api/v1/user/me/file/notify': { largestBody: () => toAcceptedBody(largestNotification) },
+  },
   examples: {
     together: {
       // The owner's two files: the multipart upload's and the direct upload's.

@@ -1,3 +1,4 @@
+import { directUploadObjectKey } from '#shared/storage/keys.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import {
   EXAMPLE_OWNER,
@@ -5,9 +6,25 @@ import {
   startUpload,
   userAtFileLimit,
 } from '#test/support/example-situations.ts';
+import { AT, MAX_ID } from '#test/support/largest-bodies.ts';
 import { routeFacts } from '#test/support/route-facts.ts';
 
 export default routeFacts({
+  routes: {
+    'POST /api/v1/user/me/file/upload': {
+      // A signed form: its policy and signature, for a key and a name of their own limits.
+      largestBody: () => ({
+        id: MAX_ID,
+        key: directUploadObjectKey(MAX_ID, MAX_ID),
+        url: `https://${'b'.repeat(63)}.s3.ap-southeast-2.amazonaws.com/`,
+        fields: Object.fromEntries(
+          Array.from({ length: 12 }, (_, i) => [`field-${String(i)}`, 'f'.repeat(4096)]),
+        ),
+        expires_at: AT,
+        max_filesize: MAX_UPLOAD_BYTES,
+      }),
+    },
+  },
   examples: {
     together: {
       // The owner's: the ticket's key and fields name them.

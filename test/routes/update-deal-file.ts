@@ -9,9 +9,15 @@ import {
   json,
   requestExample,
 } from '#test/support/example-situations.ts';
+import { largestDealFileBody } from '#test/support/largest-bodies.ts';
 import { routeFacts } from '#test/support/route-facts.ts';
 
 export default routeFacts({
+  routes: {
+    'PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}': {
+      largestBody: largestDealFileBody,
+    },
+  },
   examples: {
     together: {
       'PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id} 200': (kit) => {

@@ -1,9 +1,13 @@
 import { EXAMPLE_OWNER, idIn, json, requestExample } from '#test/support/example-situations.ts';
+import { largestUserFileBody } from '#test/support/largest-bodies.ts';
 import { routeFacts } from '#test/support/route-facts.ts';
 
 const fileAt = (id: number) => `/api/v1/user/me/file/${String(id)}`;
 
 export default routeFacts({
+  routes: {
+    'PATCH /api/v1/user/me/file/{file_id}': { largestBody: largestUserFileBody },
+  },
   examples: {
     together: {
       // The owner's file, archived once the list and the read have shown it as uploaded.

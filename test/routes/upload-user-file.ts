@@ -6,10 +6,14 @@ import {
   userAtFileLimit,
   whileHeld,
 } from '#test/support/example-situations.ts';
-import { routeFacts } from '#test/support/route-facts.ts';
+import { largestUserFileBody } from '#test/support/largest-bodies.ts';
 import { multipartBody, uploadForm } from '#test/support/multipart.ts';
+import { routeFacts } from '#test/support/route-facts.ts';
 
 export default routeFacts({
+  routes: {
+    'POST /api/v1/user/me/file': { largestBody: largestUserFileBody },
+  },
   examples: {
     first: {
       // The owner's file, which the other routes' examples read, list, archive and download.

@@ -58,6 +58,12 @@ export function apiEvent(options: {
   };
 }
 
+/** A GET of `path`, as API Gateway hands it to the route that takes it. */
+export const getEvent = (path: string, pathParameters?: Record<string, string>): ApiEvent => ({
+  ...apiEvent({ routeKey: `GET ${path}`, ...(pathParameters && { pathParameters }) }),
+  rawPath: path,
+});
+
 /**
  * A fresh context for one invocation: its time limit starts now, as Lambda's does. Never keep
  * one: files share a worker's module graph, and a context made at import ran out 10 s later

@@ -7,23 +7,44 @@
  */
 import { readdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
+import { type RouteKey, SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
+import { type ApiRoute, routeKey } from '#shared/api/routes.ts';
 import type { FunctionDeclaration } from '#shared/functions/function-declaration.ts';
+import type { ApiResult } from '#shared/http/responses.ts';
 import type { DeclaredSituations, SituationKey } from './example-situations.ts';
 
+/** What the tests must be told of one route; each test names the facts it reads. */
+export interface RouteFact {
+  /**
+   * The largest body its success answers with, within the domain's limits; a list's largest
+   * item, of which the test makes the largest page (test/unit/largest-answers.test.ts).
+   */
+  readonly largestBody?: () => unknown;
+  /**
+   * Its largest whole success answer, where that is no JSON body the test can shape: a signed
+   * token, a key set, a document (taken instead of `largestBody`).
+   */
+  readonly largestAnswer?: () => Promise<ApiResult>;
+}
+
 /** A function's facts, as its file declares them. */
-export interface DeclaredRouteFacts<Key extends string = SituationKey> {
+export interface DeclaredRouteFacts<
+  Route extends string = RouteKey,
+  Situation extends string = SituationKey,
+> {
+  /** Each route's facts, by its route key. */
+  readonly routes?: Partial<Record<Route, RouteFact>>;
   /**
    * The situations that make its routes' examples real answers, by the answer each gives
    * (test/e2e/openapi-examples.test.ts).
    */
-  readonly examples?: DeclaredSituations<Key>;
+  readonly examples?: DeclaredSituations<Situation>;
 }
 
 /** A function's file's default export; the tests check it is one. */
 export class RouteFacts {
-  readonly declared: DeclaredRouteFacts<string>;
-  constructor(declared: DeclaredRouteFacts<string>) {
+  readonly declared: DeclaredRouteFacts<string, string>;
+  constructor(declared: DeclaredRouteFacts<string, string>) {
     this.declared = declared;
   }
 }
@@ -44,10 +65,20 @@ export const routeFileOf = (fn: Pick<FunctionDeclaration, 'entry'>): string =>
 export interface FunctionFacts {
   readonly fn: FunctionDeclaration;
   readonly file: string;
-  readonly declared: DeclaredRouteFacts<string>;
+  readonly declared: DeclaredRouteFacts<string, string>;
 }
 
-async function load(): Promise<readonly FunctionFacts[]> {
+/** Every function's facts, and each route's. */
+export interface LoadedRouteFacts {
+  /** Each function's facts that has a file, in the functions list's order. */
+  readonly functions: readonly FunctionFacts[];
+  /** What a route's function's file says of it: nothing, where it says nothing. */
+  of(route: ApiRoute): RouteFact;
+  /** A fact `route` needs that its function's file does not give, as the error to throw. */
+  missing(route: ApiRoute, fact: string): Error;
+}
+
+async function load(): Promise<LoadedRouteFacts> {
   const folder = new URL('../routes/', import.meta.url);
   const present = new Set(readdirSync(folder).map((name) => `${FOLDER}/${name}`));
   const files = new Set(SERVICE_FUNCTIONS.map(routeFileOf)).add(SHARED_ANSWERS_FILE);
@@ -55,7 +86,7 @@ async function load(): Promise<readonly FunctionFacts[]> {
     if (!files.has(file)) throw new Error(`${file} is no function's file of route facts`);
   }
   const loaded: FunctionFacts[] = [];
-  for (const fn of SERVICE_FUNCTIONS) {
+  for (const fn of SERVICE_FUNCTIONS as readonly FunctionDeclaration[]) {
     const file = routeFileOf(fn);
     if (!present.has(file)) continue;
     const module: unknown = await import(new URL(basename(file), folder).href);
@@ -66,18 +97,31 @@ async function load(): Promise<readonly FunctionFacts[]> {
     if (!(facts instanceof RouteFacts)) {
       throw new Error(`${file}: its default export is not routeFacts({ … })`);
     }
+    const own = new Set((fn.routes ?? []).map(routeKey));
+    for (const key of Object.keys(facts.declared.routes ?? {})) {
+      if (!own.has(key))
+        throw new Error(`${file} gives facts of ${key}, none of ${fn.id}'s routes`);
+    }
     loaded.push({ fn, file, declared: facts.declared });
   }
-  return loaded;
+  return {
+    functions: loaded,
+    of: (route) =>
+      loaded.find(({ fn }) => fn.id === route.functionId)?.declared.routes?.[routeKey(route)] ?? {},
+    missing: (route, fact) =>
+      new Error(
+        `${routeKey(route)}: write ${fact} in ${routeFileOf(route)}, its function's route facts`,
+      ),
+  };
 }
 
-let loading: Promise<readonly FunctionFacts[]> | undefined;
+let loading: Promise<LoadedRouteFacts> | undefined;
 
 /**
- * Every function's facts that has a file, in the functions list's order; a function without
- * one declares nothing. Loaded once per module graph, however many tests ask.
+ * Every function's facts, from the files there are: a function without one declares nothing.
+ * Loaded once per module graph, however many tests ask.
  */
-export function loadRouteFacts(): Promise<readonly FunctionFacts[]> {
+export function loadRouteFacts(): Promise<LoadedRouteFacts> {
   loading ??= load();
   return loading;
 }
