@@ -5,18 +5,19 @@
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API_ROUTES } from '#functions/service-functions.ts';
-import { type ApiRoute, routeKey } from '#shared/api/routes.ts';
+import { type DocumentedRoute, routeKey } from '#shared/api/routes.ts';
 import { userFileObjectKey } from '#shared/storage/keys.ts';
 import { toDirectUploadItem } from '#shared/direct-uploads/adapters/dynamo-direct-upload-repository.ts';
 import { toNotificationItem } from '#shared/notifications/adapters/dynamo-notification-repository.ts';
 import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { dealFile, seedDeals } from '#test/support/deal-fixtures.ts';
-import { uploadForm } from '#test/support/multipart.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 import { NOT_FOUND, UNAUTHORIZED } from '#test/support/fastapi-bodies.ts';
+import { loadRouteFacts, type OwnedIds, type Refusal } from '#test/support/route-facts.ts';
 
 const stage = useTestStage();
+const FACTS = await loadRouteFacts();
 
 const OWNER = 4100;
 const INTRUDER = 4200;
@@ -26,66 +27,47 @@ const FILE = 7;
 const DEAL_FILE = 8;
 const NOTIFICATION = 'bbbbbbbb-0000-4000-8000-000000000001';
 const PENDING_UPLOAD = 9;
-const ROOM = `local:v1:group:${String(GROUP)}:deal:${String(DEAL)}`;
+const OWNED: OwnedIds = {
+  file: FILE,
+  pendingUpload: PENDING_UPLOAD,
+  notification: NOTIFICATION,
+  group: GROUP,
+  deal: DEAL,
+  dealFile: DEAL_FILE,
+};
 const now = () => Math.floor(Date.now() / 1000);
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-/** A request each route would grant its owner: the intruder tries it with the owner's ids. */
-function requestFor(route: ApiRoute): { path: string; init: RequestInit } {
-  const path = route.path
-    .replace('{group_id}', String(GROUP))
-    .replace('{deal_id}', String(DEAL))
-    .replace('{file_id}', route.path.includes('/group/') ? String(DEAL_FILE) : String(FILE))
-    .replace('{notification_id}', NOTIFICATION)
-    .replace('{asset}', 'swagger-ui.css');
-  const json = (body: unknown): RequestInit => ({
-    method: route.method,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  switch (routeKey(route)) {
-    case 'POST /api/v1/user/me/file': {
-      const form = uploadForm('intruding bytes', { name: 'x.pdf' });
-      return {
-        path,
-        init: { method: 'POST', headers: { 'content-type': form.contentType }, body: form.body },
-      };
-    }
-    case 'POST /api/v1/user/me/file/upload':
-      return { path, init: json({ name: 'x.pdf', type: 'deck', filesize: 10 }) };
-    case 'POST /api/v1/user/me/file/upload/{file_id}/complete':
-      return {
-        path: path.replace(`/${String(FILE)}/`, `/${String(PENDING_UPLOAD)}/`),
-        init: { method: 'POST' },
-      };
-    case 'POST /api/v1/user/me/file/notify':
-      return { path, init: json({ file_ids: [FILE] }) };
-    case 'PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}':
-      return { path, init: json({ type: 'other' }) };
-    case 'PATCH /api/v1/user/me/file/{file_id}':
-      return { path, init: json({ name: 'taken.pdf', is_archived: true }) };
-    case 'POST /api/v1/auth/get-realtime-token':
-      return { path, init: json({ room_ids: [ROOM] }) };
-    default:
-      return { path, init: { method: route.method } };
-  }
+/**
+ * A request each route would grant its owner, from its route facts: the intruder tries it
+ * with the owner's ids.
+ */
+function requestFor(route: DocumentedRoute): { path: string; init: RequestInit } {
+  const { path, json, form } = FACTS.requestOf(route, OWNED);
+  const body =
+    form ??
+    (json === undefined
+      ? undefined
+      : { contentType: 'application/json', body: JSON.stringify(json) });
+  return {
+    path,
+    init: {
+      method: route.method,
+      ...(body === undefined
+        ? {}
+        : { headers: { 'content-type': body.contentType }, body: body.body }),
+    },
+  };
 }
 
 /**
  * The intruder, with a valid token, on the owner's ids: what each route must answer. A route
  * with an id in its path answers FastAPI's 404, as for an id that names nothing; one without
- * answers only from the caller's own area. The routes that take ids in their body say here
- * what they answer.
+ * answers only from the caller's own area. A route that takes ids in its body says in its
+ * route facts what it answers (`answerToIntruder`).
  */
-const IDS_IN_THE_BODY: Readonly<Record<string, { status: number; body: unknown }>> = {
-  'POST /api/v1/user/me/file/notify': {
-    status: 404,
-    body: { detail: `File not found: ${String(FILE)}` },
-  },
-  'POST /api/v1/auth/get-realtime-token': { status: 404, body: NOT_FOUND },
-};
-const otherUsersIds = (route: ApiRoute): { status: number; body: unknown } | 'own-data-only' =>
-  IDS_IN_THE_BODY[routeKey(route)] ??
+const otherUsersIds = (route: DocumentedRoute): Refusal | 'own-data-only' =>
+  FACTS.of(route).answerToIntruder?.(OWNED) ??
   (route.path.includes('{') ? { status: 404, body: NOT_FOUND } : 'own-data-only');
 
 interface Attack {
@@ -264,9 +246,9 @@ const protectedRoutes = API_ROUTES.filter((route) => route.auth === 'jwt');
 const publicRoutes = API_ROUTES.filter((route) => route.auth === 'none');
 
 describe('the authorization matrix', () => {
-  it('names only routes the authorizer guards', () => {
-    const guarded = protectedRoutes.map(routeKey);
-    expect(Object.keys(IDS_IN_THE_BODY).filter((key) => !guarded.includes(key))).toEqual([]);
+  it('says what an intruder gets only of routes the authorizer guards', () => {
+    const named = API_ROUTES.filter((route) => FACTS.of(route).answerToIntruder !== undefined);
+    expect(named.filter((route) => route.auth !== 'jwt').map(routeKey)).toEqual([]);
   });
 
   it.each(protectedRoutes.map((route) => [routeKey(route), route] as const))(
@@ -303,7 +285,10 @@ describe('the authorization matrix', () => {
       if (expected === 'own-data-only') {
         // No ids to steal: the intruder gets only their own area, which holds nothing of the
         // owner's.
-        expect(response.status).toBeLessThan(300);
+        expect(
+          response.status,
+          `${routeKey(route)}: refused, so its route facts say what it answers (answerToIntruder)`,
+        ).toBeLessThan(300);
         expect(JSON.stringify(await response.json())).not.toContain(String(OWNER));
         const after = await stage().stored();
         const owners = (items: typeof after.items) =>

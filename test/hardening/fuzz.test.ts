@@ -14,9 +14,11 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { dealFile, seedDeals } from '#test/support/deal-fixtures.ts';
 import { multipartBody } from '#test/support/multipart.ts';
 import { patient } from '#test/support/patience.ts';
+import { loadRouteFacts, type OwnedIds } from '#test/support/route-facts.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 
 const stage = useTestStage();
+const FACTS = await loadRouteFacts();
 const USER = 5100;
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 /** Reproduce a failure with FUZZ_SEED=<the seed it printed>. */
@@ -25,6 +27,15 @@ const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.en
 // Seeded ids sit far above what the stage's id allocator hands out, so no upload lands on them.
 const SEEDED_FILE = 900_001;
 const SEEDED_DEAL_FILE = 900_002;
+const OWNED: OwnedIds = {
+  file: SEEDED_FILE,
+  group: 51,
+  deal: 1,
+  dealFile: SEEDED_DEAL_FILE,
+  // None seeded: no route with a JSON body names them.
+  pendingUpload: 900_003,
+  notification: 'cccccccc-0000-4000-8000-000000000001',
+};
 
 beforeAll(async () => {
   await stage().put([
@@ -48,10 +59,10 @@ beforeAll(async () => {
     }),
   );
   await seedDeals(stage(), {
-    groups: [51],
-    members: [{ groupId: 51, userId: USER, role: 'editor' }],
-    deals: [{ groupId: 51, dealId: 1 }],
-    files: [dealFile(51, 1, SEEDED_DEAL_FILE)],
+    groups: [OWNED.group],
+    members: [{ groupId: OWNED.group, userId: USER, role: 'editor' }],
+    deals: [{ groupId: OWNED.group, dealId: OWNED.deal }],
+    files: [dealFile(OWNED.group, OWNED.deal, SEEDED_DEAL_FILE)],
   });
 });
 
@@ -59,23 +70,18 @@ beforeAll(async () => {
 const jsonValue = fc.jsonValue({ maxDepth: 6 });
 const hugeString = fc.string({ minLength: 20_000, maxLength: 60_000, unit: 'grapheme' });
 
-/** A valid body for each JSON route, then every field (or the whole) swapped for junk. */
-const VALID: Partial<Record<RouteKey, Record<string, unknown>>> = {
-  'POST /api/v1/user/me/file/upload': { name: 'a.pdf', type: 'deck', filesize: 10 },
-  'POST /api/v1/user/me/file/notify': { file_ids: [SEEDED_FILE], fund_name: 'F', message: 'm' },
-  'PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}': { type: 'deck' },
-  'PATCH /api/v1/user/me/file/{file_id}': { name: 'renamed.pdf', is_archived: true },
-  'POST /api/v1/auth/get-realtime-token': { room_ids: ['local:v1:group:51:deal:1'] },
-};
-
 /** A valid body padded with a field of numbers to `bytes`, give or take a few. */
-const padded = (valid: Record<string, unknown>, bytes: number, lexeme: string) => {
+const padded = (valid: Readonly<Record<string, unknown>>, bytes: number, lexeme: string) => {
   const head = JSON.stringify({ ...valid, pad: [] }).slice(0, -2);
   const count = Math.max(0, Math.floor((bytes - head.length - 2) / (lexeme.length + 1)));
   return Buffer.from(`${head}${Array(count).fill(lexeme).join(',')}]}`);
 };
 
-const bodyFor = (valid: Record<string, unknown>, limit: number) =>
+/**
+ * A route's valid body (its route facts' request), then every field (or the whole) swapped
+ * for junk.
+ */
+const bodyFor = (valid: Readonly<Record<string, unknown>>, limit: number) =>
   fc.oneof(
     // Around the route's body limit and far past it, of the numbers that cost most to read.
     fc
@@ -171,15 +177,6 @@ async function judge(response: Response, stored: () => Promise<unknown>, before:
   }
 }
 
-const pathOf = (route: ApiRoute) =>
-  route.path
-    .replace('{group_id}', '51')
-    .replace('{deal_id}', '1')
-    .replace(
-      '{file_id}',
-      route.path.includes('/group/') ? String(SEEDED_DEAL_FILE) : String(SEEDED_FILE),
-    );
-
 const limitOf = (route: ApiRoute): number => {
   const schema = API_OPERATIONS[routeKey(route) as RouteKey].request.body;
   return schema === undefined ? 0 : jsonBodyLimit(schema);
@@ -190,18 +187,21 @@ const jsonRoutes = API_ROUTES.filter(
 );
 
 describe('fuzzing the JSON endpoints', () => {
-  it('has a valid body for every JSON route', () => {
-    expect(jsonRoutes.map(routeKey).sort()).toEqual(Object.keys(VALID).sort());
+  it('has a valid body for every JSON route, and for no other', () => {
+    // A JSON route whose route facts give no body fails here, naming the file.
+    for (const route of jsonRoutes) FACTS.requestOf(route, OWNED);
+    const given = API_ROUTES.filter((route) => FACTS.of(route).request?.(OWNED).json !== undefined);
+    expect(given.map(routeKey).sort()).toEqual(jsonRoutes.map(routeKey).sort());
   });
 
   it.each(jsonRoutes.map((route) => [routeKey(route), route] as const))(
     '%s: never a 5xx, every refusal a documented FastAPI 4xx, nothing stored',
-    async (key, route) => {
-      const valid = VALID[key as RouteKey] ?? {};
+    async (_key, route) => {
+      const { path, json: valid = {} } = FACTS.requestOf(route, OWNED);
       await fc.assert(
         fc.asyncProperty(bodyFor(valid, limitOf(route)), contentType, async (body, type) => {
           const before = await stored();
-          const response = await stage().request(pathOf(route), {
+          const response = await stage().request(path, {
             method: route.method,
             as: USER,
             headers: type === '' ? {} : { 'content-type': type },

@@ -10,6 +10,7 @@ export default routeFacts({
   routes: {
     'GET /docs': { largestAnswer: () => handler(getEvent('/docs'), lambdaContext()) },
     'GET /docs/{asset}': {
+      request: () => ({ path: `/docs/${ASSET}` }),
       largestAnswer: async () => {
         // The largest asset, uncompressed (a client that does not accept gzip).
         const answers = await Promise.all(

@@ -36,7 +36,11 @@ async function completedAs(kit: SituationKit, bytes: Buffer, status: number): Pr
 
 export default routeFacts({
   routes: {
-    'POST /api/v1/user/me/file/upload/{file_id}/complete': { largestBody: largestUserFileBody },
+    'POST /api/v1/user/me/file/upload/{file_id}/complete': {
+      // Of their upload, not of a file of theirs.
+      request: (own) => ({ path: completeUpload(own.pendingUpload) }),
+      largestBody: largestUserFileBody,
+    },
   },
   examples: {
     together: {

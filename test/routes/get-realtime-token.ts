@@ -11,6 +11,7 @@ import {
   json,
   requestExample,
 } from '#test/support/example-situations.ts';
+import { NOT_FOUND } from '#test/support/fastapi-bodies.ts';
 import { MAX_ID } from '#test/support/largest-bodies.ts';
 import { routeFacts } from '#test/support/route-facts.ts';
 
@@ -43,7 +44,13 @@ async function largestToken(): Promise<ApiResult> {
 
 export default routeFacts({
   routes: {
-    'POST /api/v1/auth/get-realtime-token': { largestAnswer: largestToken },
+    'POST /api/v1/auth/get-realtime-token': {
+      request: (own) => ({
+        json: { room_ids: [`local:v1:group:${String(own.group)}:deal:${String(own.deal)}`] },
+      }),
+      answerToIntruder: () => ({ status: 404, body: NOT_FOUND }),
+      largestAnswer: largestToken,
+    },
   },
   examples: {
     together: {

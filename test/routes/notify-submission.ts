@@ -17,7 +17,14 @@ const NOTIFY = '/api/v1/user/me/file/notify';
 
 export default routeFacts({
   routes: {
-    'POST /api/v1/user/me/file/notify': { largestBody: () => toAcceptedBody(largestNotification) },
+    'POST /api/v1/user/me/file/notify': {
+      request: (own) => ({ json: { file_ids: [own.file], fund_name: 'F', message: 'm' } }),
+      answerToIntruder: (own) => ({
+        status: 404,
+        body: { detail: `File not found: ${String(own.file)}` },
+      }),
+      largestBody: () => toAcceptedBody(largestNotification),
+    },
   },
   examples: {
     together: {

@@ -12,6 +12,7 @@ import { routeFacts } from '#test/support/route-facts.ts';
 export default routeFacts({
   routes: {
     'POST /api/v1/user/me/file/upload': {
+      request: () => ({ json: { name: 'a.pdf', type: 'deck', filesize: 10 } }),
       // A signed form: its policy and signature, for a key and a name of their own limits.
       largestBody: () => ({
         id: MAX_ID,

@@ -15,6 +15,7 @@ import { routeFacts } from '#test/support/route-facts.ts';
 export default routeFacts({
   routes: {
     'PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}': {
+      request: () => ({ json: { type: 'deck' } }),
       largestBody: largestDealFileBody,
     },
   },

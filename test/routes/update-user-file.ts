@@ -6,7 +6,10 @@ const fileAt = (id: number) => `/api/v1/user/me/file/${String(id)}`;
 
 export default routeFacts({
   routes: {
-    'PATCH /api/v1/user/me/file/{file_id}': { largestBody: largestUserFileBody },
+    'PATCH /api/v1/user/me/file/{file_id}': {
+      request: () => ({ json: { name: 'renamed.pdf', is_archived: true } }),
+      largestBody: largestUserFileBody,
+    },
   },
   examples: {
     together: {

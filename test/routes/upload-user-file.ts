@@ -12,7 +12,10 @@ import { routeFacts } from '#test/support/route-facts.ts';
 
 export default routeFacts({
   routes: {
-    'POST /api/v1/user/me/file': { largestBody: largestUserFileBody },
+    'POST /api/v1/user/me/file': {
+      request: () => ({ form: uploadForm('intruding bytes', { name: 'x.pdf' }) }),
+      largestBody: largestUserFileBody,
+    },
   },
   examples: {
     first: {

@@ -8,13 +8,52 @@
 import { readdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { type RouteKey, SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
-import { type ApiRoute, routeKey } from '#shared/api/routes.ts';
+import { type ApiRoute, type DocumentedRoute, routeKey } from '#shared/api/routes.ts';
 import type { FunctionDeclaration } from '#shared/functions/function-declaration.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import type { DeclaredSituations, SituationKey } from './example-situations.ts';
 
+/** The ids of what a test's caller owns, for a request to name. */
+export interface OwnedIds {
+  readonly file: number;
+  /** A direct upload of theirs, started and not completed. */
+  readonly pendingUpload: number;
+  readonly notification: string;
+  /** A group they edit, its deal, and a file of that deal. */
+  readonly group: number;
+  readonly deal: number;
+  readonly dealFile: number;
+}
+
+/** A request to a route, as its facts give it. */
+export interface RouteRequest {
+  /** Its path, where it is not the route's with the caller's ids in it. */
+  readonly path?: string;
+  readonly json?: Readonly<Record<string, unknown>>;
+  readonly form?: { readonly contentType: string; readonly body: Buffer };
+}
+
+/** What a refused request gets. */
+export interface Refusal {
+  readonly status: number;
+  readonly body: unknown;
+}
+
 /** What the tests must be told of one route; each test names the facts it reads. */
 export interface RouteFact {
+  /**
+   * A request its caller is granted on what they own. The authorization matrix sends it with
+   * forged tokens and as another user (test/hardening/auth-matrix.test.ts), the fuzz swaps its
+   * JSON body's fields for junk (test/hardening/fuzz.test.ts). Needed by a route that takes a
+   * body, or a path parameter that is none of `OwnedIds`.
+   */
+  readonly request?: (own: OwnedIds) => RouteRequest;
+  /**
+   * What another user gets for `request`, the owner's ids in its body. Needed by a route that
+   * takes ids in its body: one with ids in its path answers FastAPI's 404, one with none
+   * answers from the caller's own area (test/hardening/auth-matrix.test.ts).
+   */
+  readonly answerToIntruder?: (own: OwnedIds) => Refusal;
   /**
    * The largest body its success answers with, within the domain's limits; a list's largest
    * item, of which the test makes the largest page (test/unit/largest-answers.test.ts).
@@ -76,7 +115,20 @@ export interface LoadedRouteFacts {
   of(route: ApiRoute): RouteFact;
   /** A fact `route` needs that its function's file does not give, as the error to throw. */
   missing(route: ApiRoute, fact: string): Error;
+  /**
+   * The route's `request` on what `own` holds, its path the route's with those ids unless the
+   * facts give one; its JSON body or form wherever the route takes one.
+   */
+  requestOf(route: DocumentedRoute, own: OwnedIds): RouteRequest & { readonly path: string };
 }
+
+/** A route's path with the caller's ids in it: a file of theirs, or of their group's deal. */
+const pathWith = (route: ApiRoute, own: OwnedIds): string =>
+  route.path
+    .replace('{group_id}', String(own.group))
+    .replace('{deal_id}', String(own.deal))
+    .replace('{file_id}', String(route.path.includes('/group/') ? own.dealFile : own.file))
+    .replace('{notification_id}', own.notification);
 
 async function load(): Promise<LoadedRouteFacts> {
   const folder = new URL('../routes/', import.meta.url);
@@ -99,19 +151,38 @@ async function load(): Promise<LoadedRouteFacts> {
     }
     const own = new Set((fn.routes ?? []).map(routeKey));
     for (const key of Object.keys(facts.declared.routes ?? {})) {
-      if (!own.has(key))
+      if (!own.has(key)) {
         throw new Error(`${file} gives facts of ${key}, none of ${fn.id}'s routes`);
+      }
     }
     loaded.push({ fn, file, declared: facts.declared });
   }
+  const of = (route: ApiRoute): RouteFact =>
+    loaded.find(({ fn }) => fn.id === route.functionId)?.declared.routes?.[routeKey(route)] ?? {};
+  const missing = (route: ApiRoute, fact: string) =>
+    new Error(
+      `${routeKey(route)}: write ${fact} in ${routeFileOf(route)}, its function's route facts`,
+    );
   return {
     functions: loaded,
-    of: (route) =>
-      loaded.find(({ fn }) => fn.id === route.functionId)?.declared.routes?.[routeKey(route)] ?? {},
-    missing: (route, fact) =>
-      new Error(
-        `${routeKey(route)}: write ${fact} in ${routeFileOf(route)}, its function's route facts`,
-      ),
+    of,
+    missing,
+    requestOf: (route, own) => {
+      const given = of(route).request?.(own) ?? {};
+      const { body, form } = route.operation.request;
+      if (body !== undefined && given.json === undefined) {
+        throw missing(route, 'a JSON body its caller is granted (request)');
+      }
+      if (form !== undefined && given.form === undefined) {
+        throw missing(route, 'a form its caller is granted (request)');
+      }
+      const path = given.path ?? pathWith(route, own);
+      const parameter = /\{\w+\}/.exec(path)?.[0];
+      if (parameter !== undefined) {
+        throw missing(route, `a path with its ${parameter} filled in (request)`);
+      }
+      return { ...given, path };
+    },
   };
 }
 
