@@ -17,7 +17,7 @@ import { MAX_UPLOAD_BYTES } from '#shared/user-files/upload-limits.ts';
 import type { UserFile } from '#shared/user-files/user-file.ts';
 
 /** Names are at most 255 characters; a control character is six bytes in JSON. */
-export const WORST_NAME = '\u0001'.repeat(255);
+const WORST_NAME = '\u0001'.repeat(255);
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
 export const AT = '2026-11-24T06:32:48.123Z';
 /** S3's longest bucket name is 63 characters. */

@@ -26,7 +26,7 @@ export interface OwnedIds {
 }
 
 /** A request to a route, as its facts give it. */
-export interface RouteRequest {
+interface RouteRequest {
   /** Its path, where it is not the route's with the caller's ids in it. */
   readonly path?: string;
   readonly json?: Readonly<Record<string, unknown>>;
@@ -40,7 +40,7 @@ export interface Refusal {
 }
 
 /** What the tests must be told of one route; each test names the facts it reads. */
-export interface RouteFact {
+interface RouteFact {
   /**
    * A request its caller is granted on what they own. The authorization matrix sends it with
    * forged tokens and as another user (test/hardening/auth-matrix.test.ts), the fuzz swaps its
@@ -81,7 +81,7 @@ export interface DeclaredRouteFacts<
 }
 
 /** A function's file's default export; the tests check it is one. */
-export class RouteFacts {
+class RouteFacts {
   readonly declared: DeclaredRouteFacts<string, string>;
   constructor(declared: DeclaredRouteFacts<string, string>) {
     this.declared = declared;
@@ -101,7 +101,7 @@ export const routeFileOf = (fn: Pick<FunctionDeclaration, 'entry'>): string =>
   `${FOLDER}/${basename(dirname(fn.entry))}.ts`;
 
 /** One function's facts, with the file that declares them. */
-export interface FunctionFacts {
+interface FunctionFacts {
   readonly fn: FunctionDeclaration;
   readonly file: string;
   readonly declared: DeclaredRouteFacts<string, string>;
