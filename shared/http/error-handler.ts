@@ -16,6 +16,18 @@ const THROTTLING = new Set([
   'TransactionConflictException',
 ]);
 
+/**
+ * Whether the error, or one a library wrapped it in (Powertools' idempotency persistence
+ * layer wraps the store's own errors), says "try again shortly".
+ */
+function isBusy(error: unknown): boolean {
+  for (let depth = 0, next = error; depth < 4 && next instanceof Error; depth++) {
+    if (THROTTLING.has(next.name)) return true;
+    next = next.cause;
+  }
+  return false;
+}
+
 const STATUS_TEXT: Readonly<Record<number, string>> = {
   500: 'Internal Server Error',
   502: 'Bad Gateway',
@@ -32,7 +44,7 @@ function toErrorResponse(thrown: unknown): ApiResult {
   if (error instanceof HttpError && error.statusCode < 500) {
     return jsonResponse(error.statusCode, error.body(), { ...error.headers });
   }
-  if (error instanceof Error && THROTTLING.has(error.name)) {
+  if (isBusy(error)) {
     logger.warn('Dependency throttled the request', { error });
     return jsonResponse(503, { detail: STATUS_TEXT[503] }, { 'retry-after': '1' });
   }

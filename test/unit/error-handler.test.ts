@@ -138,6 +138,19 @@ describe('one error middleware maps typed errors to FastAPI bodies', () => {
     });
   });
 
+  it('a busy answer a library wrapped is still a 503, not a 500', async () => {
+    // Powertools' idempotency layer wraps its store's errors, a transaction conflict too.
+    const conflict = Object.assign(new Error('Transaction cancelled'), {
+      name: 'TransactionConflictException',
+    });
+    const wrapped = new Error('Failed to put record for idempotency key', { cause: conflict });
+    expect(await responseFor(wrapped)).toEqual({
+      status: 503,
+      headers: { 'content-type': 'application/json', 'retry-after': '1' },
+      body: { detail: 'Service Unavailable' },
+    });
+  });
+
   it('a thrown non-Error value is still a 500', async () => {
     expect((await responseFor('boom')).status).toBe(500);
   });
