@@ -11,8 +11,8 @@ import type { DirectUploadRepository } from './direct-upload-repository.ts';
  * upload a completer holds is left to finish, untouched (`CompletionInProgress`): a retry
  * then deletes the file it became. Then its bytes go, every version (the form's, and a copy
  * a failed completion may have left), then its record under the claim, with its reservation.
- * When the bytes will not go, the claim is given back and the caller gets the error: a retry
- * finishes it. A refused upload has no completer left to fear: bytes, then record.
+ * When the bytes or the record will not go, the claim is given back and the caller gets the
+ * error: a retry finishes it. A refused upload has no completer left to fear: bytes, then record.
  */
 export async function cancelDirectUpload(
   ports: {
@@ -30,6 +30,7 @@ export async function cancelDirectUpload(
   if (claim !== undefined && !(await ports.directUploads.claim(userId, fileId, claim, now))) {
     throw new CompletionInProgress();
   }
+  let cancelled: boolean;
   try {
     for (const key of [
       ports.blobs.directUploadKey(userId, fileId),
@@ -37,7 +38,10 @@ export async function cancelDirectUpload(
     ]) {
       await ports.blobs.deleteVersions(await versionsOfKey(ports.blobs, key));
     }
+    cancelled = await ports.directUploads.cancel(upload, claim?.token);
   } catch (error) {
+    // Given back on any failure, so a retry need not wait for the claim to lapse; the release
+    // is held to our token, so it cannot free an upload a completer took over.
     if (claim !== undefined) {
       await ports.directUploads.release(userId, fileId, claim.token).catch((cause: unknown) => {
         logger.warn("Could not release a cancel's claim; it lapses", { fileId, cause });
@@ -46,5 +50,5 @@ export async function cancelDirectUpload(
     throw error;
   }
   // Our claim lapsed and a completer took the upload over: a retry deletes what it made.
-  if (!(await ports.directUploads.cancel(upload, claim?.token))) throw new CompletionInProgress();
+  if (!cancelled) throw new CompletionInProgress();
 }

@@ -8,6 +8,7 @@ import { idempotentPerKey } from '#shared/http/idempotency-key.ts';
 import { idempotency } from '#shared/storage/idempotency-store.ts';
 import { IDEMPOTENT_OPERATIONS } from '#shared/storage/keys.ts';
 import { S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
+import { cancelDirectUpload } from '#shared/direct-uploads/cancel-direct-upload.ts';
 import { completeDirectUpload } from '#shared/direct-uploads/complete-direct-upload.ts';
 import { DynamoDirectUploadRepository } from '#shared/direct-uploads/adapters/dynamo-direct-upload-repository.ts';
 import { startDirectUpload } from '#shared/direct-uploads/start-direct-upload.ts';
@@ -244,5 +245,20 @@ describe('a direct upload becomes a record exactly once, or not at all', () => {
     ).rejects.toThrow(
       expect.objectContaining({ message: 'The uploaded file is empty', refusedNow: false }),
     );
+  });
+
+  it("gives a cancel's claim back when its record will not go, so a retry need not wait", async () => {
+    const ticket = await startDirectUpload(
+      { ...room, fileIds, directUploads, blobs },
+      { userId: 9, name: 'x.pdf', type: 'deck', filesize: 5, contentType: 'application/pdf' },
+    );
+    await blobs.put(ticket.key, Buffer.from('12345'), { contentType: 'application/pdf' });
+    await expect(
+      cancelDirectUpload({ directUploads: failing(directUploads, 'cancel'), blobs }, 9, ticket.id),
+    ).rejects.toThrow('injected');
+    // Sent again at once, it finishes: the claim did not hold the upload for a minute.
+    await cancelDirectUpload({ directUploads, blobs }, 9, ticket.id);
+    expect(await directUploads.find(9, ticket.id)).toBeUndefined();
+    expect(await blobs.head(ticket.key)).toBeUndefined();
   });
 });
