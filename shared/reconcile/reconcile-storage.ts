@@ -72,6 +72,13 @@ export interface Reconciliation {
     object_key: string;
     verdict: string;
   }[];
+  /** On a stage that scans: records waiting for their scan whose object's tag could not be read. */
+  readonly verdicts_unreadable?: readonly {
+    pk: string;
+    sk: string;
+    object_key: string;
+    reason: string;
+  }[];
   /** Direct uploads signed and still completable, with their object (or none yet). */
   readonly uploads_in_flight: number;
   /** Objects younger than the settle time, not judged. */
@@ -415,13 +422,16 @@ export async function reconcileStorage(
       drifted === 0 &&
       (digests?.digest_mismatches.length ?? 0) === 0 &&
       (digests?.digests_unreadable.length ?? 0) === 0 &&
-      (verdicts?.length ?? 0) === 0,
+      (verdicts?.unrecorded.length ?? 0) === 0 &&
+      (verdicts?.unreadable.length ?? 0) === 0,
     objects_without_records: bucket.orphans,
     records_without_objects: missing,
     stale_notifications: table.stale,
     usage_repaired: repaired,
     ...digests,
-    ...(verdicts === undefined ? {} : { verdicts_unrecorded: verdicts }),
+    ...(verdicts === undefined
+      ? {}
+      : { verdicts_unrecorded: verdicts.unrecorded, verdicts_unreadable: verdicts.unreadable }),
     uploads_in_flight: table.uploadsInFlight,
     objects_settling: bucket.settling,
     checked: { items: table.items, objects: bucket.objects, users: table.users.length },
@@ -430,22 +440,36 @@ export async function reconcileStorage(
 
 /**
  * The verdicts the scanner left on objects whose records still wait for one. The record is
- * read again after the tag, so a verdict that landed meanwhile is not reported.
+ * read again after the tag, so a verdict that landed meanwhile is not reported; a tag that
+ * cannot be read is reported with the reason, and the others are read on.
  */
 async function unrecordedVerdicts(
   scans: NonNullable<StoragePorts['scans']>,
   records: ReadonlyMap<string, RecordKey>,
   objectKeys: readonly string[],
-): Promise<NonNullable<Reconciliation['verdicts_unrecorded']>[number][]> {
-  const found: NonNullable<Reconciliation['verdicts_unrecorded']>[number][] = [];
+) {
+  const unrecorded: NonNullable<Reconciliation['verdicts_unrecorded']>[number][] = [];
+  const unreadable: NonNullable<Reconciliation['verdicts_unreadable']>[number][] = [];
   await eachAtMost(objectKeys, CONCURRENCY, async (objectKey) => {
-    const verdict = await scans.verdictOf(objectKey);
     const record = records.get(objectKey);
-    if (verdict === undefined || record === undefined) return;
+    if (record === undefined) return;
+    const { pk, sk } = record;
+    let verdict: string | undefined;
+    try {
+      verdict = await scans.verdictOf(objectKey);
+    } catch (error) {
+      // One tag it cannot read is a finding, never the end of the run.
+      const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      unreadable.push({ pk, sk, object_key: objectKey, reason });
+      return;
+    }
+    if (verdict === undefined) return;
     if (!(await scans.stillPending(objectKey))) return;
-    found.push({ pk: record.pk, sk: record.sk, object_key: objectKey, verdict });
+    unrecorded.push({ pk, sk, object_key: objectKey, verdict });
   });
-  return found.sort((a, b) => a.object_key.localeCompare(b.object_key));
+  const byKey = (a: { object_key: string }, b: { object_key: string }) =>
+    a.object_key.localeCompare(b.object_key);
+  return { unrecorded: unrecorded.sort(byKey), unreadable: unreadable.sort(byKey) };
 }
 
 /**

@@ -57,6 +57,7 @@ const NOTHING_WRONG = {
   stale_notifications: [],
   // The stage scans: a record waiting for a verdict its object already carries is listed.
   verdicts_unrecorded: [],
+  verdicts_unreadable: [],
   uploads_in_flight: 0,
   objects_settling: 0,
 };
@@ -108,6 +109,7 @@ describe('npm run admin -- reconcile', () => {
       // drift, so still clean.
       usage_repaired: [{ user_id: 1, before: null, after: usage(1, 5) }],
       verdicts_unrecorded: [],
+      verdicts_unreadable: [],
       uploads_in_flight: 0,
       objects_settling: 0,
       checked: { items: 1, objects: 1, users: 1 },
@@ -268,6 +270,7 @@ describe('npm run admin -- reconcile', () => {
       // User 2's file and pending upload, never counted: counted now.
       usage_repaired: [{ user_id: 2, before: null, after: usage(1, 5, { files: 1, bytes: 5 }) }],
       verdicts_unrecorded: [],
+      verdicts_unreadable: [],
       uploads_in_flight: 1,
       objects_settling: 0,
       checked: { ...read, users: 4 },

@@ -361,6 +361,33 @@ describe('reconcileStorage: scan verdicts', () => {
     expect(read.sort()).toEqual(['users/1/files/1', 'users/1/files/3', 'users/1/files/4']);
   });
 
+  it('reports a tag it cannot read, with the reason, and reads the others on', async () => {
+    const denied = {
+      ...scans([]),
+      verdictOf: (key: string) =>
+        key === 'users/1/files/3'
+          ? Promise.reject(Object.assign(new Error('Access Denied'), { name: 'AccessDenied' }))
+          : scans([]).verdictOf(key),
+    };
+    const result = await reconcileStorage(storage(items, keys, HOUR_AGO, { scans: denied }), {
+      settleSeconds: 0,
+    });
+    expect(result).toMatchObject({
+      clean: false,
+      verdicts_unrecorded: [
+        { pk: 'USER#1', sk: 'FILE#1', object_key: 'users/1/files/1', verdict: 'NO_THREATS_FOUND' },
+      ],
+      verdicts_unreadable: [
+        {
+          pk: 'USER#1',
+          sk: 'FILE#3',
+          object_key: 'users/1/files/3',
+          reason: 'AccessDenied: Access Denied',
+        },
+      ],
+    });
+  });
+
   it('reads no tag of an object younger than the settle time, nor without the port', async () => {
     const read: string[] = [];
     const young = await reconcileStorage(
@@ -371,5 +398,6 @@ describe('reconcileStorage: scan verdicts', () => {
     expect(read).toEqual([]);
     const without = await reconcileStorage(storage(items, keys), { settleSeconds: 0 });
     expect(without).not.toHaveProperty('verdicts_unrecorded');
+    expect(without).not.toHaveProperty('verdicts_unreadable');
   });
 });

@@ -36,7 +36,7 @@ export const reconcileCommand = defineCommand({
     note:
       'Prints objects_without_records, records_without_objects, stale_notifications, ' +
       'usage_repaired, uploads_in_flight, objects_settling, checked and clean; on a stage ' +
-      'that scans also verdicts_unrecorded; with --verify-digests also digest_mismatches, ' +
+      'that scans also verdicts_unrecorded and verdicts_unreadable; with --verify-digests also digest_mismatches, ' +
       'digests_unreadable, digests_verified and digests_unrecorded. ' +
       "It writes only users' usage items, where their count had drifted or was never " +
       'made; every other repair is left to the operator. Exit 0 when clean, 3 when it ' +
