@@ -1,9 +1,9 @@
 import { type DeliveryRules, deliveryRules } from '#shared/notifications/delivery-rules.ts';
-import type { ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import type { HandlerSettings } from '#shared/config/environment.ts';
 
 /** The chat settings a poster reads (the notification worker and the alarm poster). */
 export type ChatSettings = Pick<
-  ServiceSettings,
+  HandlerSettings,
   'CHAT_RETRY_BASE_SECONDS' | 'CHAT_TIMEOUT_SECONDS' | 'CHAT_POSTS_PER_SECOND'
 >;
 

@@ -15,7 +15,8 @@ import { directUploads } from '#shared/direct-uploads/adapters/dynamo-direct-upl
 import { userFiles } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
+import type { HandlerSettings } from '#shared/config/environment.ts';
 import { completeDirectUploadFunction } from './function.ts';
 
 /**
@@ -24,7 +25,7 @@ import { completeDirectUploadFunction } from './function.ts';
  */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'directUploads' | 'userFiles' | 'blobs'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | 'MALWARE_SCANNING'>,
+  settings: Pick<HandlerSettings, 'USER_ID_CLAIM' | 'MALWARE_SCANNING'>,
 ) => {
   const ports = { ...adapters, scanning: settings.MALWARE_SCANNING === 'on' };
   return middy<ApiEvent, ApiResult>()

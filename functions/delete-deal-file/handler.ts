@@ -12,13 +12,14 @@ import { blobs } from '#shared/blobs/adapters/s3-blob-store.ts';
 import { dealFiles } from '#shared/deal-files/adapters/dynamo-deal-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
+import type { HandlerSettings } from '#shared/config/environment.ts';
 import { deleteDealFileFunction } from './function.ts';
 
 /** DELETE /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id} (extension): editors; 204. */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'dealFiles' | 'blobs'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
+  settings: Pick<HandlerSettings, 'USER_ID_CLAIM'>,
 ) => {
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())

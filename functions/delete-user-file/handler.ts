@@ -13,13 +13,9 @@ import { directUploads } from '#shared/direct-uploads/adapters/dynamo-direct-upl
 import { userFiles } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import {
-  type ServiceAdapters,
-  type ServiceSettings,
-  storageLimitsOf,
-} from '#shared/wiring/service-adapters.ts';
+import { type ServiceAdapters, storageLimitsOf } from '#shared/wiring/service-adapters.ts';
 import { deleteUserFileFunction } from './function.ts';
-import type { StorageLimitSetting } from '#shared/config/environment.ts';
+import type { HandlerSettings, StorageLimitSetting } from '#shared/config/environment.ts';
 
 /**
  * DELETE /api/v1/user/me/file/{file_id} (extension): the owner deletes a file for good, or
@@ -27,7 +23,7 @@ import type { StorageLimitSetting } from '#shared/config/environment.ts';
  */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'userFiles' | 'directUploads' | 'blobs'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | StorageLimitSetting>,
+  settings: Pick<HandlerSettings, 'USER_ID_CLAIM' | StorageLimitSetting>,
 ) => {
   const ports = { ...adapters, limits: storageLimitsOf(settings) };
   return middy<ApiEvent, ApiResult>()

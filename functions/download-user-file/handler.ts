@@ -13,13 +13,14 @@ import { blobs } from '#shared/blobs/adapters/s3-blob-store.ts';
 import { userFiles } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
+import type { HandlerSettings } from '#shared/config/environment.ts';
 import { downloadUserFileFunction } from './function.ts';
 
 /** GET /api/v1/user/me/file/{file_id}/download (extension): 302 to a 5-minute S3 link. */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'userFiles' | 'blobs'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | 'MALWARE_SCANNING'>,
+  settings: Pick<HandlerSettings, 'USER_ID_CLAIM' | 'MALWARE_SCANNING'>,
 ) => {
   const ports = { ...adapters, scanning: settings.MALWARE_SCANNING === 'on' };
   return middy<ApiEvent, ApiResult>()

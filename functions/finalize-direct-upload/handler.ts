@@ -19,7 +19,8 @@ import { directUploads } from '#shared/direct-uploads/adapters/dynamo-direct-upl
 import { userFiles } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
+import type { HandlerSettings } from '#shared/config/environment.ts';
 import { finalizeDirectUploadFunction } from './function.ts';
 
 /**
@@ -31,7 +32,7 @@ import { finalizeDirectUploadFunction } from './function.ts';
  */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'directUploads' | 'userFiles' | 'blobs'>,
-  settings: Pick<ServiceSettings, 'MALWARE_SCANNING'>,
+  settings: Pick<HandlerSettings, 'MALWARE_SCANNING'>,
 ) => {
   const ports = { ...adapters, scanning: settings.MALWARE_SCANNING === 'on' };
   return middy<S3Event>()

@@ -11,7 +11,8 @@ import { documentClient } from '#shared/storage/aws/dynamodb.ts';
 import { notifications } from '#shared/notifications/adapters/dynamo-notification-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
+import type { HandlerSettings } from '#shared/config/environment.ts';
 import { getNotificationFunction } from './function.ts';
 
 /**
@@ -20,7 +21,7 @@ import { getNotificationFunction } from './function.ts';
  */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'notifications'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
+  settings: Pick<HandlerSettings, 'USER_ID_CLAIM'>,
 ) => {
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())

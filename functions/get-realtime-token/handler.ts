@@ -14,14 +14,15 @@ import { realtimeKeys } from '#shared/realtime/adapters/secrets-manager-key-stor
 import { userItems } from '#shared/removal/adapters/dynamo-user-items.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
+import type { HandlerSettings } from '#shared/config/environment.ts';
 import { getRealtimeTokenFunction } from './function.ts';
 
 /** POST /api/v1/auth/get-realtime-token: a signed token for the caller's deal rooms. */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'dealRoles' | 'realtimeKeys' | 'userItems'>,
   settings: Pick<
-    ServiceSettings,
+    HandlerSettings,
     'USER_ID_CLAIM' | 'STAGE' | 'REALTIME_ISSUER' | 'REALTIME_AUDIENCE' | 'REALTIME_TOKEN_SECONDS'
   >,
 ) => {

@@ -12,7 +12,8 @@ import { findUserFile } from '#shared/user-files/find-user-file.ts';
 import { userFiles } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
+import type { HandlerSettings } from '#shared/config/environment.ts';
 import { getUserFileFunction } from './function.ts';
 
 /**
@@ -21,7 +22,7 @@ import { getUserFileFunction } from './function.ts';
  */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'userFiles'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
+  settings: Pick<HandlerSettings, 'USER_ID_CLAIM'>,
 ) =>
   middy<ApiEvent, ApiResult>()
     .use(httpApi())

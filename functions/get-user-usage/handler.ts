@@ -10,18 +10,14 @@ import { userUsage } from '#shared/usage/user-usage.ts';
 import { usage } from '#shared/usage/adapters/dynamo-usage-ledger.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import {
-  type ServiceAdapters,
-  type ServiceSettings,
-  storageLimitsOf,
-} from '#shared/wiring/service-adapters.ts';
+import { type ServiceAdapters, storageLimitsOf } from '#shared/wiring/service-adapters.ts';
 import { getUserUsageFunction } from './function.ts';
-import type { StorageLimitSetting } from '#shared/config/environment.ts';
+import type { HandlerSettings, StorageLimitSetting } from '#shared/config/environment.ts';
 
 /** GET /api/v1/user/me/usage (extension): the caller's usage against their storage limits. */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'usage'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | StorageLimitSetting>,
+  settings: Pick<HandlerSettings, 'USER_ID_CLAIM' | StorageLimitSetting>,
 ) => {
   const ports = { ...adapters, limits: storageLimitsOf(settings) };
   return middy<ApiEvent, ApiResult>()

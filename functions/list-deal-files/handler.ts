@@ -14,7 +14,8 @@ import { documentClient } from '#shared/storage/aws/dynamodb.ts';
 import { dealFiles } from '#shared/deal-files/adapters/dynamo-deal-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
+import type { HandlerSettings } from '#shared/config/environment.ts';
 import { listDealFilesFunction } from './function.ts';
 
 /**
@@ -23,7 +24,7 @@ import { listDealFilesFunction } from './function.ts';
  */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'dealFiles'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
+  settings: Pick<HandlerSettings, 'USER_ID_CLAIM'>,
 ) => {
   return middy<ApiEvent, ApiResult>()
     .use(httpApi({ answerTooLarge: listTooLarge }))

@@ -14,7 +14,8 @@ import { documentClient } from '#shared/storage/aws/dynamodb.ts';
 import { userFiles } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
+import type { HandlerSettings } from '#shared/config/environment.ts';
 import { listUserFilesFunction } from './function.ts';
 
 /**
@@ -23,7 +24,7 @@ import { listUserFilesFunction } from './function.ts';
  */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'userFiles'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
+  settings: Pick<HandlerSettings, 'USER_ID_CLAIM'>,
 ) =>
   middy<ApiEvent, ApiResult>()
     .use(httpApi({ answerTooLarge: listTooLarge }))

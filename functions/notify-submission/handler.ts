@@ -28,7 +28,8 @@ import { rateLimits } from '#shared/notifications/adapters/dynamo-token-buckets.
 import { userFiles } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
+import type { HandlerSettings } from '#shared/config/environment.ts';
 import { notifySubmissionFunction } from './function.ts';
 
 /**
@@ -44,7 +45,7 @@ export const createHandler = (
     'userFiles' | 'notifications' | 'notificationQueue' | 'idempotency' | 'rateLimits'
   >,
   settings: Pick<
-    ServiceSettings,
+    HandlerSettings,
     'USER_ID_CLAIM' | 'NOTIFY_BURST' | 'NOTIFY_RATE_PER_MINUTE' | 'MALWARE_SCANNING'
   >,
 ) => {

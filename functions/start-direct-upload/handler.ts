@@ -14,13 +14,9 @@ import { fileIds } from '#shared/storage/dynamo-block-id-allocator.ts';
 import { usage } from '#shared/usage/adapters/dynamo-usage-ledger.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import {
-  type ServiceAdapters,
-  type ServiceSettings,
-  storageLimitsOf,
-} from '#shared/wiring/service-adapters.ts';
+import { type ServiceAdapters, storageLimitsOf } from '#shared/wiring/service-adapters.ts';
 import { startDirectUploadFunction } from './function.ts';
-import type { StorageLimitSetting } from '#shared/config/environment.ts';
+import type { HandlerSettings, StorageLimitSetting } from '#shared/config/environment.ts';
 
 /**
  * POST /api/v1/user/me/file/upload (extension): a signed S3 POST form, so a file of up to
@@ -28,7 +24,7 @@ import type { StorageLimitSetting } from '#shared/config/environment.ts';
  */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'fileIds' | 'directUploads' | 'blobs' | 'usage'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | StorageLimitSetting>,
+  settings: Pick<HandlerSettings, 'USER_ID_CLAIM' | StorageLimitSetting>,
 ) => {
   const ports = { ...adapters, limits: storageLimitsOf(settings) };
   return middy<ApiEvent, ApiResult>()

@@ -11,13 +11,14 @@ import { documentClient } from '#shared/storage/aws/dynamodb.ts';
 import { dealFiles } from '#shared/deal-files/adapters/dynamo-deal-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
+import type { HandlerSettings } from '#shared/config/environment.ts';
 import { updateDealFileFunction } from './function.ts';
 
 /** PUT /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}: an editor sets a file's type. */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'dealFiles'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
+  settings: Pick<HandlerSettings, 'USER_ID_CLAIM'>,
 ) => {
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())

@@ -11,13 +11,14 @@ import { documentClient } from '#shared/storage/aws/dynamodb.ts';
 import { userFiles } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
+import type { HandlerSettings } from '#shared/config/environment.ts';
 import { updateUserFileFunction } from './function.ts';
 
 /** PATCH /api/v1/user/me/file/{file_id} (extension): the owner renames or (un)archives a file. */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'userFiles'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM'>,
+  settings: Pick<HandlerSettings, 'USER_ID_CLAIM'>,
 ) => {
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())

@@ -22,13 +22,9 @@ import { usage } from '#shared/usage/adapters/dynamo-usage-ledger.ts';
 import { userFiles } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
-import {
-  type ServiceAdapters,
-  type ServiceSettings,
-  storageLimitsOf,
-} from '#shared/wiring/service-adapters.ts';
+import { type ServiceAdapters, storageLimitsOf } from '#shared/wiring/service-adapters.ts';
 import { uploadUserFileFunction } from './function.ts';
-import type { StorageLimitSetting } from '#shared/config/environment.ts';
+import type { HandlerSettings, StorageLimitSetting } from '#shared/config/environment.ts';
 
 /**
  * POST /api/v1/user/me/file: the contract's multipart upload. Multipart uploads take files up
@@ -37,7 +33,7 @@ import type { StorageLimitSetting } from '#shared/config/environment.ts';
  */
 export const createHandler = (
   adapters: Pick<ServiceAdapters, 'fileIds' | 'blobs' | 'userFiles' | 'idempotency' | 'usage'>,
-  settings: Pick<ServiceSettings, 'USER_ID_CLAIM' | 'MALWARE_SCANNING' | StorageLimitSetting>,
+  settings: Pick<HandlerSettings, 'USER_ID_CLAIM' | 'MALWARE_SCANNING' | StorageLimitSetting>,
 ) => {
   const ports = {
     ...adapters,

@@ -45,10 +45,7 @@ export interface ServiceAdapters {
   readonly userItems: UserItems;
 }
 
-/** The settings handlers take besides their adapters: values, never clients (the schema's). */
-export type ServiceSettings = HandlerSettings;
-
 /** The storage limits the quota settings say. */
 export const storageLimitsOf = (
-  settings: Pick<ServiceSettings, StorageLimitSetting>,
+  settings: Pick<HandlerSettings, StorageLimitSetting>,
 ): StorageLimits => ({ files: settings.MAX_FILES_PER_USER, bytes: settings.MAX_BYTES_PER_USER });

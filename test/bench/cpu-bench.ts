@@ -18,7 +18,8 @@ import type { DealFile } from '#shared/deal-files/deal-file.ts';
 import type { UserFile } from '#shared/user-files/user-file.ts';
 import { withNewKey } from '#shared/realtime/realtime-key-set.ts';
 import { signRealtimeToken } from '#shared/realtime/sign-realtime-token.ts';
-import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
+import type { HandlerSettings } from '#shared/config/environment.ts';
 import type { Context } from 'aws-lambda';
 import { localLambdaContext } from '#infra/local/lambda/lambda-context.ts';
 import { apiEvent } from '#test/support/api-events.ts';
@@ -31,7 +32,7 @@ const USER = 7;
 
 type Handler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
 type HandlerModule = {
-  createHandler?: (adapters: ServiceAdapters, settings: ServiceSettings) => Handler;
+  createHandler?: (adapters: ServiceAdapters, settings: HandlerSettings) => Handler;
   /** A function with no ports (RouteNotFound) exports its handler built. */
   handler?: Handler;
 };
@@ -54,7 +55,7 @@ interface CpuCase {
 }
 
 /** As deployed: the schema's defaults, but for the stage's own facts and the quotas. */
-const SETTINGS: ServiceSettings = {
+const SETTINGS: HandlerSettings = {
   ...variableDefaults(),
   STAGE: 'production',
   REALTIME_ISSUER: 'https://files.example.com',

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
-import type { ServiceAdapters, ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
+import type { HandlerSettings } from '#shared/config/environment.ts';
 import { attributeLogs } from './invocation-logs.ts';
 import { REPOSITORY_ROOT } from '../stage/data-folder.ts';
 import type { LocalClients } from '../adapters/local-adapters.ts';
@@ -11,14 +12,14 @@ export type LambdaHandler = (event: unknown, context: Context) => Promise<unknow
 /** What the local stage builds every handler on, in place of the deployed adapters. */
 export interface LocalWiring {
   readonly adapters: ServiceAdapters;
-  readonly settings: ServiceSettings;
+  readonly settings: HandlerSettings;
   /** The SDK clients under the adapters. */
   readonly clients: LocalClients;
 }
 
 /** `handler` is Lambda's entry; `createHandler`, when there, builds it on given adapters. */
 interface HandlerModule {
-  readonly createHandler?: (adapters: ServiceAdapters, settings: ServiceSettings) => LambdaHandler;
+  readonly createHandler?: (adapters: ServiceAdapters, settings: HandlerSettings) => LambdaHandler;
   readonly handler: LambdaHandler;
 }
 

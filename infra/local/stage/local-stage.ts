@@ -40,8 +40,7 @@ import {
 import { type LocalOverrides, localOverrides } from './local-stage-variables.ts';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { apiCorsRule, bucketCorsRules } from '../../stacks/cors-rules.ts';
-import { variableDefaults } from '#shared/config/environment.ts';
-import type { ServiceSettings } from '#shared/wiring/service-adapters.ts';
+import { type HandlerSettings, variableDefaults } from '#shared/config/environment.ts';
 import { listHeldFiles } from '#shared/scanning/held-files.ts';
 
 export const LOCAL_TABLE = 'file-service';
@@ -76,7 +75,7 @@ export interface LocalStageOptions extends Pick<GatewayOptions, 'onRequest' | 'o
   readonly malwareScanning?: boolean;
   /** Handler settings over the environment's; the stage says its name, URL and scanning. */
   readonly settings?: Partial<
-    Omit<ServiceSettings, 'STAGE' | 'REALTIME_ISSUER' | 'MALWARE_SCANNING'>
+    Omit<HandlerSettings, 'STAGE' | 'REALTIME_ISSUER' | 'MALWARE_SCANNING'>
   >;
   /** Over CHAT_WEBHOOK_URL; without either, chat goes to the console and chat.jsonl. */
   readonly chatWebhookUrl?: string;
@@ -258,7 +257,7 @@ async function localWiring(
   { CHAT_WEBHOOK_URL, ALLOWED_ORIGINS, LOCAL_SCAN_DELAY_MS, ...read }: LocalOverrides,
   stage: Omit<LocalStage, 'lambdaEndpoint' | 'wiring' | 'close'>,
 ): Promise<LocalWiring> {
-  const settings: ServiceSettings = {
+  const settings: HandlerSettings = {
     ...variableDefaults(),
     ...read,
     ...options.settings,
