@@ -21,7 +21,7 @@ import { rateLimits } from '#shared/notifications/adapters/dynamo-token-buckets.
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
-import { type ChatSettings, chatDeliveryRules } from '../chat-delivery-rules.ts';
+import { type ChatSettings, chatDeliveryRules } from '#shared/wiring/chat-delivery-rules.ts';
 import { deliverNotificationFunction } from './function.ts';
 
 /** A message left on the queue on purpose: its visibility already says when it comes back. */

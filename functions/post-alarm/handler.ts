@@ -16,7 +16,7 @@ import { rateLimits } from '#shared/notifications/adapters/dynamo-token-buckets.
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
-import { type ChatSettings, chatDeliveryRules } from '../chat-delivery-rules.ts';
+import { type ChatSettings, chatDeliveryRules } from '#shared/wiring/chat-delivery-rules.ts';
 import { postAlarmFunction } from './function.ts';
 
 /** An alarm that reached nobody in chat: the invocation fails, so its Errors alarm counts it. */

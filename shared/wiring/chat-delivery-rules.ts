@@ -1,5 +1,5 @@
-import { type DeliveryRules, deliveryRules } from '#shared/notifications/delivery-rules.ts';
-import type { HandlerSettings } from '#shared/config/environment.ts';
+import { type DeliveryRules, deliveryRules } from '../notifications/delivery-rules.ts';
+import type { HandlerSettings } from '../config/environment.ts';
 
 /** The chat settings a poster reads (the notification worker and the alarm poster). */
 export type ChatSettings = Pick<
