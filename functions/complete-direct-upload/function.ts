@@ -3,7 +3,7 @@ import { defineOperation, detailAnswer, jsonAnswer } from '#shared/api/operation
 import { defineFunction } from '#shared/functions/function-declaration.ts';
 import { completeDirectUploadRequest } from '#shared/direct-uploads/api/direct-upload.ts';
 import { UserFileSchema } from '#shared/user-files/api/user-file.ts';
-import { DIRECT_UPLOAD_COMPLETION } from '../direct-upload-completion.ts';
+import { DIRECT_UPLOAD_COMPLETION } from '#shared/functions/direct-upload-completion.ts';
 
 const completeDirectUploadOperation = defineOperation({
   operationId: 'completeDirectUpload',

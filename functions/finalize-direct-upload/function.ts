@@ -1,5 +1,5 @@
 import { defineFunction } from '#shared/functions/function-declaration.ts';
-import { DIRECT_UPLOAD_COMPLETION } from '../direct-upload-completion.ts';
+import { DIRECT_UPLOAD_COMPLETION } from '#shared/functions/direct-upload-completion.ts';
 
 /**
  * S3 invokes it for each object created under `uploads/` (`UploadFinalizer`); the events it

@@ -1,6 +1,8 @@
-import type { FunctionSpec } from '#shared/functions/function-declaration.ts';
+import type { FunctionSpec } from './function-declaration.ts';
 
 /**
+ * The part of their declarations the two functions that complete a direct upload share
+ * (CompleteDirectUpload, FinalizeDirectUpload): the calls, resources and setting it needs.
  * The complete route and the finalizer run the same completion, whichever comes first: they
  * read one version of the form's bytes (its SHA-256) and copy that version to the file's key
  * (GetObjectVersion there, PutObject here), delete them once recorded or refused, and delete
