@@ -10,7 +10,7 @@ import {
 } from '../blobs/blob-store.ts';
 import { deleteEveryVersion } from '../blobs/object-versions.ts';
 import { newFileScan } from '../domain/file-scan.ts';
-import { settleRead } from '../domain/settle-read.ts';
+import { readWithRetries } from '../domain/read-with-retries.ts';
 import { Conflict, NotFound, RuleBroken } from '../domain/outcome.ts';
 import { logger } from '../logger.ts';
 import { MAX_UPLOAD_BYTES, tooLargeMessage } from '../user-files/upload-limits.ts';
@@ -416,7 +416,7 @@ async function recordCompletion(
       throw error;
     }
     if (released === false) {
-      const record = await settleRead(() => ports.userFiles.get(file.userId, file.id));
+      const record = await readWithRetries(() => ports.userFiles.get(file.userId, file.id));
       if (record !== undefined)
         return record.createdAt === file.createdAt ? 'completed' : 'conflict';
     }

@@ -18,7 +18,7 @@ const outcomeOf = (status: number) => (status >= 500 ? 'failed' : status >= 400 
  * annotations name the route template and the status, never a caller or a file.
  */
 function requestOutcome(): MiddlewareObj<ApiEvent, ApiResult> {
-  const settle = ({ event, response }: { event: ApiEvent; response?: ApiResult | null }) => {
+  const recordOutcome = ({ event, response }: { event: ApiEvent; response?: ApiResult | null }) => {
     const status = response?.statusCode ?? 500;
     logger.info('Request handled', { status });
     tracer.putAnnotation('route', event.routeKey);
@@ -32,9 +32,9 @@ function requestOutcome(): MiddlewareObj<ApiEvent, ApiResult> {
       logger.setCorrelationId(event.requestContext.requestId);
       logger.appendKeys({ route: event.routeKey });
     },
-    after: settle,
+    after: recordOutcome,
     // Runs after errorHandler's onError (middy unwinds in reverse), so the status is final.
-    onError: settle,
+    onError: recordOutcome,
   };
 }
 

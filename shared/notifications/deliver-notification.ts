@@ -163,7 +163,7 @@ export async function deliverNotification(
   if (posted.kind === 'retry' && posted.retryAfterMs !== undefined) {
     await holdChannel(ports, rules, new Date(now().getTime() + posted.retryAfterMs));
   }
-  return settle(ports, rules, { ...received, group }, claimed, posted, comeBackIn, now);
+  return recordTryOutcome(ports, rules, { ...received, group }, claimed, posted, comeBackIn, now);
 }
 
 /**
@@ -178,7 +178,11 @@ async function holdChannel(ports: DeliveryPorts, rules: DeliveryRules, until: Da
   }
 }
 
-async function settle(
+/**
+ * Records how the claimed try ended, and what follows: done when delivered, a retry after its
+ * delay, or the dead-letter queue after the last try.
+ */
+async function recordTryOutcome(
   ports: DeliveryPorts,
   rules: DeliveryRules,
   received: ReceivedMessage & { readonly group: string },

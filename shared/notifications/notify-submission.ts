@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AccountErased, NotFound, RateLimited } from '../domain/outcome.ts';
 import { type FileScan, standingOf } from '../domain/file-scan.ts';
-import { settleRead } from '../domain/settle-read.ts';
+import { readWithRetries } from '../domain/read-with-retries.ts';
 import { logger } from '../logger.ts';
 import type { MessageQueue } from '../queue/message-queue.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
@@ -62,7 +62,7 @@ async function recordOnce(ports: NotifyPorts, notification: SubmissionNotificati
   try {
     await ports.notifications.create(notification);
   } catch (error) {
-    const found = await settleRead(() => ports.notifications.get(notification)).then(
+    const found = await readWithRetries(() => ports.notifications.get(notification)).then(
       (record) => record,
       (readError: unknown) => {
         logger.error('Could not tell whether a notification was recorded', {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { BlobStore, BlobVersions } from '../blobs/blob-store.ts';
 import { deleteEveryVersion } from '../blobs/object-versions.ts';
 import type { IdAllocator } from '../domain/file-record.ts';
-import { settleRead } from '../domain/settle-read.ts';
+import { readWithRetries } from '../domain/read-with-retries.ts';
 import { logger } from '../logger.ts';
 import { AccountErased } from '../domain/outcome.ts';
 import { newFileScan } from '../domain/file-scan.ts';
@@ -80,7 +80,7 @@ async function recordUserFile(
   try {
     await ports.userFiles.create(file, ports.limits);
   } catch (error) {
-    const record = await settleRead(() => ports.userFiles.get(file.userId, file.id)).then(
+    const record = await readWithRetries(() => ports.userFiles.get(file.userId, file.id)).then(
       (found) => (found === undefined ? 'none' : sameFile(found, file) ? 'ours' : 'other'),
       () => 'unknown' as const,
     );

@@ -13,7 +13,7 @@ import {
   userPartition,
 } from '../../storage/keys.ts';
 import { fromNotificationItem } from './notification-item.ts';
-import { settleRead } from '../../domain/settle-read.ts';
+import { readWithRetries } from '../../domain/read-with-retries.ts';
 import type { NotificationRepository, TryVerdict } from '../notification-repository.ts';
 import type { NotificationRef, SubmissionNotification } from '../submission-notification.ts';
 import type { AdapterSources } from '../../storage/adapter-sources.ts';
@@ -128,7 +128,7 @@ export class DynamoNotificationRepository implements NotificationRepository {
       if (!isConditionFailure(error)) throw error;
       // Our claim may have landed and lost its answer, failing the SDK's retry: a read shows
       // whether the lease there is this one (its very time, to the millisecond).
-      const now = await settleRead(() => this.get(ref));
+      const now = await readWithRetries(() => this.get(ref));
       const ours =
         now?.version === version + 1 &&
         now.status === 'sending' &&

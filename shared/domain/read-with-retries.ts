@@ -3,7 +3,7 @@
  * or failing: its answer matters more than its speed, and the SDK's own three tries may all
  * fall inside the same burst. Five more, 100 ms to 1.6 s apart (about 3 s in all).
  */
-export async function settleRead<T>(read: () => Promise<T>, attempts = 5): Promise<T> {
+export async function readWithRetries<T>(read: () => Promise<T>, attempts = 5): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await read();
