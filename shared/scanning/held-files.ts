@@ -3,7 +3,7 @@ import { deleteEveryVersion } from '../blobs/object-versions.ts';
 import { type ScanStanding, standingOf } from '../domain/file-scan.ts';
 import { Conflict, NotFound } from '../domain/outcome.ts';
 import { logger } from '../logger.ts';
-import type { FileScans, ScannedFile, ScannedFileRecord, ScannedObjects } from './file-scans.ts';
+import type { FileScans, FileRef, ScannedFileRecord, ScannedObjects } from './file-scans.ts';
 
 /**
  * What an operator does with the files the malware scan holds: list them, release one by an
@@ -44,10 +44,7 @@ export async function listHeldFiles(ports: Pick<HeldFilePorts, 'fileScans'>): Pr
   return held.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
-async function heldFile(
-  ports: Pick<HeldFilePorts, 'fileScans'>,
-  file: ScannedFile,
-): Promise<HeldFile> {
+async function heldFile(ports: Pick<HeldFilePorts, 'fileScans'>, file: FileRef): Promise<HeldFile> {
   const record = await ports.fileScans.get(file);
   if (record === undefined) throw new NotFound('no such file');
   if (!isHeld(record))
@@ -62,7 +59,7 @@ async function heldFile(
  */
 export async function releaseHeldFile(
   ports: HeldFilePorts,
-  file: ScannedFile,
+  file: FileRef,
   decision: OperatorDecision,
 ): Promise<HeldFile> {
   const held = await heldFile(ports, file);
@@ -93,7 +90,7 @@ export async function releaseHeldFile(
  */
 export async function rescanFiles(
   ports: HeldFilePorts,
-  files: readonly ScannedFile[],
+  files: readonly FileRef[],
   decision: OperatorDecision,
 ): Promise<{ readonly rescanned: number; readonly failed: readonly string[] }> {
   let rescanned = 0;
@@ -123,7 +120,7 @@ export async function rescanFiles(
  */
 export async function deleteHeldFile(
   ports: HeldFilePorts,
-  file: ScannedFile,
+  file: FileRef,
   decision: OperatorDecision,
 ): Promise<HeldFile> {
   const held = await heldFile(ports, file);

@@ -1,6 +1,6 @@
 import type { BlobStore } from '../blobs/blob-store.ts';
 import type { ScanResult } from '../domain/file-scan.ts';
-import type { FileScans, ScannedFile } from './file-scans.ts';
+import type { FileScans, FileRef } from './file-scans.ts';
 
 /** GuardDuty's verdict on one object, as its scan-result event says it. */
 export interface ScanVerdict {
@@ -23,10 +23,10 @@ export class VerdictBeforeRecord extends Error {
 }
 
 export type VerdictOutcome =
-  | { readonly kind: 'recorded'; readonly file: ScannedFile }
-  | { readonly kind: 'stale'; readonly file: ScannedFile }
+  | { readonly kind: 'recorded'; readonly file: FileRef }
+  | { readonly kind: 'stale'; readonly file: FileRef }
   /** Its file was deleted (or never recorded) and its bytes are gone: nothing to hold. */
-  | { readonly kind: 'gone'; readonly file: ScannedFile }
+  | { readonly kind: 'gone'; readonly file: FileRef }
   | { readonly kind: 'not-ours' };
 
 /**

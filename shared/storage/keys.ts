@@ -1,4 +1,4 @@
-import type { ScannedFile } from '../scanning/file-scans.ts';
+import type { FileRef } from '../scanning/file-scans.ts';
 
 /**
  * Single-table keys. Every item a user owns lives in that user's partition, so a query
@@ -141,7 +141,7 @@ const DEAL_FILE_OBJECT_KEY =
   /^groups\/([1-9]\d{0,15})\/deals\/([1-9]\d{0,15})\/files\/([1-9]\d{0,15})$/;
 
 /** The ids a file object's key names: a user file's or a deal file's; undefined for others. */
-export function parseFileObjectKey(key: string): ScannedFile | undefined {
+export function parseFileObjectKey(key: string): FileRef | undefined {
   const user = safeIds(USER_FILE_OBJECT_KEY.exec(key));
   if (user !== undefined) return { kind: 'user-file', ...user };
   const deal = DEAL_FILE_OBJECT_KEY.exec(key);
@@ -166,7 +166,7 @@ export const dealFileObjectKey = (groupId: number, dealId: number, fileId: numbe
   `groups/${groupId}/deals/${dealId}/files/${fileId}`;
 
 /** The key of the object that holds a file's bytes: `parseFileObjectKey` read backwards. */
-export const fileObjectKey = (file: ScannedFile): string =>
+export const fileObjectKey = (file: FileRef): string =>
   file.kind === 'user-file'
     ? userFileObjectKey(file.userId, file.fileId)
     : dealFileObjectKey(file.groupId, file.dealId, file.fileId);

@@ -1,6 +1,6 @@
 /** The operator's commands on the files the malware scan holds: `scan …`. */
 import * as z from 'zod';
-import type { ScannedFile } from '#shared/scanning/file-scans.ts';
+import type { FileRef } from '#shared/scanning/file-scans.ts';
 import {
   deleteHeldFile,
   type HeldFile,
@@ -36,7 +36,7 @@ const FileTargetFlags = {
 
 type FileTarget = { user?: number; group?: number; deal?: number; file: number };
 
-function scannedFile(input: FileTarget): ScannedFile {
+function fileRefOf(input: FileTarget): FileRef {
   if (input.user !== undefined && input.group === undefined && input.deal === undefined) {
     return { kind: 'user-file', userId: input.user, fileId: input.file };
   }
@@ -97,7 +97,7 @@ export const scanReleaseCommand = defineCommand({
   },
   schema: z.object({ ...FileTargetFlags, reason: reasonFlag }),
   run: async (ports, input) => {
-    const held = await releaseHeldFile(await heldFilePorts(ports), scannedFile(input), {
+    const held = await releaseHeldFile(await heldFilePorts(ports), fileRefOf(input), {
       by: await ports.operator,
       reason: input.reason,
     });
@@ -115,7 +115,7 @@ export const scanDeleteCommand = defineCommand({
   },
   schema: z.object({ ...FileTargetFlags, reason: reasonFlag }),
   run: async (ports, input) => {
-    const held = await deleteHeldFile(await heldFilePorts(ports), scannedFile(input), {
+    const held = await deleteHeldFile(await heldFilePorts(ports), fileRefOf(input), {
       by: await ports.operator,
       reason: input.reason,
     });
@@ -149,8 +149,8 @@ export const scanRescanCommand = defineCommand({
   run: async (ports, input) => {
     const held = await heldFilePorts(ports);
     const { file } = input;
-    let files: ScannedFile[];
-    if (file !== undefined) files = [scannedFile({ ...input, file })];
+    let files: FileRef[];
+    if (file !== undefined) files = [fileRefOf({ ...input, file })];
     else if (input.unscanned || input.failed) {
       files = (await listHeldFiles(held))
         .filter(

@@ -7,7 +7,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { FileScan } from '../../domain/file-scan.ts';
-import type { FileScans, ScannedFile, ScannedFileRecord, TimedScan } from '../file-scans.ts';
+import type { FileScans, FileRef, ScannedFileRecord, TimedScan } from '../file-scans.ts';
 import { deleteCountedUserFile } from '../../user-files/adapters/dynamo-user-file-repository.ts';
 import { fromDealFileItem, fromUserFileItem } from '../../storage/file-items.ts';
 import {
@@ -22,7 +22,7 @@ import {
 import type { AdapterSources } from '../../storage/adapter-sources.ts';
 
 /** A file's record key, from the ids its object's key names. */
-const recordKey = (file: ScannedFile) =>
+const recordKey = (file: FileRef) =>
   file.kind === 'user-file'
     ? { [PARTITION_KEY]: userPartition(file.userId), [SORT_KEY]: userFileSortKey(file.fileId) }
     : {
@@ -40,11 +40,11 @@ export class DynamoFileScans implements FileScans {
     this.tableName = tableName;
   }
 
-  fileOf(objectKey: string): ScannedFile | undefined {
+  fileOf(objectKey: string): FileRef | undefined {
     return parseFileObjectKey(objectKey);
   }
 
-  async setScan(file: ScannedFile, scan: TimedScan): Promise<'recorded' | 'stale' | 'no-record'> {
+  async setScan(file: FileRef, scan: TimedScan): Promise<'recorded' | 'stale' | 'no-record'> {
     try {
       await this.client.send(
         new UpdateCommand({
@@ -69,7 +69,7 @@ export class DynamoFileScans implements FileScans {
     }
   }
 
-  async get(file: ScannedFile): Promise<ScannedFileRecord | undefined> {
+  async get(file: FileRef): Promise<ScannedFileRecord | undefined> {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: recordKey(file), ConsistentRead: true }),
     );
@@ -105,7 +105,7 @@ export class DynamoFileScans implements FileScans {
     for await (const page of pages) yield (page.Items ?? []).map(scannedRecord);
   }
 
-  async markPending(file: ScannedFile): Promise<boolean> {
+  async markPending(file: FileRef): Promise<boolean> {
     try {
       await this.client.send(
         new UpdateCommand({
@@ -124,7 +124,7 @@ export class DynamoFileScans implements FileScans {
     }
   }
 
-  async unmarkPending(file: ScannedFile, previous: FileScan | undefined): Promise<void> {
+  async unmarkPending(file: FileRef, previous: FileScan | undefined): Promise<void> {
     const put =
       previous === undefined
         ? { UpdateExpression: 'REMOVE #scan', ExpressionAttributeValues: { ':pending': 'pending' } }
@@ -148,7 +148,7 @@ export class DynamoFileScans implements FileScans {
     }
   }
 
-  async deleteRecord(file: ScannedFile): Promise<ScannedFileRecord | undefined> {
+  async deleteRecord(file: FileRef): Promise<ScannedFileRecord | undefined> {
     if (file.kind === 'user-file') return this.deleteUserFile(file);
     const { Attributes } = await this.client.send(
       new DeleteCommand({
@@ -162,7 +162,7 @@ export class DynamoFileScans implements FileScans {
 
   /** A user's file leaves their usage in the same transaction that removes its record. */
   private async deleteUserFile(
-    file: Extract<ScannedFile, { kind: 'user-file' }>,
+    file: Extract<FileRef, { kind: 'user-file' }>,
   ): Promise<ScannedFileRecord | undefined> {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: recordKey(file), ConsistentRead: true }),

@@ -5,7 +5,7 @@ import {
   PutObjectTaggingCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import type { ScannedFile, ScannedObjects } from '../file-scans.ts';
+import type { FileRef, ScannedObjects } from '../file-scans.ts';
 import {
   fileObjectKey,
   SCAN_RELEASE_TAG,
@@ -27,7 +27,7 @@ export class S3ScannedObjects implements ScannedObjects {
     this.bucket = bucket;
   }
 
-  keyOf(file: ScannedFile): string {
+  keyOf(file: FileRef): string {
     return fileObjectKey(file);
   }
 
