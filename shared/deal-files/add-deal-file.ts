@@ -5,7 +5,7 @@ import type { DealRef } from '../groups/group.ts';
 import type { GroupRepository } from '../groups/group-repository.ts';
 import type { IdAllocator } from '../domain/file-record.ts';
 import { logger } from '../logger.ts';
-import { newFileScan, standingOf } from '../domain/file-scan.ts';
+import { newFileScan, scanStandingOf } from '../domain/file-scan.ts';
 import type { FileType } from '../domain/file-type.ts';
 import { MAX_UPLOAD_BYTES } from '../user-files/upload-limits.ts';
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
@@ -140,7 +140,7 @@ async function describe(
   if (userFile === undefined) {
     throw new NotFound(`user ${source.userId} has no file ${source.fileId}`);
   }
-  const standing = standingOf(userFile.scan);
+  const standing = scanStandingOf(userFile.scan);
   if (ports.scanning === true && standing !== 'clean' && standing !== 'released') {
     // Its bytes are held (the bucket would refuse to read them for the copy anyway): a deal
     // room gets no file its owner may not download.

@@ -28,7 +28,8 @@ export type FileScan =
 export type ScanStanding =
   'clean' | 'released' | 'pending' | 'unscanned' | Exclude<ScanResult, 'NO_THREATS_FOUND'>;
 
-export function standingOf(scan: FileScan | undefined): ScanStanding {
+/** The standing a file's scan gives it; no scan at all, `unscanned`. */
+export function scanStandingOf(scan: FileScan | undefined): ScanStanding {
   if (scan === undefined) return 'unscanned';
   if (scan.status === 'pending' || scan.status === 'released') return scan.status;
   return scan.result === 'NO_THREATS_FOUND' ? 'clean' : scan.result;

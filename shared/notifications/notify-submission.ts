@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AccountErased, NotFound, RateLimited } from '../domain/outcome.ts';
-import { type FileScan, standingOf } from '../domain/file-scan.ts';
+import { type FileScan, scanStandingOf } from '../domain/file-scan.ts';
 import { readWithRetries } from '../domain/read-with-retries.ts';
 import { logger } from '../logger.ts';
 import type { MessageQueue } from '../queue/message-queue.ts';
@@ -44,7 +44,7 @@ export interface SubmissionAnnouncement {
 
 /** Why the scan holds a file, in the message's terms; undefined when it holds nothing. */
 function holdOf(scan: FileScan | undefined): FileHold | undefined {
-  const standing = standingOf(scan);
+  const standing = scanStandingOf(scan);
   if (standing === 'clean' || standing === 'released') return undefined;
   return standing === 'THREATS_FOUND' ? 'malware-found' : 'not-cleared';
 }

@@ -1,5 +1,5 @@
 import { Conflict, FileQuarantined } from '../domain/outcome.ts';
-import { type FileScan, standingOf } from '../domain/file-scan.ts';
+import { type FileScan, scanStandingOf } from '../domain/file-scan.ts';
 
 /** A scan of a file this size takes seconds: a client asked to wait this long rarely asks twice. */
 const PENDING_RETRY_MS = 5_000;
@@ -11,7 +11,7 @@ const PENDING_RETRY_MS = 5_000;
 class FileHeld extends Conflict {}
 
 /** How each state that holds a file answers a download. */
-const HOLDS = {
+const DOWNLOAD_REFUSALS = {
   pending: () =>
     new FileHeld('The file is being scanned for malware; try again shortly', PENDING_RETRY_MS),
   unscanned: () =>
@@ -38,7 +38,7 @@ const HOLDS = {
  */
 export function assertDownloadable(scan: FileScan | undefined, scanning: boolean): void {
   if (!scanning) return;
-  const standing = standingOf(scan);
+  const standing = scanStandingOf(scan);
   if (standing === 'clean' || standing === 'released') return;
-  throw HOLDS[standing]();
+  throw DOWNLOAD_REFUSALS[standing]();
 }

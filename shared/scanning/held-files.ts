@@ -1,6 +1,6 @@
 import type { BlobVersions } from '../blobs/blob-store.ts';
 import { deleteEveryVersion } from '../blobs/object-versions.ts';
-import { type ScanStanding, standingOf } from '../domain/file-scan.ts';
+import { type ScanStanding, scanStandingOf } from '../domain/file-scan.ts';
 import { Conflict, NotFound } from '../domain/outcome.ts';
 import { logger } from '../logger.ts';
 import type { FileScans, FileRef, ScannedFileRecord, ScannedObjects } from './file-scans.ts';
@@ -28,7 +28,7 @@ export interface HeldFile extends ScannedFileRecord {
 }
 
 const isHeld = (record: ScannedFileRecord): record is HeldFile => {
-  const standing = standingOf(record.scan);
+  const standing = scanStandingOf(record.scan);
   return standing !== 'clean' && standing !== 'released';
 };
 
@@ -38,7 +38,7 @@ export async function listHeldFiles(ports: Pick<HeldFilePorts, 'fileScans'>): Pr
   for await (const page of ports.fileScans.unclearedFiles()) {
     for (const record of page) {
       if (isHeld(record))
-        held.push({ ...record, standing: standingOf(record.scan) as HeldFile['standing'] });
+        held.push({ ...record, standing: scanStandingOf(record.scan) as HeldFile['standing'] });
     }
   }
   return held.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
@@ -48,8 +48,8 @@ async function heldFile(ports: Pick<HeldFilePorts, 'fileScans'>, file: FileRef):
   const record = await ports.fileScans.get(file);
   if (record === undefined) throw new NotFound('no such file');
   if (!isHeld(record))
-    throw new Conflict(`the file is not held: its scan is ${standingOf(record.scan)}`);
-  return { ...record, standing: standingOf(record.scan) as HeldFile['standing'] };
+    throw new Conflict(`the file is not held: its scan is ${scanStandingOf(record.scan)}`);
+  return { ...record, standing: scanStandingOf(record.scan) as HeldFile['standing'] };
 }
 
 /**

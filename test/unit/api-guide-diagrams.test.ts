@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import type { DirectUpload } from '#shared/direct-uploads/direct-upload.ts';
-import { type FileScan, SCAN_RESULTS, standingOf } from '#shared/domain/file-scan.ts';
+import { type FileScan, SCAN_RESULTS, scanStandingOf } from '#shared/domain/file-scan.ts';
 import type { Outcome } from '#shared/domain/outcome.ts';
 import { outcomeAsHttpError } from '#shared/http/outcome-response.ts';
 import { assertDownloadable } from '#shared/scanning/download-hold.ts';
@@ -69,7 +69,7 @@ const UPLOAD_STATUSES: Readonly<Record<DirectUpload['status'], true>> = {
 describe('the API guide’s diagrams draw the code’s own states', () => {
   it('a file’s scan: every standing, each in the box of its download’s answer', () => {
     const drawn = drawnStates(diagram('ScanStanding'));
-    const answers = new Map(EVERY_SCAN.map((scan) => [standingOf(scan), downloadAnswer(scan)]));
+    const answers = new Map(EVERY_SCAN.map((scan) => [scanStandingOf(scan), downloadAnswer(scan)]));
     expect([...drawn.keys()].sort()).toEqual([...answers.keys()].sort());
     for (const [standing, answer] of answers) {
       expect(drawn.get(standing), standing).toMatch(new RegExp(`^\\w+: ${answer}( to |$)`));
