@@ -71,15 +71,15 @@ const ZOD_NAMESPACE_IMPORT = {
 };
 
 /**
- * A test's wait limits all come from `patient(ms)` (test/support/patience.ts), so one factor,
+ * A test's wait limits all come from `waitLimit(ms)` (test/support/wait-limit.ts), so one factor,
  * TEST_PATIENCE, gives a busy machine more time: no limit written as a number, and no
  * `expect.poll` or `vi.waitFor` on its 1 s default.
  */
-const PATIENT = 'take the limit from `patient(ms)` (test/support/patience.ts)';
+const PATIENT = 'take the limit from `waitLimit(ms)` (test/support/wait-limit.ts)';
 /** A number written out: a literal, or arithmetic on literals alone. */
 const FIXED = 'Literal[raw=/^[0-9]/], BinaryExpression:not(:has(Identifier))';
-/** A limit not made by patient(): a number, or any other call. */
-const UNSCALED = `:matches(${FIXED}, CallExpression:not([callee.name='patient']))`;
+/** A limit not made by waitLimit(): a number, or any other call. */
+const UNSCALED = `:matches(${FIXED}, CallExpression:not([callee.name='waitLimit']))`;
 const POLL =
   'CallExpression[callee.object.name=/^(expect|vi)$/][callee.property.name=/^(poll|waitFor)$/]';
 /** it, test, describe, bench and the hooks; also it.concurrent(...) and it.each(...)(...). */
@@ -88,7 +88,7 @@ const TEST_OR_HOOK =
 const PATIENT_WAITS = [
   {
     selector: `${POLL}:matches([arguments.length<2], :has(> ObjectExpression:not(:has(> Property[key.name='timeout']))))`,
-    message: 'expect.poll and vi.waitFor wait 1 s by default: pass { timeout: patient(ms) }.',
+    message: 'expect.poll and vi.waitFor wait 1 s by default: pass { timeout: waitLimit(ms) }.',
   },
   {
     selector: `:matches(${POLL}, ${TEST_OR_HOOK}) > ObjectExpression > Property[key.name='timeout'] > ${UNSCALED}.value`,

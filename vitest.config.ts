@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
-import { patient } from './test/support/patience.ts';
+import { waitLimit } from './test/support/wait-limit.ts';
 
 const standIns = './test/support/stand-ins.global-setup.ts';
 
@@ -20,7 +20,7 @@ process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'node-compile-cache');
  * integration file gets its own table, bucket and local stage, and no test mocks a module.
  */
 /*
- * Every time limit goes through `patient` (TEST_PATIENCE, test/support/patience.ts), set so
+ * Every time limit goes through `waitLimit` (TEST_PATIENCE, test/support/wait-limit.ts), set so
  * the suite passes with both cores of a two-core machine busy; a test still ends as soon as
  * it is done.
  */
@@ -37,9 +37,9 @@ export default defineConfig({
     // is spent waiting on a stage, a webhook's pace or a timeout (docs/testing.md).
     maxWorkers: 3,
     // Vitest's defaults (5 s, 10 s, 10 s) for the unit suite; each project below sets its own.
-    testTimeout: patient(30_000),
-    hookTimeout: patient(60_000),
-    teardownTimeout: patient(60_000),
+    testTimeout: waitLimit(30_000),
+    hookTimeout: waitLimit(60_000),
+    teardownTimeout: waitLimit(60_000),
     reporters: ['default', './test/support/summary-reporter.ts'],
     /*
      * Two groups, one after the other. First the unit and infra files, in one worker and one
@@ -81,7 +81,7 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           isolate: false,
           globalSetup: [standIns],
-          testTimeout: patient(60_000),
+          testTimeout: waitLimit(60_000),
         },
       },
       {
@@ -91,8 +91,8 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           isolate: false,
           globalSetup: [standIns],
-          testTimeout: patient(120_000),
-          hookTimeout: patient(120_000),
+          testTimeout: waitLimit(120_000),
+          hookTimeout: waitLimit(120_000),
         },
       },
       {
@@ -109,8 +109,8 @@ export default defineConfig({
             // The X-Ray SDK's automatic mode, as on Lambda (read when it is first imported).
             AWS_XRAY_MANUAL_MODE: '',
           },
-          testTimeout: patient(120_000),
-          hookTimeout: patient(120_000),
+          testTimeout: waitLimit(120_000),
+          hookTimeout: waitLimit(120_000),
         },
       },
       {
@@ -120,8 +120,8 @@ export default defineConfig({
           name: 'parity',
           include: ['test/oracle/**/*.test.ts'],
           globalSetup: [standIns],
-          testTimeout: patient(240_000),
-          hookTimeout: patient(120_000),
+          testTimeout: waitLimit(240_000),
+          hookTimeout: waitLimit(120_000),
         },
       },
       {
@@ -135,8 +135,8 @@ export default defineConfig({
           fileParallelism: false,
           // Its own group: its worker count is not the others'.
           sequence: { groupOrder: 2 },
-          testTimeout: patient(240_000),
-          hookTimeout: patient(240_000),
+          testTimeout: waitLimit(240_000),
+          hookTimeout: waitLimit(240_000),
         },
       },
       {
@@ -147,8 +147,8 @@ export default defineConfig({
           isolate: false,
           maxWorkers: 1,
           sequence: { groupOrder: 0 },
-          testTimeout: patient(120_000),
-          hookTimeout: patient(120_000),
+          testTimeout: waitLimit(120_000),
+          hookTimeout: waitLimit(120_000),
         },
       },
     ],

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { launchChromium } from '#test/support/chromium.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 
 /** A blank page on its own port: the second origin the browser runs the web app from. */
@@ -52,7 +52,7 @@ afterAll(async () => {
 async function openPage(origin: string): Promise<Page> {
   if (browser === undefined) throw new Error('Chromium starts in beforeAll');
   const page = await browser.newPage();
-  page.setDefaultTimeout(patient(30_000));
+  page.setDefaultTimeout(waitLimit(30_000));
   await page.goto(origin);
   return page;
 }

@@ -16,7 +16,7 @@ import { GetObjectTaggingCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MULTIPART_UPLOAD_MAX_FILE_BYTES } from '#infra/local/gateway/platform-limits.ts';
 import { eventually } from '#test/support/eventually.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 import {
   ChecksumMismatchError,
@@ -93,7 +93,7 @@ async function runExample(command: string, script: string, user: number) {
       join(scratch, large.name),
       ...['--deal-file', deal.path, '--room', deal.room],
     ],
-    { timeout: patient(60_000) },
+    { timeout: waitLimit(60_000) },
   );
   expect(stderr, `printed:\n${stdout}`).toBe('');
   const ids = [...stdout.matchAll(/^upload: .* is file (\d+),/gm)].map((m) => Number(m[1]));
@@ -212,13 +212,13 @@ describe('the client examples, against the local stage', () => {
   it(
     'python3 examples/python/file_service_client.py: every route, both upload paths',
     () => runExample('python3', PYTHON, 9301),
-    patient(60_000),
+    waitLimit(60_000),
   );
 
   it(
     'node examples/typescript/demo.ts: every route, both upload paths',
     () => runExample(process.execPath, TYPESCRIPT, 9302),
-    patient(60_000),
+    waitLimit(60_000),
   );
 
   it.each([
@@ -239,7 +239,7 @@ describe('the client examples, against the local stage', () => {
         bytes: { used: MAX_FILES * small.bytes.length, reserved: 0 },
       });
     },
-    patient(30_000),
+    waitLimit(30_000),
   );
 
   it('both clients refuse downloaded bytes that are not the recorded SHA-256', async () => {

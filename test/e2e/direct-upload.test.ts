@@ -9,7 +9,7 @@ import { expectRefused as refused } from '#test/support/expect-refused.ts';
 import { multipartBody } from '#test/support/multipart.ts';
 import { postToSignedForm as postToS3 } from '#test/support/signed-form.ts';
 import { eventually } from '#test/support/eventually.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 import {
   type DirectUploadTicket,
@@ -97,7 +97,7 @@ describe('POST /api/v1/user/me/file/upload signs a direct-to-S3 upload', () => {
     expect(ticket.url).toBe(`${stage().s3Endpoint}/${stage().bucket}`);
     const expires = Date.parse(ticket.expires_at);
     expect(expires - before).toBeGreaterThanOrEqual(15 * 60 * 1000 - 1000);
-    expect(expires - before).toBeLessThanOrEqual(15 * 60 * 1000 + patient(5000));
+    expect(expires - before).toBeLessThanOrEqual(15 * 60 * 1000 + waitLimit(5000));
     expect(ticket.fields).toMatchObject({
       key: ticket.key,
       'Content-Type': 'application/octet-stream',
@@ -192,7 +192,7 @@ describe('POST /api/v1/user/me/file/upload signs a direct-to-S3 upload', () => {
     });
     expectEntityTooLarge(await answerOf(posted));
     expect(await stage().stored()).toEqual(before);
-    await expect.poll(spooled, { timeout: patient(10_000), interval: 50 }).toEqual([]);
+    await expect.poll(spooled, { timeout: waitLimit(10_000), interval: 50 }).toEqual([]);
     const response = await stage().request(complete(ticket.id), { method: 'POST', as: 50 });
     expect(response.status).toBe(409);
   });
@@ -334,7 +334,7 @@ describe('A signed form cannot change a recorded file', () => {
     // The same form, again, with other bytes: S3 takes them (the policy allows it), the
     // finalizer judges them and deletes them.
     expect(await postToS3(ticket, Buffer.alloc(64 * 1024, 7))).toBe(204);
-    await expect.poll(formObjects, { timeout: patient(10_000), interval: 50 }).toEqual([]);
+    await expect.poll(formObjects, { timeout: waitLimit(10_000), interval: 50 }).toEqual([]);
 
     expect(await stage().stored()).toEqual(recorded);
     expect((await downloaded(60, ticket.id)).toString()).toBe('first');
@@ -359,12 +359,12 @@ describe('A signed form cannot change a recorded file', () => {
           const response = await stage().request(complete(ticket.id), { method: 'POST', as: 61 });
           return { status: response.status, body: await response.json() };
         },
-        { timeout: patient(10_000), interval: 50 },
+        { timeout: waitLimit(10_000), interval: 50 },
       )
       .toEqual({ status: 400, body: refusedBody });
 
     expect(await postToS3(ticket, Buffer.from('later'))).toBe(204);
-    await expect.poll(formObjects, { timeout: patient(10_000), interval: 50 }).toEqual([]);
+    await expect.poll(formObjects, { timeout: waitLimit(10_000), interval: 50 }).toEqual([]);
     const response = await stage().request(complete(ticket.id), { method: 'POST', as: 61 });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual(refusedBody);
@@ -391,11 +391,11 @@ describe('A signed form cannot change a recorded file', () => {
     await expect
       .poll(
         async () => (await stage().request(complete(ticket.id), { method: 'POST', as: 62 })).status,
-        { timeout: patient(10_000), interval: 50 },
+        { timeout: waitLimit(10_000), interval: 50 },
       )
       .toBe(201);
     const file = await listedFile(62, ticket.id);
-    await expect.poll(formObjects, { timeout: patient(10_000), interval: 50 }).toEqual([]);
+    await expect.poll(formObjects, { timeout: waitLimit(10_000), interval: 50 }).toEqual([]);
     const bytes = await downloaded(62, ticket.id);
     expect(bytes.byteLength).toBe(file.filesize);
     expect(sends.some((sent) => sent.equals(bytes))).toBe(true);
@@ -533,7 +533,7 @@ describe('The local object store keeps a form whole, and refusals readable (issu
       expect(completed.status).toBe(201);
       expect(await completed.json()).toMatchObject({ id: ticket.id, filesize: size });
       expect(sha256(await downloaded(as, ticket.id))).toBe(sha256(content));
-      await expect.poll(spooled, { timeout: patient(10_000), interval: 50 }).toEqual([]);
+      await expect.poll(spooled, { timeout: waitLimit(10_000), interval: 50 }).toEqual([]);
     }
   });
 
@@ -548,7 +548,7 @@ describe('The local object store keeps a form whole, and refusals readable (issu
     expectEntityTooLarge(await postPacedClosing(ticket.url, form));
     expectEntityTooLarge(await postPaced(ticket.url, form));
     expect(await stage().stored()).toEqual(before);
-    await expect.poll(spooled, { timeout: patient(10_000), interval: 50 }).toEqual([]);
+    await expect.poll(spooled, { timeout: waitLimit(10_000), interval: 50 }).toEqual([]);
     const response = await stage().request(complete(ticket.id), { method: 'POST', as: 72 });
     expect(response.status).toBe(409);
   });

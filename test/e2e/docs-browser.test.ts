@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_ROUTES } from '#functions/service-functions.ts';
 import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { launchChromium } from '#test/support/chromium.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 
 const stage = useTestStage();
@@ -38,7 +38,7 @@ describe('/docs in a browser', () => {
     const origin = new URL(stage().url).origin;
     const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });
     // Every wait for the page (navigation, a locator, a response), not Playwright's 30 s.
-    page.setDefaultTimeout(patient(30_000));
+    page.setDefaultTimeout(waitLimit(30_000));
     const elsewhere: string[] = [];
     const problems: string[] = [];
     page.on('request', (request) => {
@@ -90,10 +90,10 @@ describe('/docs in a browser', () => {
       },
     ]);
     const status = list.locator('.live-responses-table .response .response-col_status');
-    await expect.poll(() => status.textContent(), { timeout: patient(10_000) }).toBe('200');
+    await expect.poll(() => status.textContent(), { timeout: waitLimit(10_000) }).toBe('200');
     await expect
       .poll(() => list.locator('.live-responses-table .microlight').first().textContent(), {
-        timeout: patient(10_000),
+        timeout: waitLimit(10_000),
       })
       .toContain('Tried from the docs.pdf');
 

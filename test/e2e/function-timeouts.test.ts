@@ -17,7 +17,7 @@ import {
 import { STACK_FUNCTIONS, stackFunction } from '#infra/local/lambda/stack-functions.ts';
 import { expectRefused } from '#test/support/expect-refused.ts';
 import { type HoldingProxy, startHoldingProxy } from '#test/support/holding-proxy.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 
 /** middy's reserve before Lambda's timeout, in which it answers for the handler. */
@@ -80,7 +80,7 @@ describe('a function that runs past its timeout', () => {
       // The function answered, if only just: Lambda never had to stop it.
       expect(said).not.toHaveBeenCalledWith(expect.stringContaining('Task timed out'));
     },
-    patient(60_000),
+    waitLimit(60_000),
   );
 });
 

@@ -25,7 +25,7 @@ import { notifyRule } from '#shared/notifications/token-buckets.ts';
 import type { DirectUploadTicket } from '#test/support/fastapi-bodies.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 import { postToSignedForm } from '#test/support/signed-form.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 import { standInClients } from '#test/support/test-stage.ts';
 import { stageCredentials } from '#infra/local/stage-credentials.ts';
 import { LAMBDA_MAX_REQUEST_BYTES } from '#infra/local/gateway/platform-limits.ts';
@@ -256,7 +256,7 @@ describe("the stage's Invoke API, as Lambda answers", () => {
         credentials: LOCAL_CREDENTIALS,
         functions: new Map([
           // Hasty's limit is meant to pass; Fixture's only when the machine is stuck.
-          ['Fixture', { ...fixture, timeoutSeconds: patient(10_000) / 1000 }],
+          ['Fixture', { ...fixture, timeoutSeconds: waitLimit(10_000) / 1000 }],
           ['Hasty', { ...fixture, timeoutSeconds: 0.2 }],
         ]),
       }),

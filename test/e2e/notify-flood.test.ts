@@ -3,7 +3,7 @@ import { toUserFileItem } from '#shared/storage/file-items.ts';
 import { readEnvironment } from '#shared/config/environment.ts';
 import { TOO_MANY_NOTIFICATIONS } from '#shared/notifications/notify-submission.ts';
 import { eventually } from '#test/support/eventually.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 import { type ReceivedPost, useWebhookReceiver } from '#test/support/webhook-receiver.ts';
 
@@ -16,7 +16,7 @@ const BURST = DEFAULTS.NOTIFY_BURST;
 const TOKEN_SECONDS = 60 / DEFAULTS.NOTIFY_RATE_PER_MINUTE;
 const POST_INTERVAL_MS = 1000 / DEFAULTS.CHAT_POSTS_PER_SECOND;
 /** Long enough for a backlog of one burst to be posted at the channel's pace. */
-const DRAINED_WITHIN = patient(BURST * POST_INTERVAL_MS + 10_000);
+const DRAINED_WITHIN = waitLimit(BURST * POST_INTERVAL_MS + 10_000);
 
 const receiver = useWebhookReceiver();
 const stage = useTestStage(() => ({

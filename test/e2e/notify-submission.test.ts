@@ -5,11 +5,11 @@ import { expectRefused } from '#test/support/expect-refused.ts';
 import { multipartBody } from '#test/support/multipart.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 import { eventually } from '#test/support/eventually.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 import { useWebhookReceiver } from '#test/support/webhook-receiver.ts';
 import { NOT_FOUND, UNAUTHORIZED } from '#test/support/fastapi-bodies.ts';
 
-const POST_TIMEOUT_MS = patient(1_000);
+const POST_TIMEOUT_MS = waitLimit(1_000);
 const receiver = useWebhookReceiver();
 // Retries 50 ms apart at first, posts that wait a second for an answer (the receiver answers at
 // once unless told to be late), and a channel fast enough not to slow them (its pace and the
@@ -70,7 +70,7 @@ const statusOf = async (as: number, id: string) => {
 };
 
 /** Waits until the notification leaves `queued`/`sending`, and gives its status body. */
-const settled = (as: number, id: string, timeoutMs = patient(20_000)) =>
+const settled = (as: number, id: string, timeoutMs = waitLimit(20_000)) =>
   eventually(async () => {
     const body = await statusOf(as, id);
     return ['queued', 'sending'].includes(body.status) ? undefined : body;
@@ -249,13 +249,13 @@ describe('delivery faults', () => {
     expect(next?.answeredWith).toBe(200);
     const waited = (next?.at ?? 0) - (limited?.at ?? 0);
     expect(waited).toBeGreaterThanOrEqual(1000);
-    expect(waited).toBeLessThan(1000 + patient(1500));
+    expect(waited).toBeLessThan(1000 + waitLimit(1500));
     expect(receiver().delivered()).toHaveLength(1);
   });
 
   it('a post that gets no answer in time is tried again', async () => {
     await seedFiles(912, FILES);
-    receiver().answer({ status: 200, body: 'ok', delayMs: POST_TIMEOUT_MS + patient(60_000) });
+    receiver().answer({ status: 200, body: 'ok', delayMs: POST_TIMEOUT_MS + waitLimit(60_000) });
     const id = await accepted(await notify(912, { file_ids: [13] }), 1);
     expect((await settled(912, id)).status).toBe('sent');
     await eventually(

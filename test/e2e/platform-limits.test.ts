@@ -18,7 +18,7 @@ import {
 import { OVERSIZE_DRAIN } from '#infra/local/gateway/request-body.ts';
 import { expectRefused as refused } from '#test/support/expect-refused.ts';
 import { uploadForm } from '#test/support/multipart.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 
 const run = promisify(execFile);
@@ -175,12 +175,12 @@ describe('The local stage refuses what the platform refuses, as the platform doe
       const { stdout } = await run(
         'python3',
         ['-c', URLLIB_UPLOAD, `${stage().url}${LIST}`, await stage().token(88), '50000000'],
-        { timeout: patient(30_000) },
+        { timeout: waitLimit(30_000) },
       );
       expect(JSON.parse(stdout)).toEqual({ status: 413, body: JSON.stringify(TOO_LARGE) });
       expect(await stage().stored()).toEqual(before);
     },
-    patient(60_000),
+    waitLimit(60_000),
   );
 
   it('never answers a listing over Lambda’s response limit with the platform’s 500', async () => {

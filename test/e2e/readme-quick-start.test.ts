@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 
 const stage = useTestStage();
@@ -45,7 +45,7 @@ function bash(script: string, env: Record<string, string>) {
 }
 
 // The walk-through runs a dozen npm and curl processes one after another.
-describe('the README quick start', { timeout: patient(240_000) }, () => {
+describe('the README quick start', { timeout: waitLimit(240_000) }, () => {
   it('runs top to bottom on a fresh stage, every step succeeding', async () => {
     const result = await bash(await quickStartScript(), {
       BASE: stage().url,

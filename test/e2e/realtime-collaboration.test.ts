@@ -10,7 +10,7 @@ import {
 } from '#shared/groups/adapters/dynamo-group-repository.ts';
 import { FileKeyStore } from '#infra/local/adapters/file-key-store.ts';
 import { signRealtimeToken } from '#shared/realtime/sign-realtime-token.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 import { startRealtimeServer } from '#test/support/realtime-server.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 
@@ -80,7 +80,7 @@ async function connect(document: string, token: string) {
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + patient(10_000);
+  const deadline = Date.now() + waitLimit(10_000);
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { toUserFileItem } from '#shared/storage/file-items.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 
 const run = promisify(execFile);
@@ -64,7 +64,7 @@ beforeAll(async () => {
   ]);
   await writeFile(join(dir, 'client.ts'), CLIENT);
   client = (await import(join(dir, 'client.ts'))) as Client;
-}, patient(120_000));
+}, waitLimit(120_000));
 
 describe('a client generated from /openapi.json', () => {
   it('typechecks, and refuses a body the contract does not take', async () => {

@@ -17,7 +17,7 @@ import {
 } from '#test/support/fault-proxy.ts';
 import { dealFile, seedDeals } from '#test/support/deal-fixtures.ts';
 import { uploadForm } from '#test/support/multipart.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
 
@@ -42,7 +42,7 @@ const stage = useTestStage(() => ({
   settings: {
     CHAT_RETRY_BASE_SECONDS: 0.2,
     // No test here needs a post to time out: a limit the receiver never misses.
-    CHAT_TIMEOUT_SECONDS: patient(5_000) / 1000,
+    CHAT_TIMEOUT_SECONDS: waitLimit(5_000) / 1000,
   },
   handlerEndpoints: async (real) => {
     dynamodb = await startFaultProxy(real.dynamodb);
@@ -283,7 +283,7 @@ describe('faults at the adapters leave nothing half-written', () => {
           last = await stage().reconcile();
           return (last as { clean: boolean }).clean;
         },
-        { timeout: patient(80_000), interval: 1_000 },
+        { timeout: waitLimit(80_000), interval: 1_000 },
       )
       .toBe(true)
       .catch((error: unknown) => {
@@ -306,7 +306,7 @@ describe('faults at the adapters leave nothing half-written', () => {
       ids.push(((await response.json()) as { notification_id: string }).notification_id);
     }
     await expect
-      .poll(() => receiver.posts.length, { timeout: patient(10_000) })
+      .poll(() => receiver.posts.length, { timeout: waitLimit(10_000) })
       .toBeGreaterThanOrEqual(5);
     receiver.answerAlways({ status: 200, body: 'ok' });
     for (const id of ids) {
@@ -318,7 +318,7 @@ describe('faults at the adapters leave nothing half-written', () => {
                 await stage().request(`/api/v1/user/me/file/notify/${id}`, { as: USER })
               ).json()) as { status: string }
             ).status,
-          { timeout: patient(30_000), interval: 250 },
+          { timeout: waitLimit(30_000), interval: 250 },
         )
         .toBe('sent');
     }

@@ -13,7 +13,7 @@ import { jsonBodyLimit } from '#shared/http/json-body-limit.ts';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { dealFile, seedDeals } from '#test/support/deal-fixtures.ts';
 import { multipartBody } from '#test/support/multipart.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 import { loadRouteFacts, type OwnedIds } from '#test/support/route-facts.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 
@@ -206,7 +206,7 @@ describe('fuzzing the JSON endpoints', () => {
             as: USER,
             headers: type === '' ? {} : { 'content-type': type },
             body,
-            signal: AbortSignal.timeout(patient(10_000)),
+            signal: AbortSignal.timeout(waitLimit(10_000)),
           });
           await judge(response, stored, before);
         }),
@@ -266,7 +266,7 @@ describe('fuzzing the multipart upload', () => {
           headers: { 'content-type': declaredType === 'form' ? built.contentType : declaredType },
           body,
           // A request that hangs fails too.
-          signal: AbortSignal.timeout(patient(10_000)),
+          signal: AbortSignal.timeout(waitLimit(10_000)),
         });
         await judge(response, stored, before);
       }),

@@ -14,7 +14,7 @@ import { readStageRecord } from '#infra/local/stage/stage-lock.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 import { npmStart, stopEveryStart } from '#test/support/npm-start.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 
 const KILLS = 20;
 
@@ -58,7 +58,7 @@ describe('npm start killed with kill -9', () => {
             });
             await answer.body?.cancel();
             return answer.status === 302 ? answer : undefined;
-          }, patient(60_000));
+          }, waitLimit(60_000));
           expect(await (await fetch(link.headers.get('location') ?? '')).text()).toBe(bytes);
         }
         if (round > KILLS) {
@@ -84,6 +84,6 @@ describe('npm start killed with kill -9', () => {
         await stage.exited;
       }
     },
-    patient(900_000),
+    waitLimit(900_000),
   );
 });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runMixedLoad } from '#test/support/mixed-load.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 
 const stage = useTestStage();
@@ -13,7 +13,7 @@ const CONNECTIONS = 50;
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 30);
 const FIRST_USER = 7000;
 
-const SETTLES_WITHIN = patient(30_000);
+const SETTLES_WITHIN = waitLimit(30_000);
 
 /** What the stage holds once writes still in flight when the load stopped have landed. */
 async function settled() {

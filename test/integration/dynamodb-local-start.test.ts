@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunningStandIn } from '#infra/local/stage/stand-ins.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/stand-ins.ts';
 import { DYNAMODB_LOCAL_HEAP, startDynamoDbLocal } from '#infra/local/dynamodb/dynamodb-local.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 
 const squatter = createServer((_request, response) => {
   response.statusCode = 404;
@@ -33,7 +33,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
   taken = (squatter.address() as AddressInfo).port;
   started = await startDynamoDbLocal();
-}, patient(90_000));
+}, waitLimit(90_000));
 afterAll(async () => {
   squatter.close();
   await started.stop();
@@ -55,7 +55,7 @@ const otherAddresses = Object.entries(networkInterfaces()).flatMap(([name, addre
 /** Opens a TCP connection and closes it: 'connected', or the error's code. */
 function tryConnect(host: string, port: number): Promise<string> {
   return new Promise((resolve) => {
-    const socket = connect({ host, port, timeout: patient(5_000) });
+    const socket = connect({ host, port, timeout: waitLimit(5_000) });
     socket.once('connect', () => {
       socket.destroy();
       resolve('connected');

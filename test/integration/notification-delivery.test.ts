@@ -21,7 +21,7 @@ import type { ChatChannel, PostOutcome } from '#shared/notifications/chat-channe
 import { type DeliveryEvent, nextStatus } from '#shared/notifications/delivery-transitions.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { toUserFileItem } from '#shared/storage/file-items.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 import { answerLost, failing } from '#test/support/faults.ts';
 import { putItems } from '#test/support/put-items.ts';
 import { standInClients } from '#test/support/test-stage.ts';
@@ -33,7 +33,7 @@ const notifications = new DynamoNotificationRepository(dynamodb, name);
 const files = new DynamoUserFileRepository(dynamodb, name);
 const buckets = new DynamoTokenBuckets(dynamodb, name);
 /** No test here needs a post to time out: a limit the receiver never misses. */
-const POST_TIMEOUT_MS = patient(5_000);
+const POST_TIMEOUT_MS = waitLimit(5_000);
 const rules: DeliveryRules = {
   attempts: 5,
   baseDelayMs: 50,

@@ -15,7 +15,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { listAllObjects } from '#shared/storage/aws/list-all-objects.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 import { s3Refusal, signedS3Request } from '#test/support/signed-s3-request.ts';
 
 const BUCKET = 'list-v2';
@@ -42,7 +42,7 @@ beforeAll(async () => {
   for (let start = 0; start < keys.length; start += 100) {
     await Promise.all(keys.slice(start, start + 100).map(put));
   }
-}, patient(60_000));
+}, waitLimit(60_000));
 
 afterAll(async () => {
   await store.stop();

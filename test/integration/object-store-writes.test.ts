@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OwnObjectStore, startOwnObjectStore } from '#test/support/own-object-store.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 import { answeredStatus } from '#test/support/signed-s3-request.ts';
 import {
   CopyObjectCommand,
@@ -63,7 +63,7 @@ describe('objects on the local stage, as on S3', () => {
     const answered = answeredStatus(put);
     put.write(half);
     await expect
-      .poll(bytesOnDisk, { timeout: patient(10_000), interval: 20 })
+      .poll(bytesOnDisk, { timeout: waitLimit(10_000), interval: 20 })
       .toBeGreaterThan(before);
 
     expect(await seen(key)).toEqual({

@@ -14,7 +14,7 @@ import { DynamoTokenBuckets } from '#shared/notifications/adapters/dynamo-token-
 import { chatChannelBucketKey } from '#shared/storage/keys.ts';
 import { SlackWebhookChannel } from '#shared/notifications/adapters/slack-webhook-channel.ts';
 import { CLOUDWATCH_ALARM_NOTIFICATION } from '#test/support/cloudwatch-alarm-notification.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 import { standInClients } from '#test/support/test-stage.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver.ts';
 
@@ -77,13 +77,13 @@ const poster = (postsPerSecond = 100) =>
   createHandler(
     {
       chat: new SlackWebhookChannel(() => Promise.resolve(receiver.url), {
-        timeoutMs: patient(5_000),
+        timeoutMs: waitLimit(5_000),
       }),
       rateLimits: buckets,
     },
     {
       CHAT_RETRY_BASE_SECONDS: 0.05,
-      CHAT_TIMEOUT_SECONDS: patient(5),
+      CHAT_TIMEOUT_SECONDS: waitLimit(5),
       CHAT_POSTS_PER_SECOND: postsPerSecond,
     },
   );

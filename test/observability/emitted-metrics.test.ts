@@ -3,7 +3,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { BUSINESS_METRICS } from '#shared/observability/business-metrics.ts';
 import type { DirectUploadTicket } from '#test/support/fastapi-bodies.ts';
 import { multipartBody } from '#test/support/multipart.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 import { postToSignedForm } from '#test/support/signed-form.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
 import { useWebhookReceiver } from '#test/support/webhook-receiver.ts';
@@ -151,7 +151,9 @@ describe('the metrics the handlers emit, as CloudWatch EMF lines', () => {
       body: JSON.stringify({ file_ids: [file.id] }),
     });
     expect(response.status).toBe(202);
-    await expect.poll(() => points().NotificationsSent, { timeout: patient(20_000) }).toEqual([1]);
+    await expect
+      .poll(() => points().NotificationsSent, { timeout: waitLimit(20_000) })
+      .toEqual([1]);
     expect(receiver().posts).toHaveLength(1);
     expect(businessOnly()).toEqual({ NotificationsQueued: [1], NotificationsSent: [1] });
   });
@@ -166,7 +168,9 @@ describe('the metrics the handlers emit, as CloudWatch EMF lines', () => {
         body: JSON.stringify({ file_ids: [file.id] }),
       });
     expect((await notify()).status).toBe(202);
-    await expect.poll(() => points().NotificationsSent, { timeout: patient(20_000) }).toEqual([1]);
+    await expect
+      .poll(() => points().NotificationsSent, { timeout: waitLimit(20_000) })
+      .toEqual([1]);
     lines = [];
     expect((await notify()).status).toBe(429);
     expect(businessOnly()).toEqual({ NotificationsThrottled: [1], Refusals: [1] });
@@ -208,7 +212,7 @@ describe('the metrics the handlers emit, as CloudWatch EMF lines', () => {
     // call that meets the other's claim is a 409 until it is done.
     const completed = (path: string) =>
       expect.poll(async () => (await stage().request(path, { method: 'POST', as: 6 })).status, {
-        timeout: patient(20_000),
+        timeout: waitLimit(20_000),
       });
     await completed(await sent(6, Buffer.alloc(2048, 2))).toBe(201);
     // The form's policy refuses an empty file; one put there with the bucket's keys lands,
@@ -223,7 +227,7 @@ describe('the metrics the handlers emit, as CloudWatch EMF lines', () => {
       const { Refusals: _refusals, ...rest } = businessOnly();
       return rest;
     };
-    await expect.poll(withoutRefusals, { timeout: patient(20_000) }).toEqual({
+    await expect.poll(withoutRefusals, { timeout: waitLimit(20_000) }).toEqual({
       DirectUploadsCompleted: [1],
       DirectUploadBytes: [2048],
       DirectUploadsRejected: [1],
@@ -235,12 +239,12 @@ describe('the metrics the handlers emit, as CloudWatch EMF lines', () => {
     const infected = (await (await upload(7, eicar)).json()) as { id: number };
     await expect
       .poll(async () => (await stage().download(7, infected.id)).status, {
-        timeout: patient(20_000),
+        timeout: waitLimit(20_000),
       })
       .toBe(403);
     // The record changes before the function's metrics go out. Other tests' verdicts may
     // land meanwhile: only this file is infected.
-    await expect.poll(() => scanOnly().ThreatsFound, { timeout: patient(20_000) }).toEqual([1]);
+    await expect.poll(() => scanOnly().ThreatsFound, { timeout: waitLimit(20_000) }).toEqual([1]);
     expect(scanOnly().FilesScanned?.length).toBeGreaterThanOrEqual(1);
     expect(declared('ThreatsFound')).toEqual([
       {

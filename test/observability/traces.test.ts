@@ -12,7 +12,7 @@ import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { apiEvent, lambdaContext } from '#test/support/api-events.ts';
 import { deployedEntryEnvironment } from '#test/support/deployed-entry-environment.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 
 interface Subsegment {
@@ -78,7 +78,7 @@ beforeEach(() => {
 /** The handler subsegment of the invocation, once the daemon has it. */
 async function handlerSegment(): Promise<Subsegment> {
   await expect
-    .poll(() => received.some((s) => s.name === '## handler'), { timeout: patient(10_000) })
+    .poll(() => received.some((s) => s.name === '## handler'), { timeout: waitLimit(10_000) })
     .toBe(true);
   const found = received.find((s) => s.name === '## handler');
   if (found === undefined) throw new Error('no handler subsegment');

@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { localLambdaContext } from '#infra/local/lambda/lambda-context.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
-import { patient } from './patience.ts';
+import { waitLimit } from './wait-limit.ts';
 
 /** A payload 2.0 event as API Gateway would send it, for handler-level unit tests. */
 export function apiEvent(options: {
@@ -69,7 +69,7 @@ export const getEvent = (path: string, pathParameters?: Record<string, string>):
  * one: files share a worker's module graph, and a context made at import ran out 10 s later
  * for every file after it, so middy's early timeout answered 500 at once.
  */
-export const lambdaContext = (): Context => localLambdaContext('test', patient(10_000));
+export const lambdaContext = (): Context => localLambdaContext('test', waitLimit(10_000));
 
 /** The parsed JSON body of a handler result. */
 export function bodyOf(result: unknown): unknown {

@@ -1,6 +1,6 @@
 import { access } from 'node:fs/promises';
 import { type Browser, chromium } from 'playwright-core';
-import { patient } from './patience.ts';
+import { waitLimit } from './wait-limit.ts';
 
 /** Debian's chromium, which `.ci/run` installs; CHROMIUM_PATH points elsewhere. */
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -20,7 +20,7 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
-    timeout: patient(30_000),
+    timeout: waitLimit(30_000),
     args: [
       '--no-sandbox',
       '--disable-gpu',

@@ -1,9 +1,9 @@
-import { patient } from './patience.ts';
+import { waitLimit } from './wait-limit.ts';
 
 /** Polls until `check` holds, or fails after `timeoutMs` (10 s, scaled by TEST_PATIENCE). */
 export async function eventually<T>(
   check: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = patient(10_000),
+  timeoutMs = waitLimit(10_000),
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

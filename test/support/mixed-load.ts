@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import { uploadForm } from './multipart.ts';
-import { patient } from './patience.ts';
+import { waitLimit } from './wait-limit.ts';
 
 /** The routes the load mixes: a listing, a realtime token, a small upload. */
 export type LoadRoute = 'list' | 'token' | 'upload';
@@ -71,7 +71,7 @@ export async function runMixedLoad(options: {
     connections: options.connections,
     duration: options.seconds,
     // A request's limit in seconds, autocannon's default of 10 scaled like every wait.
-    timeout: patient(10_000) / 1000,
+    timeout: waitLimit(10_000) / 1000,
     requests: requestsFor(options.routes, options.tokenOf, (route, status, body) => {
       statuses[route][status] = (statuses[route][status] ?? 0) + 1;
       if (route === 'upload' && status === 201)

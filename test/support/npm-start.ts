@@ -5,12 +5,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 
 /** How long one `npm start` may take to come up: seconds when idle, far more on a busy machine. */
-export const STARTS_WITHIN = patient(120_000);
+export const STARTS_WITHIN = waitLimit(120_000);
 /** How long the console may take to show what a request or a delivery caused. */
-export const SHOWS_WITHIN = patient(30_000);
+export const SHOWS_WITHIN = waitLimit(30_000);
 
 /** The banner's last line: the stage is up. */
 const BANNER_END = 'Ctrl-C stops it.\n';
@@ -109,7 +109,7 @@ export async function stopEveryStart(): Promise<void> {
     process.kill(group, 'SIGINT');
     const timer = setTimeout(() => {
       process.kill(group, 'SIGKILL');
-    }, patient(30_000));
+    }, waitLimit(30_000));
     await exited;
     clearTimeout(timer);
   }

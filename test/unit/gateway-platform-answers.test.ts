@@ -19,7 +19,7 @@ import {
   INTEGRATION_TIMED_OUT,
 } from '#infra/local/gateway/platform-limits.ts';
 import { eventually } from '#test/support/eventually.ts';
-import { patient } from '#test/support/patience.ts';
+import { waitLimit } from '#test/support/wait-limit.ts';
 
 const ENTRY = 'test/support/slow-route-function.ts';
 const route = (method: 'GET' | 'POST', path: string, functionId: string): ApiRoute => ({
@@ -177,7 +177,7 @@ describe('a body over API Gateway’s limit', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n/);
     expect(answer.endsWith(`\r\n\r\n${TOO_LARGE}`)).toBe(true);
     expect(ms).toBeGreaterThanOrEqual(DRAIN.maxMs);
-    expect(ms).toBeLessThan(patient(10_000));
+    expect(ms).toBeLessThan(waitLimit(10_000));
   });
 
   it('a client gone while its body is read: nothing answered, the 499 logged', async () => {

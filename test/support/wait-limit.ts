@@ -15,4 +15,4 @@ function patienceFrom(value: string | undefined): number {
 }
 
 /** A wait limit of `ms` on an unhurried machine, scaled by TEST_PATIENCE. */
-export const patient = (ms: number): number => ms * PATIENCE;
+export const waitLimit = (ms: number): number => ms * PATIENCE;
