@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { Readable } from 'node:stream';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { REPOSITORY_ROOT } from '#infra/local/stage/data-folder.ts';
 import { freePort } from '#infra/local/stage/listening.ts';
 import { runSmoke, smokeOptions } from '#infra/smoke/smoke.ts';
@@ -41,16 +41,13 @@ interface SmokeRun {
 
 /**
  * `npm run smoke -- <args>`, as an operator runs it, in a process of its own: its exit code and
- * its output. With --metrics the SDK reads its endpoint and credentials from `env`.
+ * its output.
  */
-function smokeProcess(
-  args: readonly string[],
-  env: Readonly<Record<string, string>> = {},
-): Promise<SmokeRun> {
+function smokeProcess(args: readonly string[]): Promise<SmokeRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['infra/smoke/smoke.ts', ...args], {
       cwd: REPOSITORY_ROOT,
-      env: { ...process.env, ...env },
+      env: process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -190,18 +187,18 @@ describe('npm run smoke', () => {
     const cloudWatch = await startCloudWatchStandIn();
     try {
       const token = await stage().token(42);
-      const env = {
-        AWS_ENDPOINT_URL_CLOUDWATCH: cloudWatch.endpoint,
-        AWS_REGION: 'eu-west-1',
-        AWS_ACCESS_KEY_ID: 'AKIDSMOKE',
-        AWS_SECRET_ACCESS_KEY: 'smoke',
-      };
+      // The SDK reads its endpoint and credentials from the process's environment, as it
+      // does in the operator's shell; this file's tests run one at a time in its worker.
+      vi.stubEnv('AWS_ENDPOINT_URL_CLOUDWATCH', cloudWatch.endpoint);
+      vi.stubEnv('AWS_REGION', 'eu-west-1');
+      vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDSMOKE');
+      vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'smoke');
       const args = [
         ...['--url', stage().url, '--token', token, '--stage', 'local', '--metrics'],
         ...RETRY_SOON,
       ];
       cloudWatch.sum = 1;
-      const counted = await smokeProcess(args, env);
+      const counted = await smoke(args);
       const rows = await rowsOf(args, onLocal);
       // Counted right after the EICAR file's step.
       expect(rows.indexOf('ThreatsFound counted: ok')).toBe(
@@ -216,12 +213,13 @@ describe('npm run smoke', () => {
         Statistics: ['Sum'],
       });
       cloudWatch.sum = 0;
-      const missed = await smokeProcess([...args, '--metrics-wait', '1'], env);
+      const missed = await smoke([...args, '--metrics-wait', '1']);
       expect(detailOf(missed.out, 'ThreatsFound counted')).toBe(
         'no ThreatsFound data point within 1 s: is the verdict function recording (its log, the ScanEventFailures queue)?',
       );
       expect(missed.code).toBe(1);
     } finally {
+      vi.unstubAllEnvs();
       await cloudWatch.close();
     }
   });
