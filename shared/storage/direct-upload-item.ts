@@ -63,6 +63,21 @@ const uploadOf = (
     : {}),
 });
 
+/** What an upload's client started, as both its item and its owner's refusals keep it. */
+export const toUploadFields = (upload: DirectUpload): z.infer<typeof UPLOAD_FIELDS> => ({
+  entity: 'DirectUpload',
+  id: upload.id,
+  user_id: upload.userId,
+  name: upload.name,
+  type: upload.type,
+  content_type: upload.contentType,
+  declared_size: upload.declaredSize,
+  ...(upload.sha256 === undefined ? {} : { sha256: upload.sha256 }),
+  ...(upload.reserved ? { reserved: true } : {}),
+  created_at: upload.createdAt,
+  expires_at: upload.expiresAt,
+});
+
 export const fromDirectUploadItem = (item: unknown): DirectUpload =>
   uploadOf(DIRECT_UPLOAD_ITEM.parse(item));
 

@@ -25,7 +25,11 @@ import {
   uploadRefusalsKey,
   userPartition,
 } from '../../storage/keys.ts';
-import { fromDirectUploadItem, fromRefusedUpload } from '../../storage/direct-upload-item.ts';
+import {
+  fromDirectUploadItem,
+  fromRefusedUpload,
+  toUploadFields,
+} from '../../storage/direct-upload-item.ts';
 import { toUserFileItem } from '../../storage/file-items.ts';
 import type { StorageLimits } from '../../usage/usage.ts';
 import { oneFile } from '../../usage/usage.ts';
@@ -53,17 +57,7 @@ const keyOf = (userId: number, fileId: number) => ({
 
 export const toDirectUploadItem = (upload: DirectUpload) => ({
   ...keyOf(upload.userId, upload.id),
-  entity: 'DirectUpload',
-  id: upload.id,
-  user_id: upload.userId,
-  name: upload.name,
-  type: upload.type,
-  content_type: upload.contentType,
-  declared_size: upload.declaredSize,
-  ...(upload.sha256 === undefined ? {} : { sha256: upload.sha256 }),
-  ...(upload.reserved ? { reserved: true } : {}),
-  created_at: upload.createdAt,
-  expires_at: upload.expiresAt,
+  ...toUploadFields(upload),
   status: upload.status,
   ...(upload.rejection === undefined ? {} : { rejection: upload.rejection }),
   ...(upload.claim === undefined

@@ -5,7 +5,7 @@ import {
   SORT_KEY,
   uploadRefusalsKey,
 } from '../../storage/keys.ts';
-import { REFUSED_UPLOAD } from '../../storage/direct-upload-item.ts';
+import { REFUSED_UPLOAD, toUploadFields } from '../../storage/direct-upload-item.ts';
 import {
   completableUntil,
   type DirectUpload,
@@ -42,17 +42,7 @@ export const fromUploadRefusalsItem = (item: unknown): UploadRefusals =>
   UPLOAD_REFUSALS_ITEM.parse(item);
 
 const refusedUploadOf = (upload: DirectUpload, reason: DirectUploadRejection): RefusedUpload => ({
-  entity: 'DirectUpload',
-  id: upload.id,
-  user_id: upload.userId,
-  name: upload.name,
-  type: upload.type,
-  content_type: upload.contentType,
-  declared_size: upload.declaredSize,
-  ...(upload.sha256 === undefined ? {} : { sha256: upload.sha256 }),
-  ...(upload.reserved ? { reserved: true } : {}),
-  created_at: upload.createdAt,
-  expires_at: upload.expiresAt,
+  ...toUploadFields(upload),
   status: 'rejected',
   rejection: reason,
 });
