@@ -1,5 +1,10 @@
+import type { DownloadSigner } from '../blobs/blob-store.ts';
+import type { FileRecord } from '../domain/file-record.ts';
 import { Conflict, FileQuarantined } from '../domain/outcome.ts';
 import { type FileScan, scanStandingOf } from '../domain/file-scan.ts';
+
+/** How long a download link works, whoever's file it serves. */
+const DOWNLOAD_LINK_SECONDS = 5 * 60;
 
 /** A scan of a file this size takes seconds: a client asked to wait this long rarely asks twice. */
 const PENDING_RETRY_MS = 5_000;
@@ -41,4 +46,24 @@ export function assertDownloadable(scan: FileScan | undefined, scanning: boolean
   const standing = scanStandingOf(scan);
   if (standing === 'clean' || standing === 'released') return;
   throw DOWNLOAD_REFUSALS[standing]();
+}
+
+/**
+ * A link that downloads the file's bytes, kept under `key`, under its own name; valid five
+ * minutes. Every file's download gets its link here, so none escapes the hold.
+ */
+export async function downloadLink(
+  ports: {
+    readonly blobs: DownloadSigner;
+    /** Whether the stage scans stored files (absent: it does not): only a cleared file gets a link. */
+    readonly scanning?: boolean;
+  },
+  key: string,
+  file: Pick<FileRecord, 'name' | 'scan'>,
+): Promise<string> {
+  assertDownloadable(file.scan, ports.scanning === true);
+  return ports.blobs.signDownload(key, {
+    downloadName: file.name,
+    expiresInSeconds: DOWNLOAD_LINK_SECONDS,
+  });
 }

@@ -1,10 +1,8 @@
 import type { BlobStore, DownloadSigner } from '../blobs/blob-store.ts';
 import { NotFound } from '../domain/outcome.ts';
-import { assertDownloadable } from '../scanning/download-hold.ts';
+import { downloadLink } from '../scanning/download-hold.ts';
 import type { UserFile } from './user-file.ts';
 import type { UserFileRepository } from './user-file-repository.ts';
-
-const DOWNLOAD_LINK_SECONDS = 5 * 60;
 
 /**
  * A link that downloads the owner's file under its original name; valid five minutes, with
@@ -22,10 +20,6 @@ export async function userFileDownloadLink(
 ): Promise<{ readonly url: string; readonly file: UserFile }> {
   const file = await ports.userFiles.get(userId, fileId);
   if (file === undefined) throw new NotFound();
-  assertDownloadable(file.scan, ports.scanning === true);
-  const url = await ports.blobs.signDownload(ports.blobs.userFileKey(userId, fileId), {
-    downloadName: file.name,
-    expiresInSeconds: DOWNLOAD_LINK_SECONDS,
-  });
+  const url = await downloadLink(ports, ports.blobs.userFileKey(userId, fileId), file);
   return { url, file };
 }
