@@ -13,6 +13,7 @@ import { completeDirectUploadFunction } from './complete-direct-upload/function.
 import { deleteDealFileFunction } from './delete-deal-file/function.ts';
 import { deleteUserFileFunction } from './delete-user-file/function.ts';
 import { deliverNotificationFunction } from './deliver-notification/function.ts';
+import { downloadDealFileFunction } from './download-deal-file/function.ts';
 import { downloadUserFileFunction } from './download-user-file/function.ts';
 import { finalizeDirectUploadFunction } from './finalize-direct-upload/function.ts';
 import { getDealFileFunction } from './get-deal-file/function.ts';
@@ -50,6 +51,9 @@ export const SERVICE_FUNCTIONS = [
   updateDealFileFunction,
   deleteDealFileFunction,
   getDealFileFunction,
+  // Its path is no other route's, so its place changes no 405; here it is documented with
+  // the other deal-file routes.
+  downloadDealFileFunction,
   getRealtimeTokenFunction,
   realtimeJwksFunction,
   openApiDocumentFunction,

@@ -47,3 +47,6 @@ export const getDealFileRequest = { path: DealFilePathSchema };
 
 /** What DELETE …/deal/{deal_id}/file/{file_id} validates (see `ApiOperation.request`). */
 export const deleteDealFileRequest = { path: DealFilePathSchema };
+
+/** What GET …/deal/{deal_id}/file/{file_id}/download validates (see `ApiOperation.request`). */
+export const downloadDealFileRequest = { path: DealFilePathSchema };
