@@ -221,6 +221,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a deal file
+         * @description **Extension**: not in the contract. For any member of the deal’s group. A redirect to a presigned S3 link, valid for 5 minutes, that serves the bytes as an attachment under the file’s name; `x-checksum-sha256` names the SHA-256 the bytes must have.
+         */
+        get: operations["downloadDealFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/get-realtime-token": {
         parameters: {
             query?: never;
@@ -2046,6 +2066,106 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "The file kept changing while this request ran; try again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error: every failing field, as Pydantic v2 reports it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "int_parsing",
+                     *           "loc": [
+                     *             "path",
+                     *             "file_id"
+                     *           ],
+                     *           "msg": "Input should be a valid integer, unable to parse string as an integer",
+                     *           "input": "abc"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    downloadDealFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1 */
+                group_id: unknown;
+                /** @example 3 */
+                deal_id: unknown;
+                /** @example 6 */
+                file_id: unknown;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Go to `Location` for the bytes */
+            302: {
+                headers: {
+                    /** @description The presigned S3 GET, valid for 5 minutes */
+                    location: string;
+                    "cache-control": "no-store";
+                    /** @description The SHA-256 of the file’s bytes, base64 of the 32 bytes (as S3’s `x-amz-checksum-sha256`); absent for a file stored before digests were kept */
+                    "x-checksum-sha256"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Malware was found in the file: its record stays, its bytes are never handed out */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Malware was found in this file; it cannot be downloaded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description You are not in the group, or the deal or file is not in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description The file is held by the malware scan: being scanned (with `Retry-After`), stored before scanning began, or not judged by the scanner and held for an operator */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The file is being scanned for malware; try again shortly"
                      *     }
                      */
                     "application/json": components["schemas"]["HTTPError"];
