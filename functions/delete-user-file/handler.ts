@@ -4,7 +4,8 @@ import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
-import { deleteUserFile } from '#shared/removal/delete-user-file.ts';
+import { cancelDirectUpload } from '#shared/direct-uploads/cancel-direct-upload.ts';
+import { type DeleteUserFilePorts, deleteUserFile } from '#shared/user-files/delete-user-file.ts';
 import { deleteUserFileRequest } from '#shared/user-files/api/user-file-update.ts';
 import { documentClient } from '#shared/storage/aws/dynamodb.ts';
 import { s3Client } from '#shared/storage/aws/s3.ts';
@@ -25,7 +26,11 @@ export const createHandler = (
   adapters: Pick<ServiceAdapters, 'userFiles' | 'directUploads' | 'blobs'>,
   settings: Pick<HandlerSettings, 'USER_ID_CLAIM' | StorageLimitSetting>,
 ) => {
-  const ports = { ...adapters, limits: storageLimitsOf(settings) };
+  const ports: DeleteUserFilePorts = {
+    ...adapters,
+    limits: storageLimitsOf(settings),
+    cancelUpload: (userId, fileId) => cancelDirectUpload(adapters, userId, fileId),
+  };
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))

@@ -23,12 +23,13 @@ import {
   type Completion,
   completeDirectUpload,
 } from '#shared/direct-uploads/complete-direct-upload.ts';
+import { cancelDirectUpload } from '#shared/direct-uploads/cancel-direct-upload.ts';
 import { startDirectUpload } from '#shared/direct-uploads/start-direct-upload.ts';
 import { Conflict } from '#shared/domain/outcome.ts';
-import { deleteUserFile } from '#shared/removal/delete-user-file.ts';
 import { DynamoBlockIdAllocator } from '#shared/storage/dynamo-block-id-allocator.ts';
 import { DynamoUsageLedger } from '#shared/usage/adapters/dynamo-usage-ledger.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
+import { deleteUserFile } from '#shared/user-files/delete-user-file.ts';
 import { postToSignedForm } from './signed-form.ts';
 import { standInClients } from './test-stage.ts';
 
@@ -212,7 +213,13 @@ export async function expectCancelsRaceCompletions(
 ) {
   const { directUploads, userFiles, blobs, usage, limits } = ground;
   const bytes = COLLIDING_FILES[0];
-  const deletePorts = { directUploads, userFiles, blobs, limits };
+  const deletePorts = {
+    userFiles,
+    blobs,
+    limits,
+    cancelUpload: (userId: number, fileId: number) =>
+      cancelDirectUpload({ directUploads, blobs }, userId, fileId),
+  };
   const nothingLeft = async (userId: number, fileId: number) => {
     expect(await userFiles.get(userId, fileId)).toBeUndefined();
     expect(await directUploads.find(userId, fileId)).toBeUndefined();

@@ -1,18 +1,20 @@
 import type { BlobStore, BlobVersion, BlobVersions } from '../blobs/blob-store.ts';
 import { versionsOfKey } from '../blobs/object-versions.ts';
-import { cancelDirectUpload } from '../direct-uploads/cancel-direct-upload.ts';
-import type { DirectUploadRepository } from '../direct-uploads/direct-upload-repository.ts';
 import { NotFound } from '../domain/outcome.ts';
 import { logger } from '../logger.ts';
-import type { UserFile } from '../user-files/user-file.ts';
-import type { UserFileRepository } from '../user-files/user-file-repository.ts';
 import type { StorageLimits } from '../usage/usage.ts';
+import type { UserFile } from './user-file.ts';
+import type { UserFileRepository } from './user-file-repository.ts';
 
 export interface DeleteUserFilePorts {
   readonly userFiles: Pick<UserFileRepository, 'get' | 'delete' | 'create'>;
-  readonly directUploads: Pick<DirectUploadRepository, 'find' | 'claim' | 'release' | 'cancel'>;
-  readonly blobs: BlobVersions & Pick<BlobStore, 'userFileKey' | 'directUploadKey'>;
-  readonly now?: () => Date;
+  readonly blobs: BlobVersions & Pick<BlobStore, 'userFileKey'>;
+  /**
+   * Gives up the id's direct upload while it waits to become this file (the handler passes
+   * `cancelDirectUpload`); `NotFound` when none waits. A port, as direct uploads build on
+   * user files and not the other way.
+   */
+  readonly cancelUpload: (userId: number, fileId: number) => Promise<void>;
   /** The owner's limits, which a record put back is held to as any new one. */
   readonly limits: StorageLimits;
 }
@@ -20,7 +22,7 @@ export interface DeleteUserFilePorts {
 /**
  * DELETE /api/v1/user/me/file/{file_id} (extension): the owner removes a file for good, with
  * every version the bucket keeps of its bytes; or, for an id whose direct upload still waits,
- * cancels that upload (`cancelDirectUpload`).
+ * cancels that upload (`cancelUpload`).
  *
  * No record ever names bytes that are gone. Old versions go first, while the record still
  * names the current one; then the record; then the current bytes. When those will not go, the
@@ -35,7 +37,7 @@ export async function deleteUserFile(
   let file = await ports.userFiles.get(userId, fileId);
   if (file === undefined) {
     try {
-      await cancelDirectUpload(ports, userId, fileId);
+      await ports.cancelUpload(userId, fileId);
       return;
     } catch (error) {
       // Its upload may have become this file since the first read: the file goes.
