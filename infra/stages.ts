@@ -244,6 +244,9 @@ export const STAGE_DEFAULTS: Readonly<Record<StageName, Defaults>> = {
 /** Outputs of the data stack that the API stack and the operator CLI read by name. */
 export const DATA_OUTPUTS = {
   tableName: 'TableName',
+  trailTableName: 'AccessTrailTableName',
+  /** The stage's accessTrailRetentionDays: the entries the operator CLI writes expire with it. */
+  trailRetentionDays: 'AccessTrailRetentionDays',
   bucketName: 'BucketName',
   realtimeKeysSecretArn: 'RealtimeKeysSecretArn',
   /** The role `admin scan release|rescan` assumes on AWS (with malwareScanning on). */

@@ -12,6 +12,7 @@ import { readStackOutputs } from './stack-outputs.ts';
 import { LOCAL_REGION } from '../local/stage/stand-ins.ts';
 import { readStageCredentials, releaserCredentials } from '../local/stage-credentials.ts';
 import { FileKeyStore } from '#infra/local/adapters/file-key-store.ts';
+import { trailTableNameOf } from '#infra/local/dynamodb/dynamodb-local.ts';
 import type { RealtimeKeyStore } from '#shared/realtime/realtime-key-store.ts';
 import { DOCUMENT_TRANSLATION } from '#shared/storage/aws/dynamodb.ts';
 import {
@@ -41,7 +42,13 @@ export interface StageTarget {
   /** What the composition root builds the commands' adapters on. */
   readonly sources: Pick<
     AdapterSources,
-    'TABLE_NAME' | 'BUCKET_NAME' | 'dynamodb' | 'documents' | 's3'
+    | 'TABLE_NAME'
+    | 'TRAIL_TABLE_NAME'
+    | 'ACCESS_TRAIL_RETENTION_DAYS'
+    | 'BUCKET_NAME'
+    | 'dynamodb'
+    | 'documents'
+    | 's3'
   >;
   /** Where the stage keeps its realtime signing keys. */
   realtimeKeys(): RealtimeKeyStore & {
@@ -129,15 +136,36 @@ async function deployedLimits(stage: StageName): Promise<StageLimits> {
   }
 }
 
-/** The sources on one stage's table and bucket, by these clients. */
+/** The access trail's table on a stage, and how long its entries are kept there. */
+interface TrailNames {
+  readonly tableName: string;
+  /** The stage's own: the entries the operator's commands write expire as its functions' do. */
+  readonly retentionDays: number;
+}
+
+/**
+ * The sources on one stage's tables and bucket, by these clients. A stage deployed before the
+ * access trail has none: a command that needs it is refused (`missingTrail`), the rest work.
+ */
 function sourcesOn(
   names: { readonly tableName: string; readonly bucket: string },
+  trail: TrailNames | string,
   dynamodb: DynamoDBClient,
   s3: S3Client,
 ): StageTarget['sources'] {
   const documents = DynamoDBDocumentClient.from(dynamodb, DOCUMENT_TRANSLATION);
+  const trailNames = () => {
+    if (typeof trail === 'string') throw new OperatorRefusal(trail);
+    return trail;
+  };
   return {
     TABLE_NAME: names.tableName,
+    get TRAIL_TABLE_NAME() {
+      return trailNames().tableName;
+    },
+    get ACCESS_TRAIL_RETENTION_DAYS() {
+      return trailNames().retentionDays;
+    },
     BUCKET_NAME: names.bucket,
     dynamodb: () => dynamodb,
     documents: () => documents,
@@ -175,7 +203,19 @@ async function localTarget(env: NodeJS.ProcessEnv): Promise<StageTarget> {
   });
   return {
     stage: 'local',
-    sources: sourcesOn({ tableName: record.tableName, bucket: record.bucket }, dynamodb, s3),
+    sources: sourcesOn(
+      { tableName: record.tableName, bucket: record.bucket },
+      // DynamoDB Local has the trail's table beside the table (ensureTable); a stage started
+      // before its record named the retention runs on the setting's default.
+      {
+        tableName: trailTableNameOf(record.tableName),
+        retentionDays: ENVIRONMENT.ACCESS_TRAIL_RETENTION_DAYS.parse(
+          (record as Partial<StageRecord>).accessTrailRetentionDays,
+        ),
+      },
+      dynamodb,
+      s3,
+    ),
     scanning: record.malwareScanning,
     operator: () => Promise.resolve(`local:${userInfo().username}`),
     // The releaser's own key, which the local store's scan hold admits as a deployed
@@ -210,6 +250,12 @@ async function awsTarget(stage: StageName): Promise<StageTarget> {
       `stack ${name} has no TableName and BucketName outputs: deploy this version of the service first`,
     );
   }
+  const trailTableName = outputs[DATA_OUTPUTS.trailTableName];
+  const retentionDays = Number(outputs[DATA_OUTPUTS.trailRetentionDays]);
+  const trail =
+    trailTableName === undefined || !Number.isInteger(retentionDays)
+      ? `stack ${name} has no ${DATA_OUTPUTS.trailTableName} and ${DATA_OUTPUTS.trailRetentionDays} outputs: deploy this version of the service first`
+      : { tableName: trailTableName, retentionDays };
   const dynamodb = new DynamoDBClient({});
   const s3 = new S3Client({});
   const secrets = new SecretsManagerClient({});
@@ -218,7 +264,7 @@ async function awsTarget(stage: StageName): Promise<StageTarget> {
   let releaser: S3Client | undefined;
   return {
     stage,
-    sources: sourcesOn({ tableName, bucket }, dynamodb, s3),
+    sources: sourcesOn({ tableName, bucket }, trail, dynamodb, s3),
     // The releaser role exists exactly when the stage scans (MalwareScanning in the data stack).
     scanning: releaserRoleArn !== undefined,
     operator: async () => (await sts.send(new GetCallerIdentityCommand({}))).Arn ?? 'unknown',

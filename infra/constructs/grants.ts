@@ -47,6 +47,23 @@ export function grantItems(
 }
 
 /**
+ * Calls on the access trail's table, or one of its indexes: no key condition, the table is the
+ * trail alone. Which calls is the declaration's (`TrailGrant`): PutItem to write, Query to read.
+ */
+export function grantTrail(
+  table: ITableV2,
+  grantee: IGrantable,
+  actions: readonly ('PutItem' | 'Query')[],
+  index?: string,
+): Grant {
+  return Grant.addToPrincipal({
+    grantee,
+    actions: actions.map((action) => `dynamodb:${action}`),
+    resourceArns: [index === undefined ? table.tableArn : `${table.tableArn}/index/${index}`],
+  });
+}
+
+/**
  * Object actions on the keys under `prefix` (`users/`, `groups/`). The wildcard is the
  * prefix itself, so cdk-nag's IAM5 finding for it is acknowledged here, naming the resource
  * as cdk-nag will see it; a bucket whose ARN resolves differently then fails the synth.

@@ -8,6 +8,7 @@ import {
   type FunctionDeclaration,
   type ItemGrant,
   PARTITION_KEYS,
+  type TrailGrant,
 } from '#shared/functions/function-declaration.ts';
 import { code, markdownTable } from './markdown.ts';
 
@@ -17,6 +18,11 @@ const items = (grant: ItemGrant): string =>
   `${grant.items.join(', ')} ${code(PARTITION_KEYS[grant.in])}` +
   (grant.index === undefined ? '' : ` on the ${code(grant.index)} index`) +
   `${grant.keysOnly === true ? ', key attributes only' : ''}${because(grant.why)}`;
+
+const trailCalls = (grant: TrailGrant): string =>
+  `${grant.items.join(', ')} on the access trail` +
+  (grant.index === undefined ? '' : ` (its ${code(grant.index)} index)`) +
+  because(grant.why);
 
 function objects(grant: BucketGrant): string {
   if ('objects' in grant) {
@@ -32,6 +38,7 @@ function objects(grant: BucketGrant): string {
 function mayDo(fn: FunctionDeclaration): string {
   const said = [
     ...(fn.table ?? []).map(items),
+    ...(fn.trail ?? []).map(trailCalls),
     ...(fn.bucket ?? []).map(objects),
     ...(fn.notificationQueue === 'send' ? ['sqs:SendMessage to the notification queue'] : []),
     ...(fn.notificationQueue === 'consume'

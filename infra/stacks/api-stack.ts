@@ -124,6 +124,7 @@ export class ApiStack extends Stack {
     const environment: Readonly<Record<EnvironmentName, string>> = {
       STAGE: stage.name,
       TABLE_NAME: data.table.tableName,
+      TRAIL_TABLE_NAME: data.trailTable.tableName,
       BUCKET_NAME: bucket.bucketName,
       REALTIME_ISSUER: Lazy.string({ produce: () => issuer }),
       REALTIME_KEYS_SECRET_ARN: data.realtimeKeys.secretArn,

@@ -14,6 +14,11 @@ import {
   type IBucket,
   ObjectOwnership,
 } from 'aws-cdk-lib/aws-s3';
+import {
+  TRAIL_EXPIRY_ATTRIBUTE,
+  TRAIL_INDEXES,
+  TRAIL_KEY,
+} from '#shared/access-trail/adapters/access-entry-item.ts';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -38,6 +43,8 @@ import { MalwareScanning } from './malware-scanning.ts';
 /** What the API stack needs of the data stack: passed by interface, granted per function. */
 export interface ServiceData {
   readonly table: ITableV2;
+  /** The access trail: functions only put entries in it (docs/security.md). */
+  readonly trailTable: ITableV2;
   readonly bucket: IBucket;
   /** Submission notifications waiting for the worker, and those it gave up on. */
   readonly notificationQueue: IQueue;
@@ -66,6 +73,7 @@ export interface DataStackProps extends StackProps {
  */
 export class DataStack extends Stack implements ServiceData {
   readonly table: TableV2;
+  readonly trailTable: TableV2;
   readonly bucket: Bucket;
   readonly notificationQueue: Queue;
   readonly notificationDeadLetters: Queue;
@@ -93,6 +101,25 @@ export class DataStack extends Stack implements ServiceData {
       billing: Billing.onDemand(),
       // Pending direct uploads, notifications and idempotency records expire on their own.
       timeToLiveAttribute: EXPIRY_ATTRIBUTE,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: stage.retainData,
+      removalPolicy,
+    });
+
+    // The access trail, a table of its own (docs/data-model.md): both its indexes
+    // come with its creation (CloudFormation adds one GSI to a table per update), grants on
+    // it are exact, and its retention is not the service data's. Kept as the table is.
+    this.trailTable = new TableV2(this, 'AccessTrailTable', {
+      partitionKey: { name: TRAIL_KEY.partition, type: AttributeType.STRING },
+      sortKey: { name: TRAIL_KEY.sort, type: AttributeType.STRING },
+      globalSecondaryIndexes: Object.entries(TRAIL_INDEXES).map(([indexName, key]) => ({
+        indexName,
+        partitionKey: { name: key.partition, type: AttributeType.STRING },
+        sortKey: { name: key.sort, type: AttributeType.STRING },
+      })),
+      billing: Billing.onDemand(),
+      // Entries expire after the stage's accessTrailRetentionDays.
+      timeToLiveAttribute: TRAIL_EXPIRY_ATTRIBUTE,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: stage.retainData,
       removalPolicy,
@@ -214,6 +241,10 @@ export class DataStack extends Stack implements ServiceData {
 
     // The operator CLI (`npm run admin -- --stage <name>`) finds the stage's data by these.
     new CfnOutput(this, DATA_OUTPUTS.tableName, { value: this.table.tableName });
+    new CfnOutput(this, DATA_OUTPUTS.trailTableName, { value: this.trailTable.tableName });
+    new CfnOutput(this, DATA_OUTPUTS.trailRetentionDays, {
+      value: String(stage.accessTrailRetentionDays),
+    });
     new CfnOutput(this, DATA_OUTPUTS.bucketName, { value: this.bucket.bucketName });
     new CfnOutput(this, DATA_OUTPUTS.realtimeKeysSecretArn, {
       value: this.realtimeKeys.secretArn,

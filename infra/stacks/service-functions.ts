@@ -20,6 +20,7 @@ import {
   grantObjects,
   grantSecretValue,
   grantSend,
+  grantTrail,
 } from '../constructs/grants.ts';
 import type { ServiceAlarms } from '../constructs/service-alarms.ts';
 import { ServiceFunction } from '../constructs/service-function.ts';
@@ -80,6 +81,9 @@ export class ServiceFunctions extends Construct {
           const partitions = [PARTITION_KEYS[grant.in]];
           grantItems(data.table, fn, grant.items, partitions, grant.index, attributes);
         }
+      },
+      trail: (grants, fn) => {
+        for (const grant of grants) grantTrail(data.trailTable, fn, grant.items, grant.index);
       },
       bucket: (grants, fn) => {
         for (const grant of grants) {

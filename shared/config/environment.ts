@@ -62,6 +62,13 @@ const VARIABLES = {
   TABLE_NAME: variable(z.string().min(1).describe("The service's single DynamoDB table"), {
     source: 'resource',
   }),
+  TRAIL_TABLE_NAME: variable(
+    z
+      .string()
+      .min(1)
+      .describe("The access trail's DynamoDB table: an entry for every access and change"),
+    { source: 'resource' },
+  ),
   BUCKET_NAME: variable(
     z
       .string()
@@ -222,6 +229,20 @@ const VARIABLES = {
         "Bytes a file's name may take in UTF-8 (upload, direct upload, rename), 1 to 1,020 (255 characters of 4 bytes); a longer one gets `422`",
       ),
     { source: 'setting', local: true, judgesRequests: true },
+  ),
+  // How long the access trail keeps an entry (its TTL) and its sealed digests stay locked.
+  // 400 days: SOC 2's 6-12 month audit window, with a quarter to spare for the audit itself.
+  ACCESS_TRAIL_RETENTION_DAYS: variable(
+    z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(3650)
+      .default(400)
+      .describe(
+        'Days the access trail keeps an entry (then it expires) and its digests stay locked: 1 to 3,650',
+      ),
+    { source: 'setting', local: true },
   ),
 } as const;
 

@@ -6,7 +6,7 @@
  */
 abstract class DomainOutcome extends Error {
   abstract readonly kind:
-    'not-found' | 'access-denied' | 'conflict' | 'rule-broken' | 'rate-limited';
+    'not-found' | 'access-denied' | 'conflict' | 'rule-broken' | 'rate-limited' | 'unavailable';
 
   constructor(reason: string) {
     super(reason);
@@ -86,7 +86,21 @@ export class RateLimited extends DomainOutcome {
   }
 }
 
+/**
+ * The access trail could not take the request's entries, so nothing was handed out or changed
+ * (fail closed: no link or token without its entry). The same request may succeed at once.
+ */
+export class TrailUnavailable extends DomainOutcome {
+  readonly kind = 'unavailable';
+  readonly retryAfterMs = 1000;
+
+  constructor(reason = 'the access trail could not be written (try again shortly)') {
+    super(reason);
+  }
+}
+
 /** Every outcome there is: a switch over `kind` covers them all. */
-export type Outcome = NotFound | AccessDenied | Conflict | RuleBroken | RateLimited;
+export type Outcome =
+  NotFound | AccessDenied | Conflict | RuleBroken | RateLimited | TrailUnavailable;
 
 export const isOutcome = (error: unknown): error is Outcome => error instanceof DomainOutcome;

@@ -13,6 +13,7 @@ import {
   idempotencyPartitions,
   PARTITIONS,
 } from '../storage/keys.ts';
+import type { TrailIndex } from '../access-trail/adapters/access-entry-item.ts';
 import type { ApiOperation } from '../api/operation.ts';
 import type { HttpMethod } from '../api/routes.ts';
 import type { EnvironmentName } from '../config/environment.ts';
@@ -70,6 +71,17 @@ export interface ItemGrant {
   readonly why?: string;
 }
 
+/**
+ * Calls on the access trail's table, of the table or of one index. Create-only by type: no
+ * function may update, delete or batch-write an entry (docs/security.md).
+ */
+export interface TrailGrant {
+  readonly items: readonly ('PutItem' | 'Query')[];
+  /** The index the calls read, instead of the table. */
+  readonly index?: TrailIndex;
+  readonly why?: string;
+}
+
 export type BucketGrant =
   | {
       readonly objects: readonly ObjectAction[];
@@ -90,6 +102,8 @@ type Grants<G> = readonly [G, ...G[]];
  */
 export interface FunctionResources {
   readonly table?: Grants<ItemGrant>;
+  /** The access trail's own table. */
+  readonly trail?: Grants<TrailGrant>;
   readonly bucket?: Grants<BucketGrant>;
   /**
    * `send`: sqs:SendMessage. `consume`: receive, delete and put off its messages, which the
@@ -107,6 +121,7 @@ export interface FunctionResources {
 /** The variable each resource brings: what the function finds it by. */
 const RESOURCE_VARIABLES = {
   table: 'TABLE_NAME',
+  trail: 'TRAIL_TABLE_NAME',
   bucket: 'BUCKET_NAME',
   notificationQueue: 'NOTIFY_QUEUE_URL',
   notificationDeadLetters: 'NOTIFY_DLQ_URL',

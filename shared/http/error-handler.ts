@@ -44,6 +44,11 @@ function toErrorResponse(thrown: unknown): ApiResult {
   if (error instanceof HttpError && error.statusCode < 500) {
     return jsonResponse(error.statusCode, error.body(), { ...error.headers });
   }
+  // An outcome's 5xx (the access trail unavailable) is a refusal with its own Retry-After.
+  if (error instanceof HttpError && isOutcome(thrown)) {
+    logger.warn('Request refused: a dependency is unavailable', { error: thrown });
+    return jsonResponse(error.statusCode, error.body(), { ...error.headers });
+  }
   if (isBusy(error)) {
     logger.warn('Dependency throttled the request', { error });
     return jsonResponse(503, { detail: STATUS_TEXT[503] }, { 'retry-after': '1' });

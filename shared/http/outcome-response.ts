@@ -7,6 +7,8 @@ const STATUS: Readonly<Record<Exclude<Outcome['kind'], 'rule-broken'>, number>> 
   'access-denied': 403,
   conflict: 409,
   'rate-limited': 429,
+  // Our side cannot keep its record of the request (the access trail): a retry soon may pass.
+  unavailable: 503,
 };
 
 /** A broken rule's status: HTTP's own meaning where it has one. */
@@ -29,10 +31,12 @@ export function outcomeAsHttpError(outcome: Outcome): HttpError {
   const status = outcome.kind === 'rule-broken' ? RULE_STATUS[outcome.rule] : STATUS[outcome.kind];
   // A wait the domain knows of: the allowance's refill, a scan under way.
   const retryAfterMs =
-    outcome.kind === 'rate-limited' || outcome.kind === 'conflict'
+    outcome.kind === 'rate-limited' || outcome.kind === 'conflict' || outcome.kind === 'unavailable'
       ? outcome.retryAfterMs
       : undefined;
-  return new HttpError(status, outcome.message, {
+  // A 5xx says nothing of our internals: the body a throttled dependency gets.
+  const detail = outcome.kind === 'unavailable' ? 'Service Unavailable' : outcome.message;
+  return new HttpError(status, detail, {
     ...(retryAfterMs === undefined
       ? {}
       : { headers: { 'retry-after': retryAfterSeconds(retryAfterMs) } }),

@@ -14,6 +14,8 @@ import type { Environment } from '../config/environment.ts';
 export interface AdapterSources extends Pick<
   Environment,
   | 'TABLE_NAME'
+  | 'TRAIL_TABLE_NAME'
+  | 'ACCESS_TRAIL_RETENTION_DAYS'
   | 'BUCKET_NAME'
   | 'NOTIFY_QUEUE_URL'
   | 'NOTIFY_DLQ_URL'

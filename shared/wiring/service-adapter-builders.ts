@@ -1,4 +1,5 @@
 import type { AdapterSources } from '../storage/adapter-sources.ts';
+import { accessTrail } from '../access-trail/adapters/dynamo-access-trail.ts';
 import { blobs } from '../blobs/adapters/s3-blob-store.ts';
 import { chat } from '../notifications/adapters/slack-webhook-channel.ts';
 import { dealFiles } from '../deal-files/adapters/dynamo-deal-file-repository.ts';
@@ -40,6 +41,7 @@ export const SERVICE_ADAPTER_BUILDERS = {
   rateLimits,
   usage,
   userItems,
+  accessTrail,
 } as const satisfies {
   readonly [K in keyof ServiceAdapters]: (sources: AdapterSources) => ServiceAdapters[K];
 };

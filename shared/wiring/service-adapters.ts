@@ -1,3 +1,4 @@
+import type { AccessTrail } from '../access-trail/access-trail.ts';
 import type { BlobStore, BlobVersions, DownloadSigner, UploadSigner } from '../blobs/blob-store.ts';
 import type { HandlerSettings, StorageLimitSetting } from '../config/environment.ts';
 import type { DealFileRepository } from '../deal-files/deal-file-repository.ts';
@@ -43,6 +44,8 @@ export interface ServiceAdapters {
   readonly usage: UsageLedger;
   /** Every item of a user's, and whether they were erased. */
   readonly userItems: UserItems;
+  /** The access trail: an entry for every access and change, create-only. */
+  readonly accessTrail: AccessTrail;
 }
 
 /** The storage limits the quota settings say. */

@@ -65,6 +65,7 @@ const ENVIRONMENT = {
   AWS_SECRET_ACCESS_KEY: 'bench',
   STAGE: 'production',
   TABLE_NAME: 'bench-table',
+  TRAIL_TABLE_NAME: 'bench-table-access-trail',
   BUCKET_NAME: 'bench-bucket',
   REALTIME_ISSUER: 'https://files.example.com',
   REALTIME_KEYS_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:keys-AbCdEf',

@@ -8,6 +8,7 @@ import type {
   BucketGrant,
   FunctionDeclaration,
   ItemGrant,
+  TrailGrant,
 } from '#shared/functions/function-declaration.ts';
 import { PARTITION_KEYS } from '#shared/functions/function-declaration.ts';
 import { PARTITION_KEY, SORT_KEY } from '#shared/storage/keys.ts';
@@ -30,6 +31,12 @@ const itemCalls = (grant: ItemGrant): string[] =>
       `dynamodb:${item} @ table${grant.index === undefined ? '' : `/index/${grant.index}`} [${PARTITION_KEYS[grant.in]}]${grant.keysOnly === true ? ` (${PARTITION_KEY} ${SORT_KEY})` : ''}`,
   );
 
+/** The trail's table has no partitions to name: the table, or one of its indexes. */
+const trailCalls = (grant: TrailGrant): string[] =>
+  grant.items.map(
+    (item) => `dynamodb:${item} @ trail${grant.index === undefined ? '' : `/index/${grant.index}`}`,
+  );
+
 function bucketCalls(grant: BucketGrant): string[] {
   if ('objects' in grant)
     return grant.objects.map((action) => `${action} @ bucket/${grant.under}*`);
@@ -43,6 +50,7 @@ function bucketCalls(grant: BucketGrant): string[] {
 export function declaredCalls(fn: FunctionDeclaration): string[] {
   const calls = [
     ...(fn.table ?? []).flatMap(itemCalls),
+    ...(fn.trail ?? []).flatMap(trailCalls),
     ...(fn.bucket ?? []).flatMap(bucketCalls),
     ...(fn.notificationQueue === 'send' ? ['sqs:SendMessage @ queue'] : []),
     ...(fn.notificationQueue === 'consume'

@@ -21,10 +21,25 @@ export interface SynthesizedStage {
 }
 
 /**
+ * Stages already synthesized in this worker, by their context: the infra files share one
+ * module graph, and a synth of every function takes seconds of CPU. Templates are read only.
+ */
+const synthesized = new Map<string, SynthesizedStage>();
+
+/**
  * One stage as `cdk synth -c stage=… -c key=value` builds it, cdk-nag included (a finding
  * nobody acknowledged throws). Functions are not bundled: `npm run synth` does that.
  */
 export function synthStage(context: Record<string, unknown>): SynthesizedStage {
+  const key = JSON.stringify(context);
+  const found = synthesized.get(key);
+  if (found !== undefined) return found;
+  const made = synthStageAfresh(context);
+  synthesized.set(key, made);
+  return made;
+}
+
+function synthStageAfresh(context: Record<string, unknown>): SynthesizedStage {
   // An App without an outdir leaves a cdk.out* folder in the temp dir on every synth.
   const outdir = mkdtempSync(join(tmpdir(), 'cdk-test-'));
   try {

@@ -1,3 +1,4 @@
+import { trailTableNameOf } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { LOCAL_REGION } from '#infra/local/stage/stand-ins.ts';
 import type { Credentials } from '#infra/local/sigv4-check.ts';
 
@@ -16,6 +17,7 @@ export function deployedEntryEnvironment(target: {
 }): Record<string, string> {
   return {
     TABLE_NAME: target.name,
+    TRAIL_TABLE_NAME: trailTableNameOf(target.name),
     BUCKET_NAME: target.name,
     AWS_ENDPOINT_URL_DYNAMODB: target.dynamodbEndpoint,
     AWS_ENDPOINT_URL_S3: target.s3Endpoint,

@@ -21,6 +21,7 @@ import {
   startLocalStage,
 } from '#infra/local/stage/local-stage.ts';
 import { stageRecordOf, writeStageRecord } from '#infra/local/stage/stage-lock.ts';
+import { trailTableNameOf } from '#infra/local/dynamodb/dynamodb-local.ts';
 
 /** A bucket name that starts with `prefix`, as long as a deployed one (ending in no `-`). */
 export function bucketNameAsLongAsDeployed(prefix: string): string {
@@ -55,6 +56,8 @@ export interface TestStage extends LocalStage {
   request(path: string, init?: RequestInit & { as?: number }): Promise<Response>;
   /** Every item in the stage's table. */
   items(): Promise<Record<string, unknown>[]>;
+  /** Every entry in the stage's access trail (its own table), as stored. */
+  trailItems(): Promise<Record<string, unknown>[]>;
   /** Every object key in the stage's bucket. */
   objectKeys(): Promise<string[]>;
   put(items: readonly object[]): Promise<void>;
@@ -169,16 +172,17 @@ export async function startTestStage(
       headers: { ...auth, ...(headers as Record<string, string> | undefined) },
     });
   };
-  const items = async () => {
+  const scan = async (tableName: string) => {
     const found: Record<string, unknown>[] = [];
     for await (const page of paginateScan(
       { client: clients.dynamodb },
-      { TableName: stage.tableName, ConsistentRead: true },
+      { TableName: tableName, ConsistentRead: true },
     )) {
       found.push(...(page.Items ?? []));
     }
     return found;
   };
+  const items = () => scan(stage.tableName);
   const listed = async () => {
     const etags: Record<string, string> = {};
     for await (const page of listAllObjects(s3, stage.bucket)) {
@@ -203,6 +207,7 @@ export async function startTestStage(
     token,
     request,
     items,
+    trailItems: () => scan(trailTableNameOf(stage.tableName)),
     objectKeys,
     stored: async () => {
       return {

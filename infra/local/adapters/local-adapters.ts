@@ -12,6 +12,7 @@ import { ChatLogChannel } from './chat-log-channel.ts';
 import { LOCAL_REGION, s3ClientOptions } from '../stage/stand-ins.ts';
 import type { Credentials } from '../sigv4-check.ts';
 import { FileKeyStore } from './file-key-store.ts';
+import { trailTableNameOf } from '../dynamodb/dynamodb-local.ts';
 
 /** The handlers' SDK clients, at the endpoints they reach the stand-ins by; tests watch them. */
 export type LocalClients = ReturnType<typeof localClients>;
@@ -30,6 +31,7 @@ export function localClients(
 export interface LocalAdapterOptions {
   readonly clients: LocalClients;
   readonly tableName: string;
+  readonly trailRetentionDays: number;
   readonly bucket: string;
   readonly notifications: { readonly queue: MessageQueue; readonly deadLetters: MessageQueue };
   readonly realtimeKeysFile: string;
@@ -48,6 +50,8 @@ export function localAdapters(options: LocalAdapterOptions): ServiceAdapters {
   const webhook = options.chatWebhookUrl;
   const sources = {
     TABLE_NAME: options.tableName,
+    TRAIL_TABLE_NAME: trailTableNameOf(options.tableName),
+    ACCESS_TRAIL_RETENTION_DAYS: options.trailRetentionDays,
     BUCKET_NAME: options.bucket,
     dynamodb: () => dynamodb,
     documents: () => documents,

@@ -12,6 +12,7 @@ import {
   DynamoDBClient,
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
+import { TRAIL_INDEXES, TRAIL_KEY } from '#shared/access-trail/adapters/access-entry-item.ts';
 import {
   FILE_CREATED_ATTRIBUTE,
   FILES_BY_CREATION_INDEX,
@@ -183,41 +184,57 @@ async function answered(
   throw new Error(`DynamoDB Local did not answer on ${endpoint} within 60 s:\n${output}`);
 }
 
+const keySchema = ({ partition, sort }: { readonly partition: string; readonly sort: string }) => [
+  { AttributeName: partition, KeyType: 'HASH' as const },
+  { AttributeName: sort, KeyType: 'RANGE' as const },
+];
+const strings = (names: readonly string[]) =>
+  names.map((name) => ({ AttributeName: name, AttributeType: 'S' as const }));
+
 /** The table's key schema and index, as the data stack declares them. */
 const tableDefinition = (tableName: string): CreateTableCommandInput => ({
   TableName: tableName,
   BillingMode: 'PAY_PER_REQUEST',
-  AttributeDefinitions: [PARTITION_KEY, SORT_KEY, FILE_CREATED_ATTRIBUTE].map((name) => ({
-    AttributeName: name,
-    AttributeType: 'S',
-  })),
-  KeySchema: [
-    { AttributeName: PARTITION_KEY, KeyType: 'HASH' },
-    { AttributeName: SORT_KEY, KeyType: 'RANGE' },
-  ],
+  AttributeDefinitions: strings([PARTITION_KEY, SORT_KEY, FILE_CREATED_ATTRIBUTE]),
+  KeySchema: keySchema({ partition: PARTITION_KEY, sort: SORT_KEY }),
   LocalSecondaryIndexes: [
     {
       IndexName: FILES_BY_CREATION_INDEX,
-      KeySchema: [
-        { AttributeName: PARTITION_KEY, KeyType: 'HASH' },
-        { AttributeName: FILE_CREATED_ATTRIBUTE, KeyType: 'RANGE' },
-      ],
+      KeySchema: keySchema({ partition: PARTITION_KEY, sort: FILE_CREATED_ATTRIBUTE }),
       Projection: { ProjectionType: 'ALL' },
     },
   ],
 });
 
-/** Creates the table, or finds it (a data folder from an older release: start afresh). */
+/** The access trail's table, beside the table: its keys and indexes, as the data stack's. */
+export const trailTableNameOf = (tableName: string): string => `${tableName}-access-trail`;
+const trailDefinition = (tableName: string): CreateTableCommandInput => ({
+  TableName: trailTableNameOf(tableName),
+  BillingMode: 'PAY_PER_REQUEST',
+  AttributeDefinitions: strings([
+    ...new Set(Object.values({ TRAIL_KEY, ...TRAIL_INDEXES }).flatMap(Object.values)),
+  ]),
+  KeySchema: keySchema(TRAIL_KEY),
+  GlobalSecondaryIndexes: Object.entries(TRAIL_INDEXES).map(([IndexName, key]) => ({
+    IndexName,
+    KeySchema: keySchema(key),
+    Projection: { ProjectionType: 'ALL' },
+  })),
+});
+
+/** Creates the tables, or finds them (a data folder from an older release: start afresh). */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = new DynamoDBClient({
     endpoint,
     region: LOCAL_REGION,
     credentials: LOCAL_CREDENTIALS,
   });
+  const create = (input: CreateTableCommandInput) =>
+    client.send(new CreateTableCommand(input)).catch((error: unknown) => {
+      if (!(error instanceof ResourceInUseException)) throw error;
+    });
   try {
-    await client.send(new CreateTableCommand(tableDefinition(tableName)));
-  } catch (error) {
-    if (!(error instanceof ResourceInUseException)) throw error;
+    await Promise.all([create(tableDefinition(tableName)), create(trailDefinition(tableName))]);
   } finally {
     client.destroy();
   }

@@ -22,13 +22,15 @@ const endpointFromEnvVars = (service: string) => `http://${service}.set-by-sam-e
 const endpointNotServed = (service: string) => `http://${service}.not-served-to-sam.invalid`;
 
 const sqs = { AWS_ENDPOINT_URL_SQS: endpointNotServed('sqs') };
+const dynamodb = { AWS_ENDPOINT_URL_DYNAMODB: endpointFromEnvVars('dynamodb') };
 const secretsManager = { AWS_ENDPOINT_URL_SECRETS_MANAGER: endpointNotServed('secretsmanager') };
 
 /** The SDK's endpoint by resource, and S3's checksums only where S3 requires them. */
 export const LOCAL_SDK_ENVIRONMENT: Readonly<
   Record<ResourceName, Readonly<Record<string, string>>>
 > = {
-  table: { AWS_ENDPOINT_URL_DYNAMODB: endpointFromEnvVars('dynamodb') },
+  table: dynamodb,
+  trail: dynamodb,
   bucket: {
     AWS_ENDPOINT_URL_S3: endpointFromEnvVars('s3'),
     AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
@@ -46,10 +48,19 @@ export const LOCAL_SDK_ENVIRONMENT: Readonly<
  * endpoints it calls, and carries its id as `SamResourceId` (`sam local invoke ListUserFiles`).
  */
 export function samLocalTemplate(stack: ApiStack, stage: StageConfig): void {
-  const parameter = (id: string, description: string, value: string) =>
-    new CfnParameter(stack, id, { type: 'String', default: value, description }).valueAsString;
-  const values: Partial<Record<EnvironmentName, string>> = {
+  // Made once a function reads it: a parameter nothing references is a cfn-lint finding.
+  const parameter = (id: string, description: string, value: string) => () =>
+    (
+      (stack.node.tryFindChild(id) as CfnParameter | undefined) ??
+      new CfnParameter(stack, id, { type: 'String', default: value, description })
+    ).valueAsString;
+  const values: Partial<Record<EnvironmentName, () => string>> = {
     TABLE_NAME: parameter('TableName', "The table's name", LOCAL_TABLE_NAME),
+    TRAIL_TABLE_NAME: parameter(
+      'TrailTableName',
+      "The access trail's table",
+      `${LOCAL_TABLE_NAME}-access-trail`,
+    ),
     BUCKET_NAME: parameter('BucketName', "The bucket's name", LOCAL_BUCKET_NAME),
     REALTIME_ISSUER: parameter(
       'RealtimeIssuer',
@@ -82,7 +93,7 @@ export function samLocalTemplate(stack: ApiStack, stage: StageConfig): void {
     if (!(fn instanceof LambdaFunction)) throw new Error(`${declaration.id} is no Lambda function`);
     const variables: Record<string, string> = {};
     for (const name of declaration.variables) {
-      const value = values[name];
+      const value = values[name]?.();
       if (value !== undefined) variables[name] = value;
     }
     for (const name of RESOURCE_NAMES) {

@@ -272,6 +272,7 @@ async function localWiring(
   const adapters = localAdapters({
     clients,
     tableName: stage.tableName,
+    trailRetentionDays: settings.ACCESS_TRAIL_RETENTION_DAYS,
     bucket: stage.bucket,
     notifications: stage.notifications,
     realtimeKeysFile: realtimeKeysFile(options.dataDir),

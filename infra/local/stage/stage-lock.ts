@@ -17,6 +17,7 @@ export const stageRecordOf = (stage: LocalStage) => {
     dynamodbPid: stage.dynamodbPid,
     // For the operator CLI's `scan` and `usage`.
     malwareScanning: settings.MALWARE_SCANNING === 'on',
+    accessTrailRetentionDays: settings.ACCESS_TRAIL_RETENTION_DAYS,
     storageLimits: Object.fromEntries(
       STORAGE_LIMIT_SETTINGS.map((name) => [name, settings[name]]),
     ) as Pick<typeof settings, StorageLimitSetting>,
