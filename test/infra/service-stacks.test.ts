@@ -26,13 +26,8 @@ import {
   type FunctionDeclaration,
   RESOURCE_NAMES,
 } from '#shared/functions/function-declaration.ts';
-import {
-  LOCAL_BUCKET_NAME,
-  LOCAL_SDK_ENVIRONMENT,
-  LOCAL_TABLE_NAME,
-} from '#infra/local/sam/sam-local-template.ts';
-import { LOCAL_BUCKET } from '#infra/local/object-store/bucket-store.ts';
-import { LOCAL_TABLE } from '#infra/local/stage/local-stage.ts';
+import { LOCAL_SDK_ENVIRONMENT } from '#infra/local/sam/sam-local-template.ts';
+import { LOCAL_BUCKET, LOCAL_TABLE } from '#infra/local/stage/data-folder.ts';
 import { BUSINESS_METRICS } from '#shared/observability/business-metrics.ts';
 import { synthStage, type SynthesizedStage } from '#test/support/cdk-app.ts';
 import {
@@ -896,8 +891,6 @@ describe('the local template, for SAM CLI (issue 35)', () => {
   });
 
   it("takes the data stack's outputs as parameters, the local stage's names by default", () => {
-    expect(LOCAL_TABLE_NAME).toBe(LOCAL_TABLE);
-    expect(LOCAL_BUCKET_NAME).toBe(LOCAL_BUCKET);
     expect(json().Parameters.TableName?.Default).toBe(LOCAL_TABLE);
     expect(json().Parameters.BucketName?.Default).toBe(LOCAL_BUCKET);
     expect(variablesOf('UploadUserFile')).toMatchObject({

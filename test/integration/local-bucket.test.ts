@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LOCAL_BUCKET } from '#infra/local/object-store/bucket-store.ts';
+import { LOCAL_BUCKET } from '#infra/local/stage/data-folder.ts';
 import { bucketNameAsLongAsDeployed } from '#test/support/test-stage.ts';
 
 describe('the local bucket is named as long as a deployed one', () => {

@@ -1,4 +1,7 @@
+import { createHmac } from 'node:crypto';
 import { S3Client } from '@aws-sdk/client-s3';
+import { Sha256 } from '@smithy/core/checksum';
+import { getSigningKey } from '@smithy/signature-v4';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/stand-ins.ts';
@@ -44,7 +47,9 @@ async function signedForm(
 
 /** The check of a form of these fields: what it accepts, or its refusal's status, Code, Message. */
 async function checked(fields: [string, string][], filename = 'a.bin', bucket = BUCKET) {
-  const check = await checkPostForm({ bucket, fields, filename }, expected);
+  const check = await checkPostForm({ bucket, fields, filename }, expected).catch(
+    (error: unknown) => error,
+  );
   return check instanceof S3Error
     ? { status: check.status, code: check.code, message: check.message }
     : check;
@@ -118,5 +123,22 @@ describe('checkPostForm: a browser-based upload, as S3 checks it', () => {
       status: 403,
       code: 'InvalidAccessKeyId',
     });
+  });
+
+  it('refuses a signed policy that is no policy document: 400, not our fault', async () => {
+    const fields = await signedForm();
+    const day = fields.find(([n]) => n === 'X-Amz-Credential')?.[1].split('/')[1] ?? '';
+    const key = await getSigningKey(Sha256, LOCAL_CREDENTIALS, day, LOCAL_REGION, 's3');
+    const later = new Date(Date.now() + 60_000).toISOString();
+    for (const document of [null, { expiration: later, conditions: [null] }]) {
+      const policy = Buffer.from(JSON.stringify(document)).toString('base64');
+      const signature = createHmac('sha256', key).update(policy).digest('hex');
+      const signed = withField(withField(fields, 'Policy', policy), 'X-Amz-Signature', signature);
+      expect(await checked(signed)).toEqual({
+        status: 400,
+        code: 'InvalidPolicyDocument',
+        message: 'InvalidPolicyDocument',
+      });
+    }
   });
 });

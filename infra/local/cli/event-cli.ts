@@ -9,10 +9,9 @@ import { createRouteMatcher } from '#shared/api/route-matcher.ts';
 import { routeKey } from '#shared/api/routes.ts';
 import { parseUserId } from '#shared/http/user-id.ts';
 import { httpEvent, splitTarget } from '../gateway/api-gateway-event.ts';
-import { dataFolder } from '../stage/data-folder.ts';
+import { dataFolder, LOCAL_BUCKET } from '../stage/data-folder.ts';
 import { loadIdentityProvider } from '../gateway/identity-provider.ts';
 import { toEventClaims } from '../gateway/jwt-authorizer.ts';
-import { LOCAL_BUCKET } from '../object-store/bucket-store.ts';
 import { type CommandLineIo, exitCodeOf, exitWith, parseCommandLine } from '#infra/command-line.ts';
 import { s3PutEvent, snsAlarmEvent, sqsEvent } from './sample-events.ts';
 import { runningStage } from '../stage/stage-lock.ts';
@@ -30,15 +29,10 @@ The stage is LOCAL_DATA_DIR's, else .data/'s.
 The manual: docs/local-stage.md
 `;
 
+const [one, many] = [{ type: 'string' }, { type: 'string', multiple: true }] as const;
 const OPTIONS = {
-  user: { type: 'string' },
-  key: { type: 'string' },
-  size: { type: 'string' },
-  body: { type: 'string', multiple: true },
-  header: { type: 'string', multiple: true },
-  alarm: { type: 'string' },
-  state: { type: 'string' },
-} as const;
+  ...{ user: one, key: one, size: one, body: many, header: many, alarm: one, state: one },
+};
 
 /** One command line: its kind, its options and the words after the kind. */
 interface EventRequest {
@@ -181,11 +175,7 @@ function snsAlarm(request: EventRequest): unknown {
   return snsAlarmEvent({ alarmName, newState, oldState: newState === 'OK' ? 'ALARM' : 'OK' });
 }
 
-const KINDS: Record<string, (request: EventRequest) => unknown> = {
-  http,
-  's3-put': s3Put,
-  sqs,
-  'sns-alarm': snsAlarm,
-};
+type Kind = (request: EventRequest) => unknown;
+const KINDS: Record<string, Kind> = { http, 's3-put': s3Put, sqs, 'sns-alarm': snsAlarm };
 
 if (import.meta.main) process.exitCode = await runEvent(process.argv.slice(2), process);

@@ -50,13 +50,9 @@ export function runInvoke(args: readonly string[], io: CommandLineIo): Promise<n
     }
     const event = await readEvent(io, values.event ?? '-');
     const client = await stageClient(io, dataFolder(io.env));
-    const payload = {
-      FunctionName: functionId,
-      Payload: Buffer.from(event),
-      LogType: 'Tail' as const,
-    };
+    const payload = { FunctionName: functionId, Payload: Buffer.from(event) };
     const invoked = await client
-      .send(new InvokeCommand(payload))
+      .send(new InvokeCommand({ ...payload, LogType: 'Tail' }))
       .catch((error: unknown) => refuse(io, `${functionId} could not be invoked: ${String(error)}`))
       .finally(() => {
         client.destroy();

@@ -63,10 +63,6 @@ export function snsAlarmEvent(input: {
     ...{ Message: JSON.stringify(message), Timestamp: at, MessageAttributes: {} },
     ...{ SignatureVersion: '1', Signature: 'local', SigningCertUrl: '', UnsubscribeUrl: '' },
   };
-  const subscription = `${topicArn}:${randomUUID()}`;
-  return {
-    Records: [
-      { EventSource: 'aws:sns', EventVersion: '1.0', EventSubscriptionArn: subscription, Sns: sns },
-    ],
-  };
+  const subscription = { EventSubscriptionArn: `${topicArn}:${randomUUID()}` };
+  return { Records: [{ EventSource: 'aws:sns', EventVersion: '1.0', ...subscription, Sns: sns }] };
 }

@@ -108,22 +108,14 @@ async function launchDynamoDbLocal(
   directory: string | undefined,
 ): Promise<RunningStandIn | typeof PORT_TAKEN> {
   const { jar, libraries } = dynamoDbLocalRelease();
-  const child = spawn(
-    'java',
-    [
-      `-Xmx${DYNAMODB_LOCAL_HEAP}`,
-      ...JVM_OPTIONS,
-      `-Djava.library.path=${libraries}`,
-      '-cp',
-      [await compiledLauncher(jar), jar].join(delimiter),
-      LAUNCHER_CLASS,
-      ...(directory === undefined ? ['-inMemory'] : ['-dbPath', directory]),
-      ...['-port', String(port), '-sharedDb', '-disableTelemetry'],
-      // No web page may call it; said outright rather than resting on its default.
-      ...['-cors', ''],
-    ],
-    { cwd: dirname(jar), env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' }, stdio: 'pipe' },
-  );
+  const jvm = [`-Xmx${DYNAMODB_LOCAL_HEAP}`, ...JVM_OPTIONS, `-Djava.library.path=${libraries}`];
+  const classPath = [await compiledLauncher(jar), jar].join(delimiter);
+  const storage = directory === undefined ? ['-inMemory'] : ['-dbPath', directory];
+  // `-cors ''`: no web page may call it, said outright rather than resting on its default.
+  const server = [...storage, '-port', String(port), '-sharedDb', '-disableTelemetry', '-cors', ''];
+  const args = [...jvm, '-cp', classPath, LAUNCHER_CLASS, ...server];
+  const env = { ...process.env, DDB_LOCAL_TELEMETRY: '0' };
+  const child = spawn('java', args, { cwd: dirname(jar), env, stdio: 'pipe' });
   const exited = new Promise<unknown>((resolve) => child.once('exit', resolve));
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -167,17 +159,12 @@ async function answered(
       if (output.includes('Address already in use')) return PORT_TAKEN;
       throw new Error(`DynamoDB Local exited with code ${String(child.exitCode)}:\n${output}`);
     }
-    const answer = await fetch(endpoint, {
-      method: 'POST',
-      signal: AbortSignal.timeout(1000),
-    }).catch(() => undefined);
+    const asking = { method: 'POST', signal: AbortSignal.timeout(1000) };
+    const answer = await fetch(endpoint, asking).catch(() => undefined);
     await answer?.body?.cancel();
     // DynamoDB answers even an unsigned empty request in its own JSON; another server not.
-    if (answer !== undefined) {
-      return answer.headers.get('content-type') === 'application/x-amz-json-1.0'
-        ? undefined
-        : PORT_TAKEN;
-    }
+    const dynamoDb = answer?.headers.get('content-type') === 'application/x-amz-json-1.0';
+    if (answer !== undefined) return dynamoDb ? undefined : PORT_TAKEN;
     await sleep(50);
   }
   child.kill('SIGKILL');

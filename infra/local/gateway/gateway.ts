@@ -132,10 +132,8 @@ async function invoke(served: Served, call: Call, event: unknown): Promise<Answe
   const { functionId, entry, requestId } = call;
   const { waitMs, load } = served;
   // A function the table does not size runs as long as API Gateway waits.
-  const sizing = served.functions.get(functionId) ?? {
-    timeoutSeconds: waitMs / 1000,
-    memoryMb: 1024,
-  };
+  const unsized = { timeoutSeconds: waitMs / 1000, memoryMb: 1024 };
+  const sizing = served.functions.get(functionId) ?? unsized;
   try {
     const run = async (context: Context) => (await load(entry))(event, context);
     const result = await invokeAsLambda(functionId, sizing, run, { requestId, waitMs });
@@ -160,12 +158,9 @@ async function answer(served: Served, call: Call): Promise<Answer | undefined> {
   const read = await readRequestBody(request, served.options.drain ?? OVERSIZE_DRAIN);
   if (read.kind === 'aborted') return undefined;
   if (read.kind === 'too-large') {
-    if (!read.drained) {
-      // The client may see a broken pipe rather than the 413: this says why.
-      console.warn(
-        `[gateway] ${request.method ?? ''} ${target.rawPath}: a body too large or too slow to read to its end; 413, connection closed`,
-      );
-    }
+    // The client may see a broken pipe rather than the 413: this says why.
+    const cut = `${request.method ?? ''} ${target.rawPath}: a body too large or too slow to read`;
+    if (!read.drained) console.warn(`[gateway] ${cut} to its end; 413, connection closed`);
     return refusalAnswer(read.refusal);
   }
   const event = toApiGatewayEvent({

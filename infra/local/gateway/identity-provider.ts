@@ -65,13 +65,8 @@ export async function loadIdentityProvider(
     issueToken: async ({ userId, expiresIn = 3600, claims = {} }) => {
       const now = Math.floor(Date.now() / 1000);
       const standard = { iss: LOCAL_STAGE_ISSUER, aud: API_AUDIENCE, sub: String(userId) };
-      return new SignJWT({
-        ...standard,
-        iat: now,
-        exp: now + expiresIn,
-        jti: randomUUID(),
-        ...claims,
-      })
+      const timed = { iat: now, exp: now + expiresIn, jti: randomUUID() };
+      return new SignJWT({ ...standard, ...timed, ...claims })
         .setProtectedHeader({ alg: ALGORITHM, kid: keyId, typ: 'JWT' })
         .sign(privateKey);
     },

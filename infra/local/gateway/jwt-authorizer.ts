@@ -39,11 +39,10 @@ function reasonFor(error: unknown): string {
 const REMEMBERED_TOKENS = 1000;
 
 /**
- * API Gateway's HTTP API JWT authorizer: the Authorization header (`Bearer ` or not), an
- * RS256 signature, issuer, audience, `exp`, `nbf` and `iat`, else 401
- * `{"message":"Unauthorized"}`. A verified token is remembered (a client sends one for an
- * hour): later only its time claims are checked, and one that fails them is checked whole,
- * so it is refused for the same reason as ever.
+ * API Gateway's HTTP API JWT authorizer: the Authorization header (`Bearer ` or not), RS256,
+ * issuer, audience, `exp`, `nbf` and `iat`, else 401 `{"message":"Unauthorized"}`. A verified
+ * token is remembered: later only its time claims are checked (one that fails them is checked
+ * whole, and so refused for the same reason as ever).
  */
 export function createJwtAuthorizer(config: JwtAuthorizerConfig) {
   const verified = new Map<string, { claims: EventClaims; exp: number; nbf: number }>();

@@ -5,16 +5,6 @@ import { stackInvoker } from './stack-functions.ts';
 /** The waits before Lambda's two retries of a failed async invocation (1 and 2 min), shortened. */
 const RETRY_DELAYS_MS = [200, 1000] as const;
 
-export interface AsyncInvoker {
-  /** Hands `event` to the function and returns at once, as `InvocationType: Event` does. */
-  invoke(event: unknown): void;
-  /**
-   * Waits for the invocations under way so the stage can stop cleanly: a retry still waiting
-   * runs at once, as the stage will not be there to run it later.
-   */
-  drain(): Promise<void>;
-}
-
 /**
  * A function invoked as S3's notifications and EventBridge's rules invoke it: with its own
  * timeout and memory, retried twice when it throws or times out, then given up on (AWS would
@@ -24,7 +14,7 @@ export function asyncInvoker(
   wiring: LocalWiring,
   functionId: string,
   retryDelaysMs: readonly [number, number] = RETRY_DELAYS_MS,
-): AsyncInvoker {
+) {
   const invoke = stackInvoker(wiring, functionId);
   const inFlight = new Set<Promise<void>>();
   const stopping = new AbortController();
@@ -40,11 +30,13 @@ export function asyncInvoker(
     }
   };
   return {
-    invoke: (event) => {
+    /** Hands `event` to the function and returns at once, as `InvocationType: Event` does. */
+    invoke: (event: unknown): void => {
       const delivery = deliver(event);
       inFlight.add(delivery);
       void delivery.finally(() => inFlight.delete(delivery));
     },
+    /** Waits for those under way: a retry still waiting runs now, as no stage will run it later. */
     drain: async () => {
       stopping.abort();
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);

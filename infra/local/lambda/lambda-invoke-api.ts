@@ -18,8 +18,7 @@ class Refusal extends Error {
   readonly type: string;
   constructor(status: number, type: string, message: string) {
     super(message);
-    this.status = status;
-    this.type = type;
+    [this.status, this.type] = [status, type];
   }
 }
 
@@ -125,14 +124,9 @@ async function serve(
   const body = await readSignedBody(request, options.credentials);
   if (body === undefined) return;
   const { name, fn, event } = invocationOf(request, body, options.functions ?? STACK_FUNCTIONS);
-  const invocationType = request.headers['x-amz-invocation-type'] ?? 'RequestResponse';
-  if (invocationType !== 'RequestResponse') {
-    throw new Refusal(
-      400,
-      'InvalidParameterValueException',
-      `The local stage runs only RequestResponse invocations, not ${String(invocationType)}`,
-    );
-  }
+  const type = request.headers['x-amz-invocation-type'] ?? 'RequestResponse';
+  const only = `The local stage runs only RequestResponse invocations, not ${String(type)}`;
+  if (type !== 'RequestResponse') throw new Refusal(400, 'InvalidParameterValueException', only);
   const { requestId, payload, failed, log } = await run(load, name, fn, event);
   const answer = JSON.stringify(payload);
   response.writeHead(200, {

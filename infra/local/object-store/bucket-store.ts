@@ -8,13 +8,6 @@ import { pipeline } from 'node:stream/promises';
 import type { S3Event } from 'aws-lambda';
 
 /**
- * The local bucket's name is as long as a deployed one can be (63 characters, made by
- * CloudFormation): answers carry it (`s3://<bucket>/<key>`), and a shorter name would let an
- * answer near Lambda's 6 MB pass locally and fail deployed.
- */
-export const LOCAL_BUCKET = 'local-file-service-bucket-with-a-name-as-long-as-a-deployed-one';
-
-/**
  * The local stage's object store: a bucket is a folder, each object a file of bytes and a
  * JSON record (`objects/<hash of key>.json`), indexed in memory. New bytes stream into
  * `<root>-spool/` and land, record and all, by rename in one turn of the event loop; a read

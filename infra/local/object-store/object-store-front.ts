@@ -13,7 +13,7 @@ import {
   verifySigV4,
 } from '../sigv4-check.ts';
 import { type BucketStore, S3Error, type StoredObject } from './bucket-store.ts';
-import { checkPostForm } from './s3-post-policy.ts';
+import { type AcceptedForm, checkPostForm } from './s3-post-policy.ts';
 
 /**
  * The object store's HTTP face: S3's checks, then the operations the service, its CLIs, the
@@ -82,9 +82,10 @@ function send(response: ServerResponse, status: number, body = '', headers = {})
   return response.end(response.req.method === 'HEAD' ? undefined : text);
 }
 
-/** Answers once the client has sent its body (bounded): a client still sending may lose it. */
-function refuse(request: IncomingMessage, response: ServerResponse, error: S3Error): unknown {
+/** S3's answer to an error (ours: 500), sent once the body is in, bounded: else it may be lost. */
+function refuse(request: IncomingMessage, response: ServerResponse, cause: unknown): unknown {
   if (response.headersSent) return response.destroy();
+  const error = cause instanceof S3Error ? cause : new S3Error('InternalError');
   const xml = `<Error>${el('Code', error.code)}${el('Message', error.message)}</Error>`;
   if (request.readableEnded) return send(response, error.status, xml);
   let bytes = 0;
@@ -116,9 +117,9 @@ export const endpointOf = (host: string, port: number): string =>
 export const objectStoreFront =
   (options: ObjectStoreFrontOptions): RequestListener =>
   (request, response) => {
-    handle(options, request, response).catch((error: unknown) => {
+    handle(options, response).catch((error: unknown) => {
       if (!(error instanceof S3Error)) console.error('[object store] could not answer:', error);
-      refuse(request, response, error instanceof S3Error ? error : new S3Error('InternalError'));
+      refuse(request, response, error);
     });
   };
 
@@ -142,29 +143,22 @@ const corsHeaders = (rule: CorsRule, origin: string) => ({
   vary: 'Origin, Access-Control-Request-Headers, Access-Control-Request-Method',
 });
 
-/** A request to the store, as each step reads it. */
-interface S3Call {
-  readonly options: ObjectStoreFrontOptions;
-  readonly request: IncomingMessage;
-  readonly response: ServerResponse;
-  readonly method: string;
-  readonly bucket: string;
-  readonly key: string;
-  readonly query: URLSearchParams;
-}
-
-/** CORS, the signature (or a POST form's policy), the query, the bucket; then the operation. */
-async function handle(
-  options: ObjectStoreFrontOptions,
-  request: IncomingMessage,
-  response: ServerResponse,
-): Promise<unknown> {
-  const { method = 'GET', url = '/', headers } = request;
-  const [path = '', search = ''] = url.split(/\?(.*)/s);
+/** A request to the store, as each step reads it: its bucket, key and query, decoded. */
+function s3Call(options: ObjectStoreFrontOptions, response: ServerResponse) {
+  const { req: request } = response;
+  const [path = '', search = ''] = (request.url ?? '/').split(/\?(.*)/s);
   const [, bucket = '', key = ''] =
     /^\/([^/]*)\/?(.*)$/s.exec(path)?.map((part) => decodeURIComponent(part)) ?? [];
   const query = new URLSearchParams(search);
-  const call: S3Call = { options, request, response, method, bucket, key, query };
+  return { options, request, response, method: request.method ?? 'GET', bucket, key, query };
+}
+type S3Call = ReturnType<typeof s3Call>;
+
+/** CORS, the signature (or a POST form's policy), the query, the bucket; then the operation. */
+async function handle(options: ObjectStoreFrontOptions, response: ServerResponse) {
+  const call = s3Call(options, response);
+  const { request, method, bucket, key, query } = call;
+  const { headers } = request;
   if (method === 'OPTIONS') return answerPreflight(call);
   const origin = headers.origin ?? '';
   const rule = ruleFor(options.corsRules ?? [], origin, method, []);
@@ -173,9 +167,9 @@ async function handle(
   if ('failure' in auth) {
     const [, message] = SIGV4_REFUSALS[auth.failure];
     if (auth.failure !== 'missing') throw new S3Error(SIGV4_CODES[auth.failure], message);
-    if (method !== 'POST' || key !== '' || path !== url || bucket === '')
+    if (method !== 'POST' || key !== '' || request.url?.includes('?') || bucket === '')
       throw new S3Error('AccessDenied');
-    return receiveForm(options, bucket, request, response);
+    return receiveForm(call);
   }
   holdToImplemented(query, QUERIES[`${method} /${key === '' ? '' : 'key'}`]);
   if (key === '' && method === 'PUT') {
@@ -375,82 +369,90 @@ function listing(store: BucketStore, bucket: string, query: URLSearchParams): st
  * file stored only once whole and within the policy's size. A text field named `file` is the
  * file too (`curl -F 'file=<notes.txt'`). A refused form stores nothing.
  */
-function receiveForm(
-  options: ObjectStoreFrontOptions,
-  bucket: string,
-  request: IncomingMessage,
-  response: ServerResponse,
-): unknown {
-  const limits = { fieldSize: DRAIN_BYTES, fields: 200, parts: 201 };
-  const charsets = { defParamCharset: 'utf8', defCharset: 'latin1' };
-  let parser: Busboy.Busboy;
-  try {
-    parser = Busboy({ headers: request.headers, ...charsets, limits });
-  } catch {
-    throw new S3Error('MalformedPOSTRequest');
-  }
+function receiveForm(call: S3Call): unknown {
+  const { request, response } = call;
+  const parser = formParser(request);
   const fields: [string, string][] = [];
   let fieldBytes = 0;
-  let fileSeen = false;
+  let file: Readable | undefined;
   let answered = false;
-  let discardFile = (): unknown => undefined;
-  const refuseForm = (error: S3Error): unknown => {
+  const answerOnce = (answer: () => unknown): unknown => {
     if (answered) return;
     answered = true;
-    discardFile();
-    request.unpipe(parser);
-    return refuse(request, response, error);
+    return answer();
   };
-  response.on('close', () => discardFile());
-  parser.on('field', (name, value) => {
-    if (fileSeen || answered) return;
-    if (name === 'file') void startFile('', Readable.from([Buffer.from(value, 'latin1')]));
-    else if ((fieldBytes += name.length + value.length) > MAX_FORM_FIELD_BYTES) {
+  const refuseForm = (error: unknown) =>
+    answerOnce(() => {
+      file?.destroy();
+      request.unpipe(parser);
+      return refuse(request, response, error);
+    });
+  const takeFile = (filename: string, stream: Readable) => {
+    file = stream.pause();
+    void storeFormFile(call, { fields, filename }, stream, () => answered)
+      .then(({ form, stored }) => answerOnce(() => answerForm(call, form, stored)))
+      .catch(refuseForm);
+  };
+  response.on('close', () => file?.destroy());
+  parser.on('field', (name, latin1) => {
+    if (file !== undefined || answered) return;
+    // As latin-1, a text `file` field keeps its bytes; the other fields are UTF-8.
+    const value = Buffer.from(latin1, 'latin1');
+    if (name === 'file') takeFile('', Readable.from([value]));
+    else if ((fieldBytes += name.length + latin1.length) > MAX_FORM_FIELD_BYTES) {
       refuseForm(new S3Error('MaxPostPreDataLengthExceeded'));
-    } else fields.push([name, Buffer.from(value, 'latin1').toString('utf8')]);
+    } else fields.push([name, value.toString('utf8')]);
   });
   parser.on('file', (name, stream, info) => {
-    if (fileSeen || answered || name !== 'file') stream.resume();
-    else void startFile(info.filename ?? '', stream);
+    if (file !== undefined || answered || name !== 'file') stream.resume();
+    else takeFile(info.filename ?? '', stream);
   });
   parser.on('error', () => refuseForm(new S3Error('MalformedPOSTRequest')));
   parser.on('close', () => {
-    if (!fileSeen) refuseForm(new S3Error('IncorrectNumberOfFilesInPostRequest'));
+    if (file === undefined) refuseForm(new S3Error('IncorrectNumberOfFilesInPostRequest'));
   });
   return request.pipe(parser);
+}
 
-  async function startFile(filename: string, stream: Readable): Promise<unknown> {
-    fileSeen = true;
-    stream.pause();
-    const form = await checkPostForm({ bucket, fields, filename }, options).catch(
-      () => new S3Error('InternalError'),
-    );
-    if (form instanceof S3Error) return refuseForm(form);
-    const { min = 0, max = Infinity } = form.size ?? {};
-    discardFile = () => stream.destroy();
-    try {
-      // Past `max` the put fails at once, and refuse() reads the rest, bounded, for its answer.
-      const stored = await options.store.put(bucket, form.key, stream, {
-        headers: keptHeaders(form.fields),
-        event: 'ObjectCreated:Post',
-        maxSize: max,
-        check: (size) => {
-          if (answered) return new S3Error('InternalError');
-          return size < min ? new S3Error('EntityTooSmall') : undefined;
-        },
-      });
-      if (answered) return;
-      answered = true;
-      const asked = form.fields.find(([name]) => name.toLowerCase() === 'success_action_status');
-      const path = [bucket, ...form.key.split('/')].map(encodeURIComponent).join('/');
-      const location = `http://${request.headers.host ?? 'localhost'}/${path}`;
-      const status = Number(asked?.[1] === '201' || asked?.[1] === '200' ? asked[1] : 204);
-      const created = el('Location', location) + el('Bucket', bucket) + el('Key', form.key);
-      const xml =
-        status === 201 ? `<PostResponse>${created}${el('ETag', stored.etag)}</PostResponse>` : '';
-      send(response, status, xml, { ...versioned(stored), location });
-    } catch (error) {
-      refuseForm(error instanceof S3Error ? error : new S3Error('InternalError'));
-    }
+/** Busboy on the form, its fields bounded (S3's own limit is checked as they come). */
+function formParser(request: IncomingMessage): Busboy.Busboy {
+  const limits = { fieldSize: DRAIN_BYTES, fields: 200, parts: 201 };
+  const charsets = { defParamCharset: 'utf8', defCharset: 'latin1' };
+  try {
+    return Busboy({ headers: request.headers, ...charsets, limits });
+  } catch {
+    throw new S3Error('MalformedPOSTRequest');
   }
+}
+
+/** The form's file, once its fields pass their policy: stored whole and within its size. */
+async function storeFormFile(
+  { options, bucket }: S3Call,
+  submitted: { readonly fields: [string, string][]; readonly filename: string },
+  file: Readable,
+  refused: () => boolean,
+) {
+  const form = await checkPostForm({ bucket, ...submitted }, options);
+  const { min = 0, max = Infinity } = form.size ?? {};
+  const tooSmall = (size: number) => (size < min ? new S3Error('EntityTooSmall') : undefined);
+  // Past `max` the put fails at once, and refuse() reads the rest, bounded, for its answer.
+  const stored = await options.store.put(bucket, form.key, file, {
+    headers: keptHeaders(form.fields),
+    event: 'ObjectCreated:Post',
+    maxSize: max,
+    check: (size) => (refused() ? new S3Error('InternalError') : tooSmall(size)),
+  });
+  return { form, stored };
+}
+
+/** `success_action_status` 201 (with S3's XML) or 200, else 204; `Location` names the object. */
+function answerForm(call: S3Call, form: AcceptedForm, stored: StoredObject): unknown {
+  const { request, response, bucket } = call;
+  const asked = form.fields.find(([name]) => name.toLowerCase() === 'success_action_status')?.[1];
+  const status = asked === '201' || asked === '200' ? Number(asked) : 204;
+  const path = [bucket, ...form.key.split('/')].map(encodeURIComponent).join('/');
+  const location = `http://${request.headers.host ?? 'localhost'}/${path}`;
+  const created = el('Location', location) + el('Bucket', bucket) + el('Key', form.key);
+  const result = `<PostResponse>${created}${el('ETag', stored.etag)}</PostResponse>`;
+  return send(response, status, status === 201 ? result : '', { ...versioned(stored), location });
 }

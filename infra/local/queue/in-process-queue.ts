@@ -54,13 +54,10 @@ export class InProcessQueue implements MessageQueue {
   }
 
   send(body: string, group?: string): Promise<void> {
+    const now = Date.now();
     const message: HeldMessage = {
-      messageId: randomUUID(),
-      body,
+      ...{ messageId: randomUUID(), body, sentAt: now, visibleAt: now, receiveCount: 0 },
       ...(group === undefined ? {} : { group }),
-      sentAt: Date.now(),
-      receiveCount: 0,
-      visibleAt: Date.now(),
     };
     this.held.set(message.messageId, message);
     this.options.onArrival?.(message);

@@ -10,10 +10,7 @@ import {
 } from '#shared/functions/function-declaration.ts';
 import type { ApiStack } from '../../stacks/api-stack.ts';
 import type { StageConfig } from '../../stages.ts';
-
-/** LOCAL_TABLE and LOCAL_BUCKET, written out so the CDK app loads no server; a test holds them equal. */
-export const LOCAL_TABLE_NAME = 'file-service';
-export const LOCAL_BUCKET_NAME = 'local-file-service-bucket-with-a-name-as-long-as-a-deployed-one';
+import { LOCAL_BUCKET, LOCAL_TABLE } from '../stage/data-folder.ts';
 
 /** Until SAM's `--env-vars` file says where: `.invalid` never resolves, so nothing calls AWS. */
 const endpointFromEnvVars = (service: string) => `http://${service}.set-by-sam-env-vars.invalid`;
@@ -55,13 +52,13 @@ export function samLocalTemplate(stack: ApiStack, stage: StageConfig): void {
       new CfnParameter(stack, id, { type: 'String', default: value, description })
     ).valueAsString;
   const values: Partial<Record<EnvironmentName, () => string>> = {
-    TABLE_NAME: parameter('TableName', "The table's name", LOCAL_TABLE_NAME),
+    TABLE_NAME: parameter('TableName', "The table's name", LOCAL_TABLE),
     TRAIL_TABLE_NAME: parameter(
       'TrailTableName',
       "The access trail's table",
-      `${LOCAL_TABLE_NAME}-access-trail`,
+      `${LOCAL_TABLE}-access-trail`,
     ),
-    BUCKET_NAME: parameter('BucketName', "The bucket's name", LOCAL_BUCKET_NAME),
+    BUCKET_NAME: parameter('BucketName', "The bucket's name", LOCAL_BUCKET),
     REALTIME_ISSUER: parameter(
       'RealtimeIssuer',
       "Realtime tokens' iss: the stage's URL",

@@ -10,6 +10,14 @@ export const REPOSITORY_ROOT = resolve(import.meta.dirname, '../../..');
 
 export const DEFAULT_DATA_DIR = join(REPOSITORY_ROOT, '.data');
 
+/**
+ * The stage's table, and its bucket, named as long as a deployed one can be (63 characters,
+ * made by CloudFormation): answers carry it (`s3://<bucket>/<key>`), and a shorter name would
+ * let an answer near Lambda's 6 MB pass locally and fail deployed.
+ */
+export const LOCAL_TABLE = 'file-service';
+export const LOCAL_BUCKET = 'local-file-service-bucket-with-a-name-as-long-as-a-deployed-one';
+
 /** LOCAL_DATA_DIR when set, else `.data/`. */
 export function dataFolder(env: Readonly<Record<string, string | undefined>>): string {
   const given = env.LOCAL_DATA_DIR?.trim();

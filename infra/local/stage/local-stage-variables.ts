@@ -77,12 +77,11 @@ export const LOCAL_STAGE_VARIABLES: readonly LocalStageVariable[] = [
   },
 ];
 
+type Overridable = Pick<typeof ENVIRONMENT, LocalVariable>;
+
 /** What the local stage reads from its environment: the functions' variables, and its own. */
 export const LOCAL_OVERRIDES = z.object({
-  ...(Object.fromEntries(LOCAL_VARIABLES.map((name) => [name, ENVIRONMENT[name]])) as Pick<
-    typeof ENVIRONMENT,
-    LocalVariable
-  >),
+  ...(Object.fromEntries(LOCAL_VARIABLES.map((name) => [name, ENVIRONMENT[name]])) as Overridable),
   CHAT_WEBHOOK_URL: z.url().optional(),
   ALLOWED_ORIGINS: ALLOWED_ORIGINS_SETTING.default([...STAGE_DEFAULTS.local.allowedOrigins]),
   LOCAL_SCAN_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),

@@ -12,6 +12,7 @@ import {
   startObjectStore,
 } from './stand-ins.ts';
 import { serveHttp } from './listening.ts';
+import { LOCAL_BUCKET, LOCAL_TABLE } from './data-folder.ts';
 import { ensureTable, startDynamoDbLocal } from '../dynamodb/dynamodb-local.ts';
 import { createGateway, type GatewayOptions } from '../gateway/gateway.ts';
 import type { LocalWiring } from '../lambda/handler-loader.ts';
@@ -29,7 +30,6 @@ import {
   type LocalScannerOptions,
   scanObjectsCreated,
 } from '../object-store/local-malware-scanner.ts';
-import { LOCAL_BUCKET } from '../object-store/bucket-store.ts';
 import { endpointOf } from '../object-store/object-store-front.ts';
 import { isWildcard, publicHostOf } from './public-host.ts';
 import {
@@ -43,8 +43,7 @@ import { apiCorsRule, bucketCorsRules } from '../../stacks/cors-rules.ts';
 import { type HandlerSettings, variableDefaults } from '#shared/config/environment.ts';
 import { listHeldFiles } from '#shared/scanning/held-files.ts';
 
-export const LOCAL_TABLE = 'file-service';
-export { LOCAL_BUCKET } from '../object-store/bucket-store.ts';
+export { LOCAL_BUCKET, LOCAL_TABLE } from './data-folder.ts';
 
 export const chatLogFile = (dataDir: string): string => join(dataDir, 'chat.jsonl');
 
@@ -84,30 +83,15 @@ export interface LocalStageOptions extends Pick<GatewayOptions, 'onRequest' | 'o
   readonly handlerEndpoints?: (real: Endpoints) => Promise<Endpoints>;
 }
 
-export interface LocalStage {
-  readonly url: string;
-  readonly port: number;
-  readonly lambdaEndpoint: string;
-  readonly tableName: string;
-  readonly bucket: string;
-  readonly dynamodbEndpoint: string;
-  readonly s3Credentials: Credentials;
-  readonly s3Endpoint: string;
-  readonly s3PublicEndpoint?: string;
-  readonly dynamodbPid?: number;
-  readonly identityProvider: LocalIdentityProvider;
-  readonly notifications: { readonly queue: InProcessQueue; readonly deadLetters: InProcessQueue };
-  readonly malwareScanning: boolean;
-  readonly wiring: LocalWiring;
-  close(): Promise<void>;
-}
+/** A running stage: its endpoints, table and bucket, identity provider, queues and wiring. */
+export type LocalStage = Readonly<Awaited<ReturnType<typeof startLocalStage>>>;
 
 /**
  * The whole local stage: DynamoDB's and S3's stand-ins, the table and bucket, the identity
  * provider, the queues and event sources, and the gateway serving every route's handler on
  * localWiring. What it starts, it stops in reverse order.
  */
-export async function startLocalStage(options: LocalStageOptions): Promise<LocalStage> {
+export async function startLocalStage(options: LocalStageOptions) {
   const host = options.host ?? '127.0.0.1';
   const env = localOverrides(process.env);
   const gateway = await bindGateway(options.port, host);
@@ -119,12 +103,12 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
   try {
     await options.onListening?.();
     const { ownStore, ownCredentials, ...stores } = await startStores(options, host, env, stops);
-    const address = stageAddress(host, gateway.port, options.publicHost, stores.s3Endpoint);
-    const notifications = startNotificationQueues(gateway.port);
-    stops.push(() => notifications.stop());
+    const address = stageAddress(host, gateway.port, stores.s3Endpoint, options.publicHost);
+    const { notifications, consumeWith, stop: stopQueues } = startNotificationQueues(gateway.port);
+    stops.push(stopQueues);
     const stage = { ...stores, ...address, port: gateway.port, notifications };
     const wiring = await localWiring(options, env, stage);
-    notifications.consume(wiring);
+    consumeWith(wiring);
     // Before the gateway serves, so that every object it stores is scanned.
     const scanning = startScanning(stores.malwareScanning ? ownStore : undefined, wiring, {
       ...options.scanner,
@@ -138,8 +122,11 @@ export async function startLocalStage(options: LocalStageOptions): Promise<Local
       const finalizer = deliverToFinalizer(ownStore.store, wiring);
       stops.push(() => finalizer.drain());
     }
-    const lambdaEndpoint = await serveLambdaInvokeApi(wiring, ownCredentials, stops);
-    return { ...stage, wiring, lambdaEndpoint, close };
+    // Lambda's Invoke API, on loopback whatever HOST says: it runs any function.
+    const invokeApi = createLambdaInvokeApi({ wiring, credentials: ownCredentials });
+    const lambda = await serveHttp(invokeApi, 0, '127.0.0.1');
+    stops.push(lambda.close);
+    return { ...stage, wiring, lambdaEndpoint: `http://localhost:${String(lambda.port)}`, close };
   } catch (error) {
     await close();
     throw error;
@@ -209,13 +196,8 @@ async function startStores(
 }
 
 /** The stage's URL, and where other machines reach its store: the public host, if any. */
-function stageAddress(
-  host: string,
-  port: number,
-  givenPublicHost: string | undefined,
-  s3Endpoint: string,
-) {
-  const publicHost = givenPublicHost ?? publicHostOf(host);
+function stageAddress(host: string, port: number, s3Endpoint: string, given?: string) {
+  const publicHost = given ?? publicHostOf(host);
   const urlHost =
     host === '127.0.0.1' ? 'localhost' : isWildcard(host) ? (publicHost ?? 'localhost') : host;
   const s3PublicEndpoint =
@@ -223,25 +205,21 @@ function stageAddress(
   return { url: endpointOf(urlHost, port), s3PublicEndpoint };
 }
 
-/** SQS with the stack's redrive policy; `consume` runs the worker Lambda runs. */
+/** SQS with the stack's redrive policy; `consumeWith` runs the worker Lambda runs. */
 function startNotificationQueues(port: number) {
   const deadLetters = new InProcessQueue({
-    name: `notifications-dlq-${port}`,
-    visibilityTimeoutMs: 30_000,
+    ...{ name: `notifications-dlq-${port}`, visibilityTimeoutMs: 30_000 },
     onArrival: (message) => {
       console.warn(`[notifications] set aside in the dead-letter queue: ${message.body}`);
     },
   });
   const queue = new InProcessQueue({
-    name: `notifications-${port}`,
-    visibilityTimeoutMs: 30_000,
+    ...{ name: `notifications-${port}`, visibilityTimeoutMs: 30_000, batchSize: WORKER_BATCH_SIZE },
     redrive: { maxReceiveCount: DELIVERY_ATTEMPTS + REDRIVE_SLACK, deadLetters },
-    batchSize: WORKER_BATCH_SIZE,
   });
   return {
-    queue,
-    deadLetters,
-    consume: (wiring: LocalWiring) => {
+    notifications: { queue, deadLetters },
+    consumeWith: (wiring: LocalWiring) => {
       const invoke = stackInvoker(wiring, deliverNotificationFunction.id);
       queue.consume(async (event) => (await invoke(event)) as SQSBatchResponse | undefined);
     },
@@ -270,11 +248,9 @@ async function localWiring(
   const endpoints = (await options.handlerEndpoints?.(real)) ?? real;
   const clients = localClients(endpoints, stage.s3Credentials);
   const adapters = localAdapters({
+    ...stage,
     clients,
-    tableName: stage.tableName,
     trailRetentionDays: settings.ACCESS_TRAIL_RETENTION_DAYS,
-    bucket: stage.bucket,
-    notifications: stage.notifications,
     realtimeKeysFile: realtimeKeysFile(options.dataDir),
     chatLogFile: chatLogFile(options.dataDir),
     chatTimeoutSeconds: settings.CHAT_TIMEOUT_SECONDS,
@@ -285,30 +261,15 @@ async function localWiring(
 
 /** Every route, as API Gateway serves it: the JWT authorizer on the stage's identity provider. */
 function routesOf(
-  options: LocalStageOptions,
-  env: LocalOverrides,
+  { onRequest, onResponse }: LocalStageOptions,
+  { ALLOWED_ORIGINS }: LocalOverrides,
   wiring: LocalWiring,
   identityProvider: LocalIdentityProvider,
 ): RequestListener {
-  return createGateway({
-    routes: API_ROUTES,
-    wiring,
-    authorize: createJwtAuthorizer({ ...identityProvider, audiences: [identityProvider.audience] }),
-    onRequest: options.onRequest,
-    onResponse: options.onResponse,
-    cors: apiCorsRule(env.ALLOWED_ORIGINS),
-  });
-}
-
-/** Lambda's Invoke API, on loopback whatever HOST says: it runs any function. */
-async function serveLambdaInvokeApi(
-  wiring: LocalWiring,
-  credentials: Credentials,
-  stops: (() => Promise<void>)[],
-): Promise<string> {
-  const server = await serveHttp(createLambdaInvokeApi({ wiring, credentials }), 0, '127.0.0.1');
-  stops.push(server.close);
-  return `http://localhost:${String(server.port)}`;
+  const audiences = [identityProvider.audience];
+  const authorize = createJwtAuthorizer({ ...identityProvider, audiences });
+  const cors = apiCorsRule(ALLOWED_ORIGINS);
+  return createGateway({ routes: API_ROUTES, wiring, authorize, onRequest, onResponse, cors });
 }
 
 /**

@@ -8,13 +8,10 @@ const WILDCARD = new Set(['0.0.0.0', '::', '']);
 export const isWildcard = (host: string): boolean => WILDCARD.has(host);
 
 /**
- * The host another machine reaches this stage by, for the links and forms it signs; none when
- * the stage listens on loopback only (its links stay on loopback). A stage bound to one
- * address or name is reached by it. A stage bound to every interface is reached by this
- * machine's first IPv4 address on a network (an interface that is not internal): a second
- * machine on the same network can reach that one, while a host name may not resolve there.
- * Where that guess is wrong (several networks, a VPN), the stage's `publicHost` option says
- * which.
+ * The host another machine reaches this stage by, for the links and forms it signs: none on
+ * loopback; the address or name it binds; bound to every interface, this machine's first
+ * network IPv4 address (a host name may not resolve on another machine). Where that guess is
+ * wrong (several networks, a VPN), the stage's `publicHost` option says which.
  */
 export function publicHostOf(
   host: string,

@@ -70,10 +70,8 @@ export async function reapOrphan(dataDir: string): Promise<void> {
   if (await isRunning(pid)) process.kill(pid, 'SIGKILL');
 }
 
-export async function writeStageRecord(dataDir: string, record: StageRecord): Promise<void> {
-  await writeFile(stageRecordPath(dataDir), JSON.stringify(record, null, 2));
-}
+export const writeStageRecord = (dataDir: string, record: StageRecord): Promise<void> =>
+  writeFile(stageRecordPath(dataDir), JSON.stringify(record, null, 2));
 
-export async function removeStageRecord(dataDir: string): Promise<void> {
-  await rm(stageRecordPath(dataDir), { force: true });
-}
+export const removeStageRecord = (dataDir: string): Promise<void> =>
+  rm(stageRecordPath(dataDir), { force: true });

@@ -11,17 +11,12 @@ import { BucketStore } from '../object-store/bucket-store.ts';
 import type { Credentials } from '../sigv4-check.ts';
 import { newCredentials } from '../stage-credentials.ts';
 
+const CHECKSUMS_WHEN_REQUIRED = {
+  ...{ requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' },
+} as const;
 /** Path-style, and checksums only where S3 requires them (else chunk framing is stored). */
-export function s3ClientOptions(endpoint: string | undefined) {
-  return endpoint === undefined
-    ? {}
-    : ({
-        endpoint,
-        forcePathStyle: true,
-        requestChecksumCalculation: 'WHEN_REQUIRED',
-        responseChecksumValidation: 'WHEN_REQUIRED',
-      } as const);
-}
+export const s3ClientOptions = (endpoint: string | undefined) =>
+  endpoint === undefined ? {} : { endpoint, forcePathStyle: true, ...CHECKSUMS_WHEN_REQUIRED };
 
 /** DynamoDB Local takes any signature; the store and Invoke API check the stage's own. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;

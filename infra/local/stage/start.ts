@@ -137,10 +137,8 @@ try {
     ...(publicHost === undefined ? {} : { publicHost }),
     onListening: holdDataFolder,
     // One line per request, whatever the log level: what came in, what went out, who answered.
-    onRequest: (line) => {
-      console.log(
-        `${line.method} ${line.path} ${line.status} ${line.ms}ms ${line.functionId} ${line.requestId}`,
-      );
+    onRequest: ({ method, path, status, ms, functionId, requestId }) => {
+      console.log(`${method} ${path} ${status} ${ms}ms ${functionId} ${requestId}`);
     },
   });
   if (shutdown.requested) await stopped();
