@@ -34,7 +34,9 @@ export const downloadUserFileFunction = defineFunction({
   ],
   sizing: { memoryMb: 512, timeoutSeconds: 10 },
   table: [{ items: ['GetItem'], in: 'users' }],
+  // Each link's entry, before the link (fail closed).
+  trail: [{ items: ['PutItem'] }],
   bucket: [{ objects: ['s3:GetObject'], under: 'users/', why: 'the authority its link carries' }],
   // Held files get no link on a stage that scans; the bucket's policy holds them too.
-  settings: ['MALWARE_SCANNING'],
+  settings: ['MALWARE_SCANNING', 'ACCESS_TRAIL_RETENTION_DAYS'],
 });

@@ -4,7 +4,9 @@ import { authenticate } from '#shared/http/authenticate.ts';
 import { fileDigestHeaders } from '#shared/http/file-digest-header.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
+import { requesterOf } from '#shared/http/requester.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
+import { accessTrail } from '#shared/access-trail/adapters/dynamo-access-trail.ts';
 import { downloadUserFileRequest } from '#shared/user-files/api/file-id-path.ts';
 import { userFileDownloadLink } from '#shared/user-files/user-file-download.ts';
 import { documentClient } from '#shared/storage/aws/dynamodb.ts';
@@ -19,7 +21,7 @@ import { downloadUserFileFunction } from './function.ts';
 
 /** GET /api/v1/user/me/file/{file_id}/download (extension): 302 to a 5-minute S3 link. */
 export const createHandler = (
-  adapters: Pick<ServiceAdapters, 'userFiles' | 'blobs'>,
+  adapters: Pick<ServiceAdapters, 'userFiles' | 'blobs' | 'accessTrail'>,
   settings: Pick<HandlerSettings, 'USER_ID_CLAIM' | 'MALWARE_SCANNING'>,
 ) => {
   const ports = { ...adapters, scanning: settings.MALWARE_SCANNING === 'on' };
@@ -27,8 +29,12 @@ export const createHandler = (
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(validateRequest(downloadUserFileRequest, settings))
-    .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
-      const { url, file } = await userFileDownloadLink(ports, userId, input.path.file_id);
+    .handler<ApiEvent, ApiResult>(async (event) => {
+      const { url, file } = await userFileDownloadLink(
+        ports,
+        requesterOf(event),
+        event.input.path.file_id,
+      );
       return {
         statusCode: 302,
         headers: { location: url, 'cache-control': 'no-store', ...fileDigestHeaders(file) },
@@ -39,7 +45,14 @@ export const createHandler = (
 
 export const handler = lambdaEntry(downloadUserFileFunction.variables, (env) =>
   createHandler(
-    composeAdapters({ ...env, documents: documentClient, s3: s3Client }, { userFiles, blobs }),
+    composeAdapters(
+      { ...env, documents: documentClient, s3: s3Client },
+      {
+        userFiles,
+        blobs,
+        accessTrail,
+      },
+    ),
     env,
   ),
 );

@@ -1,3 +1,5 @@
+import type { AccessEntry } from '../access-trail/access-entry.ts';
+import type { AccessTrail } from '../access-trail/access-trail.ts';
 import type { DownloadSigner } from '../blobs/blob-store.ts';
 import type { FileRecord } from '../domain/file-record.ts';
 import { Conflict, FileQuarantined } from '../domain/outcome.ts';
@@ -50,18 +52,25 @@ export function assertDownloadable(scan: FileScan | undefined, scanning: boolean
 
 /**
  * A link that downloads the file's bytes, kept under `key`, under its own name; valid five
- * minutes. Every file's download gets its link here, so none escapes the hold.
+ * minutes. Every file's download gets its link here, so none escapes the hold, nor the access
+ * trail: the link is signed only once its entry is written (TrailUnavailable otherwise).
  */
 export async function downloadLink(
   ports: {
     readonly blobs: DownloadSigner;
+    readonly accessTrail?: Pick<AccessTrail, 'record'>;
     /** Whether the stage scans stored files (absent: it does not): only a cleared file gets a link. */
     readonly scanning?: boolean;
   },
   key: string,
   file: Pick<FileRecord, 'name' | 'scan'>,
+  entry?: AccessEntry,
 ): Promise<string> {
   assertDownloadable(file.scan, ports.scanning === true);
+  if (entry !== undefined) {
+    if (ports.accessTrail === undefined) throw new Error('A download entry needs the trail');
+    await ports.accessTrail.record([entry]);
+  }
   return ports.blobs.signDownload(key, {
     downloadName: file.name,
     expiresInSeconds: DOWNLOAD_LINK_SECONDS,
