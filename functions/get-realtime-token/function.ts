@@ -49,7 +49,15 @@ export const getRealtimeTokenFunction = defineFunction({
     { items: ['BatchGetItem'], in: 'groups' },
     { items: ['GetItem'], in: 'users', keysOnly: true, why: "the caller's erasure marker" },
   ],
+  // An entry per room before the token is signed, and refused requests' entries.
+  trail: [{ items: ['PutItem'] }],
   realtimeKeys: 'read',
-  // The token's room stage, issuer, audience and lifetime.
-  settings: ['STAGE', 'REALTIME_ISSUER', 'REALTIME_AUDIENCE', 'REALTIME_TOKEN_SECONDS'],
+  // The token's room stage, issuer, audience and lifetime; the trail's retention.
+  settings: [
+    'STAGE',
+    'REALTIME_ISSUER',
+    'REALTIME_AUDIENCE',
+    'REALTIME_TOKEN_SECONDS',
+    'ACCESS_TRAIL_RETENTION_DAYS',
+  ],
 });

@@ -3,7 +3,9 @@ import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
+import { requesterOf } from '#shared/http/requester.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
+import { accessTrail } from '#shared/access-trail/adapters/dynamo-access-trail.ts';
 import { issueRealtimeToken } from '#shared/realtime/issue-realtime-token.ts';
 import { recordMetric } from '#shared/observability/metrics.ts';
 import { getRealtimeTokenRequest } from '#shared/realtime/api/realtime-token.ts';
@@ -20,7 +22,7 @@ import { getRealtimeTokenFunction } from './function.ts';
 
 /** POST /api/v1/auth/get-realtime-token: a signed token for the caller's deal rooms. */
 export const createHandler = (
-  adapters: Pick<ServiceAdapters, 'dealRoles' | 'realtimeKeys' | 'userItems'>,
+  adapters: Pick<ServiceAdapters, 'dealRoles' | 'realtimeKeys' | 'userItems' | 'accessTrail'>,
   settings: Pick<
     HandlerSettings,
     'USER_ID_CLAIM' | 'STAGE' | 'REALTIME_ISSUER' | 'REALTIME_AUDIENCE' | 'REALTIME_TOKEN_SECONDS'
@@ -32,13 +34,20 @@ export const createHandler = (
     audience: settings.REALTIME_AUDIENCE,
     tokenSeconds: settings.REALTIME_TOKEN_SECONDS,
   };
+  const ports = {
+    ...adapters,
+    refusalNotRecorded: () => {
+      recordMetric('RefusalsNotRecorded');
+    },
+  };
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(validateRequest(getRealtimeTokenRequest, settings))
-    .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
-      const roomIds = input.body.room_ids;
-      const token = await issueRealtimeToken(adapters, config, { userId, roomIds });
+    .handler<ApiEvent, ApiResult>(async (event) => {
+      const roomIds = event.input.body.room_ids;
+      const requester = requesterOf(event);
+      const token = await issueRealtimeToken(ports, config, { requester, roomIds });
       recordMetric('RealtimeTokensIssued');
       recordMetric('RoomsPerToken', new Set(roomIds).size);
       return jsonResponse(200, { token }, { 'cache-control': 'no-store' });
@@ -49,7 +58,7 @@ export const handler = lambdaEntry(getRealtimeTokenFunction.variables, (env) =>
   createHandler(
     composeAdapters(
       { ...env, documents: documentClient, secretsManager: secretsManagerClient },
-      { dealRoles, realtimeKeys, userItems },
+      { dealRoles, realtimeKeys, userItems, accessTrail },
     ),
     env,
   ),

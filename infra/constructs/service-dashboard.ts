@@ -179,6 +179,7 @@ export class ServiceDashboard extends Construct {
         business('Refusals', { dimensions: { statusClass: '5xx' }, label: 'Refusals 5xx' }),
         business('IdempotentReplays'),
         business('AnswersTooLarge'),
+        business('RefusalsNotRecorded'),
       ]),
       graph(
         'Cold starts',

@@ -55,6 +55,11 @@ export const BUSINESS_METRICS = {
     unit: 'Count',
     meaning: "An answer over Lambda's 6 MB, refused by the function before Lambda could",
   },
+  RefusalsNotRecorded: {
+    unit: 'Count',
+    meaning:
+      "A refused deal-room access not written to the access trail: the caller's five slots for the deal and minute were taken",
+  },
   Refusals: {
     unit: 'Count',
     meaning: 'A response of status 400 or more from a function, by `statusClass` (4xx or 5xx)',

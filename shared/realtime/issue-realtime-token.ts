@@ -1,3 +1,6 @@
+import { newAccessEntry, type Requester } from '../access-trail/access-entry.ts';
+import type { AccessTrail } from '../access-trail/access-trail.ts';
+import { type RefusalPorts, refusedAfterRecording } from '../access-trail/record-refusals.ts';
 import type { DealRoleReader } from '../groups/deal-roles.ts';
 import type { Role } from '../groups/group.ts';
 import { AccountErased, NotFound } from '../domain/outcome.ts';
@@ -18,38 +21,55 @@ const PERMISSIONS: Readonly<Record<Role, readonly RoomPermission[]>> = {
  * group, or when its deal is not in that group; any such room is a 404 for the whole request.
  * An erased caller gets no token at all, not even a general one (AccountErased): their id
  * opens nothing from the moment their erasure began, whatever their memberships still say.
+ *
+ * The access trail gets an entry per room, all in one round trip, before the token is signed
+ * (TrailUnavailable, and no token, when they cannot be written). A refused request is
+ * recorded in the trail of each of this stage's deals it named, bounded per caller.
  */
 export async function issueRealtimeToken(
-  ports: {
+  ports: RefusalPorts & {
     readonly dealRoles: DealRoleReader;
     readonly realtimeKeys: Pick<RealtimeKeyStore, 'load'>;
     readonly userItems: Pick<UserItems, 'isErased'>;
-    readonly now?: () => Date;
+    readonly accessTrail: Pick<AccessTrail, 'record' | 'recordRefusal'>;
   },
   config: RealtimeTokenConfig,
-  request: { readonly userId: number; readonly roomIds: readonly string[] },
+  request: { readonly requester: Requester; readonly roomIds: readonly string[] },
 ): Promise<string> {
+  const { requester } = request;
   const rooms = [...new Set(request.roomIds)].map(parseRoomId);
   const ours = rooms.filter((room): room is Room => room?.stage === config.stage);
   // Another deployment's room refuses the request: its roles need not be read.
   const allOurs = ours.length === rooms.length;
   const [keys, roles, erased] = await Promise.all([
     ports.realtimeKeys.load(),
-    ports.dealRoles.rolesIn(request.userId, allOurs ? ours : []),
-    ports.userItems.isErased(request.userId),
+    ports.dealRoles.rolesIn(requester.userId, allOurs ? ours : []),
+    ports.userItems.isErased(requester.userId),
   ]);
-  if (erased) throw new AccountErased();
-  if (!allOurs) throw new NotFound();
+  const inRooms = ours.map(({ groupId, dealId, roomId }) => ({
+    action: 'realtime_token.issue' as const,
+    groupId,
+    dealId,
+    roomId,
+  }));
+  const refuse = (refusal: NotFound | AccountErased) =>
+    refusedAfterRecording(ports, requester, refusal, inRooms);
+  if (erased) throw await refuse(new AccountErased());
+  if (!allOurs || roles.some((role) => role === undefined)) throw await refuse(new NotFound());
   const granted: Record<string, readonly RoomPermission[]> = {};
   ours.forEach((room, i) => {
     const role = roles[i];
-    if (role === undefined) throw new NotFound();
-    granted[room.roomId] = PERMISSIONS[role];
+    if (role !== undefined) granted[room.roomId] = PERMISSIONS[role];
   });
+  if (inRooms.length > 0) {
+    await ports.accessTrail.record(
+      inRooms.map((room) => newAccessEntry({ ...room, outcome: 'allowed' }, requester, ports)),
+    );
+  }
   return signRealtimeToken(keys, ports.now?.() ?? new Date(), {
     issuer: config.issuer,
     audience: config.audience,
-    subject: String(request.userId),
+    subject: String(requester.userId),
     tokenSeconds: config.tokenSeconds,
     rooms: granted,
   });

@@ -397,6 +397,8 @@ describe('least privilege: each function may make exactly the calls its code mak
     expect(describeGrants(api, 'GetRealtimeToken')).toEqual([
       'dynamodb:BatchGetItem @ table [GROUP#*]',
       'dynamodb:GetItem @ table [USER#*] (PK SK)',
+      // Its rooms' access-trail entries: a put on the trail's table, nothing else there.
+      'dynamodb:PutItem @ trail',
       'secretsmanager:GetSecretValue @ realtime keys',
     ]);
     // IAM's attribute-level access: the call may name the keys alone, and select nothing else.
