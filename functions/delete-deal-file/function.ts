@@ -37,5 +37,8 @@ export const deleteDealFileFunction = defineFunction({
       why: 'PutItem, the deal checked: the record back, if the object will not go',
     },
   ],
+  // The delete's entry, in its transaction; refusals' entries.
+  trail: [{ items: ['PutItem'] }],
   bucket: [{ objects: ['s3:DeleteObject'], under: 'groups/' }],
+  settings: ['ACCESS_TRAIL_RETENTION_DAYS'],
 });

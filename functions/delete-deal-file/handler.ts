@@ -4,7 +4,10 @@ import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
+import { requesterOf } from '#shared/http/requester.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
+import { refusalNotRecorded } from '#shared/observability/metrics.ts';
+import { accessTrail } from '#shared/access-trail/adapters/dynamo-access-trail.ts';
 import { deleteDealFileRequest } from '#shared/deal-files/api/deal-file.ts';
 import { documentClient } from '#shared/storage/aws/dynamodb.ts';
 import { s3Client } from '#shared/storage/aws/s3.ts';
@@ -18,23 +21,29 @@ import { deleteDealFileFunction } from './function.ts';
 
 /** DELETE /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id} (extension): editors; 204. */
 export const createHandler = (
-  adapters: Pick<ServiceAdapters, 'dealFiles' | 'blobs'>,
+  adapters: Pick<ServiceAdapters, 'dealFiles' | 'blobs' | 'accessTrail'>,
   settings: Pick<HandlerSettings, 'USER_ID_CLAIM'>,
 ) => {
+  const ports = { ...adapters, refusalNotRecorded };
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(validateRequest(deleteDealFileRequest, settings))
-    .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
+    .handler<ApiEvent, ApiResult>(async (event) => {
+      const { input } = event;
       const { group_id: groupId, deal_id: dealId, file_id: fileId } = input.path;
-      await deleteDealFile(adapters, { userId, deal: { groupId, dealId }, fileId });
+      const requester = requesterOf(event);
+      await deleteDealFile(ports, { requester, deal: { groupId, dealId }, fileId });
       return { statusCode: 204, body: '' };
     });
 };
 
 export const handler = lambdaEntry(deleteDealFileFunction.variables, (env) =>
   createHandler(
-    composeAdapters({ ...env, documents: documentClient, s3: s3Client }, { dealFiles, blobs }),
+    composeAdapters(
+      { ...env, documents: documentClient, s3: s3Client },
+      { dealFiles, blobs, accessTrail },
+    ),
     env,
   ),
 );

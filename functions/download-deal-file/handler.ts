@@ -10,7 +10,7 @@ import { validateRequest } from '#shared/http/validate-request.ts';
 import { documentClient } from '#shared/storage/aws/dynamodb.ts';
 import { s3Client } from '#shared/storage/aws/s3.ts';
 import { blobs } from '#shared/blobs/adapters/s3-blob-store.ts';
-import { dealFiles } from '#shared/deal-files/adapters/dynamo-deal-file-repository.ts';
+import { dealFileReads } from '#shared/deal-files/adapters/dynamo-deal-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
@@ -47,7 +47,13 @@ export const createHandler = (
 
 export const handler = lambdaEntry(downloadDealFileFunction.variables, (env) =>
   createHandler(
-    composeAdapters({ ...env, documents: documentClient, s3: s3Client }, { dealFiles, blobs }),
+    composeAdapters(
+      { ...env, documents: documentClient, s3: s3Client },
+      {
+        dealFiles: dealFileReads,
+        blobs,
+      },
+    ),
     env,
   ),
 );

@@ -8,7 +8,7 @@ import { httpApi } from '#shared/http/http-api.ts';
 import { jsonResponse, type ApiResult } from '#shared/http/responses.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { documentClient } from '#shared/storage/aws/dynamodb.ts';
-import { dealFiles } from '#shared/deal-files/adapters/dynamo-deal-file-repository.ts';
+import { dealFileReads } from '#shared/deal-files/adapters/dynamo-deal-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
@@ -35,5 +35,8 @@ export const createHandler = (
     });
 
 export const handler = lambdaEntry(getDealFileFunction.variables, (env) =>
-  createHandler(composeAdapters({ ...env, documents: documentClient }, { dealFiles }), env),
+  createHandler(
+    composeAdapters({ ...env, documents: documentClient }, { dealFiles: dealFileReads }),
+    env,
+  ),
 );

@@ -7,7 +7,7 @@ import { requesterOf } from '#shared/http/requester.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { accessTrail } from '#shared/access-trail/adapters/dynamo-access-trail.ts';
 import { issueRealtimeToken } from '#shared/realtime/issue-realtime-token.ts';
-import { recordMetric } from '#shared/observability/metrics.ts';
+import { recordMetric, refusalNotRecorded } from '#shared/observability/metrics.ts';
 import { getRealtimeTokenRequest } from '#shared/realtime/api/realtime-token.ts';
 import { documentClient } from '#shared/storage/aws/dynamodb.ts';
 import { secretsManagerClient } from '#shared/storage/aws/secrets-manager.ts';
@@ -34,12 +34,7 @@ export const createHandler = (
     audience: settings.REALTIME_AUDIENCE,
     tokenSeconds: settings.REALTIME_TOKEN_SECONDS,
   };
-  const ports = {
-    ...adapters,
-    refusalNotRecorded: () => {
-      recordMetric('RefusalsNotRecorded');
-    },
-  };
+  const ports = { ...adapters, refusalNotRecorded };
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))

@@ -11,7 +11,7 @@ import { listOptionsOf, nextPageLink } from '#shared/http/list-page.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
 import { listDealFilesRequest } from '#shared/deal-files/api/deal-file.ts';
 import { documentClient } from '#shared/storage/aws/dynamodb.ts';
-import { dealFiles } from '#shared/deal-files/adapters/dynamo-deal-file-repository.ts';
+import { dealFileReads } from '#shared/deal-files/adapters/dynamo-deal-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import type { ServiceAdapters } from '#shared/wiring/service-adapters.ts';
@@ -41,5 +41,8 @@ export const createHandler = (
 };
 
 export const handler = lambdaEntry(listDealFilesFunction.variables, (env) =>
-  createHandler(composeAdapters({ ...env, documents: documentClient }, { dealFiles }), env),
+  createHandler(
+    composeAdapters({ ...env, documents: documentClient }, { dealFiles: dealFileReads }),
+    env,
+  ),
 );

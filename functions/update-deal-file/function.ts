@@ -44,4 +44,7 @@ export const updateDealFileFunction = defineFunction({
   // One batch read of membership, deal and file; then one transaction that checks the
   // membership and the deal (ConditionCheckItem) as it writes the file.
   table: [{ items: ['BatchGetItem', 'ConditionCheckItem', 'UpdateItem'], in: 'groups' }],
+  // The change's entry, in its transaction; refusals' entries.
+  trail: [{ items: ['PutItem'] }],
+  settings: ['ACCESS_TRAIL_RETENTION_DAYS'],
 });

@@ -21,7 +21,7 @@ export const ACCESS_ACTIONS = [
   'member.change_role',
   'member.remove',
 ] as const;
-type AccessAction = (typeof ACCESS_ACTIONS)[number];
+export type AccessAction = (typeof ACCESS_ACTIONS)[number];
 
 export const ACCESS_OUTCOMES = ['allowed', 'refused'] as const;
 type AccessOutcome = (typeof ACCESS_OUTCOMES)[number];

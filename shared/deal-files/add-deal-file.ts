@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { type EntryStamp, newAccessEntry, OPERATOR } from '../access-trail/access-entry.ts';
 import { BlobNotFoundError, type BlobStore } from '../blobs/blob-store.ts';
 import { Conflict, NotFound, RuleBroken } from '../domain/outcome.ts';
 import type { DealRef } from '../groups/group.ts';
@@ -12,7 +13,7 @@ import type { UserFileRepository } from '../user-files/user-file-repository.ts';
 import type { DealFile } from './deal-file.ts';
 import type { DealFileRepository } from './deal-file-repository.ts';
 
-export interface AddDealFilePorts {
+export interface AddDealFilePorts extends EntryStamp {
   readonly fileIds: IdAllocator;
   readonly blobs: Pick<
     BlobStore,
@@ -23,7 +24,6 @@ export interface AddDealFilePorts {
   readonly userFiles: Pick<UserFileRepository, 'get'>;
   /** Whether the stage scans stored files (absent: it does not): a new file then waits for its verdict. */
   readonly scanning?: boolean;
-  readonly now?: () => Date;
 }
 
 /** Where a deal file's bytes come from: the operator's disk, or a user's upload. */
@@ -42,8 +42,9 @@ export interface NewDealFile {
 
 /**
  * The operator attaches a file to a deal. Bytes first (written, or copied in S3 from the
- * user's file), then the record, which is written only while the deal exists; a record that
- * cannot be written takes the bytes with it. A copy carries the user file's recorded SHA-256
+ * user's file), then the record, which is written only while the deal exists, with its
+ * `deal_file.add` entry (by the operator; from which user file, whose); a record that cannot
+ * be written takes the bytes with it. A copy carries the user file's recorded SHA-256
  * on, so it is held to it: the store's own checksum of the copy must be that digest.
  */
 export async function addDealFile(
@@ -96,9 +97,23 @@ export async function addDealFile(
     location: ports.blobs.locationOf(key),
     ...newFileScan(ports.scanning === true),
   };
+  const entry = newAccessEntry(
+    {
+      action: 'deal_file.add',
+      outcome: 'allowed',
+      groupId: deal.groupId,
+      dealId: deal.dealId,
+      fileId: id,
+      ...(source.kind === 'user-file'
+        ? { sourceFileId: source.fileId, sourceUserId: source.userId }
+        : {}),
+    },
+    OPERATOR,
+    ports,
+  );
   let outcome: 'created' | 'deal-missing';
   try {
-    outcome = await ports.dealFiles.create(file);
+    outcome = await ports.dealFiles.create(file, entry);
   } catch (error) {
     // The write may have landed before its answer was lost: the bytes go only once a read
     // shows no record points at them (a read that fails too leaves them, to be safe).

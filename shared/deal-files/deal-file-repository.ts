@@ -1,3 +1,4 @@
+import type { AccessEntry } from '../access-trail/access-entry.ts';
 import type { FileType } from '../domain/file-type.ts';
 import type { ListOptions, Page } from '../domain/page.ts';
 import type { DealRef, Role } from '../groups/group.ts';
@@ -21,19 +22,22 @@ export interface DealFileRepository {
   /**
    * Sets the file's type in one write that holds only while the caller is an editor of the
    * group, the deal is in it and the file exists: it never creates or resurrects a file, and
-   * never lands for someone whose role has just gone. False when any of that failed.
+   * never lands for someone whose role has just gone. False when any of that failed. Its
+   * access-trail entry is written in the same transaction, or neither is.
    */
   updateType(
     editorId: number,
     deal: DealRef,
     fileId: number,
     change: { readonly type: FileType | null; readonly updatedAt: string },
+    entry: AccessEntry,
   ): Promise<boolean>;
-  /** Deletes the record on the same conditions as `updateType`; false when any failed. */
-  delete(editorId: number, deal: DealRef, fileId: number): Promise<boolean>;
+  /** Deletes the record on the same conditions as `updateType`, with its entry; false when any failed. */
+  delete(editorId: number, deal: DealRef, fileId: number, entry: AccessEntry): Promise<boolean>;
   /**
-   * Records a file only while its deal exists; `deal-missing` otherwise. An id already taken
-   * is our fault, not the caller's, and throws.
+   * Records a file only while its deal exists, with its entry (`deal_file.add`) in the same
+   * transaction; `deal-missing` otherwise. No entry when a delete's undo puts a record back.
+   * An id already taken is our fault, not the caller's, and throws.
    */
-  create(file: DealFile): Promise<'created' | 'deal-missing'>;
+  create(file: DealFile, entry?: AccessEntry): Promise<'created' | 'deal-missing'>;
 }

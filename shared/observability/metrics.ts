@@ -23,3 +23,8 @@ export function recordRefusal(status: number): void {
     .addDimension('statusClass', status >= 500 ? '5xx' : '4xx')
     .addMetric('Refusals', BUSINESS_METRICS.Refusals.unit, 1);
 }
+
+/** A refused access the access trail did not take: its caller's slots were full. */
+export function refusalNotRecorded(): void {
+  recordMetric('RefusalsNotRecorded');
+}

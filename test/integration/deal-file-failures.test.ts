@@ -3,7 +3,8 @@ import { DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamod
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBucket } from '#infra/local/stage/stand-ins.ts';
-import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
+import { ensureTable, trailTableNameOf } from '#infra/local/dynamodb/dynamodb-local.ts';
+import { DynamoAccessTrail } from '#shared/access-trail/adapters/dynamo-access-trail.ts';
 import { batchGetAll } from '#shared/storage/aws/batch-get.ts';
 import { S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
 import { dealFileObjectKey, userFileObjectKey } from '#shared/storage/keys.ts';
@@ -37,7 +38,10 @@ const { dynamodb, s3, dynamodbEndpoint, s3Endpoint, s3Credentials } = standInCli
 const name = `deal-faults-${randomUUID().slice(0, 8)}`;
 const stored = () => storedIn(dynamodb, s3, name);
 
-const dealFiles = new DynamoDealFileRepository(dynamodb, name);
+// Changes write their access-trail entries beside them, to the trail's table (ensureTable).
+const trail = { tableName: trailTableNameOf(name), retentionDays: 400 };
+const dealFiles = new DynamoDealFileRepository(dynamodb, name, trail);
+const accessTrail = new DynamoAccessTrail(dynamodb, trail);
 const groups = new DynamoGroupRepository(dynamodb, name);
 const blobs = new S3BlobStore(s3, name);
 const addPorts = {
@@ -50,6 +54,8 @@ const addPorts = {
 };
 
 const EDITOR = 9;
+/** The editor's requests, as the trail records who asked. */
+const EDITING = { userId: EDITOR, requestId: 'request-of-the-editor', sourceIp: '127.0.0.1' };
 const CREATED = '2026-06-01T00:00:00.000Z';
 
 /** Group g with deal 1, user 9 its editor, and one file (id g) with its object. */
@@ -197,9 +203,9 @@ describe('a change between the access read and the write: the write holds to wha
       const before = await dealFileItems(g);
       await expect(
         updateDealFile(
-          { dealFiles: racedAfterFirstRead(race(g)) },
+          { dealFiles: racedAfterFirstRead(race(g)), accessTrail },
           {
-            userId: EDITOR,
+            requester: EDITING,
             deal: { groupId: g, dealId: 1 },
             fileId: file.id,
             changes: { type: 'full' },
@@ -215,8 +221,8 @@ describe('a change between the access read and the write: the write holds to wha
     const before = await stored();
     await expect(
       deleteDealFile(
-        { dealFiles: racedAfterFirstRead(demote(14)), blobs },
-        { userId: EDITOR, deal: { groupId: 14, dealId: 1 }, fileId: file.id },
+        { dealFiles: racedAfterFirstRead(demote(14)), blobs, accessTrail },
+        { requester: EDITING, deal: { groupId: 14, dealId: 1 }, fileId: file.id },
       ),
     ).rejects.toBeInstanceOf(AccessDenied);
     const after = await stored();
@@ -231,8 +237,8 @@ describe('delete: record first, then the object', () => {
     const before = await stored();
     await expect(
       deleteDealFile(
-        { dealFiles: failing(dealFiles, 'delete'), blobs },
-        { userId: EDITOR, deal: { groupId: 20, dealId: 1 }, fileId: file.id },
+        { dealFiles: failing(dealFiles, 'delete'), blobs, accessTrail },
+        { requester: EDITING, deal: { groupId: 20, dealId: 1 }, fileId: file.id },
       ),
     ).rejects.toThrow('injected');
     expect(await stored()).toEqual(before);
@@ -243,15 +249,15 @@ describe('delete: record first, then the object', () => {
     const before = await stored();
     await expect(
       deleteDealFile(
-        { dealFiles: dealFiles, blobs: failing(blobs, 'delete') },
-        { userId: EDITOR, deal: { groupId: 21, dealId: 1 }, fileId: file.id },
+        { dealFiles: dealFiles, blobs: failing(blobs, 'delete'), accessTrail },
+        { requester: EDITING, deal: { groupId: 21, dealId: 1 }, fileId: file.id },
       ),
     ).rejects.toThrow('injected: delete failed');
     expect(await stored()).toEqual(before);
     // A retry, with S3 back, finishes it.
     await deleteDealFile(
-      { dealFiles: dealFiles, blobs },
-      { userId: EDITOR, deal: { groupId: 21, dealId: 1 }, fileId: file.id },
+      { dealFiles: dealFiles, blobs, accessTrail },
+      { requester: EDITING, deal: { groupId: 21, dealId: 1 }, fileId: file.id },
     );
     const after = await stored();
     expect(after.items.some((i) => i.PK === 'GROUP#21#DEAL#1')).toBe(false);
@@ -262,8 +268,8 @@ describe('delete: record first, then the object', () => {
     const file = await seed(22);
     await expect(
       deleteDealFile(
-        { dealFiles: failing(dealFiles, 'create'), blobs: failing(blobs, 'delete') },
-        { userId: EDITOR, deal: { groupId: 22, dealId: 1 }, fileId: file.id },
+        { dealFiles: failing(dealFiles, 'create'), blobs: failing(blobs, 'delete'), accessTrail },
+        { requester: EDITING, deal: { groupId: 22, dealId: 1 }, fileId: file.id },
       ),
     ).rejects.toThrow('injected: delete failed');
     const after = await stored();

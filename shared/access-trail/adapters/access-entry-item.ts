@@ -1,4 +1,7 @@
+import { ResourceNotFoundException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
+import { TrailUnavailable } from '../../domain/outcome.ts';
+import { logger } from '../../logger.ts';
 import { ROLES } from '../../groups/group.ts';
 import type { AdapterSources } from '../../storage/adapter-sources.ts';
 import {
@@ -186,3 +189,27 @@ export const accessEntryPut = (trail: TrailTable, entry: AccessEntry) => ({
     ExpressionAttributeNames: { '#scope': TRAIL_KEY.partition },
   },
 });
+
+/**
+ * Whether a change's transaction failed for its entry's sake, as the outcome to raise then
+ * (undefined otherwise): the entry's own item cancelled (throttled, say), the trail's table
+ * named by the error (access denied to it), or a table missing (the change read the service's
+ * own table a moment before, so the missing one is the trail's).
+ */
+export function trailFaultOf(
+  error: unknown,
+  trail: TrailTable,
+  entryIndex: number,
+): TrailUnavailable | undefined {
+  const reason =
+    error instanceof TransactionCanceledException
+      ? error.CancellationReasons?.[entryIndex]?.Code
+      : undefined;
+  const trails =
+    (reason !== undefined && reason !== 'None' && reason !== 'ConditionalCheckFailed') ||
+    error instanceof ResourceNotFoundException ||
+    (error instanceof Error && error.message.includes(trail.tableName));
+  if (!trails) return undefined;
+  logger.error('A change was not made: its access-trail entry could not be written', { error });
+  return new TrailUnavailable();
+}

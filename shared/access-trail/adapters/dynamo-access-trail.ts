@@ -16,7 +16,7 @@ const MAX_TRANSACTION_ITEMS = 100;
  * is a conditional PutItem (one write unit; a transaction of one would cost two), more are
  * TransactWriteItems of conditional puts, chunks of 100 sent at once.
  */
-class DynamoAccessTrail implements AccessTrail {
+export class DynamoAccessTrail implements AccessTrail {
   private readonly client: DynamoDBDocumentClient;
   private readonly trail: TrailTable;
 

@@ -16,6 +16,13 @@ import { fromDealFileItem, toDealFileItem } from '../../storage/file-items.ts';
 import type { DealFile } from '../deal-file.ts';
 import type { DealFileAccess, DealFileRepository } from '../deal-file-repository.ts';
 import type { AdapterSources } from '../../storage/adapter-sources.ts';
+import type { AccessEntry } from '../../access-trail/access-entry.ts';
+import {
+  accessEntryPut,
+  type TrailTable,
+  trailFaultOf,
+  trailTableOf,
+} from '../../access-trail/adapters/access-entry-item.ts';
 
 const NAMES = { '#pk': PARTITION_KEY } as const;
 
@@ -27,10 +34,25 @@ export const dealFileKey = (deal: DealRef, fileId: number) => ({
 export class DynamoDealFileRepository implements DealFileRepository {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
+  /** Where a change's entry goes, in the change's transaction; absent for a reader. */
+  private readonly trail: TrailTable | undefined;
 
-  constructor(client: DynamoDBDocumentClient, tableName: string) {
+  constructor(client: DynamoDBDocumentClient, tableName: string, trail?: TrailTable) {
     this.client = client;
     this.tableName = tableName;
+    this.trail = trail;
+  }
+
+  private trailTable(): TrailTable {
+    if (this.trail === undefined) {
+      throw new Error('Deal files were built without the access trail: a change needs it');
+    }
+    return this.trail;
+  }
+
+  /** A change's failure that is its entry's: TrailUnavailable, else the error as it is. */
+  private failureOf(error: unknown, entryIndex: number): unknown {
+    return (this.trail && trailFaultOf(error, this.trail, entryIndex)) ?? error;
   }
 
   async access(userId: number, deal: DealRef, fileId?: number): Promise<DealFileAccess> {
@@ -80,8 +102,9 @@ export class DynamoDealFileRepository implements DealFileRepository {
     deal: DealRef,
     fileId: number,
     change: { readonly type: FileType | null; readonly updatedAt: string },
+    entry: AccessEntry,
   ): Promise<boolean> {
-    return this.asEditor(editorId, deal, {
+    return this.asEditor(editorId, deal, entry, {
       Update: {
         TableName: this.tableName,
         Key: dealFileKey(deal, fileId),
@@ -93,8 +116,13 @@ export class DynamoDealFileRepository implements DealFileRepository {
     });
   }
 
-  async delete(editorId: number, deal: DealRef, fileId: number): Promise<boolean> {
-    return this.asEditor(editorId, deal, {
+  async delete(
+    editorId: number,
+    deal: DealRef,
+    fileId: number,
+    entry: AccessEntry,
+  ): Promise<boolean> {
+    return this.asEditor(editorId, deal, entry, {
       Delete: {
         TableName: this.tableName,
         Key: dealFileKey(deal, fileId),
@@ -104,29 +132,31 @@ export class DynamoDealFileRepository implements DealFileRepository {
     });
   }
 
-  async create(file: DealFile): Promise<'created' | 'deal-missing'> {
+  async create(file: DealFile, entry?: AccessEntry): Promise<'created' | 'deal-missing'> {
     try {
       await transactWrite(this.client, {
         TransactItems: [
           conditionItemExists(this.tableName, dealKey(file.groupId, file.dealId)),
           { Put: putNewItem(this.tableName, toDealFileItem(file)) },
+          ...(entry === undefined ? [] : [accessEntryPut(this.trailTable(), entry)]),
         ],
       });
       return 'created';
     } catch (error) {
       if (failedAt(error, 0)) return 'deal-missing';
-      throw error;
+      throw entry === undefined ? error : this.failureOf(error, 2);
     }
   }
 
   /**
    * One write, in a transaction that holds only while the caller is still an editor of the
    * group and the deal is still in it: a role taken away a moment after the read still stops
-   * the write. False when any condition failed.
+   * the write. Its entry lands with it. False when any condition failed.
    */
   private async asEditor(
     editorId: number,
     deal: DealRef,
+    entry: AccessEntry,
     write: NonNullable<TransactWriteCommandInput['TransactItems']>[number],
   ): Promise<boolean> {
     try {
@@ -143,18 +173,27 @@ export class DynamoDealFileRepository implements DealFileRepository {
           },
           conditionItemExists(this.tableName, dealKey(deal.groupId, deal.dealId)),
           write,
+          accessEntryPut(this.trailTable(), entry),
         ],
       });
       return true;
     } catch (error) {
       if (conditionsFailed(error)) return false;
-      throw error;
+      throw this.failureOf(error, 3);
     }
   }
 }
 
-/** Deals' files, and the caller's access to them, in the table. */
-export const dealFiles = ({
+/** Deals' files, and the caller's access to them, in the table; each change's entry in the trail. */
+export const dealFiles = (
+  sources: Pick<
+    AdapterSources,
+    'documents' | 'TABLE_NAME' | 'TRAIL_TABLE_NAME' | 'ACCESS_TRAIL_RETENTION_DAYS'
+  >,
+) => new DynamoDealFileRepository(sources.documents(), sources.TABLE_NAME, trailTableOf(sources));
+
+/** Deals' files for a function that only reads them: no trail, so a change would throw. */
+export const dealFileReads = ({
   documents,
   TABLE_NAME,
 }: Pick<AdapterSources, 'documents' | 'TABLE_NAME'>) =>

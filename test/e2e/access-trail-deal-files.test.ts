@@ -1,0 +1,183 @@
+/**
+ * The access trail's entries for deal files (issue 55 item 2): the operator's copy, an
+ * editor's change and delete, each in the deal's trail with its change; refused deal
+ * accesses recorded there too.
+ */
+import { describe, expect, it } from 'vitest';
+import { dealFile, seedDeals } from '#test/support/deal-fixtures.ts';
+import { expectRefused } from '#test/support/expect-refused.ts';
+import { NOT_FOUND, type UserFileBody } from '#test/support/fastapi-bodies.ts';
+import { uploadForm } from '#test/support/multipart.ts';
+import { useTestStage } from '#test/support/test-stage.ts';
+import { entriesAddedBy, storedEntry } from '#test/support/trail-entries.ts';
+
+const stage = useTestStage(() => ({ malwareScanning: false }));
+const USER_AGENT = 'trail-test/1.0 (deal files)';
+const EDITOR = 91;
+const VIEWER = 92;
+const OUTSIDER = 93;
+const EDITORS_ONLY = { detail: 'Only editors of this group may change its deal files' };
+
+const path = (g: number, d: number, id: number) =>
+  `/api/v1/group/${String(g)}/deal/${String(d)}/file/${String(id)}`;
+
+const send = (method: 'PUT' | 'DELETE', as: number, to: string, body?: unknown) =>
+  stage().request(to, {
+    method,
+    as,
+    headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+
+/** Group g with deal 1, the editor and the viewer, and deal file `id`. */
+async function seed(g: number, id: number) {
+  await seedDeals(stage(), {
+    groups: [g],
+    members: [
+      { groupId: g, userId: EDITOR, role: 'editor' },
+      { groupId: g, userId: VIEWER, role: 'viewer' },
+    ],
+    deals: [{ groupId: g, dealId: 1 }],
+    files: [dealFile(g, 1, id)],
+  });
+}
+
+const requested = (userId: number, response: Response) => ({
+  actor: 'user',
+  user_id: userId,
+  request_id: response.headers.get('apigw-requestid'),
+  source_ip: '127.0.0.1',
+  user_agent: USER_AGENT,
+});
+
+/** The one entry `call` adds, with the answer it got. */
+async function onlyEntry(call: () => Promise<Response>) {
+  let response: Response | undefined;
+  const added = await entriesAddedBy(stage(), async () => {
+    response = await call();
+  });
+  expect(added).toHaveLength(1);
+  return { entry: added[0] ?? {}, response: response as Response };
+}
+
+describe('the access trail of deal files', () => {
+  it("records the operator's copy of a user file: the copy, its source and the source's owner", async () => {
+    await seedDeals(stage(), { groups: [950], deals: [{ groupId: 950, dealId: 2 }] });
+    const upload = await stage().upload(94, uploadForm('the deck', { name: 'deck.pdf' }));
+    const source = (await upload.json()) as UserFileBody;
+    let copy = 0;
+    const added = await entriesAddedBy(stage(), async () => {
+      const { code, out } = await stage().admin([
+        ...['deal-file', 'add', '--group', '950', '--deal', '2'],
+        ...['--from-user-file', String(source.id), '--user', '94'],
+      ]);
+      expect(code).toBe(0);
+      copy = (JSON.parse(out) as { id: number }).id;
+    });
+    // Filed under the source: its owner's query of their file finds every copy made of it.
+    expect(added).toEqual([
+      storedEntry(added[0] ?? {}, {
+        scope: 'DEAL#950#2',
+        file: `FILE#${String(source.id)}`,
+        action: 'deal_file.add',
+        outcome: 'allowed',
+        actor: 'operator',
+        group_id: 950,
+        deal_id: 2,
+        file_id: copy,
+        source_file_id: source.id,
+        source_user_id: 94,
+      }),
+    ]);
+  });
+
+  it("records an editor's change of type with the change, and nothing when nothing changes", async () => {
+    await seed(951, 9511);
+    const { entry, response } = await onlyEntry(() =>
+      send('PUT', EDITOR, path(951, 1, 9511), { type: 'financials' }),
+    );
+    expect(response.status).toBe(200);
+    expect(entry).toEqual(
+      storedEntry(entry, {
+        scope: 'DEAL#951#1',
+        file: 'FILE#9511',
+        action: 'deal_file.update',
+        outcome: 'allowed',
+        group_id: 951,
+        deal_id: 1,
+        file_id: 9511,
+        ...requested(EDITOR, response),
+      }),
+    );
+    const again = await entriesAddedBy(stage(), async () => {
+      const same = await send('PUT', EDITOR, path(951, 1, 9511), { type: 'financials' });
+      expect(same.status).toBe(200);
+      await same.body?.cancel();
+    });
+    expect(again).toEqual([]);
+  });
+
+  it("records an editor's delete with the delete", async () => {
+    await seed(952, 9521);
+    const { entry, response } = await onlyEntry(() => send('DELETE', EDITOR, path(952, 1, 9521)));
+    expect(response.status).toBe(204);
+    expect(entry).toEqual(
+      storedEntry(entry, {
+        scope: 'DEAL#952#1',
+        file: 'FILE#9521',
+        action: 'deal_file.delete',
+        outcome: 'allowed',
+        group_id: 952,
+        deal_id: 1,
+        file_id: 9521,
+        ...requested(EDITOR, response),
+      }),
+    );
+  });
+
+  it.each([
+    ['a viewer changing a type', 'PUT', VIEWER, 403, EDITORS_ONLY, 'deal_file.update'],
+    ['a viewer deleting', 'DELETE', VIEWER, 403, EDITORS_ONLY, 'deal_file.delete'],
+    ['a non-member changing a type', 'PUT', OUTSIDER, 404, NOT_FOUND, 'deal_file.update'],
+    ['a non-member deleting', 'DELETE', OUTSIDER, 404, NOT_FOUND, 'deal_file.delete'],
+  ] as const)(
+    'records %s as refused, in the deal’s trail, and changes nothing',
+    async (_, method, as, status, body, action) => {
+      const g = 960 + as + (method === 'PUT' ? 0 : 100);
+      await seed(g, 9600);
+      let answered: Response | undefined;
+      const added = await entriesAddedBy(stage(), () =>
+        expectRefused(
+          stage(),
+          async () =>
+            (answered = (
+              await send(
+                method,
+                as,
+                path(g, 1, 9600),
+                method === 'PUT' ? { type: 'deck' } : undefined,
+              )
+            ).clone()),
+          status,
+          body,
+        ),
+      );
+      expect(added).toHaveLength(1);
+      const [entry] = added;
+      expect(entry).toEqual({
+        ...storedEntry(entry ?? {}, {
+          scope: `DEAL#${String(g)}#1`,
+          file: 'FILE#9600',
+          action,
+          outcome: 'refused',
+          status,
+          group_id: g,
+          deal_id: 1,
+          file_id: 9600,
+          ...requested(as, answered as Response),
+        }),
+        entry: expect.stringMatching(new RegExp(`#refused#${String(as)}#[0-4]$`)) as unknown,
+      });
+    },
+  );
+});
