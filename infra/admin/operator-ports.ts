@@ -1,18 +1,16 @@
 import { blobs, S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
 import { dealFiles } from '#shared/deal-files/adapters/dynamo-deal-file-repository.ts';
 import { DynamoGroupRepository } from '#shared/groups/adapters/dynamo-group-repository.ts';
+import { trailTableOf } from '#shared/access-trail/adapters/access-entry-item.ts';
 import { awsStorage } from '#shared/reconcile/adapters/aws-reconcile-storage.ts';
 import { userItems } from '#shared/removal/adapters/dynamo-user-items.ts';
 import { fileScans } from '#shared/scanning/adapters/dynamo-file-scans.ts';
 import { S3ScannedObjects } from '#shared/scanning/adapters/s3-scanned-objects.ts';
-import type { AdapterSources } from '#shared/storage/adapter-sources.ts';
 import { fileIdsInBlocksOf } from '#shared/storage/dynamo-block-id-allocator.ts';
 import { usage } from '#shared/usage/adapters/dynamo-usage-ledger.ts';
 import { userFiles } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import type { StageTarget } from './stage-target.ts';
-
-type TableSources = Pick<AdapterSources, 'documents' | 'TABLE_NAME'>;
 
 /**
  * The repositories and stores a command works through, on the chosen stage: the service's
@@ -27,8 +25,10 @@ export function portsOn(target: StageTarget) {
     // One command takes one id: a block of one wastes none.
     fileIds: fileIdsInBlocksOf(1),
     realtimeKeys: () => target.realtimeKeys(),
-    groups: ({ documents, TABLE_NAME }: TableSources) =>
-      new DynamoGroupRepository(documents(), TABLE_NAME),
+    groups: (sources: StageTarget['sources']) =>
+      new DynamoGroupRepository(sources.documents(), sources.TABLE_NAME, () =>
+        trailTableOf(sources),
+      ),
     userItems,
     storage: ({ documents, s3, TABLE_NAME, BUCKET_NAME }: StageTarget['sources']) =>
       awsStorage({ dynamodb: documents(), tableName: TABLE_NAME, s3: s3(), bucket: BUCKET_NAME }),

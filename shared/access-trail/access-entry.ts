@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Role } from '../groups/group.ts';
 
 /**
  * The access trail's entries: one for every access and change, written by the code that
@@ -51,6 +50,13 @@ export type TrailScope =
   | { readonly kind: 'group'; readonly groupId: number }
   | { readonly kind: 'user'; readonly userId: number };
 
+/**
+ * A member's role, as the groups feature names them (its `Role`, which imports this module's
+ * entries for its own writes; the item schema reads roles by its `ROLES`, so a new role fails
+ * to compile there).
+ */
+type MemberRole = 'viewer' | 'editor';
+
 /** What an entry says, beside who acted and when. Fields that do not apply are absent. */
 export interface EntryFacts {
   readonly action: AccessAction;
@@ -67,9 +73,9 @@ export interface EntryFacts {
   /** member.*: the member whose membership changed. */
   readonly memberId?: number;
   /** member.add and member.change_role: the role after the change. */
-  readonly role?: Role;
-  /** member.change_role: the role before it. */
-  readonly previousRole?: Role;
+  readonly role?: MemberRole;
+  /** member.change_role and member.remove: the role before it. */
+  readonly previousRole?: MemberRole;
 }
 
 export interface AccessEntry extends EntryFacts {

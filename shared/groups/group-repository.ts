@@ -1,16 +1,31 @@
+import type { AccessEntry } from '../access-trail/access-entry.ts';
 import type { Deal, Group, Membership, Role } from './group.ts';
 
 /** Groups, their members and their deals, as the operator manages them. */
 export interface GroupRepository {
   /** False when a group with this id exists already; it is left as it was. */
   createGroup(group: Group): Promise<boolean>;
+  /** The user's role in the group, read strongly consistent; undefined for a non-member. */
+  memberRole(groupId: number, userId: number): Promise<Role | undefined>;
   /**
-   * Makes the user a member with this role, or changes the role of one who is. Undefined when
-   * the group does not exist; otherwise the previous role (null for a new member).
+   * Makes the user a member with this role, or changes the role of one who is, with its
+   * access-trail entry in the same transaction: only while the group exists (`group-missing`)
+   * and the membership is still as read, `previous` (null: none; `changed` otherwise).
    */
-  setMember(membership: Membership): Promise<{ readonly previousRole: Role | null } | undefined>;
-  /** The role the member had, or undefined when the user was not a member. */
-  removeMember(groupId: number, userId: number): Promise<Role | undefined>;
+  setMember(
+    membership: Membership,
+    previous: Role | null,
+    entry: AccessEntry,
+  ): Promise<'set' | 'group-missing' | 'changed'>;
+  /**
+   * The role the member had, or undefined when the user was not a member. With `recorded`,
+   * only while they still have that role, in one transaction with the entry.
+   */
+  removeMember(
+    groupId: number,
+    userId: number,
+    recorded?: { readonly role: Role; readonly entry: AccessEntry },
+  ): Promise<Role | undefined>;
   /** `group-missing`/`deal-exists` refuse it; nothing is written then. */
   createDeal(deal: Deal): Promise<'created' | 'group-missing' | 'deal-exists'>;
   getDeal(groupId: number, dealId: number): Promise<Deal | undefined>;

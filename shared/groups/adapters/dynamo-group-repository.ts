@@ -1,6 +1,7 @@
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
+  type TransactWriteCommandInput,
   GetCommand,
   paginateScan,
   PutCommand,
@@ -11,7 +12,13 @@ import {
   isConditionFailure,
   putNewItem,
 } from '../../storage/aws/conditional-writes.ts';
-import { failedAt, transactWrite } from '../../storage/aws/transactions.ts';
+import { conditionsFailed, failedAt, transactWrite } from '../../storage/aws/transactions.ts';
+import type { AccessEntry } from '../../access-trail/access-entry.ts';
+import {
+  accessEntryPut,
+  type TrailTable,
+  trailFaultOf,
+} from '../../access-trail/adapters/access-entry-item.ts';
 import {
   dealSortKey,
   groupPartition,
@@ -22,6 +29,8 @@ import {
 } from '../../storage/keys.ts';
 import { type Deal, type Group, isRole, type Membership, type Role } from '../group.ts';
 import type { GroupRepository } from '../group-repository.ts';
+
+const NAMES = { '#pk': PARTITION_KEY } as const;
 
 const groupKey = (groupId: number) => ({
   [PARTITION_KEY]: groupPartition(groupId),
@@ -68,10 +77,47 @@ export const roleOf = (item: Record<string, unknown> | undefined): Role | undefi
 export class DynamoGroupRepository implements GroupRepository {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
+  /**
+   * Where a membership change's entry goes, asked for only then: the operator's other
+   * commands work on a stage deployed before the trail.
+   */
+  private readonly trail: (() => TrailTable) | undefined;
 
-  constructor(client: DynamoDBDocumentClient, tableName: string) {
+  constructor(client: DynamoDBDocumentClient, tableName: string, trail?: () => TrailTable) {
     this.client = client;
     this.tableName = tableName;
+    this.trail = trail;
+  }
+
+  private trailTable(): TrailTable {
+    if (this.trail === undefined) {
+      throw new Error('Groups were built without the access trail: a membership change needs it');
+    }
+    return this.trail();
+  }
+
+  /**
+   * A membership change and its entry (last), in one transaction: undefined when written, the
+   * cancellation when one of its conditions failed (nothing written).
+   */
+  private async withEntry(
+    items: NonNullable<TransactWriteCommandInput['TransactItems']>,
+    entry: AccessEntry,
+  ): Promise<unknown> {
+    const trail = this.trailTable();
+    try {
+      await transactWrite(this.client, {
+        TransactItems: [...items, accessEntryPut(trail, entry)],
+      });
+      return undefined;
+    } catch (error) {
+      if (conditionsFailed(error)) return error;
+      throw trailFaultOf(error, trail, items.length) ?? error;
+    }
+  }
+
+  async memberRole(groupId: number, userId: number): Promise<Role | undefined> {
+    return roleOf(await this.get(memberKey(groupId, userId)));
   }
 
   async createGroup(group: Group): Promise<boolean> {
@@ -86,25 +132,50 @@ export class DynamoGroupRepository implements GroupRepository {
 
   async setMember(
     membership: Membership,
-  ): Promise<{ readonly previousRole: Role | null } | undefined> {
-    const previous = await this.get(memberKey(membership.groupId, membership.userId));
-    try {
-      // The group is checked in the same transaction, so no member outlives a check that
-      // found its group.
-      await transactWrite(this.client, {
-        TransactItems: [
-          conditionItemExists(this.tableName, groupKey(membership.groupId)),
-          { Put: { TableName: this.tableName, Item: toMemberItem(membership) } },
-        ],
-      });
-    } catch (error) {
-      if (failedAt(error, 0)) return undefined;
-      throw error;
-    }
-    return { previousRole: roleOf(previous) ?? null };
+    previous: Role | null,
+    entry: AccessEntry,
+  ): Promise<'set' | 'group-missing' | 'changed'> {
+    const asRead =
+      previous === null
+        ? { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: NAMES }
+        : {
+            ConditionExpression: '#role = :previous',
+            ExpressionAttributeNames: { '#role': 'role' },
+            ExpressionAttributeValues: { ':previous': previous },
+          };
+    // The group is checked in the same transaction, so no member outlives a check that found
+    // its group; the membership, so the entry says what the change was.
+    const items = [
+      conditionItemExists(this.tableName, groupKey(membership.groupId)),
+      { Put: { TableName: this.tableName, Item: toMemberItem(membership), ...asRead } },
+    ];
+    const refused = await this.withEntry(items, entry);
+    if (refused === undefined) return 'set';
+    return failedAt(refused, 0) ? 'group-missing' : 'changed';
   }
 
-  async removeMember(groupId: number, userId: number): Promise<Role | undefined> {
+  async removeMember(
+    groupId: number,
+    userId: number,
+    recorded?: { readonly role: Role; readonly entry: AccessEntry },
+  ): Promise<Role | undefined> {
+    if (recorded !== undefined) {
+      const removed = await this.withEntry(
+        [
+          {
+            Delete: {
+              TableName: this.tableName,
+              Key: memberKey(groupId, userId),
+              ConditionExpression: '#role = :role',
+              ExpressionAttributeNames: { '#role': 'role' },
+              ExpressionAttributeValues: { ':role': recorded.role },
+            },
+          },
+        ],
+        recorded.entry,
+      );
+      return removed === undefined ? recorded.role : undefined;
+    }
     try {
       const { Attributes } = await this.client.send(
         new DeleteCommand(deleteExistingItem(this.tableName, memberKey(groupId, userId))),
