@@ -45,4 +45,7 @@ export const updateUserFileFunction = defineFunction({
   ],
   sizing: { memoryMb: 512, timeoutSeconds: 10 },
   table: [{ items: ['GetItem', 'UpdateItem'], in: 'users' }],
+  // The change's entries (rename, archive), in its transaction.
+  trail: [{ items: ['PutItem'] }],
+  settings: ['ACCESS_TRAIL_RETENTION_DAYS'],
 });

@@ -7,6 +7,7 @@ import { validateRequest } from '#shared/http/validate-request.ts';
 import { toUserFileBody } from '#shared/user-files/api/user-file-response.ts';
 import { updateUserFileRequest } from '#shared/user-files/api/user-file-update.ts';
 import { updateUserFile } from '#shared/user-files/update-user-file.ts';
+import { requesterOf } from '#shared/http/requester.ts';
 import { documentClient } from '#shared/storage/aws/dynamodb.ts';
 import { userFiles } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
@@ -24,10 +25,11 @@ export const createHandler = (
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(validateRequest(updateUserFileRequest, settings))
-    .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
+    .handler<ApiEvent, ApiResult>(async (event) => {
+      const { input } = event;
       const { name, is_archived: isArchived } = input.body;
       const file = await updateUserFile(adapters, {
-        userId,
+        requester: requesterOf(event),
         fileId: input.path.file_id,
         changes: {
           ...(name === undefined ? {} : { name }),

@@ -1,3 +1,9 @@
+import {
+  type EntryFacts,
+  type EntryStamp,
+  newAccessEntry,
+  type Requester,
+} from '../access-trail/access-entry.ts';
 import { NotFound } from '../domain/outcome.ts';
 import type { UserFile } from './user-file.ts';
 import type { UserFileRepository } from './user-file-repository.ts';
@@ -12,15 +18,21 @@ export interface UserFileChanges {
  * PATCH /api/v1/user/me/file/{file_id} (extension): the owner renames, archives or brings back
  * a file. A request that changes nothing writes nothing, so `updated_at` moves only when the
  * file did. Another user's file and an unknown id are alike: not found.
+ *
+ * The change lands with its entries in the owner's trail: `user_file.rename` for a new name,
+ * `user_file.archive` for an archive, both when both. Bringing a file back from the archive
+ * has no action of its own, and is not recorded.
  */
 export async function updateUserFile(
-  ports: {
-    readonly userFiles: Pick<UserFileRepository, 'get' | 'update'>;
-    readonly now?: () => Date;
+  ports: EntryStamp & { readonly userFiles: Pick<UserFileRepository, 'get' | 'update'> },
+  request: {
+    readonly requester: Requester;
+    readonly fileId: number;
+    readonly changes: UserFileChanges;
   },
-  request: { readonly userId: number; readonly fileId: number; readonly changes: UserFileChanges },
 ): Promise<UserFile> {
-  const { userId, fileId, changes } = request;
+  const { requester, fileId, changes } = request;
+  const { userId } = requester;
   const file = await ports.userFiles.get(userId, fileId);
   if (file === undefined) throw new NotFound();
   const name = changes.name !== undefined && changes.name !== file.name ? changes.name : undefined;
@@ -29,12 +41,24 @@ export async function updateUserFile(
       ? changes.isArchived
       : undefined;
   if (name === undefined && isArchived === undefined) return file;
-  const updated = await ports.userFiles.update(userId, fileId, {
+  const now = ports.now?.() ?? new Date();
+  const change = {
     ...(name === undefined ? {} : { name }),
     ...(isArchived === undefined ? {} : { isArchived }),
-    updatedAt: (ports.now?.() ?? new Date()).toISOString(),
-  });
-  // Deleted since it was read.
-  if (updated === undefined) throw new NotFound();
-  return updated;
+    updatedAt: now.toISOString(),
+  };
+  const facts: EntryFacts[] = [
+    ...(name === undefined
+      ? []
+      : [{ action: 'user_file.rename' as const, outcome: 'allowed' as const, fileId }]),
+    ...(isArchived === true
+      ? [{ action: 'user_file.archive' as const, outcome: 'allowed' as const, fileId }]
+      : []),
+  ];
+  const entries = facts.map((fact) =>
+    newAccessEntry(fact, requester, { ...ports, now: () => now }),
+  );
+  // False: deleted since it was read.
+  if (!(await ports.userFiles.update(userId, fileId, change, entries))) throw new NotFound();
+  return { ...file, ...change };
 }

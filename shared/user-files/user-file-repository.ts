@@ -1,3 +1,4 @@
+import type { AccessEntry } from '../access-trail/access-entry.ts';
 import type { ListOptions, Page } from '../domain/page.ts';
 import type { StorageLimits } from '../usage/usage.ts';
 import type { UserFile } from './user-file.ts';
@@ -17,8 +18,16 @@ export interface UserFileRepository {
    * AccountErased when the owner was erased.
    */
   create(file: UserFile, limits?: StorageLimits): Promise<void>;
-  /** Sets the given fields of the owner's file; the file as it now is, or undefined if none. */
-  update(userId: number, fileId: number, change: UserFileChange): Promise<UserFile | undefined>;
+  /**
+   * Sets the given fields of the owner's file, with the change's access-trail entries in the
+   * same transaction; false when there is no such file (nothing written).
+   */
+  update(
+    userId: number,
+    fileId: number,
+    change: UserFileChange,
+    entries: readonly AccessEntry[],
+  ): Promise<boolean>;
   /**
    * Removes the file's record and takes it out of the owner's usage in one transaction; false
    * when there was no record to remove.

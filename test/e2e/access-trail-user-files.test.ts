@@ -10,6 +10,15 @@ import { useTestStage } from '#test/support/test-stage.ts';
 import { entriesAddedBy, storedEntry } from '#test/support/trail-entries.ts';
 
 const stage = useTestStage(() => ({ malwareScanning: false }));
+const own = (id: number) => `/api/v1/user/me/file/${String(id)}`;
+
+const patch = (as: number, id: number, body: unknown) =>
+  stage().request(own(id), {
+    method: 'PATCH',
+    as,
+    headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT },
+    body: JSON.stringify(body),
+  });
 const USER_AGENT = 'trail-test/1.0 (e2e)';
 
 async function upload(as: number, name: string): Promise<UserFileBody> {
@@ -55,5 +64,51 @@ describe("the access trail of a user's own files", () => {
     await expectRefused(stage(), () => stage().download(73, file.id), 404, NOT_FOUND);
     await expectRefused(stage(), () => stage().download(72, 987_654), 404, NOT_FOUND);
     expect(await stage().trailItems()).toEqual(before);
+  });
+
+  it.each([
+    ['a rename', { name: 'renamed.pdf' }, ['user_file.rename']],
+    ['an archive', { is_archived: true }, ['user_file.archive']],
+    [
+      'both at once',
+      { name: 'both.pdf', is_archived: true },
+      ['user_file.rename', 'user_file.archive'],
+    ],
+  ] as const)('records %s with the change, in the owner’s trail', async (_, body, actions) => {
+    const file = await upload(74, 'change.pdf');
+    let response: Response | undefined;
+    const added = await entriesAddedBy(stage(), async () => {
+      response = await patch(74, file.id, body);
+    });
+    expect(response?.status).toBe(200);
+    const answered = (await (response as Response).json()) as UserFileBody;
+    expect(added.map((entry) => entry.action).sort()).toEqual([...actions].sort());
+    for (const entry of added) {
+      expect(entry).toEqual(
+        storedEntry(entry, {
+          scope: 'USER#74',
+          file: `FILE#${String(file.id)}`,
+          action: entry.action,
+          outcome: 'allowed',
+          file_id: file.id,
+          ...requested(74, response as Response),
+        }),
+      );
+      // Written with the change, at its time.
+      expect(entry.at).toBe(answered.updated_at);
+    }
+  });
+
+  it('records nothing for a PATCH that changes nothing, nor for a file brought back from the archive', async () => {
+    const file = await upload(75, 'same.pdf');
+    expect((await patch(75, file.id, { is_archived: true })).status).toBe(200);
+    const added = await entriesAddedBy(stage(), async () => {
+      for (const body of [{ name: 'same.pdf' }, {}, { is_archived: false }]) {
+        const response = await patch(75, file.id, body);
+        expect(response.status).toBe(200);
+        await response.body?.cancel();
+      }
+    });
+    expect(added).toEqual([]);
   });
 });

@@ -191,22 +191,25 @@ export const accessEntryPut = (trail: TrailTable, entry: AccessEntry) => ({
 });
 
 /**
- * Whether a change's transaction failed for its entry's sake, as the outcome to raise then
- * (undefined otherwise): the entry's own item cancelled (throttled, say), the trail's table
- * named by the error (access denied to it), or a table missing (the change read the service's
- * own table a moment before, so the missing one is the trail's).
+ * Whether a change's transaction failed for its entries' sake, as the outcome to raise then
+ * (undefined otherwise): an entry's own item cancelled (throttled, say; the entries are the
+ * transaction's last items, from `firstEntryIndex` on), the trail's table named by the error
+ * (access denied to it), or a table missing (the change read the service's own table a moment
+ * before, so the missing one is the trail's).
  */
 export function trailFaultOf(
   error: unknown,
   trail: TrailTable,
-  entryIndex: number,
+  firstEntryIndex: number,
 ): TrailUnavailable | undefined {
-  const reason =
+  const reasons =
     error instanceof TransactionCanceledException
-      ? error.CancellationReasons?.[entryIndex]?.Code
-      : undefined;
+      ? (error.CancellationReasons ?? []).slice(firstEntryIndex).map((reason) => reason.Code)
+      : [];
   const trails =
-    (reason !== undefined && reason !== 'None' && reason !== 'ConditionalCheckFailed') ||
+    reasons.some(
+      (code) => code !== undefined && code !== 'None' && code !== 'ConditionalCheckFailed',
+    ) ||
     error instanceof ResourceNotFoundException ||
     (error instanceof Error && error.message.includes(trail.tableName));
   if (!trails) return undefined;

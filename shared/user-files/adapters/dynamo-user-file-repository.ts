@@ -1,8 +1,14 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '../../storage/aws/batch-get.ts';
 import { conditionNotErased, putNewItem } from '../../storage/aws/conditional-writes.ts';
-import { failedAt } from '../../storage/aws/transactions.ts';
+import { failedAt, transactWrite } from '../../storage/aws/transactions.ts';
+import type { AccessEntry } from '../../access-trail/access-entry.ts';
+import {
+  accessEntryPut,
+  type TrailTable,
+  trailFaultOf,
+  trailTableOf,
+} from '../../access-trail/adapters/access-entry-item.ts';
 import {
   adding,
   removing,
@@ -21,10 +27,28 @@ import type { AdapterSources } from '../../storage/adapter-sources.ts';
 export class DynamoUserFileRepository implements UserFileRepository {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
+  /**
+   * Where a change's entries go, in its transaction, asked for only then: most functions
+   * (and the operator's commands on a stage deployed before the trail) never change a file.
+   */
+  private readonly trail: () => TrailTable | undefined;
 
-  constructor(client: DynamoDBDocumentClient, tableName: string) {
+  constructor(
+    client: DynamoDBDocumentClient,
+    tableName: string,
+    trail: () => TrailTable | undefined = () => undefined,
+  ) {
     this.client = client;
     this.tableName = tableName;
+    this.trail = trail;
+  }
+
+  private trailTable(): TrailTable {
+    const trail = this.trail();
+    if (trail === undefined) {
+      throw new Error('User files were built without the access trail: a change needs it');
+    }
+    return trail;
   }
 
   async listByOwner(userId: number, options: ListOptions = {}): Promise<Page<UserFile>> {
@@ -77,7 +101,8 @@ export class DynamoUserFileRepository implements UserFileRepository {
     userId: number,
     fileId: number,
     change: UserFileChange,
-  ): Promise<UserFile | undefined> {
+    entries: readonly AccessEntry[],
+  ): Promise<boolean> {
     // Attribute names are the item schema's (`toUserFileItem`).
     const sets = {
       updated_at: change.updatedAt,
@@ -85,27 +110,32 @@ export class DynamoUserFileRepository implements UserFileRepository {
       ...(change.isArchived === undefined ? {} : { is_archived: change.isArchived }),
     };
     const names = Object.keys(sets);
+    const trail = this.trailTable();
     try {
-      const { Attributes } = await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: this.keyOf(userId, fileId),
-          UpdateExpression: `SET ${names.map((_, i) => `#f${String(i)} = :v${String(i)}`).join(', ')}`,
-          ConditionExpression: 'attribute_exists(#pk)',
-          ExpressionAttributeNames: {
-            '#pk': PARTITION_KEY,
-            ...Object.fromEntries(names.map((name, i) => [`#f${String(i)}`, name])),
+      await transactWrite(this.client, {
+        TransactItems: [
+          {
+            Update: {
+              TableName: this.tableName,
+              Key: this.keyOf(userId, fileId),
+              UpdateExpression: `SET ${names.map((_, i) => `#f${String(i)} = :v${String(i)}`).join(', ')}`,
+              ConditionExpression: 'attribute_exists(#pk)',
+              ExpressionAttributeNames: {
+                '#pk': PARTITION_KEY,
+                ...Object.fromEntries(names.map((name, i) => [`#f${String(i)}`, name])),
+              },
+              ExpressionAttributeValues: Object.fromEntries(
+                Object.values(sets).map((value, i) => [`:v${String(i)}`, value]),
+              ),
+            },
           },
-          ExpressionAttributeValues: Object.fromEntries(
-            Object.values(sets).map((value, i) => [`:v${String(i)}`, value]),
-          ),
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return fromUserFileItem(Attributes);
+          ...entries.map((entry) => accessEntryPut(trail, entry)),
+        ],
+      });
+      return true;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return undefined;
-      throw error;
+      if (failedAt(error, 0)) return false;
+      throw trailFaultOf(error, trail, 1) ?? error;
     }
   }
 
@@ -153,9 +183,18 @@ export async function deleteCountedUserFile(
   }
 }
 
-/** Users' files: their records in the table. */
-export const userFiles = ({
-  documents,
-  TABLE_NAME,
-}: Pick<AdapterSources, 'documents' | 'TABLE_NAME'>) =>
-  new DynamoUserFileRepository(documents(), TABLE_NAME);
+/**
+ * Users' files: their records in the table; a change's entries in the access trail, where
+ * the function has it (declared `trail`): the many functions that only read or add files
+ * build them without it, and a change there would throw.
+ */
+export const userFiles = (
+  sources: Pick<AdapterSources, 'documents' | 'TABLE_NAME'> &
+    Partial<Pick<AdapterSources, 'TRAIL_TABLE_NAME' | 'ACCESS_TRAIL_RETENTION_DAYS'>>,
+) =>
+  new DynamoUserFileRepository(sources.documents(), sources.TABLE_NAME, () => {
+    const { TRAIL_TABLE_NAME, ACCESS_TRAIL_RETENTION_DAYS } = sources;
+    return TRAIL_TABLE_NAME === undefined || ACCESS_TRAIL_RETENTION_DAYS === undefined
+      ? undefined
+      : trailTableOf({ TRAIL_TABLE_NAME, ACCESS_TRAIL_RETENTION_DAYS });
+  });
