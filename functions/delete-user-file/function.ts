@@ -56,6 +56,8 @@ export const deleteUserFileFunction = defineFunction({
     },
     { objects: ['s3:DeleteObjectVersion'], under: 'uploads/', why: 'for an upload it cancels' },
   ],
+  // The delete's entry, in its transaction.
+  trail: [{ items: ['PutItem'] }],
   // A record put back (its bytes would not go) is held to the owner's limits, as a new one.
-  settings: [...STORAGE_LIMIT_SETTINGS],
+  settings: [...STORAGE_LIMIT_SETTINGS, 'ACCESS_TRAIL_RETENTION_DAYS'],
 });

@@ -12,6 +12,7 @@ import { s3Client } from '#shared/storage/aws/s3.ts';
 import { blobs } from '#shared/blobs/adapters/s3-blob-store.ts';
 import { directUploads } from '#shared/direct-uploads/adapters/dynamo-direct-upload-repository.ts';
 import { userFiles } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
+import { requesterOf } from '#shared/http/requester.ts';
 import { composeAdapters } from '#shared/wiring/composition-root.ts';
 import { lambdaEntry } from '#shared/wiring/lambda-entry.ts';
 import { type ServiceAdapters, storageLimitsOf } from '#shared/wiring/service-adapters.ts';
@@ -35,8 +36,8 @@ export const createHandler = (
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(validateRequest(deleteUserFileRequest, settings))
-    .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
-      await deleteUserFile(ports, userId, input.path.file_id);
+    .handler<ApiEvent, ApiResult>(async (event) => {
+      await deleteUserFile(ports, requesterOf(event), event.input.path.file_id);
       return { statusCode: 204, body: '' };
     });
 };

@@ -1,3 +1,4 @@
+import { type EntryStamp, newAccessEntry, type Requester } from '../access-trail/access-entry.ts';
 import type { BlobStore, BlobVersion, BlobVersions } from '../blobs/blob-store.ts';
 import { versionsOfKey } from '../blobs/object-versions.ts';
 import { NotFound } from '../domain/outcome.ts';
@@ -6,7 +7,7 @@ import type { StorageLimits } from '../usage/usage.ts';
 import type { UserFile } from './user-file.ts';
 import type { UserFileRepository } from './user-file-repository.ts';
 
-export interface DeleteUserFilePorts {
+export interface DeleteUserFilePorts extends EntryStamp {
   readonly userFiles: Pick<UserFileRepository, 'get' | 'delete' | 'create'>;
   readonly blobs: BlobVersions & Pick<BlobStore, 'userFileKey'>;
   /**
@@ -28,12 +29,17 @@ export interface DeleteUserFilePorts {
  * names the current one; then the record; then the current bytes. When those will not go, the
  * record comes back and the caller gets the error, so a retry finishes the delete. Only when
  * the record cannot come back either are the bytes left to the reconcile command.
+ *
+ * The record's delete lands with its `user_file.delete` entry in the owner's trail; a record
+ * that comes back keeps it (the trail shows the delete made, then undone by our fault). A
+ * cancelled upload was never a file, and records nothing.
  */
 export async function deleteUserFile(
   ports: DeleteUserFilePorts,
-  userId: number,
+  requester: Requester,
   fileId: number,
 ): Promise<void> {
+  const { userId } = requester;
   let file = await ports.userFiles.get(userId, fileId);
   if (file === undefined) {
     try {
@@ -50,7 +56,12 @@ export async function deleteUserFile(
   const versions = await versionsOfKey(ports.blobs, key);
   const current: BlobVersion[] = versions.filter((version) => version.isLatest);
   await ports.blobs.deleteVersions(versions.filter((version) => !version.isLatest));
-  const deleted = (await ports.userFiles.delete(file)) ? file : undefined;
+  const entry = newAccessEntry(
+    { action: 'user_file.delete', outcome: 'allowed', fileId },
+    requester,
+    ports,
+  );
+  const deleted = (await ports.userFiles.delete(file, entry)) ? file : undefined;
   try {
     // Nothing came back when the record was gone already: a concurrent delete took it, or
     // ours landed and lost its answer to a retry. Either way its bytes go now.

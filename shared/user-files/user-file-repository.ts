@@ -29,10 +29,10 @@ export interface UserFileRepository {
     entries: readonly AccessEntry[],
   ): Promise<boolean>;
   /**
-   * Removes the file's record and takes it out of the owner's usage in one transaction; false
-   * when there was no record to remove.
+   * Removes the file's record and takes it out of the owner's usage in one transaction, with
+   * its access-trail entry; false when there was no record to remove (nothing written).
    */
-  delete(file: UserFile): Promise<boolean>;
+  delete(file: UserFile, entry: AccessEntry): Promise<boolean>;
 }
 
 /** What an owner may change of a file, with the time of the change. */

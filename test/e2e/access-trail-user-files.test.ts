@@ -111,4 +111,35 @@ describe("the access trail of a user's own files", () => {
     });
     expect(added).toEqual([]);
   });
+
+  it('records a delete with the delete, in the owner’s trail; another user’s attempt records nothing', async () => {
+    const file = await upload(76, 'gone.pdf');
+    const before = await stage().trailItems();
+    await expectRefused(
+      stage(),
+      () => stage().request(own(file.id), { method: 'DELETE', as: 77 }),
+      404,
+      NOT_FOUND,
+    );
+    expect(await stage().trailItems()).toEqual(before);
+    let response: Response | undefined;
+    const added = await entriesAddedBy(stage(), async () => {
+      response = await stage().request(own(file.id), {
+        method: 'DELETE',
+        as: 76,
+        headers: { 'user-agent': USER_AGENT },
+      });
+    });
+    expect(response?.status).toBe(204);
+    expect(added).toEqual([
+      storedEntry(added[0] ?? {}, {
+        scope: 'USER#76',
+        file: `FILE#${String(file.id)}`,
+        action: 'user_file.delete',
+        outcome: 'allowed',
+        file_id: file.id,
+        ...requested(76, response as Response),
+      }),
+    ]);
+  });
 });

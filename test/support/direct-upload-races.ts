@@ -14,7 +14,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { ensureBucket } from '#infra/local/stage/stand-ins.ts';
-import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
+import { ensureTable, trailTableNameOf } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
 import { BlobNotFoundError } from '#shared/blobs/blob-store.ts';
 import { versionsOfKey } from '#shared/blobs/object-versions.ts';
@@ -57,13 +57,24 @@ export const hashOf = (algorithm: string, bytes: Buffer, encoding: 'hex' | 'base
 const CHANGED = 'The file changed while it was being completed; complete it again';
 const BEING_COMPLETED = 'The upload is being completed; try again';
 
+/** The owner's request, as the access trail records who asked. */
+const owner = (userId: number) => ({
+  userId,
+  requestId: `race-${String(userId)}`,
+  sourceIp: '127.0.0.1',
+});
+
 /** A table and a bucket of their own, and the ports the races drive. */
 export function raceGround(prefix: string) {
   const { dynamodb, s3, dynamodbEndpoint, s3Endpoint, s3Credentials } = standInClients();
   const name = `${prefix}-${randomUUID().slice(0, 8)}`;
   const blobs = new S3BlobStore(s3, name);
   const directUploads = new DynamoDirectUploadRepository(dynamodb, name);
-  const userFiles = new DynamoUserFileRepository(dynamodb, name);
+  // A delete writes its access-trail entry beside it, to the trail's table (ensureTable).
+  const userFiles = new DynamoUserFileRepository(dynamodb, name, () => ({
+    tableName: trailTableNameOf(name),
+    retentionDays: 400,
+  }));
   const usage = new DynamoUsageLedger(dynamodb, name);
   /** Limits no race reaches. */
   const limits = { files: 1e6, bytes: 1e12 };
@@ -234,7 +245,7 @@ export async function expectCancelsRaceCompletions(
   return inBatches(count, firstUser, async (userId) => {
     const ticket = await ground.uploaded(userId, bytes);
     const [deleted, completed] = await Promise.all([
-      deleteUserFile(deletePorts, userId, ticket.id).then(
+      deleteUserFile(deletePorts, owner(userId), ticket.id).then(
         () => 204 as const,
         (error: unknown) => error,
       ),
@@ -263,7 +274,7 @@ export async function expectCancelsRaceCompletions(
       reserved: { files: 0, bytes: 0 },
     });
     // Sent again, the DELETE deletes the file the upload became.
-    await deleteUserFile(deletePorts, userId, ticket.id);
+    await deleteUserFile(deletePorts, owner(userId), ticket.id);
     await nothingLeft(userId, ticket.id);
     return 'refused, then deleted';
   });

@@ -1,4 +1,8 @@
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '../../storage/aws/batch-get.ts';
 import { conditionNotErased, putNewItem } from '../../storage/aws/conditional-writes.ts';
 import { failedAt, transactWrite } from '../../storage/aws/transactions.ts';
@@ -139,8 +143,15 @@ export class DynamoUserFileRepository implements UserFileRepository {
     }
   }
 
-  async delete(file: UserFile): Promise<boolean> {
-    return deleteCountedUserFile(this.client, this.tableName, file);
+  async delete(file: UserFile, entry: AccessEntry): Promise<boolean> {
+    const trail = this.trailTable();
+    try {
+      return await deleteCountedUserFile(this.client, this.tableName, file, [
+        accessEntryPut(trail, entry),
+      ]);
+    } catch (error) {
+      throw trailFaultOf(error, trail, 2) ?? error;
+    }
   }
 
   private keyOf(userId: number, fileId: number) {
@@ -156,6 +167,8 @@ export async function deleteCountedUserFile(
   client: DynamoDBDocumentClient,
   tableName: string,
   file: Pick<UserFile, 'userId' | 'id' | 'filesize'>,
+  /** Written with the delete, after its two items: the owner's delete's trail entry. */
+  alongside: readonly NonNullable<TransactWriteCommandInput['TransactItems']>[number][] = [],
 ): Promise<boolean> {
   try {
     await transactCounted(client, tableName, {
@@ -173,6 +186,7 @@ export async function deleteCountedUserFile(
           },
         },
         usageUpdate(tableName, file.userId, removing(oneFile(file.filesize))),
+        ...alongside,
       ],
       usageIndex: 1,
     });
