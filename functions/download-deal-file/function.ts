@@ -35,7 +35,9 @@ export const downloadDealFileFunction = defineFunction({
   sizing: { memoryMb: 512, timeoutSeconds: 10 },
   // The membership, the deal and the file in one strongly consistent batch read.
   table: [{ items: ['BatchGetItem'], in: 'groups' }],
+  // Each link's entry, before the link (fail closed), and refusals' entries.
+  trail: [{ items: ['PutItem'] }],
   bucket: [{ objects: ['s3:GetObject'], under: 'groups/', why: 'the authority its link carries' }],
   // Held files get no link on a stage that scans; the bucket's policy holds them too.
-  settings: ['MALWARE_SCANNING'],
+  settings: ['MALWARE_SCANNING', 'ACCESS_TRAIL_RETENTION_DAYS'],
 });

@@ -6,7 +6,10 @@ import { authenticate } from '#shared/http/authenticate.ts';
 import { fileDigestHeaders } from '#shared/http/file-digest-header.ts';
 import { httpApi } from '#shared/http/http-api.ts';
 import type { ApiResult } from '#shared/http/responses.ts';
+import { requesterOf } from '#shared/http/requester.ts';
 import { validateRequest } from '#shared/http/validate-request.ts';
+import { refusalNotRecorded } from '#shared/observability/metrics.ts';
+import { accessTrail } from '#shared/access-trail/adapters/dynamo-access-trail.ts';
 import { documentClient } from '#shared/storage/aws/dynamodb.ts';
 import { s3Client } from '#shared/storage/aws/s3.ts';
 import { blobs } from '#shared/blobs/adapters/s3-blob-store.ts';
@@ -22,18 +25,22 @@ import { downloadDealFileFunction } from './function.ts';
  * 5-minute S3 link, for any member of the group.
  */
 export const createHandler = (
-  adapters: Pick<ServiceAdapters, 'dealFiles' | 'blobs'>,
+  adapters: Pick<ServiceAdapters, 'dealFiles' | 'blobs' | 'accessTrail'>,
   settings: Pick<HandlerSettings, 'USER_ID_CLAIM' | 'MALWARE_SCANNING'>,
 ) => {
-  const ports = { ...adapters, scanning: settings.MALWARE_SCANNING === 'on' };
+  const ports = {
+    ...adapters,
+    scanning: settings.MALWARE_SCANNING === 'on',
+    refusalNotRecorded,
+  };
   return middy<ApiEvent, ApiResult>()
     .use(httpApi())
     .use(authenticate(settings.USER_ID_CLAIM))
     .use(validateRequest(downloadDealFileRequest, settings))
-    .handler<ApiEvent, ApiResult>(async ({ userId, input }) => {
-      const { group_id: groupId, deal_id: dealId, file_id: fileId } = input.path;
+    .handler<ApiEvent, ApiResult>(async (event) => {
+      const { group_id: groupId, deal_id: dealId, file_id: fileId } = event.input.path;
       const { url, file } = await dealFileDownloadLink(ports, {
-        userId,
+        requester: requesterOf(event),
         deal: { groupId, dealId },
         fileId,
       });
@@ -49,10 +56,7 @@ export const handler = lambdaEntry(downloadDealFileFunction.variables, (env) =>
   createHandler(
     composeAdapters(
       { ...env, documents: documentClient, s3: s3Client },
-      {
-        dealFiles: dealFileReads,
-        blobs,
-      },
+      { dealFiles: dealFileReads, blobs, accessTrail },
     ),
     env,
   ),

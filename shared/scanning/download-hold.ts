@@ -58,19 +58,16 @@ export function assertDownloadable(scan: FileScan | undefined, scanning: boolean
 export async function downloadLink(
   ports: {
     readonly blobs: DownloadSigner;
-    readonly accessTrail?: Pick<AccessTrail, 'record'>;
+    readonly accessTrail: Pick<AccessTrail, 'record'>;
     /** Whether the stage scans stored files (absent: it does not): only a cleared file gets a link. */
     readonly scanning?: boolean;
   },
   key: string,
   file: Pick<FileRecord, 'name' | 'scan'>,
-  entry?: AccessEntry,
+  entry: AccessEntry,
 ): Promise<string> {
   assertDownloadable(file.scan, ports.scanning === true);
-  if (entry !== undefined) {
-    if (ports.accessTrail === undefined) throw new Error('A download entry needs the trail');
-    await ports.accessTrail.record([entry]);
-  }
+  await ports.accessTrail.record([entry]);
   return ports.blobs.signDownload(key, {
     downloadName: file.name,
     expiresInSeconds: DOWNLOAD_LINK_SECONDS,

@@ -180,4 +180,53 @@ describe('the access trail of deal files', () => {
       });
     },
   );
+
+  it("records a member's download link, before the link, and a non-member's refusal", async () => {
+    await seed(970, 9700);
+    const download = (as: number) =>
+      stage().request(`${path(970, 1, 9700)}/download`, {
+        as,
+        redirect: 'manual',
+        headers: { 'user-agent': USER_AGENT },
+      });
+    const { entry, response } = await onlyEntry(() => download(VIEWER));
+    expect(response.status).toBe(302);
+    expect(entry).toEqual(
+      storedEntry(entry, {
+        scope: 'DEAL#970#1',
+        file: 'FILE#9700',
+        action: 'deal_file.download',
+        outcome: 'allowed',
+        group_id: 970,
+        deal_id: 1,
+        file_id: 9700,
+        ...requested(VIEWER, response),
+      }),
+    );
+    let answered: Response | undefined;
+    const refused = await entriesAddedBy(stage(), () =>
+      expectRefused(
+        stage(),
+        async () => (answered = (await download(OUTSIDER)).clone()),
+        404,
+        NOT_FOUND,
+      ),
+    );
+    expect(refused).toEqual([
+      {
+        ...storedEntry(refused[0] ?? {}, {
+          scope: 'DEAL#970#1',
+          file: 'FILE#9700',
+          action: 'deal_file.download',
+          outcome: 'refused',
+          status: 404,
+          group_id: 970,
+          deal_id: 1,
+          file_id: 9700,
+          ...requested(OUTSIDER, answered as Response),
+        }),
+        entry: expect.stringMatching(new RegExp(`#refused#${String(OUTSIDER)}#[0-4]$`)) as unknown,
+      },
+    ]);
+  });
 });
