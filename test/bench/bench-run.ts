@@ -15,6 +15,8 @@
  *   call more than before quotas;
  * - `refusals`: a usage read after 150 refused starts and 150 refused uploads, held to the
  *   calls and items read of a user with none;
+ * - `downloads`: a deal file's download link with and without its access-trail entry, held to
+ *   one DynamoDB call more, and 100 members of a deal at once (`download-bench.ts`);
  * - `load`: each route under 50 clients (reported).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -32,6 +34,7 @@ import { benchColdStarts, coldStartReport, coldStartsMet } from './cold-start.ts
 import { benchCpu } from './cpu-bench.ts';
 import { benchDecoding } from './decode-bench.ts';
 import { benchDigests } from './digest-bench.ts';
+import { benchDownloads } from './download-bench.ts';
 import { type Figure, missed } from './figures.ts';
 import { benchBigAccounts } from './big-account-bench.ts';
 import { benchListing } from './listing-bench.ts';
@@ -120,7 +123,14 @@ export async function runBench(parts: ReadonlySet<BenchPart>): Promise<number> {
       console.log(digests.report);
       figures.push(...digests.figures);
     }
-    const onStandIns: readonly BenchPart[] = ['tokens', 'listing', 'uploads', 'refusals', 'load'];
+    const onStandIns: readonly BenchPart[] = [
+      'tokens',
+      'listing',
+      'uploads',
+      'refusals',
+      'downloads',
+      'load',
+    ];
     if (onStandIns.some(runs)) {
       const dynamodb = await startDynamoDbLocal();
       try {
@@ -202,6 +212,15 @@ export async function runBench(parts: ReadonlySet<BenchPart>): Promise<number> {
           });
           console.log(refusals.report);
           figures.push(...refusals.figures);
+        }
+        if (runs('downloads')) {
+          const downloads = await benchDownloads({
+            dynamodbEndpoint: dynamodb.endpoint,
+            s3Endpoint,
+            s3Credentials,
+          });
+          console.log(downloads.report);
+          figures.push(...downloads.figures);
         }
         if (runs('load')) {
           const users = await Promise.all(

@@ -17,6 +17,9 @@ const PARTS = {
   refusals:
     'a usage read after 150 refused starts and 150 refused uploads, against one of a user ' +
     'with none (the same DynamoDB calls, no more items read)',
+  downloads:
+    "a deal file's download link with and without its access-trail entry (at most one " +
+    'DynamoDB call more); then 100 members of the deal at once (every link and entry)',
   load: 'each route under 50 clients on the local stage (reported)',
 } as const;
 export type BenchPart = keyof typeof PARTS;

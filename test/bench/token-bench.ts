@@ -1,10 +1,11 @@
 /**
  * The realtime-token path against its floors. A 50-room request answers after one strongly
  * consistent BatchGetItem of the caller's memberships and the deals, and the GetItem of their
- * erasure marker sent at once; nothing else it does needs I/O. Each shape of 50 rooms is measured three ways, taking turns within each round so
+ * erasure marker sent at once, then one TransactWriteItems of the rooms' access-trail entries;
+ * nothing else it does needs I/O. Each shape of 50 rooms is measured three ways, taking turns within each round so
  * that drift on the machine falls on all alike:
  * - that very BatchGetItem, sent straight to the same DynamoDB Local from this process;
- * - the bare service (`bare-token-service.ts`): the same reads and signature behind a plain
+ * - the bare service (`bare-token-service.ts`): the same reads, entries and signature behind a plain
  *   node:http server in a process of its own, with nothing else;
  * - the local stage: HTTP, the JWT authorizer, the payload 2.0 event, the handler with its
  *   middleware, the read, the signature.
