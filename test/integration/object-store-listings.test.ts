@@ -2,8 +2,8 @@
  * ListObjectsV2 on the local object store, as S3 answers it
  * (docs.aws.amazon.com/AmazonS3/latest/API/API_ListObjectsV2.html): pages of at most
  * `MaxKeys` (1,000 at most) in UTF-8 key order, `KeyCount` the entries of the page,
- * `IsTruncated` and `NextContinuationToken` while entries are left, `ContinuationToken` and
- * `StartAfter` echoed.
+ * `IsTruncated` and `NextContinuationToken` while entries are left, `ContinuationToken`
+ * echoed; from after a `StartAfter` key (the access trail's digests are found by it).
  */
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -166,8 +166,23 @@ describe('ListObjectsV2 on the local object store', () => {
     expect(answers.map((page) => page.IsTruncated)).toEqual([true, true, true, true, true, false]);
   });
 
-  it('answers 501 to a delimiter or StartAfter, which the store does not implement', async () => {
-    for (const query of [{ delimiter: '/' }, { 'start-after': 'many/1089' }] as Record<
+  it('lists from after a StartAfter key, present or not, and its pages go on from there', async () => {
+    const after = await pages({ Prefix: 'many/', StartAfter: 'many/1089', MaxKeys: 6 });
+    expect(after.map((page) => [page.keys.length, page.IsTruncated])).toEqual([
+      [6, true],
+      [4, false],
+    ]);
+    expect(after.flatMap((page) => page.keys)).toEqual(manyKeys.slice(1090));
+    // A key that is not there starts it where it would sort; past the last, nothing.
+    const between = await pages({ Prefix: 'tricky/', StartAfter: 'tricky/a/a' });
+    expect(between.flatMap((page) => page.keys)).toEqual(['tricky/a/b', 'tricky/a0', 'tricky/é']);
+    expect((await pages({ Prefix: 'many/', StartAfter: 'many/~' })).map(fields)).toEqual([
+      expect.objectContaining({ keys: 0, IsTruncated: false }),
+    ]);
+  });
+
+  it('answers 501 to a delimiter or an encoding type, which the store does not implement', async () => {
+    for (const query of [{ delimiter: '/' }, { 'encoding-type': 'url' }] as Record<
       string,
       string
     >[]) {

@@ -103,4 +103,20 @@ describe('objects on the local stage, as on S3', () => {
     const head = await s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: 'users/1/b' }));
     expect([head.ContentLength, head.ETag, head.ContentType]).toEqual([6, md5(bytes), 'text/csv']);
   });
+
+  it('a PUT with If-None-Match: * writes a key that is free, and is refused (412) one that is taken', async () => {
+    const put = (key: string, body: string) =>
+      s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: body, IfNoneMatch: '*' }));
+    await put('once/1', 'first');
+    await expect(put('once/1', 'second')).rejects.toMatchObject({
+      name: 'PreconditionFailed',
+      $metadata: { httpStatusCode: 412 },
+    });
+    expect((await seen('once/1')).bytes.toString()).toBe('first');
+    // Of two at once, one lands and the other is refused: the condition holds as bytes land.
+    const raced = await Promise.allSettled([put('once/2', 'a'), put('once/2', 'b')]);
+    expect(raced.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const landed = raced.findIndex((result) => result.status === 'fulfilled');
+    expect((await seen('once/2')).bytes.toString()).toBe(['a', 'b'][landed]);
+  });
 });

@@ -42,7 +42,8 @@ const KEPT = ['cache-control', 'content-disposition', 'content-encoding', 'conte
 const KEPT_HEADERS = [...KEPT, 'content-type', 'expires'];
 /** The query the store implements, by method, on a bucket (`/`) and an object (`/key`): no other. */
 const QUERIES: Partial<Record<string, string>> = {
-  'GET /': 'list-type prefix max-keys continuation-token versions key-marker version-id-marker',
+  'GET /':
+    'list-type prefix max-keys start-after continuation-token versions key-marker version-id-marker',
   'GET /key': `versionId tagging response-${KEPT_HEADERS.join(' response-')}`,
   ...{ 'HEAD /key': 'versionId', 'PUT /key': 'tagging', 'DELETE /key': 'versionId' },
   'POST /': 'delete',
@@ -278,10 +279,13 @@ async function putObject({ options, request, response, bucket, key }: S3Call, pa
   const stored = await options.store.put(bucket, key, request, {
     headers: keptHeaders(Object.entries(request.headers)),
     event: 'ObjectCreated:Put',
+    // `If-None-Match: *` is held as the bytes land: no other write comes between.
     check: (_size, sha256) =>
-      signed === undefined || signed === sha256
-        ? undefined
-        : new S3Error('XAmzContentSHA256Mismatch'),
+      request.headers['if-none-match'] === '*' && options.store.get(bucket, key) !== undefined
+        ? new S3Error('PreconditionFailed')
+        : signed === undefined || signed === sha256
+          ? undefined
+          : new S3Error('XAmzContentSHA256Mismatch'),
   });
   return send(response, 200, '', versioned(stored));
 }
@@ -334,9 +338,8 @@ function listing(store: BucketStore, bucket: string, query: URLSearchParams): st
   const versions = query.has('versions');
   const prefix = query.get('prefix') ?? '';
   const token = query.get('continuation-token');
-  const after = Buffer.from(
-    versions ? (query.get('key-marker') ?? '') : Buffer.from(token ?? '', 'base64url'),
-  );
+  const marker = query.get(versions ? 'key-marker' : 'start-after') ?? '';
+  const after = versions || token === null ? Buffer.from(marker) : Buffer.from(token, 'base64url');
   const maxKeys = Math.min(Number(query.get('max-keys') ?? 1000) || 0, 1000);
   const later = store.keys(bucket, prefix).filter((k) => Buffer.compare(Buffer.from(k), after) > 0);
   const listed = later.slice(0, maxKeys).flatMap((k) => store.get(bucket, k) ?? []);
