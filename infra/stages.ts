@@ -247,6 +247,8 @@ export const DATA_OUTPUTS = {
   trailTableName: 'AccessTrailTableName',
   /** The stage's accessTrailRetentionDays: the entries the operator CLI writes expire with it. */
   trailRetentionDays: 'AccessTrailRetentionDays',
+  /** Where the access trail's digests are locked: `access seal` and `access verify` read it. */
+  trailDigestBucketName: 'AccessTrailDigestBucketName',
   bucketName: 'BucketName',
   realtimeKeysSecretArn: 'RealtimeKeysSecretArn',
   /** The role `admin scan release|rescan` assumes on AWS (with malwareScanning on). */

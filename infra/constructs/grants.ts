@@ -85,6 +85,32 @@ export function grantObjects(
 }
 
 /**
+ * The sealer's calls on the digest bucket, under the digests' prefix alone: list them
+ * (`s3:ListBucket` where `s3:prefix` is theirs), read them, write new ones. A put could write a
+ * new version over one but for the bucket's policy, which refuses any put without
+ * `If-None-Match` (the data stack's `DigestsNeverReplaced`).
+ */
+export function grantDigests(bucket: IBucket, grantee: IGrantable, prefix: string): void {
+  const objects = bucket.arnForObjects(`${prefix}*`);
+  Grant.addToPrincipal({
+    grantee,
+    actions: ['s3:GetObject', 's3:PutObject'],
+    resourceArns: [objects],
+  });
+  Grant.addToPrincipal({
+    grantee,
+    actions: ['s3:ListBucket'],
+    resourceArns: [bucket.bucketArn],
+    conditions: { StringLike: { 's3:prefix': [`${prefix}*`] } },
+  });
+  acknowledgeWildcard(
+    grantee,
+    objects,
+    `Digest keys are ours (${prefix}<seq>.json); the grant reaches only the digests`,
+  );
+}
+
+/**
  * Where the probes below are made: a stack outside every app that synthesizes, one per process.
  * A stack without an app makes an app of its own, and each app a temporary folder, which CDK
  * removes only when the process exits normally (a test worker is stopped instead).

@@ -10,6 +10,7 @@ import {
   PARTITION_KEYS,
   type TrailGrant,
 } from '#shared/functions/function-declaration.ts';
+import { DIGEST_PREFIX } from '#shared/access-trail/adapters/s3-trail-digests.ts';
 import { code, markdownTable } from './markdown.ts';
 
 const because = (why: string | undefined) => (why === undefined ? '' : ` (${why})`);
@@ -39,6 +40,11 @@ function mayDo(fn: FunctionDeclaration): string {
   const said = [
     ...(fn.table ?? []).map(items),
     ...(fn.trail ?? []).map(trailCalls),
+    ...(fn.trailDigests === 'seal'
+      ? [
+          `s3:ListBucket, s3:GetObject, s3:PutObject under ${code(DIGEST_PREFIX)} of the digest bucket (a put without ${code('If-None-Match')} refused by the bucket)`,
+        ]
+      : []),
     ...(fn.bucket ?? []).map(objects),
     ...(fn.notificationQueue === 'send' ? ['sqs:SendMessage to the notification queue'] : []),
     ...(fn.notificationQueue === 'consume'

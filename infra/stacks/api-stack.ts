@@ -91,6 +91,9 @@ export class ApiStack extends Stack {
     const bucket = Bucket.fromBucketAttributes(this, 'Files', {
       bucketName: Fn.getStackOutput(dataStack.stackName, DATA_OUTPUTS.bucketName),
     });
+    const trailDigestBucket = Bucket.fromBucketAttributes(this, 'AccessTrailDigests', {
+      bucketName: Fn.getStackOutput(dataStack.stackName, DATA_OUTPUTS.trailDigestBucketName),
+    });
 
     const target = stage.alarms ? alarmTarget(this, stage) : undefined;
     const alarms =
@@ -125,6 +128,7 @@ export class ApiStack extends Stack {
       STAGE: stage.name,
       TABLE_NAME: data.table.tableName,
       TRAIL_TABLE_NAME: data.trailTable.tableName,
+      TRAIL_DIGEST_BUCKET_NAME: trailDigestBucket.bucketName,
       BUCKET_NAME: bucket.bucketName,
       REALTIME_ISSUER: Lazy.string({ produce: () => issuer }),
       REALTIME_KEYS_SECRET_ARN: data.realtimeKeys.secretArn,
@@ -139,6 +143,7 @@ export class ApiStack extends Stack {
       root: props.root,
       data,
       bucket,
+      trailDigestBucket,
       environment,
       powertools: {
         serviceName: SERVICE_NAME,

@@ -7,11 +7,13 @@ import {
   Validations,
 } from 'aws-cdk-lib';
 import { AttributeType, Billing, type ITableV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AnyPrincipal, Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import {
   BlockPublicAccess,
   Bucket,
   BucketEncryption,
   type IBucket,
+  ObjectLockRetention,
   ObjectOwnership,
 } from 'aws-cdk-lib/aws-s3';
 import {
@@ -45,6 +47,8 @@ export interface ServiceData {
   readonly table: ITableV2;
   /** The access trail: functions only put entries in it (docs/security.md). */
   readonly trailTable: ITableV2;
+  /** Its sealed digests, each locked for the retention: the sealer adds to them. */
+  readonly trailDigestBucket: IBucket;
   readonly bucket: IBucket;
   /** Submission notifications waiting for the worker, and those it gave up on. */
   readonly notificationQueue: IQueue;
@@ -74,6 +78,7 @@ export interface DataStackProps extends StackProps {
 export class DataStack extends Stack implements ServiceData {
   readonly table: TableV2;
   readonly trailTable: TableV2;
+  readonly trailDigestBucket: Bucket;
   readonly bucket: Bucket;
   readonly notificationQueue: Queue;
   readonly notificationDeadLetters: Queue;
@@ -169,6 +174,45 @@ export class DataStack extends Stack implements ServiceData {
       autoDeleteObjects: !stage.retainData,
     });
 
+    // The access trail's digests (docs/security.md): each locked in compliance mode for the
+    // retention, so that nobody, the account's root included, can change or delete one before
+    // it ends; a put that could replace one is refused. Locked objects outlive any delete, so
+    // every stage keeps the bucket when its stack goes, rather than fail to empty it.
+    this.trailDigestBucket = new Bucket(this, 'AccessTrailDigestBucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      versioned: true,
+      objectLockEnabled: true,
+      objectLockDefaultRetention: ObjectLockRetention.compliance(
+        Duration.days(stage.accessTrailRetentionDays),
+      ),
+      // Who read a digest, and when, beside the files' own log.
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'access-trail-digests/',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    // The lock keeps each version; these keep a reader from seeing another. S3's conditional
+    // writes, enforced: a put without If-None-Match could write a new version over a digest.
+    // And a delete (without a version id, which the lock allows) would hide one behind a
+    // delete marker, and the next seal would write its seq again.
+    for (const [sid, action, conditions] of [
+      ['DigestsNeverReplaced', 's3:PutObject', { Null: { 's3:if-none-match': 'true' } }],
+      ['DigestsNeverDeleted', 's3:DeleteObject', undefined],
+    ] as const) {
+      this.trailDigestBucket.addToResourcePolicy(
+        new PolicyStatement({
+          sid,
+          effect: Effect.DENY,
+          principals: [new AnyPrincipal()],
+          actions: [action],
+          resources: [this.trailDigestBucket.arnForObjects('*')],
+          ...(conditions === undefined ? {} : { conditions }),
+        }),
+      );
+    }
+
     if (stage.malwareScanning === 'on') {
       const scanning = new MalwareScanning(this, 'MalwareScanning', {
         bucket: this.bucket,
@@ -244,6 +288,9 @@ export class DataStack extends Stack implements ServiceData {
     new CfnOutput(this, DATA_OUTPUTS.trailTableName, { value: this.trailTable.tableName });
     new CfnOutput(this, DATA_OUTPUTS.trailRetentionDays, {
       value: String(stage.accessTrailRetentionDays),
+    });
+    new CfnOutput(this, DATA_OUTPUTS.trailDigestBucketName, {
+      value: this.trailDigestBucket.bucketName,
     });
     new CfnOutput(this, DATA_OUTPUTS.bucketName, { value: this.bucket.bucketName });
     new CfnOutput(this, DATA_OUTPUTS.realtimeKeysSecretArn, {

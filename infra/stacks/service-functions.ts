@@ -13,7 +13,9 @@ import {
   RESOURCE_NAMES,
   type ResourceName,
 } from '#shared/functions/function-declaration.ts';
+import { DIGEST_PREFIX } from '#shared/access-trail/adapters/s3-trail-digests.ts';
 import {
+  grantDigests,
   grantItems,
   grantListVersions,
   grantMissingObjectsAsNotFound,
@@ -36,6 +38,8 @@ export interface ServiceFunctionsProps {
   readonly data: ServiceData;
   /** The bucket as the functions name it (through the data stack's output). */
   readonly bucket: IBucket;
+  /** The access trail's digest bucket, named the same way. */
+  readonly trailDigestBucket: IBucket;
   /** A value for every variable a function may read; each function gets only its own. */
   readonly environment: Readonly<Record<EnvironmentName, string>>;
   /** Powertools' own settings, on every function. */
@@ -84,6 +88,9 @@ export class ServiceFunctions extends Construct {
       },
       trail: (grants, fn) => {
         for (const grant of grants) grantTrail(data.trailTable, fn, grant.items, grant.index);
+      },
+      trailDigests: (_seal, fn) => {
+        grantDigests(props.trailDigestBucket, fn, DIGEST_PREFIX);
       },
       bucket: (grants, fn) => {
         for (const grant of grants) {

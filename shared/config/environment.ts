@@ -69,6 +69,13 @@ const VARIABLES = {
       .describe("The access trail's DynamoDB table: an entry for every access and change"),
     { source: 'resource' },
   ),
+  TRAIL_DIGEST_BUCKET_NAME: variable(
+    z
+      .string()
+      .min(1)
+      .describe("The access trail's digests: a bucket of their own, each locked for the retention"),
+    { source: 'resource' },
+  ),
   BUCKET_NAME: variable(
     z
       .string()

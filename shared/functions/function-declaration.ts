@@ -104,6 +104,11 @@ export interface FunctionResources {
   readonly table?: Grants<ItemGrant>;
   /** The access trail's own table. */
   readonly trail?: Grants<TrailGrant>;
+  /**
+   * The access trail's digest bucket. `seal`: list the digests, read them and write new ones
+   * (never replace one: the bucket refuses a put without `If-None-Match`).
+   */
+  readonly trailDigests?: 'seal';
   readonly bucket?: Grants<BucketGrant>;
   /**
    * `send`: sqs:SendMessage. `consume`: receive, delete and put off its messages, which the
@@ -122,6 +127,7 @@ export interface FunctionResources {
 const RESOURCE_VARIABLES = {
   table: 'TABLE_NAME',
   trail: 'TRAIL_TABLE_NAME',
+  trailDigests: 'TRAIL_DIGEST_BUCKET_NAME',
   bucket: 'BUCKET_NAME',
   notificationQueue: 'NOTIFY_QUEUE_URL',
   notificationDeadLetters: 'NOTIFY_DLQ_URL',

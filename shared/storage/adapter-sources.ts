@@ -16,6 +16,7 @@ export interface AdapterSources extends Pick<
   | 'TABLE_NAME'
   | 'TRAIL_TABLE_NAME'
   | 'ACCESS_TRAIL_RETENTION_DAYS'
+  | 'TRAIL_DIGEST_BUCKET_NAME'
   | 'BUCKET_NAME'
   | 'NOTIFY_QUEUE_URL'
   | 'NOTIFY_DLQ_URL'

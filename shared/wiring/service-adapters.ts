@@ -1,4 +1,6 @@
 import type { AccessTrail } from '../access-trail/access-trail.ts';
+import type { DigestStore } from '../access-trail/digest-store.ts';
+import type { TrailHashes } from '../access-trail/trail-hashes.ts';
 import type { BlobStore, BlobVersions, DownloadSigner, UploadSigner } from '../blobs/blob-store.ts';
 import type { HandlerSettings, StorageLimitSetting } from '../config/environment.ts';
 import type { DealFileRepository } from '../deal-files/deal-file-repository.ts';
@@ -46,6 +48,10 @@ export interface ServiceAdapters {
   readonly userItems: UserItems;
   /** The access trail: an entry for every access and change, create-only. */
   readonly accessTrail: AccessTrail;
+  /** The trail's entries as sealing and verifying read them, hashed. */
+  readonly trailHashes: TrailHashes;
+  /** The trail's sealed digests, each written once. */
+  readonly trailDigests: DigestStore;
 }
 
 /** The storage limits the quota settings say. */

@@ -66,6 +66,7 @@ const ENVIRONMENT = {
   STAGE: 'production',
   TABLE_NAME: 'bench-table',
   TRAIL_TABLE_NAME: 'bench-table-access-trail',
+  TRAIL_DIGEST_BUCKET_NAME: 'bench-digests',
   BUCKET_NAME: 'bench-bucket',
   REALTIME_ISSUER: 'https://files.example.com',
   REALTIME_KEYS_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:keys-AbCdEf',

@@ -11,6 +11,7 @@ import type {
   TrailGrant,
 } from '#shared/functions/function-declaration.ts';
 import { PARTITION_KEYS } from '#shared/functions/function-declaration.ts';
+import { DIGEST_PREFIX } from '#shared/access-trail/adapters/s3-trail-digests.ts';
 import { PARTITION_KEY, SORT_KEY } from '#shared/storage/keys.ts';
 
 /**
@@ -52,6 +53,13 @@ export function declaredCalls(fn: FunctionDeclaration): string[] {
     ...(fn.table ?? []).flatMap(itemCalls),
     ...(fn.trail ?? []).flatMap(trailCalls),
     ...(fn.bucket ?? []).flatMap(bucketCalls),
+    ...(fn.trailDigests === 'seal'
+      ? [
+          `s3:GetObject @ digests/${DIGEST_PREFIX}*`,
+          `s3:PutObject @ digests/${DIGEST_PREFIX}*`,
+          `s3:ListBucket @ digests {${DIGEST_PREFIX}*}`,
+        ]
+      : []),
     ...(fn.notificationQueue === 'send' ? ['sqs:SendMessage @ queue'] : []),
     ...(fn.notificationQueue === 'consume'
       ? CONSUMER_ACTIONS.map((action) => `${action} @ queue`)

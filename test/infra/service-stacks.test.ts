@@ -128,6 +128,7 @@ function resourceLabel(resource: unknown): string {
   const json = JSON.stringify(resource);
   const suffix = /"(\/[^"]*)"\]\]\}$/.exec(json)?.[1] ?? '';
   const names: [string, string][] = [
+    ['"OutputName":"AccessTrailDigestBucketName"', 'digests'],
     ['"OutputName":"BucketName"', 'bucket'],
     ['AccessTrailTable', 'trail'],
     ['Table', 'table'],
@@ -432,6 +433,7 @@ describe('least privilege: each function may make exactly the calls its code mak
     const reaches: Readonly<Record<string, RegExp>> = {
       TABLE_NAME: /^dynamodb:\S+ @ table/,
       TRAIL_TABLE_NAME: /^dynamodb:\S+ @ trail/,
+      TRAIL_DIGEST_BUCKET_NAME: /^s3:\S+ @ digests/,
       BUCKET_NAME: /^s3:\S+ @ bucket/,
       NOTIFY_QUEUE_URL: /^sqs:\S+ @ queue/,
       NOTIFY_DLQ_URL: /^sqs:\S+ @ dead letters/,

@@ -23,6 +23,7 @@ describe('the composition root', () => {
         TABLE_NAME: 'table',
         TRAIL_TABLE_NAME: 'trail',
         ACCESS_TRAIL_RETENTION_DAYS: 400,
+        TRAIL_DIGEST_BUCKET_NAME: 'digests',
         BUCKET_NAME: 'bucket',
         NOTIFY_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/notify',
         NOTIFY_DLQ_URL: 'https://sqs.eu-west-1.amazonaws.com/1/notify-dlq',

@@ -53,6 +53,7 @@ export function localAdapters(options: LocalAdapterOptions): ServiceAdapters {
     TRAIL_TABLE_NAME: trailTableNameOf(options.tableName),
     ACCESS_TRAIL_RETENTION_DAYS: options.trailRetentionDays,
     BUCKET_NAME: options.bucket,
+    TRAIL_DIGEST_BUCKET_NAME: options.bucket,
     dynamodb: () => dynamodb,
     documents: () => documents,
     s3: () => s3,

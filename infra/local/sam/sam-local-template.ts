@@ -21,6 +21,11 @@ const endpointNotServed = (service: string) => `http://${service}.not-served-to-
 const sqs = { AWS_ENDPOINT_URL_SQS: endpointNotServed('sqs') };
 const dynamodb = { AWS_ENDPOINT_URL_DYNAMODB: endpointFromEnvVars('dynamodb') };
 const secretsManager = { AWS_ENDPOINT_URL_SECRETS_MANAGER: endpointNotServed('secretsmanager') };
+const s3 = {
+  AWS_ENDPOINT_URL_S3: endpointFromEnvVars('s3'),
+  AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
+  AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
+};
 
 /** The SDK's endpoint by resource, and S3's checksums only where S3 requires them. */
 export const LOCAL_SDK_ENVIRONMENT: Readonly<
@@ -28,11 +33,8 @@ export const LOCAL_SDK_ENVIRONMENT: Readonly<
 > = {
   table: dynamodb,
   trail: dynamodb,
-  bucket: {
-    AWS_ENDPOINT_URL_S3: endpointFromEnvVars('s3'),
-    AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
-    AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
-  },
+  bucket: s3,
+  trailDigests: s3,
   notificationQueue: sqs,
   notificationDeadLetters: sqs,
   realtimeKeys: secretsManager,
@@ -59,6 +61,7 @@ export function samLocalTemplate(stack: ApiStack, stage: StageConfig): void {
       `${LOCAL_TABLE}-access-trail`,
     ),
     BUCKET_NAME: parameter('BucketName', "The bucket's name", LOCAL_BUCKET),
+    TRAIL_DIGEST_BUCKET_NAME: parameter('DigestBucket', "The digests' bucket", LOCAL_BUCKET),
     REALTIME_ISSUER: parameter(
       'RealtimeIssuer',
       "Realtime tokens' iss: the stage's URL",

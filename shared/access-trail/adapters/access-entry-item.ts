@@ -86,6 +86,10 @@ function entryKey(entry: AccessEntry): string {
 const timeShard = (entry: Pick<AccessEntry, 'at' | 'id'>): string =>
   `${entry.at.slice(0, 10)}#${parseInt(entry.id.slice(0, 1), 16) % TIME_SHARDS}`;
 
+/** Every `ByTime` partition of a day (`yyyy-mm-dd`): where each of its entries is. */
+export const timeShardsOf = (day: string): string[] =>
+  Array.from({ length: TIME_SHARDS }, (_, shard) => `${day}#${String(shard)}`);
+
 const id = z.number().int().positive();
 
 const ACCESS_ENTRY_ITEM = z.object({
