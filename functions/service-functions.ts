@@ -30,6 +30,7 @@ import { postAlarmFunction } from './post-alarm/function.ts';
 import { realtimeJwksFunction } from './realtime-jwks/function.ts';
 import { recordScanVerdictFunction } from './record-scan-verdict/function.ts';
 import { routeNotFoundFunction } from './route-not-found/function.ts';
+import { sealAccessTrailFunction } from './seal-access-trail/function.ts';
 import { startDirectUploadFunction } from './start-direct-upload/function.ts';
 import { updateDealFileFunction } from './update-deal-file/function.ts';
 import { updateUserFileFunction } from './update-user-file/function.ts';
@@ -64,6 +65,7 @@ export const SERVICE_FUNCTIONS = [
   deliverNotificationFunction,
   postAlarmFunction,
   initRealtimeKeysFunction,
+  sealAccessTrailFunction,
 ] as const satisfies readonly FunctionDeclaration[];
 
 type Declared = (typeof SERVICE_FUNCTIONS)[number];

@@ -27,10 +27,17 @@ const SECRETS = 0.8;
 const DASHBOARD = 3;
 /** The most the worker's idle pollers cost beyond SQS's free million. */
 const POLLERS = 0.3;
+/**
+ * The access trail's sealer, which runs every 5 minutes with requests or none: 8,640 runs a
+ * month, each a digest written and one read ($0.04 of PUTs), 16 queries a day of its window
+ * ($0.01–0.02), a second or less of 512 MB ($0.06), and the listings that find the last digest:
+ * one while there are under 1,000, about 15 a year on ($0.04–0.65).
+ */
+const SEALER = [0.1, 0.8] as const;
 const dollars = (amount: number) => `$${amount.toFixed(2)}`;
 const alarmCost = DEPLOYED_ALARMS / 10;
-const atRest = SECRETS + alarmCost + DASHBOARD;
-const total = `**≈ ${dollars(atRest)}–${(atRest + POLLERS).toFixed(2)}**`;
+const atRest = SECRETS + alarmCost + DASHBOARD + SEALER[0];
+const total = `**≈ ${dollars(atRest)}–${(atRest + POLLERS + SEALER[1] - SEALER[0]).toFixed(2)}**`;
 
 /** The table: production and development cost the same, at the defaults. */
 export const stageCostTable = (): string =>
@@ -61,6 +68,12 @@ export const stageCostTable = (): string =>
         `$0–${POLLERS.toFixed(2)}`,
         `$0–${POLLERS.toFixed(2)}`,
         "Lambda long-polls even an idle queue (a few 20 s polls a minute per poller): some hundreds of thousands of requests a month, mostly inside SQS's free million, $0.40 a million beyond",
+      ],
+      [
+        "The access trail's sealer",
+        `$${SEALER.map((amount) => amount.toFixed(2)).join('–')}`,
+        `$${SEALER.map((amount) => amount.toFixed(2)).join('–')}`,
+        'every 5 minutes, requests or none: a digest written and read, the queries of its window, the run, and the listings that find the last digest, more as they grow (about 15 after a year) ([the digests](#the-access-trails-digests))',
       ],
       [
         'DynamoDB, S3, Lambda, API Gateway, SNS, Logs',

@@ -19,11 +19,13 @@ import { finalizeDirectUploadFunction } from '#functions/finalize-direct-upload/
 import { initRealtimeKeysFunction } from '#functions/init-realtime-keys/function.ts';
 import { postAlarmFunction } from '#functions/post-alarm/function.ts';
 import { recordScanVerdictFunction } from '#functions/record-scan-verdict/function.ts';
+import { sealAccessTrailFunction } from '#functions/seal-access-trail/function.ts';
 import { API_ROUTES, FALLBACK_FUNCTION, SERVICE_FUNCTIONS } from '#functions/service-functions.ts';
 import type { EnvironmentName } from '#shared/config/environment.ts';
 import { metricsNamespace, SERVICE_NAME } from '#shared/observability/business-metrics.ts';
 import { ServiceAlarms } from '../constructs/service-alarms.ts';
 import { ServiceDashboard } from '../constructs/service-dashboard.ts';
+import { AccessTrailSealer } from './access-trail-sealer.ts';
 import { alarmTarget, postAlarmsToChat } from './alarm-action.ts';
 import { apiDomainUrl, mapApiDomain } from './api-domain.ts';
 import { apiCorsPreflight } from './cors.ts';
@@ -212,6 +214,9 @@ export class ApiStack extends Stack {
     new NotificationWorker(this, 'NotificationWorker', {
       worker: functions.get(deliverNotificationFunction),
       queue: data.notificationQueue,
+    });
+    new AccessTrailSealer(this, 'AccessTrailSealer', {
+      sealer: functions.get(sealAccessTrailFunction),
     });
     if (target !== undefined) postAlarmsToChat(target, stage, functions.get(postAlarmFunction));
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint });
