@@ -3,6 +3,7 @@
  * `--help` prints and docs/operator-cli.md's table is rendered from. Each command lives in
  * its group's file, `commands/<group>-commands.ts`; a new one is declared there and named here.
  */
+import { accessSealCommand, accessVerifyCommand } from './commands/access-seal-commands.ts';
 import { dealAddCommand } from './commands/deal-commands.ts';
 import { dealFileAddCommand, dealFileListCommand } from './commands/deal-file-commands.ts';
 import { groupAddCommand } from './commands/group-commands.ts';
@@ -34,4 +35,6 @@ export const COMMANDS: readonly Command[] = [
   scanDeleteCommand,
   scanRescanCommand,
   dealFileListCommand,
+  accessSealCommand,
+  accessVerifyCommand,
 ];

@@ -1,3 +1,5 @@
+import { trailHashes } from '#shared/access-trail/adapters/dynamo-trail-hashes.ts';
+import { trailDigests } from '#shared/access-trail/adapters/s3-trail-digests.ts';
 import { blobs, S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
 import { dealFiles } from '#shared/deal-files/adapters/dynamo-deal-file-repository.ts';
 import { DynamoGroupRepository } from '#shared/groups/adapters/dynamo-group-repository.ts';
@@ -39,6 +41,11 @@ export function portsOn(target: StageTarget) {
     operator: () => target.operator(),
     usage,
     limits: () => target.limits(),
+    trailHashes,
+    trailDigests,
+    // The stage's own: its first digest starts a retention ago, and verify expects older gone.
+    trailRetentionDays: ({ ACCESS_TRAIL_RETENTION_DAYS }: StageTarget['sources']) =>
+      ACCESS_TRAIL_RETENTION_DAYS,
     // Reads every file's object: on a stage that scans, as the releaser, the one principal
     // besides GuardDuty's the bucket lets read a held file.
     digests: async ({ s3, BUCKET_NAME }: StageTarget['sources']) =>

@@ -45,6 +45,7 @@ export interface StageTarget {
     | 'TABLE_NAME'
     | 'TRAIL_TABLE_NAME'
     | 'ACCESS_TRAIL_RETENTION_DAYS'
+    | 'TRAIL_DIGEST_BUCKET_NAME'
     | 'BUCKET_NAME'
     | 'dynamodb'
     | 'documents'
@@ -144,12 +145,14 @@ interface TrailNames {
 }
 
 /**
- * The sources on one stage's tables and bucket, by these clients. A stage deployed before the
- * access trail has none: a command that needs it is refused (`missingTrail`), the rest work.
+ * The sources on one stage's tables and buckets, by these clients. A stage deployed before the
+ * access trail, or before its digests, has none: a command that needs it is refused (the
+ * message given instead of its names), the rest work.
  */
 function sourcesOn(
   names: { readonly tableName: string; readonly bucket: string },
   trail: TrailNames | string,
+  digestBucket: string | { readonly missing: string },
   dynamodb: DynamoDBClient,
   s3: S3Client,
 ): StageTarget['sources'] {
@@ -165,6 +168,10 @@ function sourcesOn(
     },
     get ACCESS_TRAIL_RETENTION_DAYS() {
       return trailNames().retentionDays;
+    },
+    get TRAIL_DIGEST_BUCKET_NAME() {
+      if (typeof digestBucket !== 'string') throw new OperatorRefusal(digestBucket.missing);
+      return digestBucket;
     },
     BUCKET_NAME: names.bucket,
     dynamodb: () => dynamodb,
@@ -213,6 +220,8 @@ async function localTarget(env: NodeJS.ProcessEnv): Promise<StageTarget> {
           (record as Partial<StageRecord>).accessTrailRetentionDays,
         ),
       },
+      // The local stage keeps the digests in its one bucket, unlocked.
+      record.bucket,
       dynamodb,
       s3,
     ),
@@ -256,6 +265,9 @@ async function awsTarget(stage: StageName): Promise<StageTarget> {
     trailTableName === undefined || !Number.isInteger(retentionDays)
       ? `stack ${name} has no ${DATA_OUTPUTS.trailTableName} and ${DATA_OUTPUTS.trailRetentionDays} outputs: deploy this version of the service first`
       : { tableName: trailTableName, retentionDays };
+  const digestBucket = outputs[DATA_OUTPUTS.trailDigestBucketName] ?? {
+    missing: `stack ${name} has no ${DATA_OUTPUTS.trailDigestBucketName} output: deploy this version of the service first`,
+  };
   const dynamodb = new DynamoDBClient({});
   const s3 = new S3Client({});
   const secrets = new SecretsManagerClient({});
@@ -264,7 +276,7 @@ async function awsTarget(stage: StageName): Promise<StageTarget> {
   let releaser: S3Client | undefined;
   return {
     stage,
-    sources: sourcesOn({ tableName, bucket }, trail, dynamodb, s3),
+    sources: sourcesOn({ tableName, bucket }, trail, digestBucket, dynamodb, s3),
     // The releaser role exists exactly when the stage scans (MalwareScanning in the data stack).
     scanning: releaserRoleArn !== undefined,
     operator: async () => (await sts.send(new GetCallerIdentityCommand({}))).Arn ?? 'unknown',

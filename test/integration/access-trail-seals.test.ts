@@ -26,6 +26,7 @@ import { DynamoTrailHashes } from '#shared/access-trail/adapters/dynamo-trail-ha
 import { S3TrailDigests } from '#shared/access-trail/adapters/s3-trail-digests.ts';
 import { SEAL_GRACE_SECONDS, sealAccessTrail } from '#shared/access-trail/seal-access-trail.ts';
 import { parseDigest, sha256Hex, type TrailDigest } from '#shared/access-trail/trail-digest.ts';
+import { verifyAccessTrail } from '#shared/access-trail/verify-access-trail.ts';
 import { standInClients } from '#test/support/test-stage.ts';
 
 const { dynamodb: documents, dynamodbEndpoint, s3Endpoint, s3Credentials } = standInClients();
@@ -139,6 +140,12 @@ describe('sealing the access trail', () => {
     });
     expect(sealedKeys(second.digest)).toEqual([keyOf(next)]);
     expect(await digests.seqs()).toEqual([1, 2]);
+
+    const report = await verifyAccessTrail(ports, {
+      now: at('2026-05-04T12:05:00.000Z'),
+      retentionDays: 1,
+    });
+    expect(report).toMatchObject({ clean: true, entriesVerified: 4, notYetSealed: 0 });
   });
 
   it('writes one digest of a window when two seal it at once', async () => {
@@ -160,7 +167,7 @@ describe('sealing the access trail', () => {
     expect(stored).toEqual(sealed?.kind === 'sealed' ? sealed.digest : undefined);
   });
 
-  it('seals no entry moved off its time shard: no index finds it', async () => {
+  it('finds what no index finds: an entry moved off its time shard is in no digest', async () => {
     const digests = await digestsIn('hidden');
     const ports = { trail: hashes, digests };
     const hidden = await seed('2026-05-04T10:00:00.000Z');
@@ -178,6 +185,12 @@ describe('sealing the access trail', () => {
     });
     if (sealed.kind !== 'sealed') throw new Error(`not sealed: ${sealed.kind}`);
     expect(sealedKeys(sealed.digest)).not.toContain(keyOf(hidden));
+    const report = await verifyAccessTrail(ports, {
+      now: at('2026-05-04T12:00:00.000Z'),
+      retentionDays: 1,
+    });
+    expect(report.inserted).toEqual([{ scope: 'DEAL#3#5', entry: keyOf(hidden) }]);
+    expect(report.clean).toBe(false);
   });
 
   it('finds the last digest in a few listings, gaps and all', async () => {
