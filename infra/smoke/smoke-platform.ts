@@ -2,8 +2,9 @@
  * The smoke check's steps that read the stage itself rather than its public API, with the
  * operator's AWS credentials and region (on the local stage, its data folder), as the operator
  * CLI finds a stage: the bucket's notification configuration, the malware protection plan,
- * and a deal file copied as `admin deal-file add --from-user-file` copies one. What they
- * prove only a deployed stage shows; the local stage skips what it has no stand-in for.
+ * a deal file copied as `admin deal-file add --from-user-file` copies one, its download's
+ * access-trail entry sealed and verified, and the digest bucket's lock. What they prove only
+ * a deployed stage shows; the local stage skips what it has no stand-in for.
  */
 import {
   GetBucketNotificationConfigurationCommand,
@@ -23,6 +24,7 @@ import {
   readMalwareProtectionPlan,
 } from './malware-protection-plan.ts';
 import { CheckFailed, type SentFile, type SmokeRun, StepSkipped } from './smoke-run.ts';
+import { dealFileDownloadEntry, digestLock, sealedAndVerified } from './smoke-access-trail.ts';
 
 type NotificationConfiguration = Pick<
   GetBucketNotificationConfigurationCommandOutput,
@@ -185,7 +187,13 @@ export async function platformSteps(
     await bucketNotifications(run, target);
     await planActive(run, target);
     const { deal } = run.options;
-    if (deal !== undefined) await dealFileCopy(run, target, deal, { direct, userId });
+    if (deal !== undefined) {
+      await dealFileCopy(run, target, deal, { direct, userId });
+      const copy = run.createdDealFiles.at(-1)?.id;
+      const entry = await dealFileDownloadEntry(run, target, deal, copy);
+      await sealedAndVerified(run, target, entry);
+    }
+    await digestLock(run, target);
   } finally {
     (await opening?.catch(() => undefined))?.close();
   }

@@ -238,22 +238,24 @@ const retryAfterMs = (response: Response, maxMs: number): number => {
   return Math.min(Math.max(Number.isFinite(seconds) ? seconds * 1000 : 1000, 250), maxMs);
 };
 
+/** A user file's download route. */
+const userFileDownload = (id: number) => `/api/v1/user/me/file/${String(id)}/download`;
+
 /**
- * The download route's answer once the file's scan is over: while it says 409 with a
- * Retry-After (the scan under way) it is asked again when that says, for at most the scan
- * wait. A 409 without one is a file held for an operator, not a scan to wait for.
+ * A download route's answer (a user file's or a deal file's) once the file's scan is over:
+ * while it says 409 with a Retry-After (the scan under way) it is asked again when that says,
+ * for at most the scan wait. A 409 without one is a file held for an operator, not a scan to
+ * wait for.
  */
 async function settledDownload(
   run: SmokeRun,
-  id: number,
+  path: string,
 ): Promise<{ response: Response; held: number; seconds: number }> {
   const started = Date.now();
   const deadline = started + (run.options.scanWaitMs ?? 300_000);
   const seconds = () => Math.round((Date.now() - started) / 1000);
   for (let held = 0; ; held += 1) {
-    const response = await run.call(`/api/v1/user/me/file/${String(id)}/download`, {
-      headers: run.auth,
-    });
+    const response = await run.call(path, { headers: run.auth });
     if (response.status !== 409) return { response, held, seconds: seconds() };
     const wait = retryAfterMs(response, run.options.retryAfterMaxMs ?? 10_000);
     const pending = response.headers.get('retry-after') !== null;
@@ -269,12 +271,15 @@ async function settledDownload(
   }
 }
 
-/** The bytes a file's download link serves (the link is followed without the API token). */
-async function download(
+/**
+ * The bytes a download route's link serves (the link is followed without the API token):
+ * `path` is the route, a user file's or a deal file's.
+ */
+export async function download(
   run: SmokeRun,
-  id: number,
+  path: string,
 ): Promise<{ bytes: Buffer; held: string; digest: string | null }> {
-  const { response: link, held, seconds } = await settledDownload(run, id);
+  const { response: link, held, seconds } = await settledDownload(run, path);
   const location = link.headers.get('location');
   if (link.status < 300 || link.status > 399 || location === null) {
     await run.expectStatus(link, 302, 'download');
@@ -295,7 +300,7 @@ export const compareDownload = (run: SmokeRun, sent: SentFile | undefined) =>
     'download it, compare',
     async () => {
       if (sent === undefined) throw new CheckFailed('nothing was uploaded');
-      const got = await download(run, sent.id);
+      const got = await download(run, userFileDownload(sent.id));
       if (sha256(got.bytes) !== sha256(sent.bytes)) throw new CheckFailed('the download differs');
       // The digest the API tells is the bytes' own, as recorded when they were stored.
       if (got.digest !== base64Sha256(got.bytes)) {
@@ -326,7 +331,7 @@ async function eicarRefused(run: SmokeRun): Promise<Date | undefined> {
     const what = 'upload the EICAR test file';
     const blob = new Blob([EICAR], { type: 'text/plain' });
     const { id } = await uploadFile(run, 'smoke-check-eicar.txt', blob, what);
-    const { response: refused, held, seconds } = await settledDownload(run, id);
+    const { response: refused, held, seconds } = await settledDownload(run, userFileDownload(id));
     if (refused.status >= 300 && refused.status <= 399) {
       throw new CheckFailed(
         `the EICAR test file's download was not refused (${String(refused.status)}): does the stage scan (malwareScanning)?`,

@@ -51,7 +51,9 @@ const USAGE = `usage: npm run smoke -- --url <ApiUrl> --token <bearer> [--stage 
              steps that read the stage find its stacks by it
   --group, --deal
              a deal whose group the token's user is an editor of: its room's token is checked,
-             and a deal file is copied to it (as the operator CLI does) and deleted again.
+             and a deal file is copied to it (as the operator CLI does), downloaded (its entry
+             found in the deal's access trail, then sealed by the stage's sealer, a few
+             minutes' wait, and access verify clean) and deleted again.
              Make them first with the operator CLI (add --stage <stage>):
                npm run --silent admin -- group add --group <id> --name "Smoke check"
                npm run --silent admin -- deal add --group <id> --deal <id> --name "Smoke check"
@@ -59,7 +61,8 @@ const USAGE = `usage: npm run smoke -- --url <ApiUrl> --token <bearer> [--stage 
   --notify   also send one real chat message and wait until it is sent (off by default)
   --http-only
              leave out the steps that read the stage with your AWS credentials and region
-             (its bucket's notifications, its malware protection plan, the deal-file copy):
+             (its bucket's notifications, its malware protection plan, the deal-file copy,
+             the access trail's seal and its digest bucket's lock):
              the token alone is then enough
   --malware-scanning
              the stage's malwareScanning setting (default: on): when on, a file holding the
