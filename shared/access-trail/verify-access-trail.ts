@@ -68,9 +68,9 @@ interface ReadDigest {
 
 /**
  * Recomputes the chain: every digest present (no seq missing, none deleted or written over,
- * each naming the hash of the one before and starting where it ended); every entry a digest sealed present and unchanged, or
- * gone after its retention; every entry in a sealed window sealed. Keys and instants compare
- * as text: a window holds the keys from its start to its end.
+ * each naming the hash of the one before and starting where it ended); every entry a digest
+ * sealed present and unchanged, or gone after its retention; every entry in a sealed window
+ * sealed. Keys and instants compare as text: a window holds the keys from its start to its end.
  */
 export async function verifyAccessTrail(
   ports: { readonly trail: TrailHashes; readonly digests: DigestStore },
@@ -150,7 +150,8 @@ export async function verifyAccessTrail(
   const rewrittenDigests = (await ports.digests.rewritten()).filter(afterSince);
   const unreadableDigests = unreadable.filter(afterSince);
   const broken = brokenLinks.map((d) => d.seq).filter(afterSince);
-  const findings = [missingDigests, rewrittenDigests, unreadableDigests, broken, altered, removed];
+  const digestFindings = [missingDigests, rewrittenDigests, unreadableDigests, broken];
+  const findings = [...digestFindings, altered, removed, inserted];
   return {
     missingDigests,
     rewrittenDigests,
@@ -166,7 +167,7 @@ export async function verifyAccessTrail(
     entriesExpired: expired,
     entriesUnverifiable: unverifiable,
     notYetSealed,
-    clean: [...findings, inserted].every((list) => list.length === 0),
+    clean: findings.every((list) => list.length === 0),
   };
 }
 
