@@ -146,13 +146,14 @@ export function scopeOf(entry: AccessEntry): TrailScope {
 }
 
 /**
- * Refused accesses are recorded bounded: a caller has this many slots per deal per minute, so
- * no one grows the trail faster than that by refused requests. A refusal whose slot is taken
- * is counted instead (the `RefusalsNotRecorded` metric).
+ * Refused accesses are recorded bounded: a caller has this many slots a minute, whatever deals
+ * their requests name, and a refused request takes one (with an entry for each deal it named),
+ * so no one grows the trail faster than that by refused requests. A refusal whose slot is
+ * taken is counted instead (the `RefusalsNotRecorded` metric).
  */
 const REFUSAL_SLOTS_PER_MINUTE = 5;
 
-/** A refusal's slot: its request id's hash, so a request retried lands on the same one. */
+/** A refused request's slot: its request id's hash, so a request retried lands on the same one. */
 export function refusalSlot(requestId: string): number {
   const hash = createHash('sha256').update(requestId).digest();
   return hash.readUInt32BE(0) % REFUSAL_SLOTS_PER_MINUTE;

@@ -13,9 +13,11 @@ export interface AccessTrail {
    */
   record(entries: readonly AccessEntry[]): Promise<void>;
   /**
-   * Writes a refused access's entry in one of its caller's bounded slots for the deal and
-   * minute (`refusalSlot`): `slot-taken` when that slot already holds one, and nothing is
-   * written. Raises `TrailUnavailable` when it cannot be written.
+   * Writes a refused request's entries (one for each deal it named, all of one caller and
+   * request, stamped at one time) in one of its caller's bounded slots for the minute
+   * (`refusalSlot`), whatever the deals: the slot and the entries in one transaction.
+   * `slot-taken` when that slot is already taken, and nothing is written. Raises
+   * `TrailUnavailable` when they cannot be written.
    */
-  recordRefusal(entry: AccessEntry): Promise<'recorded' | 'slot-taken'>;
+  recordRefusal(entries: readonly AccessEntry[]): Promise<'recorded' | 'slot-taken'>;
 }

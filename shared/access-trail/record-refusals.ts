@@ -19,15 +19,15 @@ const REFUSAL_STATUS: Readonly<Record<(NotFound | AccessDenied)['kind'], number>
 
 export interface RefusalPorts extends EntryStamp {
   readonly accessTrail: Pick<AccessTrail, 'recordRefusal'>;
-  /** Told of each refusal whose slot was taken, so not written: the handler counts them. */
-  readonly refusalNotRecorded?: () => void;
+  /** Told of the entries of a refusal whose slot was taken, so not written: the handler counts them. */
+  readonly refusalNotRecorded?: (entries: number) => void;
 }
 
 /**
  * Records a refused access in each deal it named, then gives the refusal back to be thrown.
- * Each entry takes one of the caller's bounded slots (`recordRefusal`), all at once. The
- * refusal is answered whatever happens here: nothing is handed out, so an entry that cannot
- * be written is logged, not raised.
+ * The request takes one of its caller's bounded slots for the minute (`recordRefusal`), with
+ * all its entries, stamped at one time. The refusal is answered whatever happens here: nothing
+ * is handed out, so entries that cannot be written are logged, not raised.
  */
 export async function refusedAfterRecording<O extends NotFound | AccessDenied>(
   ports: RefusalPorts,
@@ -35,21 +35,24 @@ export async function refusedAfterRecording<O extends NotFound | AccessDenied>(
   refusal: O,
   facts: readonly Omit<EntryFacts, 'outcome' | 'status'>[],
 ): Promise<O> {
+  if (facts.length === 0) return refusal;
   const status = REFUSAL_STATUS[refusal.kind];
-  await Promise.all(
-    facts.map(async (fact) => {
-      const entry = newAccessEntry({ ...fact, outcome: 'refused', status }, requester, ports);
-      try {
-        if ((await ports.accessTrail.recordRefusal(entry)) === 'slot-taken') {
-          ports.refusalNotRecorded?.();
-        }
-      } catch (error) {
-        logger.warn('A refused access could not be recorded in the access trail', {
-          error,
-          action: entry.action,
-        });
-      }
+  const now = ports.now?.() ?? new Date();
+  const entries = facts.map((fact) =>
+    newAccessEntry({ ...fact, outcome: 'refused', status }, requester, {
+      ...ports,
+      now: () => now,
     }),
   );
+  try {
+    if ((await ports.accessTrail.recordRefusal(entries)) === 'slot-taken') {
+      ports.refusalNotRecorded?.(entries.length);
+    }
+  } catch (error) {
+    logger.warn('A refused access could not be recorded in the access trail', {
+      error,
+      actions: [...new Set(entries.map((entry) => entry.action))],
+    });
+  }
   return refusal;
 }

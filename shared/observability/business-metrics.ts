@@ -58,7 +58,7 @@ export const BUSINESS_METRICS = {
   RefusalsNotRecorded: {
     unit: 'Count',
     meaning:
-      "A refused deal-room access not written to the access trail: the caller's five slots for the deal and minute were taken",
+      "A refused deal-room access's entry not written to the access trail: its caller's five slots for the minute were taken",
   },
   Refusals: {
     unit: 'Count',

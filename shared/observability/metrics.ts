@@ -24,7 +24,7 @@ export function recordRefusal(status: number): void {
     .addMetric('Refusals', BUSINESS_METRICS.Refusals.unit, 1);
 }
 
-/** A refused access the access trail did not take: its caller's slots were full. */
-export function refusalNotRecorded(): void {
-  recordMetric('RefusalsNotRecorded');
+/** A refused access's entries the access trail did not take: their caller's slots were full. */
+export function refusalNotRecorded(entries: number): void {
+  recordMetric('RefusalsNotRecorded', entries);
 }

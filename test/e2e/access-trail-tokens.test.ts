@@ -1,7 +1,7 @@
 /**
  * The access trail's entries for realtime tokens (issue 55 item 2): one per room, in the
  * room's deal's trail, before the token; a refused request recorded in each deal it named,
- * at most five times a minute per caller and deal.
+ * at most five refused requests a minute per caller, whatever deals they name.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -107,7 +107,7 @@ describe('the access trail of realtime tokens', () => {
     });
   });
 
-  it('writes at most five refusals a minute per caller and deal, whatever the caller sends', async () => {
+  it('writes at most five refusals a minute per caller, whatever the caller sends', async () => {
     await seed(903, {});
     const added = await entriesAddedBy(stage(), async () => {
       for (let n = 0; n < 12; n++) {

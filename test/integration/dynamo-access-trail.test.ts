@@ -3,7 +3,6 @@ import { GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable, trailTableNameOf } from '#infra/local/dynamodb/dynamodb-local.ts';
 import {
-  type AccessEntry,
   newAccessEntry,
   OPERATOR,
   refusalSlot,
@@ -14,11 +13,14 @@ import {
   fromAccessEntryItem,
 } from '#shared/access-trail/adapters/access-entry-item.ts';
 import { accessTrail } from '#shared/access-trail/adapters/dynamo-access-trail.ts';
-import { TrailUnavailable } from '#shared/domain/outcome.ts';
+import { S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
+import { DynamoDealFileRepository } from '#shared/deal-files/adapters/dynamo-deal-file-repository.ts';
+import { dealFileDownloadLink } from '#shared/deal-files/deal-file-download.ts';
+import { NotFound, TrailUnavailable } from '#shared/domain/outcome.ts';
 import { transactWrite } from '#shared/storage/aws/transactions.ts';
 import { standInClients } from '#test/support/test-stage.ts';
 
-const { dynamodb, dynamodbEndpoint } = standInClients();
+const { dynamodb, s3, dynamodbEndpoint } = standInClients();
 const tableName = `trail-${randomUUID().slice(0, 8)}`;
 const trailTable = trailTableNameOf(tableName);
 const RETENTION_DAYS = 400;
@@ -208,36 +210,45 @@ describe('the access trail on DynamoDB Local', () => {
     expect(await all()).toEqual(before);
   });
 
-  it("bounds a caller's refusals: five slots a deal a minute, a slot taken is not written", async () => {
-    const refusal = (requestId: string, second: number): AccessEntry =>
+  it("takes one of its caller's slots for a refused request, with an entry for each deal it named", async () => {
+    const caller = { ...requester, userId: 8, requestId: 'one-request' };
+    const at = '2026-05-04T03:02:01.234Z';
+    const inDeals = [1, 2, 3].map((dealId) =>
       newAccessEntry(
         {
-          action: 'deal_file.download',
+          action: 'realtime_token.issue',
           outcome: 'refused',
           status: 404,
-          groupId: 3,
-          dealId: 7,
-          fileId: 15,
+          groupId: 9,
+          dealId,
+          roomId: `local:v1:group:9:deal:${String(dealId)}`,
         },
-        { ...requester, requestId },
-        { ...stamp, now: () => new Date(AT.getTime() + second * 1000) },
-      );
-    const results = [];
-    for (let n = 0; n < 40; n++) results.push(await trail.recordRefusal(refusal(`r-${n}`, n)));
-    const stored = (await all()).filter((item) => item.scope === 'DEAL#3#7');
-    expect(stored).toHaveLength(5);
-    expect(results.filter((result) => result === 'recorded')).toHaveLength(5);
-    expect(stored.map((item) => item.entry).sort()).toEqual(
-      [0, 1, 2, 3, 4].map((slot) => `2026-05-04T03:02#refused#7#${slot}`),
+        caller,
+        stamp,
+      ),
     );
-    const first = stored.find((item) => item.request_id === 'r-0');
-    expect(first).toMatchObject({
-      entry: `2026-05-04T03:02#refused#7#${refusalSlot('r-0')}`,
-      outcome: 'refused',
-      status: 404,
+    expect(await trail.recordRefusal(inDeals)).toBe('recorded');
+    const slot = refusalSlot('one-request');
+    expect(await itemAt('REFUSALS#8', `2026-05-04T03:02#${String(slot)}`)).toEqual({
+      scope: 'REFUSALS#8',
+      entry: `2026-05-04T03:02#${String(slot)}`,
+      // Its minute plus a day: it bounds that minute only.
+      expiration: Date.UTC(2026, 4, 5, 3, 2) / 1000,
     });
-    // The same request again lands on its own slot, taken.
-    expect(await trail.recordRefusal(refusal('r-0', 50))).toBe('slot-taken');
+    for (const entry of inDeals) {
+      expect(
+        await itemAt(
+          `DEAL#9#${String(entry.dealId)}`,
+          `2026-05-04T03:02#refused#8#${String(slot)}`,
+        ),
+      ).toMatchObject({ at, id: entry.id, room_id: entry.roomId, request_id: 'one-request' });
+    }
+    // The same request again (a retry) finds its slot taken, and writes nothing.
+    const before = await all();
+    expect(
+      await trail.recordRefusal(inDeals.map((entry) => ({ ...entry, id: '0'.repeat(32) }))),
+    ).toBe('slot-taken');
+    expect(await all()).toEqual(before);
   });
 
   it("adds an entry to another table's transaction: refused there, it is not written either", async () => {
@@ -273,14 +284,99 @@ describe('the access trail on DynamoDB Local', () => {
     );
     await expect(gone.record([entry])).rejects.toBeInstanceOf(TrailUnavailable);
     await expect(
-      gone.recordRefusal({
-        ...entry,
-        action: 'deal_file.download',
-        outcome: 'refused',
-        status: 404,
-        groupId: 1,
-        dealId: 1,
-      }),
+      gone.recordRefusal([
+        {
+          ...entry,
+          action: 'deal_file.download',
+          outcome: 'refused',
+          status: 404,
+          groupId: 1,
+          dealId: 1,
+        },
+      ]),
     ).rejects.toBeInstanceOf(TrailUnavailable);
+  });
+});
+
+describe("a caller's refused deal accesses, recorded bounded", () => {
+  it('records at most five of one caller’s refusals a minute, across 20 deals; the rest counted', async () => {
+    const caller = 77;
+    const minute = '2026-05-04T03:04';
+    const atOf = (n: number) => new Date(Date.parse(`${minute}:00.000Z`) + n * 1000);
+    const idOf = (n: number) => String(n).padStart(32, '0');
+    const requestIdOf = (n: number) => `caller-77-request-${String(n)}`;
+    const notRecorded: number[] = [];
+    const ports = {
+      // Deals that do not exist, in a group the caller is in no more than any other.
+      dealFiles: new DynamoDealFileRepository(dynamodb, tableName),
+      blobs: new S3BlobStore(s3, tableName),
+      accessTrail: trail,
+      refusalNotRecorded: (entries: number) => notRecorded.push(entries),
+    };
+    const refuse = (n: number, dealId: number) =>
+      dealFileDownloadLink(
+        { ...ports, now: () => atOf(n), newEntryId: () => idOf(n) },
+        {
+          requester: { ...requester, userId: caller, requestId: requestIdOf(n) },
+          deal: { groupId: 60, dealId },
+          fileId: 600 + n,
+        },
+      );
+    for (let n = 0; n < 20; n++) await expect(refuse(n, n + 1)).rejects.toBeInstanceOf(NotFound);
+
+    // The first request of each slot is recorded; these ids take every slot.
+    const firstOfSlot = new Map<number, number>();
+    for (let n = 0; n < 20; n++) {
+      const slot = refusalSlot(requestIdOf(n));
+      if (!firstOfSlot.has(slot)) firstOfSlot.set(slot, n);
+    }
+    expect([...firstOfSlot.keys()].sort()).toEqual([0, 1, 2, 3, 4]);
+    const entryOf = (n: number, slot: number) => ({
+      scope: `DEAL#60#${String(n + 1)}`,
+      entry: `${minute}#refused#77#${String(slot)}`,
+      time_shard: '2026-05-04#0',
+      file: `FILE#${String(600 + n)}`,
+      expiration: Math.floor(atOf(n).getTime() / 1000) + RETENTION_DAYS * 86_400,
+      at: atOf(n).toISOString(),
+      id: idOf(n),
+      action: 'deal_file.download',
+      outcome: 'refused',
+      status: 404,
+      actor: 'user',
+      user_id: caller,
+      group_id: 60,
+      deal_id: n + 1,
+      file_id: 600 + n,
+      request_id: requestIdOf(n),
+      source_ip: '203.0.113.9',
+      user_agent: 'curl/8.5.0',
+    });
+    const byKey = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+      `${String(a.scope)} ${String(a.entry)}`.localeCompare(
+        `${String(b.scope)} ${String(b.entry)}`,
+      );
+    const stored = await all();
+    expect(stored.filter((item) => item.user_id === caller).sort(byKey)).toEqual(
+      [...firstOfSlot].map(([slot, n]) => entryOf(n, slot)).sort(byKey),
+    );
+    expect(stored.filter((item) => item.scope === 'REFUSALS#77').sort(byKey)).toEqual(
+      [0, 1, 2, 3, 4].map((slot) => ({
+        scope: 'REFUSALS#77',
+        entry: `${minute}#${String(slot)}`,
+        expiration: Date.parse(`${minute}:00.000Z`) / 1000 + 86_400,
+      })),
+    );
+    expect(notRecorded).toEqual(Array<number>(15).fill(1));
+
+    // The next minute opens five slots again.
+    const later = await refuse(80, 99).catch((error: unknown) => error);
+    expect(later).toBeInstanceOf(NotFound);
+    expect(
+      await itemAt(
+        'DEAL#60#99',
+        `2026-05-04T03:05#refused#77#${String(refusalSlot(requestIdOf(80)))}`,
+      ),
+    ).toMatchObject({ request_id: requestIdOf(80) });
+    expect(notRecorded).toHaveLength(15);
   });
 });

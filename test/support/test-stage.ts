@@ -22,6 +22,7 @@ import {
 } from '#infra/local/stage/local-stage.ts';
 import { stageRecordOf, writeStageRecord } from '#infra/local/stage/stage-lock.ts';
 import { trailTableNameOf } from '#infra/local/dynamodb/dynamodb-local.ts';
+import { isRefusalSlotItem } from '#shared/access-trail/adapters/access-entry-item.ts';
 
 /** A bucket name that starts with `prefix`, as long as a deployed one (ending in no `-`). */
 export function bucketNameAsLongAsDeployed(prefix: string): string {
@@ -56,7 +57,7 @@ export interface TestStage extends LocalStage {
   request(path: string, init?: RequestInit & { as?: number }): Promise<Response>;
   /** Every item in the stage's table. */
   items(): Promise<Record<string, unknown>[]>;
-  /** Every entry in the stage's access trail (its own table), as stored. */
+  /** Every entry in the stage's access trail (its own table), as stored: no refusal slot. */
   trailItems(): Promise<Record<string, unknown>[]>;
   /** Every object key in the stage's bucket. */
   objectKeys(): Promise<string[]>;
@@ -207,7 +208,8 @@ export async function startTestStage(
     token,
     request,
     items,
-    trailItems: () => scan(trailTableNameOf(stage.tableName)),
+    trailItems: async () =>
+      (await scan(trailTableNameOf(stage.tableName))).filter((item) => !isRefusalSlotItem(item)),
     objectKeys,
     stored: async () => {
       return {

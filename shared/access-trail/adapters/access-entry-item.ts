@@ -71,8 +71,8 @@ function scopeKey(scope: TrailScope): string {
 const fileKey = (fileId: number): string => `FILE#${fileId}`;
 
 /**
- * An entry's sort key: `<at>#<id>`; a refusal's, `<minute>#refused#<user>#<slot>`, so a caller
- * fills at most `REFUSAL_SLOTS_PER_MINUTE` keys a minute in a deal's trail.
+ * An entry's sort key: `<at>#<id>`; a refusal's, `<minute>#refused#<user>#<slot>`, the slot its
+ * request took of its caller's (`refusalSlotPut`).
  */
 function entryKey(entry: AccessEntry): string {
   if (entry.outcome === 'allowed') return `${entry.at}#${entry.id}`;
@@ -193,6 +193,56 @@ export const accessEntryPut = (trail: TrailTable, entry: AccessEntry) => ({
     ExpressionAttributeNames: { '#scope': TRAIL_KEY.partition },
   },
 });
+
+/** Where a caller's refusal slots are: a partition of their own, no trail's (`scopeKey`). */
+const REFUSAL_SLOTS_PREFIX = 'REFUSALS#';
+
+/** How long a refusal slot is kept: it bounds its minute only, so a day is ample. */
+const REFUSAL_SLOT_DAYS = 1;
+
+/**
+ * The conditional put of the caller's slot a refused request takes: `REFUSALS#<user>`,
+ * `<minute>#<slot>`, and a TTL. Not an entry: none of an entry's fields, nor either index's
+ * attribute, so sealing, the readers and the export never meet it (`isRefusalSlotItem` tells
+ * it from an entry where the whole table is read). Taken, its put fails, and with it the
+ * refusal's transaction: a caller records at most `REFUSAL_SLOTS_PER_MINUTE` refused requests
+ * a minute, whatever deals they name.
+ */
+function refusalSlotPut(trail: TrailTable, entry: AccessEntry) {
+  if (entry.userId === undefined || entry.requestId === undefined) {
+    throw new Error('A refused access is recorded for a user and a request');
+  }
+  const minute = entry.at.slice(0, 16);
+  return {
+    Put: {
+      TableName: trail.tableName,
+      Item: {
+        [TRAIL_KEY.partition]: `${REFUSAL_SLOTS_PREFIX}${String(entry.userId)}`,
+        [TRAIL_KEY.sort]: `${minute}#${String(refusalSlot(entry.requestId))}`,
+        [TRAIL_EXPIRY_ATTRIBUTE]:
+          Math.floor(Date.parse(`${minute}:00.000Z`) / 1000) + REFUSAL_SLOT_DAYS * DAY_SECONDS,
+      },
+      ConditionExpression: 'attribute_not_exists(#scope)',
+      ExpressionAttributeNames: { '#scope': TRAIL_KEY.partition },
+    },
+  };
+}
+
+/**
+ * A refused request's transaction: its caller's slot, then its entries (one for each deal it
+ * named), all of one caller and request at one time.
+ */
+export function refusalPuts(trail: TrailTable, entries: readonly AccessEntry[]) {
+  const [first] = entries;
+  if (first === undefined) return [];
+  return [refusalSlotPut(trail, first), ...entries.map((entry) => accessEntryPut(trail, entry))];
+}
+
+/** Whether a stored item is a refusal slot, no entry (`refusalSlotPut`). */
+export const isRefusalSlotItem = (item: Record<string, unknown>): boolean => {
+  const scope = item[TRAIL_KEY.partition];
+  return typeof scope === 'string' && scope.startsWith(REFUSAL_SLOTS_PREFIX);
+};
 
 /**
  * Whether a change's transaction failed for its entries' sake, as the outcome to raise then

@@ -2,11 +2,10 @@ import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { TrailUnavailable } from '../../domain/outcome.ts';
 import { logger } from '../../logger.ts';
 import type { AdapterSources } from '../../storage/adapter-sources.ts';
-import { isConditionFailure } from '../../storage/aws/conditional-writes.ts';
-import { transactWrite } from '../../storage/aws/transactions.ts';
+import { conditionsFailed, transactWrite } from '../../storage/aws/transactions.ts';
 import type { AccessEntry } from '../access-entry.ts';
 import type { AccessTrail } from '../access-trail.ts';
-import { accessEntryPut, type TrailTable, trailTableOf } from './access-entry-item.ts';
+import { accessEntryPut, refusalPuts, type TrailTable, trailTableOf } from './access-entry-item.ts';
 
 /** TransactWriteItems takes at most 100 items a call. */
 const MAX_TRANSACTION_ITEMS = 100;
@@ -14,7 +13,8 @@ const MAX_TRANSACTION_ITEMS = 100;
 /**
  * The trail on its DynamoDB table. Every put is conditional on the key being free: one entry
  * is a conditional PutItem (one write unit; a transaction of one would cost two), more are
- * TransactWriteItems of conditional puts, chunks of 100 sent at once.
+ * TransactWriteItems of conditional puts, chunks of 100 sent at once. A refused request is one
+ * transaction: its caller's slot and its entries (at most 50, a room token's rooms, and 1).
  */
 export class DynamoAccessTrail implements AccessTrail {
   private readonly client: DynamoDBDocumentClient;
@@ -44,13 +44,15 @@ export class DynamoAccessTrail implements AccessTrail {
     }
   }
 
-  async recordRefusal(entry: AccessEntry): Promise<'recorded' | 'slot-taken'> {
+  async recordRefusal(entries: readonly AccessEntry[]): Promise<'recorded' | 'slot-taken'> {
+    if (entries.length === 0) return 'recorded';
     try {
-      await this.client.send(new PutCommand(accessEntryPut(this.trail, entry).Put));
+      // The slot's put and the entries' (a transaction: PutItem's grant, item by item).
+      await transactWrite(this.client, { TransactItems: refusalPuts(this.trail, entries) });
       return 'recorded';
     } catch (error) {
-      if (isConditionFailure(error)) return 'slot-taken';
-      throw unavailable(error, 1);
+      if (conditionsFailed(error)) return 'slot-taken';
+      throw unavailable(error, entries.length);
     }
   }
 }
