@@ -31,4 +31,7 @@ export const getDealFileFunction = defineFunction({
   sizing: { memoryMb: 512, timeoutSeconds: 10 },
   // The membership, the deal and the file in one strongly consistent batch read.
   table: [{ items: ['BatchGetItem'], in: 'groups' }],
+  // Refusals' entries (a member's read is not recorded).
+  trail: [{ items: ['PutItem'] }],
+  settings: ['ACCESS_TRAIL_RETENTION_DAYS'],
 });

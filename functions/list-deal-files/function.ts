@@ -44,4 +44,7 @@ export const listDealFilesFunction = defineFunction({
     { items: ['BatchGetItem'], in: 'groups' },
     { items: ['Query'], in: 'groups', index: FILES_BY_CREATION_INDEX },
   ],
+  // Refusals' entries (a member's listing is not recorded).
+  trail: [{ items: ['PutItem'] }],
+  settings: ['ACCESS_TRAIL_RETENTION_DAYS'],
 });

@@ -12,6 +12,9 @@ export const ACCESS_ACTIONS = [
   'user_file.archive',
   'user_file.delete',
   'deal_file.download',
+  /** Refused only: a member's listing or read of a record hands out no bytes, and is not recorded. */
+  'deal_file.list',
+  'deal_file.read',
   'deal_file.add',
   'deal_file.update',
   'deal_file.delete',

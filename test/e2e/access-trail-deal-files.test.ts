@@ -1,7 +1,8 @@
 /**
  * The access trail's entries for deal files (issue 55 item 2): the operator's copy, an
  * editor's change and delete, each in the deal's trail with its change; refused deal
- * accesses recorded there too.
+ * accesses recorded there too, those of every deal-file route (a list and a read only when
+ * refused).
  */
 import { describe, expect, it } from 'vitest';
 import { dealFile, seedDeals } from '#test/support/deal-fixtures.ts';
@@ -231,4 +232,56 @@ describe('the access trail of deal files', () => {
       },
     ]);
   });
+
+  it.each([
+    ['list', 'deal_file.list', 9761, undefined],
+    ['read', 'deal_file.read', 9762, 9760],
+  ] as const)(
+    "records a non-member's %s of a deal's files as refused; a member's, not at all",
+    async (_, action, outsider, fileId) => {
+      const g = outsider;
+      await seed(g, 9760);
+      const target =
+        fileId === undefined ? `/api/v1/group/${String(g)}/deal/1/file` : path(g, 1, fileId);
+      const get = (as: number) =>
+        stage().request(target, { as, headers: { 'user-agent': USER_AGENT } });
+      const allowed = await entriesAddedBy(stage(), async () => {
+        for (const as of [VIEWER, EDITOR]) {
+          const response = await get(as);
+          expect(response.status).toBe(200);
+          await response.body?.cancel();
+        }
+      });
+      expect(allowed).toEqual([]);
+      let answered: Response | undefined;
+      const refused = await entriesAddedBy(stage(), () =>
+        expectRefused(
+          stage(),
+          async () => (answered = (await get(outsider)).clone()),
+          404,
+          NOT_FOUND,
+        ),
+      );
+      expect(refused).toEqual([
+        {
+          ...storedEntry(refused[0] ?? {}, {
+            scope: `DEAL#${String(g)}#1`,
+            ...(fileId === undefined ? {} : { file: `FILE#${String(fileId)}` }),
+            action,
+            outcome: 'refused',
+            status: 404,
+            group_id: g,
+            deal_id: 1,
+            ...(fileId === undefined ? {} : { file_id: fileId }),
+            ...requested(outsider, answered as Response),
+          }),
+          entry: expect.stringMatching(
+            new RegExp(
+              `^${String(refused[0]?.at).slice(0, 16)}#refused#${String(outsider)}#[0-4]$`,
+            ),
+          ) as unknown,
+        },
+      ]);
+    },
+  );
 });
