@@ -10,6 +10,7 @@ export const ACCESS_ACTIONS = [
   'user_file.download',
   'user_file.rename',
   'user_file.archive',
+  'user_file.unarchive',
   'user_file.delete',
   'deal_file.download',
   /** Refused only: a member's listing or read of a record hands out no bytes, and is not recorded. */
@@ -127,6 +128,7 @@ const USER_FILE_ACTIONS = new Set<AccessAction>([
   'user_file.download',
   'user_file.rename',
   'user_file.archive',
+  'user_file.unarchive',
   'user_file.delete',
 ]);
 const MEMBER_ACTIONS = new Set<AccessAction>(['member.add', 'member.change_role', 'member.remove']);

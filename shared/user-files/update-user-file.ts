@@ -1,5 +1,5 @@
 import {
-  type EntryFacts,
+  type AccessAction,
   type EntryStamp,
   newAccessEntry,
   type Requester,
@@ -20,8 +20,8 @@ export interface UserFileChanges {
  * file did. Another user's file and an unknown id are alike: not found.
  *
  * The change lands with its entries in the owner's trail: `user_file.rename` for a new name,
- * `user_file.archive` for an archive, both when both. Bringing a file back from the archive
- * has no action of its own, and is not recorded.
+ * `user_file.archive` or `user_file.unarchive` for a file put in or brought back from the
+ * archive, both when both.
  */
 export async function updateUserFile(
   ports: EntryStamp & { readonly userFiles: Pick<UserFileRepository, 'get' | 'update'> },
@@ -47,16 +47,12 @@ export async function updateUserFile(
     ...(isArchived === undefined ? {} : { isArchived }),
     updatedAt: now.toISOString(),
   };
-  const facts: EntryFacts[] = [
-    ...(name === undefined
-      ? []
-      : [{ action: 'user_file.rename' as const, outcome: 'allowed' as const, fileId }]),
-    ...(isArchived === true
-      ? [{ action: 'user_file.archive' as const, outcome: 'allowed' as const, fileId }]
-      : []),
-  ];
-  const entries = facts.map((fact) =>
-    newAccessEntry(fact, requester, { ...ports, now: () => now }),
+  const actions: AccessAction[] = [];
+  if (name !== undefined) actions.push('user_file.rename');
+  if (isArchived !== undefined)
+    actions.push(isArchived ? 'user_file.archive' : 'user_file.unarchive');
+  const entries = actions.map((action) =>
+    newAccessEntry({ action, outcome: 'allowed', fileId }, requester, { ...ports, now: () => now }),
   );
   // False: deleted since it was read.
   if (!(await ports.userFiles.update(userId, fileId, change, entries))) throw new NotFound();

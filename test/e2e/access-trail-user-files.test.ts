@@ -99,17 +99,40 @@ describe("the access trail of a user's own files", () => {
     }
   });
 
-  it('records nothing for a PATCH that changes nothing, nor for a file brought back from the archive', async () => {
+  it('records nothing for a PATCH that changes nothing', async () => {
     const file = await upload(75, 'same.pdf');
     expect((await patch(75, file.id, { is_archived: true })).status).toBe(200);
     const added = await entriesAddedBy(stage(), async () => {
-      for (const body of [{ name: 'same.pdf' }, {}, { is_archived: false }]) {
+      for (const body of [{ name: 'same.pdf' }, {}, { is_archived: true }]) {
         const response = await patch(75, file.id, body);
         expect(response.status).toBe(200);
         await response.body?.cancel();
       }
     });
     expect(added).toEqual([]);
+  });
+
+  it('records a file brought back from the archive, with the change', async () => {
+    const file = await upload(78, 'back.pdf');
+    expect((await patch(78, file.id, { is_archived: true })).status).toBe(200);
+    let response: Response | undefined;
+    const added = await entriesAddedBy(stage(), async () => {
+      response = await patch(78, file.id, { is_archived: false });
+    });
+    expect(response?.status).toBe(200);
+    const answered = (await (response as Response).json()) as UserFileBody;
+    expect(answered.is_archived).toBe(false);
+    expect(added).toEqual([
+      storedEntry(added[0] ?? {}, {
+        scope: 'USER#78',
+        file: `FILE#${String(file.id)}`,
+        action: 'user_file.unarchive',
+        outcome: 'allowed',
+        file_id: file.id,
+        ...requested(78, response as Response),
+      }),
+    ]);
+    expect(added[0]?.at).toBe(answered.updated_at);
   });
 
   it('records a delete with the delete, in the owner’s trail; another user’s attempt records nothing', async () => {
