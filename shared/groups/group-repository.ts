@@ -18,13 +18,14 @@ export interface GroupRepository {
     entry: AccessEntry,
   ): Promise<'set' | 'group-missing' | 'changed'>;
   /**
-   * The role the member had, or undefined when the user was not a member. With `recorded`,
-   * only while they still have that role, in one transaction with the entry.
+   * Removes the membership while it still has the role `recorded` says, in one transaction
+   * with its access-trail entry: that role, or undefined when the user is no member with it
+   * (nothing written).
    */
   removeMember(
     groupId: number,
     userId: number,
-    recorded?: { readonly role: Role; readonly entry: AccessEntry },
+    recorded: { readonly role: Role; readonly entry: AccessEntry },
   ): Promise<Role | undefined>;
   /** `group-missing`/`deal-exists` refuse it; nothing is written then. */
   createDeal(deal: Deal): Promise<'created' | 'group-missing' | 'deal-exists'>;

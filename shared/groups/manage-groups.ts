@@ -64,11 +64,26 @@ export async function removeMember(
   groupId: number,
   userId: number,
 ): Promise<Membership> {
+  const role = await removeMembership(ports, groupId, userId);
+  if (role === undefined) {
+    throw new NotFound(`user ${userId} is not a member of group ${groupId}`);
+  }
+  return { groupId, userId, role };
+}
+
+/**
+ * The operator takes the user out of the group, if they are a member: the role they had, or
+ * undefined when they were none. The removal lands with its `member.remove` entry (the role
+ * before) in one transaction, and only while the membership is as read.
+ */
+export async function removeMembership(
+  ports: EntryStamp & { readonly groups: Pick<GroupRepository, 'memberRole' | 'removeMember'> },
+  groupId: number,
+  userId: number,
+): Promise<Role | undefined> {
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const role = await ports.groups.memberRole(groupId, userId);
-    if (role === undefined) {
-      throw new NotFound(`user ${userId} is not a member of group ${groupId}`);
-    }
+    if (role === undefined) return undefined;
     const entry = newAccessEntry(
       {
         action: 'member.remove',
@@ -81,7 +96,7 @@ export async function removeMember(
       ports,
     );
     if ((await ports.groups.removeMember(groupId, userId, { role, entry })) !== undefined) {
-      return { groupId, userId, role };
+      return role;
     }
   }
   throw new Conflict(`the membership of user ${userId} in group ${groupId} kept changing`);

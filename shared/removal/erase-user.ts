@@ -1,6 +1,8 @@
+import type { EntryStamp } from '../access-trail/access-entry.ts';
 import type { BlobStore, BlobVersion, BlobVersions } from '../blobs/blob-store.ts';
 import type { Role } from '../groups/group.ts';
 import type { GroupRepository } from '../groups/group-repository.ts';
+import { removeMembership } from '../groups/manage-groups.ts';
 import type { UserItem, UserItemKind, UserItems } from './user-items.ts';
 
 /** What erasing a user removes (or, on a dry run, would remove). */
@@ -18,11 +20,10 @@ export interface Erasure {
   readonly memberships: readonly { readonly groupId: number; readonly role: Role }[];
 }
 
-export interface ErasePorts {
+export interface ErasePorts extends EntryStamp {
   readonly userItems: UserItems;
-  readonly groups: Pick<GroupRepository, 'membershipsOf' | 'removeMember'>;
+  readonly groups: Pick<GroupRepository, 'membershipsOf' | 'memberRole' | 'removeMember'>;
   readonly blobs: BlobVersions & Pick<BlobStore, 'userKeyPrefixes'>;
-  readonly now?: () => Date;
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
@@ -72,7 +73,9 @@ function countKinds(items: readonly UserItem[]) {
  * Removes everything of a user's (an erasure request). First the erasure marker, kept for good:
  * from then on no write creates an item of theirs (a file, a pending upload, a notification),
  * so the records listed next are all there will ever be, and none can land behind the
- * deletes naming bytes that are gone. Then their memberships, so their access to groups goes;
+ * deletes naming bytes that are gone. Then their memberships, so their access to groups goes,
+ * each removal in one transaction with its `member.remove` entry in the group's trail (by the
+ * operator: the trail keeps the fund's record, and the erasure touches none of its entries);
  * then every item their id names; then every version of every object under their prefixes.
  * Every other item of theirs (a notify allowance, an idempotency record, their refusals) is
  * made only in a transaction that checks the marker too, and changed only while it is there,
@@ -95,7 +98,7 @@ export async function eraseUser(
   const found = await findAll(ports, userId);
   const removed = { items: [...found.items], versions: [...found.versions] };
   if (!options.dryRun) {
-    for (const { groupId } of memberships) await ports.groups.removeMember(groupId, userId);
+    for (const { groupId } of memberships) await removeMembership(ports, groupId, userId);
     await removeFound(ports, found);
     if (options.settleMs > 0) await (ports.sleep ?? sleep)(options.settleMs);
     const late = await findAll(ports, userId);

@@ -10,6 +10,7 @@ import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { trailTableNameOf } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#infra/local/stage/stand-ins.ts';
+import { toMemberItem } from '#shared/groups/adapters/dynamo-group-repository.ts';
 import { dealFile, seedDeals } from '#test/support/deal-fixtures.ts';
 import { expectRefused } from '#test/support/expect-refused.ts';
 import { NOT_FOUND, type UserFileBody } from '#test/support/fastapi-bodies.ts';
@@ -145,5 +146,26 @@ describe('the access trail unavailable: nothing handed out, nothing changed', ()
       await stage().admin(['deal-file', 'add', '--group', '620', '--deal', '1', '--path', path]),
     ).toEqual({ code: 1, out: '', err: refused('deal-file add') });
     expect(await stage().stored()).toEqual(before);
+  });
+
+  it("stops an erasure at its marker when a membership's entry cannot be written", async () => {
+    const erased = 65;
+    await stage().put([toMemberItem({ groupId: 620, userId: erased, role: 'viewer' })]);
+    const before = await stage().stored();
+    expect(
+      await stage().admin(['user', 'erase', '--user', String(erased), '--settle-seconds', '0']),
+    ).toEqual({
+      code: 1,
+      out: '',
+      err:
+        'admin: user erase failed: the access trail could not be written (try again shortly); ' +
+        'the user is marked erased and the erasure stopped there: run it again',
+    });
+    // The marker alone: the membership stays until a run whose entry can be written.
+    const after = await stage().stored();
+    const isMarker = (item: Record<string, unknown>) =>
+      item.PK === `USER#${String(erased)}` && item.SK === 'ERASED';
+    expect(after.items.filter(isMarker)).toHaveLength(1);
+    expect({ ...after, items: after.items.filter((item) => !isMarker(item)) }).toEqual(before);
   });
 });

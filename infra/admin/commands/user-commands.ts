@@ -1,5 +1,6 @@
 /** The operator's commands on a user: `user …`. */
 import * as z from 'zod';
+import { isOutcome } from '#shared/domain/outcome.ts';
 import { eraseUser } from '#shared/removal/erase-user.ts';
 import { idFlag, secondsFlag, switchFlag } from '../cli-flags.ts';
 import { defineCommand } from '../operator-command.ts';
@@ -26,8 +27,9 @@ export const userEraseCommand = defineCommand({
     note:
       'Marks the user erased, so their id takes no new files, uploads or notifications; then ' +
       'removes their files and every stored version of their bytes, pending uploads, ' +
-      'notifications, idempotency records and group memberships, for good. Deal files they ' +
-      'added stay: they belong to their deals. Running it again is harmless.',
+      'notifications, idempotency records and group memberships, for good, each membership with ' +
+      "its member.remove entry in the group's access trail. Deal files they added stay: they " +
+      "belong to their deals, as the access trail's entries do. Running it again is harmless.",
   },
   schema: z.object({
     user: idFlag('user'),
@@ -38,6 +40,14 @@ export const userEraseCommand = defineCommand({
     const erased = await eraseUser(ports, input.user, {
       dryRun: input['dry-run'],
       settleMs: (input['settle-seconds'] ?? ERASE_SETTLE_SECONDS) * 1000,
+    }).catch((error: unknown) => {
+      // The user is marked erased first: a refusal after that (a membership's entry that
+      // could not be written) did change something, and running it again finishes.
+      if (input['dry-run'] || !isOutcome(error)) throw error;
+      throw new Error(
+        `${error.message}; the user is marked erased and the erasure stopped there: run it again`,
+        { cause: error },
+      );
     });
     return {
       user_id: erased.userId,

@@ -1,5 +1,4 @@
 import {
-  DeleteCommand,
   type DynamoDBDocumentClient,
   type TransactWriteCommandInput,
   GetCommand,
@@ -8,7 +7,6 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import {
   conditionItemExists,
-  deleteExistingItem,
   isConditionFailure,
   putNewItem,
 } from '../../storage/aws/conditional-writes.ts';
@@ -157,34 +155,23 @@ export class DynamoGroupRepository implements GroupRepository {
   async removeMember(
     groupId: number,
     userId: number,
-    recorded?: { readonly role: Role; readonly entry: AccessEntry },
+    recorded: { readonly role: Role; readonly entry: AccessEntry },
   ): Promise<Role | undefined> {
-    if (recorded !== undefined) {
-      const removed = await this.withEntry(
-        [
-          {
-            Delete: {
-              TableName: this.tableName,
-              Key: memberKey(groupId, userId),
-              ConditionExpression: '#role = :role',
-              ExpressionAttributeNames: { '#role': 'role' },
-              ExpressionAttributeValues: { ':role': recorded.role },
-            },
+    const removed = await this.withEntry(
+      [
+        {
+          Delete: {
+            TableName: this.tableName,
+            Key: memberKey(groupId, userId),
+            ConditionExpression: '#role = :role',
+            ExpressionAttributeNames: { '#role': 'role' },
+            ExpressionAttributeValues: { ':role': recorded.role },
           },
-        ],
-        recorded.entry,
-      );
-      return removed === undefined ? recorded.role : undefined;
-    }
-    try {
-      const { Attributes } = await this.client.send(
-        new DeleteCommand(deleteExistingItem(this.tableName, memberKey(groupId, userId))),
-      );
-      return roleOf(Attributes);
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+        },
+      ],
+      recorded.entry,
+    );
+    return removed === undefined ? recorded.role : undefined;
   }
 
   async createDeal(deal: Deal): Promise<'created' | 'group-missing' | 'deal-exists'> {

@@ -60,14 +60,5 @@ export const putNewItem = (tableName: string, item: Record<string, unknown>) => 
   ExpressionAttributeNames: PK_NAME,
 });
 
-/** A delete that reports what it removed, and fails when there was nothing. */
-export const deleteExistingItem = (tableName: string, key: Key) => ({
-  TableName: tableName,
-  Key: key,
-  ConditionExpression: 'attribute_exists(#pk)',
-  ExpressionAttributeNames: PK_NAME,
-  ReturnValues: 'ALL_OLD' as const,
-});
-
 export const isConditionFailure = (error: unknown): boolean =>
   error instanceof ConditionalCheckFailedException;
