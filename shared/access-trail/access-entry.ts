@@ -70,6 +70,8 @@ export interface EntryFacts {
   readonly groupId?: number;
   readonly dealId?: number;
   readonly fileId?: number;
+  /** user_file.* by the operator: the file's owner, whose trail the entry is in. */
+  readonly ownerId?: number;
   readonly roomId?: string;
   /** deal_file.add: the user file the deal file was copied from, and its owner. */
   readonly sourceFileId?: number;
@@ -135,14 +137,15 @@ const MEMBER_ACTIONS = new Set<AccessAction>(['member.add', 'member.change_role'
 
 /**
  * The trail an entry belongs in, from its action: a user file's own actions in its owner's
- * (the acting user: only owners act on their files), membership changes in the group's,
+ * (the acting user, or the owner the operator acted for), membership changes in the group's,
  * everything else (deal files, room tokens) in the deal's. An entry without the ids its
  * scope needs is our fault.
  */
 export function scopeOf(entry: AccessEntry): TrailScope {
   if (USER_FILE_ACTIONS.has(entry.action)) {
-    if (entry.userId === undefined) throw new Error(`${entry.action} needs the owner's user id`);
-    return { kind: 'user', userId: entry.userId };
+    const owner = entry.ownerId ?? entry.userId;
+    if (owner === undefined) throw new Error(`${entry.action} needs the owner's user id`);
+    return { kind: 'user', userId: owner };
   }
   if (entry.groupId === undefined) throw new Error(`${entry.action} needs a group id`);
   if (MEMBER_ACTIONS.has(entry.action)) return { kind: 'group', groupId: entry.groupId };

@@ -1,3 +1,4 @@
+import type { AccessEntry } from '../access-trail/access-entry.ts';
 import type { FileScan } from '../domain/file-scan.ts';
 
 /** A stored file, a user's or a deal's, by the ids its record is found by. */
@@ -40,8 +41,12 @@ export interface FileScans {
   markPending(file: FileRef): Promise<boolean>;
   /** Puts back the scan a file had, while it is still pending: a rescan that could not start. */
   unmarkPending(file: FileRef, previous: FileScan | undefined): Promise<void>;
-  /** Removes the file's record; the record as it was, or undefined if there was none. */
-  deleteRecord(file: FileRef): Promise<ScannedFileRecord | undefined>;
+  /**
+   * Removes the file's record with its access-trail entry, in one transaction: the record as
+   * it was, or undefined if there was none (nothing written). TrailUnavailable when the entry
+   * could not be written (nothing removed).
+   */
+  deleteRecord(file: FileRef, entry: AccessEntry): Promise<ScannedFileRecord | undefined>;
 }
 
 /** The bucket's side of a file's scan: the objects, their tags, a new scan. */

@@ -1,3 +1,9 @@
+import {
+  type EntryFacts,
+  type EntryStamp,
+  newAccessEntry,
+  OPERATOR,
+} from '../access-trail/access-entry.ts';
 import type { BlobVersions } from '../blobs/blob-store.ts';
 import { deleteEveryVersion } from '../blobs/object-versions.ts';
 import { type ScanStanding, scanStandingOf } from '../domain/file-scan.ts';
@@ -10,11 +16,10 @@ import type { FileScans, FileRef, ScannedFileRecord, ScannedObjects } from './fi
  * explicit decision, send some to be scanned again, delete one. Every change is logged with
  * who made it and why.
  */
-export interface HeldFilePorts {
+export interface HeldFilePorts extends EntryStamp {
   readonly fileScans: FileScans;
   readonly scannedObjects: ScannedObjects;
   readonly blobs: BlobVersions;
-  readonly now?: () => Date;
 }
 
 /** Who decided, and why: both kept with a release and logged with every change. */
@@ -113,10 +118,24 @@ export async function rescanFiles(
   return { rescanned, failed };
 }
 
+/** The operator's delete of a file, as its trail records it: the owner's, or the deal's. */
+const deletionOf = (file: FileRef): EntryFacts =>
+  file.kind === 'user-file'
+    ? { action: 'user_file.delete', outcome: 'allowed', fileId: file.fileId, ownerId: file.userId }
+    : {
+        action: 'deal_file.delete',
+        outcome: 'allowed',
+        groupId: file.groupId,
+        dealId: file.dealId,
+        fileId: file.fileId,
+      };
+
 /**
- * Deletes a held file for good: its record, then every version of its bytes (an infected
- * file's old versions must not wait out the bucket's lifecycle). Bytes that will not go are
- * reported with their key, for the reconcile command.
+ * Deletes a held file for good: its record, with its entry in the access trail (the owner's
+ * `user_file.delete` or the deal's `deal_file.delete`, by the operator) in one transaction,
+ * then every version of its bytes (an infected file's old versions must not wait out the
+ * bucket's lifecycle). Bytes that will not go are reported with their key, for the
+ * reconcile command.
  */
 export async function deleteHeldFile(
   ports: HeldFilePorts,
@@ -125,7 +144,7 @@ export async function deleteHeldFile(
 ): Promise<HeldFile> {
   const held = await heldFile(ports, file);
   const key = ports.scannedObjects.keyOf(file);
-  await ports.fileScans.deleteRecord(file);
+  await ports.fileScans.deleteRecord(file, newAccessEntry(deletionOf(file), OPERATOR, ports));
   logger.warn('Held file deleted by an operator', { key, was: held.standing, ...decision });
   try {
     await deleteEveryVersion(ports.blobs, key);

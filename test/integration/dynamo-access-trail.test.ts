@@ -147,6 +147,19 @@ describe('the access trail on DynamoDB Local', () => {
     });
   });
 
+  it("files the operator's delete of a user's file in its owner's trail, with the owner", async () => {
+    const entry = newAccessEntry(
+      { action: 'user_file.delete', outcome: 'allowed', fileId: 22, ownerId: 9 },
+      OPERATOR,
+      stamp,
+    );
+    await trail.record([entry]);
+    const item = await itemAt('USER#9', `${entry.at}#${entry.id}`);
+    expect(item).toMatchObject({ actor: 'operator', file: 'FILE#22', owner_id: 9 });
+    expect(item).not.toHaveProperty('user_id');
+    expect(fromAccessEntryItem(item ?? {})).toEqual(entry);
+  });
+
   it('writes a room token of 150 rooms as chunks of 100 at once, all found by time and file', async () => {
     const entries = Array.from({ length: 150 }, (_, room) =>
       newAccessEntry(

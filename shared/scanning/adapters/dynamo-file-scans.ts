@@ -1,11 +1,18 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
-  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   paginateScan,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { AccessEntry } from '../../access-trail/access-entry.ts';
+import {
+  accessEntryPut,
+  type TrailTable,
+  trailFaultOf,
+  trailTableOf,
+} from '../../access-trail/adapters/access-entry-item.ts';
+import { failedAt, transactWrite } from '../../storage/aws/transactions.ts';
 import type { FileScan } from '../../domain/file-scan.ts';
 import type { FileScans, FileRef, ScannedFileRecord, TimedScan } from '../file-scans.ts';
 import { deleteCountedUserFile } from '../../user-files/adapters/dynamo-user-file-repository.ts';
@@ -34,10 +41,28 @@ const recordKey = (file: FileRef) =>
 export class DynamoFileScans implements FileScans {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
+  /**
+   * Where a delete's entry goes, in the delete's transaction: asked for only by a delete (the
+   * operator's), so the verdict's function, which never deletes, needs no trail.
+   */
+  private readonly trail: () => TrailTable | undefined;
 
-  constructor(client: DynamoDBDocumentClient, tableName: string) {
+  constructor(
+    client: DynamoDBDocumentClient,
+    tableName: string,
+    trail: () => TrailTable | undefined = () => undefined,
+  ) {
     this.client = client;
     this.tableName = tableName;
+    this.trail = trail;
+  }
+
+  private trailTable(): TrailTable {
+    const trail = this.trail();
+    if (trail === undefined) {
+      throw new Error('File scans were built without the access trail: a delete needs it');
+    }
+    return trail;
   }
 
   fileOf(objectKey: string): FileRef | undefined {
@@ -148,34 +173,45 @@ export class DynamoFileScans implements FileScans {
     }
   }
 
-  async deleteRecord(file: FileRef): Promise<ScannedFileRecord | undefined> {
-    if (file.kind === 'user-file') return this.deleteUserFile(file);
-    const { Attributes } = await this.client.send(
-      new DeleteCommand({
-        TableName: this.tableName,
-        Key: recordKey(file),
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    return Attributes === undefined ? undefined : scannedRecord(Attributes);
-  }
-
-  /** A user's file leaves their usage in the same transaction that removes its record. */
-  private async deleteUserFile(
-    file: Extract<FileRef, { kind: 'user-file' }>,
-  ): Promise<ScannedFileRecord | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: recordKey(file), ConsistentRead: true }),
-    );
-    if (Item === undefined) return undefined;
-    const record = scannedRecord(Item);
-    // Not deleted here when its owner deleted it meanwhile: gone all the same, as asked.
-    const deleted = await deleteCountedUserFile(this.client, this.tableName, {
-      userId: file.userId,
-      id: file.fileId,
-      filesize: record.filesize,
-    });
-    return deleted ? record : undefined;
+  /**
+   * The record is read, then removed in one transaction with the entry (a user's file leaves
+   * their usage in it too). Not removed here when it went meanwhile (its owner's or an
+   * editor's delete, with their own entry): gone all the same, as asked, and no entry.
+   */
+  async deleteRecord(file: FileRef, entry: AccessEntry): Promise<ScannedFileRecord | undefined> {
+    const trail = this.trailTable();
+    const record = await this.get(file);
+    if (record === undefined) return undefined;
+    const put = accessEntryPut(trail, entry);
+    try {
+      if (file.kind === 'user-file') {
+        const deleted = await deleteCountedUserFile(
+          this.client,
+          this.tableName,
+          { userId: file.userId, id: file.fileId, filesize: record.filesize },
+          [put],
+        );
+        return deleted ? record : undefined;
+      }
+      await transactWrite(this.client, {
+        TransactItems: [
+          {
+            Delete: {
+              TableName: this.tableName,
+              Key: recordKey(file),
+              ConditionExpression: 'attribute_exists(#pk)',
+              ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+            },
+          },
+          put,
+        ],
+      });
+      return record;
+    } catch (error) {
+      if (file.kind === 'deal-file' && failedAt(error, 0)) return undefined;
+      // The entry is the last item: the user file's delete and usage, or the deal file's.
+      throw trailFaultOf(error, trail, file.kind === 'user-file' ? 2 : 1) ?? error;
+    }
   }
 }
 
@@ -201,9 +237,17 @@ function scannedRecord(item: Record<string, unknown>): ScannedFileRecord {
   };
 }
 
-/** Files' malware-scan verdicts, on their records in the table. */
-export const fileScans = ({
-  documents,
-  TABLE_NAME,
-}: Pick<AdapterSources, 'documents' | 'TABLE_NAME'>) =>
-  new DynamoFileScans(documents(), TABLE_NAME);
+/**
+ * Files' malware-scan verdicts, on their records in the table; a delete's entry in the access
+ * trail, where the caller has it (the operator's commands): the verdict's function has none.
+ */
+export const fileScans = (
+  sources: Pick<AdapterSources, 'documents' | 'TABLE_NAME'> &
+    Partial<Pick<AdapterSources, 'TRAIL_TABLE_NAME' | 'ACCESS_TRAIL_RETENTION_DAYS'>>,
+) =>
+  new DynamoFileScans(sources.documents(), sources.TABLE_NAME, () => {
+    const { TRAIL_TABLE_NAME, ACCESS_TRAIL_RETENTION_DAYS } = sources;
+    return TRAIL_TABLE_NAME === undefined || ACCESS_TRAIL_RETENTION_DAYS === undefined
+      ? undefined
+      : trailTableOf({ TRAIL_TABLE_NAME, ACCESS_TRAIL_RETENTION_DAYS });
+  });
