@@ -10,11 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EICAR_TEST_STRING } from '#infra/local/object-store/local-malware-scanner.ts';
+import { refusalSlot } from '#shared/access-trail/access-entry.ts';
+import { toMemberItem } from '#shared/groups/adapters/dynamo-group-repository.ts';
 import { seedDeals } from '#test/support/deal-fixtures.ts';
 import { eventually } from '#test/support/eventually.ts';
 import { expectRefused } from '#test/support/expect-refused.ts';
 import { NOT_FOUND, UNAUTHORIZED } from '#test/support/fastapi-bodies.ts';
 import { useTestStage } from '#test/support/test-stage.ts';
+import { entriesAddedBy, storedEntry } from '#test/support/trail-entries.ts';
 
 /** Group 1's deal 3 holds files the scanner cannot judge; its deal 4, files never judged. */
 const NOT_JUDGED_DEAL = 3;
@@ -199,6 +202,55 @@ describe('GET /api/v1/group/{group_id}/deal/{deal_id}/file/{file_id}/download (e
     for (const as of [users.viewer, users.editor]) {
       await expectRefused(stage(), () => download(path, as), 403, INFECTED);
     }
+  });
+
+  it("records a member's refused download of an infected file in the deal's trail: 403", async () => {
+    const { users, files } = await world();
+    const path = downloadUrl(1, 1, files.infected);
+    await (await judged(path, users.editor)).body?.cancel();
+    // A member of its own: a caller's refusals share five slots a minute.
+    const member = 15;
+    await stage().put([toMemberItem({ groupId: 1, userId: member, role: 'viewer' })]);
+    const userAgent = 'trail-test/1.0 (infected)';
+    let answered: Response | undefined;
+    const added = await entriesAddedBy(stage(), () =>
+      expectRefused(
+        stage(),
+        async () =>
+          (answered = (
+            await stage().request(path, {
+              as: member,
+              redirect: 'manual',
+              headers: { 'user-agent': userAgent },
+            })
+          ).clone()),
+        403,
+        INFECTED,
+      ),
+    );
+    const [entry] = added;
+    expect(added).toEqual([
+      {
+        ...storedEntry(entry ?? {}, {
+          scope: 'DEAL#1#1',
+          file: `FILE#${String(files.infected)}`,
+          action: 'deal_file.download',
+          outcome: 'refused',
+          status: 403,
+          actor: 'user',
+          user_id: member,
+          group_id: 1,
+          deal_id: 1,
+          file_id: files.infected,
+          request_id: answered?.headers.get('apigw-requestid'),
+          source_ip: '127.0.0.1',
+          user_agent: userAgent,
+        }),
+        entry: `${String(entry?.at).slice(0, 16)}#refused#${String(member)}#${String(
+          refusalSlot(String(answered?.headers.get('apigw-requestid'))),
+        )}`,
+      },
+    ]);
   });
 
   it('without a token → 401, as API Gateway answers it', async () => {
