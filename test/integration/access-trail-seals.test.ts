@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable, trailTableNameOf } from '#infra/local/dynamodb/dynamodb-local.ts';
 import {
@@ -21,7 +21,7 @@ import {
   newAccessEntry,
   OPERATOR,
 } from '#shared/access-trail/access-entry.ts';
-import { accessEntryPut } from '#shared/access-trail/adapters/access-entry-item.ts';
+import { accessEntryPut, refusalPuts } from '#shared/access-trail/adapters/access-entry-item.ts';
 import { DynamoTrailHashes } from '#shared/access-trail/adapters/dynamo-trail-hashes.ts';
 import { S3TrailDigests } from '#shared/access-trail/adapters/s3-trail-digests.ts';
 import { SEAL_GRACE_SECONDS, sealAccessTrail } from '#shared/access-trail/seal-access-trail.ts';
@@ -191,6 +191,34 @@ describe('sealing the access trail', () => {
     });
     expect(report.inserted).toEqual([{ scope: 'DEAL#3#5', entry: keyOf(hidden) }]);
     expect(report.clean).toBe(false);
+  });
+
+  it('passes over the callers’ refusal slots in the table: they are no entries', async () => {
+    await ensureTable(dynamodbEndpoint, `slots-${suffix}`);
+    const slotTrail = { tableName: trailTableNameOf(`slots-${suffix}`), retentionDays: 1 };
+    const ports = {
+      trail: new DynamoTrailHashes(dynamodb, slotTrail.tableName),
+      digests: await digestsIn('slots'),
+    };
+    const refused = newAccessEntry(
+      { action: 'deal_file.download', outcome: 'refused', status: 404, groupId: 3, dealId: 5 },
+      { userId: 7, requestId: 'slot-request', sourceIp: '203.0.113.9' },
+      { now: at('2026-05-04T10:00:00.000Z') },
+    );
+    // As a refused request writes it: the caller's slot, then its entry.
+    await documents.send(
+      new TransactWriteCommand({ TransactItems: refusalPuts(slotTrail, [refused]) }),
+    );
+    const options = { now: at('2026-05-04T12:00:00.000Z'), retentionDays: 1 };
+    const sealed = await sealAccessTrail(ports, options);
+    if (sealed.kind !== 'sealed') throw new Error(`not sealed: ${sealed.kind}`);
+    expect(sealedKeys(sealed.digest)).toEqual([accessEntryPut(slotTrail, refused).Put.Item.entry]);
+    expect(await verifyAccessTrail(ports, options)).toMatchObject({
+      inserted: [],
+      altered: [],
+      removed: [],
+      clean: true,
+    });
   });
 
   it('finds the last digest in a few listings, gaps and all', async () => {

@@ -7,7 +7,7 @@ import {
 import type { AdapterSources } from '../../storage/adapter-sources.ts';
 import type { SealedEntry } from '../trail-digest.ts';
 import type { FoundEntry, TrailHashes } from '../trail-hashes.ts';
-import { TRAIL_INDEXES, timeShardsOf } from './access-entry-item.ts';
+import { isRefusalSlotItem, TRAIL_INDEXES, TRAIL_KEY, timeShardsOf } from './access-entry-item.ts';
 import { foundEntryOf, sealedEntryOf } from './entry-item-hash.ts';
 
 type Item = Record<string, AttributeValue>;
@@ -80,7 +80,7 @@ export class DynamoTrailHashes implements TrailHashes {
 
   /**
    * The whole table, in segments read at once: an item no index finds (its shard changed, say)
-   * is found here. Eventually consistent, at half the price: what it checks was sealed minutes
+   * is found here; callers' refusal slots, which are no entries, are passed over. Eventually consistent, at half the price: what it checks was sealed minutes
    * or months ago, and what it counts as not yet sealed is counted, not judged.
    */
   async forEachEntry(visit: (entry: FoundEntry) => void): Promise<void> {
@@ -94,8 +94,14 @@ export class DynamoTrailHashes implements TrailHashes {
             TotalSegments: SCAN_SEGMENTS,
           },
         );
-        for await (const page of pages)
-          for (const item of page.Items ?? []) visit(foundEntryOf(item));
+        for await (const page of pages) {
+          for (const item of page.Items ?? []) {
+            // A caller's refusal slots share the table and are no entries: nothing to verify.
+            if (!isRefusalSlotItem({ [TRAIL_KEY.partition]: item[TRAIL_KEY.partition]?.S })) {
+              visit(foundEntryOf(item));
+            }
+          }
+        }
       }),
     );
   }
