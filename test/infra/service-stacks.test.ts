@@ -382,13 +382,15 @@ describe('least privilege: each function may make exactly the calls its code mak
     });
   }
 
-  it('lets the list functions read, and nothing more', () => {
+  it('lets the list functions read, and nothing more but a refusal’s entry', () => {
     const { api } = stage('production');
     expect(describeGrants(api, 'ListUserFiles')).toEqual([
       'dynamodb:Query @ table/index/FilesByCreation [USER#*]',
     ]);
     expect(describeGrants(api, 'ListDealFiles')).toEqual([
       'dynamodb:BatchGetItem @ table [GROUP#*]',
+      // A non-member's refused list is recorded in the deal's trail: a put, nothing else there.
+      'dynamodb:PutItem @ trail',
       'dynamodb:Query @ table/index/FilesByCreation [GROUP#*]',
     ]);
   });
