@@ -2,6 +2,7 @@ import type { AdapterSources } from '../storage/adapter-sources.ts';
 import { accessTrail } from '../access-trail/adapters/dynamo-access-trail.ts';
 import { trailDigests } from '../access-trail/adapters/s3-trail-digests.ts';
 import { trailHashes } from '../access-trail/adapters/dynamo-trail-hashes.ts';
+import { trailQueries } from '../access-trail/adapters/dynamo-trail-queries.ts';
 import { blobs } from '../blobs/adapters/s3-blob-store.ts';
 import { chat } from '../notifications/adapters/slack-webhook-channel.ts';
 import { dealFiles } from '../deal-files/adapters/dynamo-deal-file-repository.ts';
@@ -46,6 +47,7 @@ export const SERVICE_ADAPTER_BUILDERS = {
   accessTrail,
   trailHashes,
   trailDigests,
+  trailQueries,
 } as const satisfies {
   readonly [K in keyof ServiceAdapters]: (sources: AdapterSources) => ServiceAdapters[K];
 };

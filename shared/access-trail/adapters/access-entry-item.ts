@@ -56,7 +56,7 @@ export const trailTableOf = (
 });
 
 /** A scope as its partition key: `DEAL#<g>#<d>`, `GROUP#<g>`, `USER#<u>`. */
-function scopeKey(scope: TrailScope): string {
+export function scopeKey(scope: TrailScope): string {
   switch (scope.kind) {
     case 'deal':
       return `DEAL#${scope.groupId}#${scope.dealId}`;
@@ -68,7 +68,7 @@ function scopeKey(scope: TrailScope): string {
 }
 
 /** A file as `ByFile`'s partition key. */
-const fileKey = (fileId: number): string => `FILE#${fileId}`;
+export const fileKey = (fileId: number): string => `FILE#${fileId}`;
 
 /**
  * An entry's sort key: `<at>#<id>`; a refusal's, `<minute>#refused#<user>#<slot>`, the slot its
