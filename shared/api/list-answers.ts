@@ -5,19 +5,19 @@ import { detailAnswer, type ResponseDoc } from './operation.ts';
 
 /**
  * What a list answer may carry beyond its body: the next page, and its compression. The
- * example is the link a page of 20 from `listPath` comes with.
+ * example is the link a page of 20 from `listPath` comes with; `when`, when the link is sent.
  */
-export const listHeaders = (listPath: string) =>
+export const listHeaders = (
+  listPath: string,
+  when = 'With `limit` or `cursor`, while more files follow',
+  cursor = 'MjAyNi0wNi0wMVQwOTozMDowMC4wMDBaIzQy',
+) =>
   z.object({
     link: z
       .string()
       .optional()
-      .describe('With `limit` or `cursor`, while more files follow: the next page (RFC 8288)')
-      .meta({
-        examples: [
-          `<${listPath}?limit=20&cursor=MjAyNi0wNi0wMVQwOTozMDowMC4wMDBaIzQy>; rel="next"`,
-        ],
-      }),
+      .describe(`${when}: the next page (RFC 8288)`)
+      .meta({ examples: [`<${listPath}?limit=20&cursor=${cursor}>; rel="next"`] }),
     'content-encoding': z
       .literal('gzip')
       .optional()

@@ -35,37 +35,48 @@ function decodeCursor(cursor: string): ListPosition | undefined {
     : undefined;
 }
 
-const Cursor = z
-  .string()
-  .transform((cursor, ctx) => {
-    const position = decodeCursor(cursor);
-    if (position !== undefined) return position;
-    ctx.issues.push({
-      code: 'custom',
-      input: cursor,
-      params: {
-        pydantic: {
-          type: 'value_error',
-          msg: 'Value error, not a cursor this API gave; start again without one',
-          ctx: { error: {} },
+/**
+ * A list's `cursor` parameter: the position `decode` reads from it, or a 422 for one this API
+ * did not give.
+ */
+export const cursorField = <Position>(decode: (cursor: string) => Position | undefined) =>
+  z
+    .string()
+    .transform((cursor, ctx) => {
+      const position = decode(cursor);
+      if (position !== undefined) return position;
+      ctx.issues.push({
+        code: 'custom',
+        input: cursor,
+        params: {
+          pydantic: {
+            type: 'value_error',
+            msg: 'Value error, not a cursor this API gave; start again without one',
+            ctx: { error: {} },
+          },
         },
-      },
-    });
-    return z.NEVER;
-  })
-  .meta({ type: 'string' });
-
-export const ListPageQuerySchema = z.object({
-  limit: pyBoundedInt({ gt: 0, le: MAX_PAGE_SIZE })
+      });
+      return z.NEVER;
+    })
+    .meta({ type: 'string' })
     .optional()
     .describe(
-      `Answer one page of at most this many files (1 to ${String(MAX_PAGE_SIZE)}); ` +
-        'without `limit` or `cursor`, every file',
-    ),
-  cursor: Cursor.optional().describe(
-    'Where the page starts: the `cursor` of the `Link: <…>; rel="next"` header the previous ' +
-      'page came with',
-  ),
+      'Where the page starts: the `cursor` of the `Link: <…>; rel="next"` header the previous ' +
+        'page came with',
+    );
+
+/** A list's `limit` parameter: at most this many of what it lists (`unpaged`: without it). */
+export const pageLimitField = (what: string, unpaged: string) =>
+  pyBoundedInt({ gt: 0, le: MAX_PAGE_SIZE })
+    .optional()
+    .describe(
+      `Answer one page of at most this many ${what} (1 to ${String(MAX_PAGE_SIZE)}); ` +
+        `without \`limit\` or \`cursor\`, ${unpaged}`,
+    );
+
+export const ListPageQuerySchema = z.object({
+  limit: pageLimitField('files', 'every file'),
+  cursor: cursorField(decodeCursor),
 });
 
 export type ListPageQuery = z.output<typeof ListPageQuerySchema>;
@@ -96,9 +107,21 @@ export function nextPageLink(
 ): Record<string, string> {
   if (page.next === undefined) return {};
   if (!isPaged(query)) throw listTooLarge();
+  return pageLink(path, query.limit, encodeCursor(page.next));
+}
+
+/**
+ * The `Link` header to a list's next page (RFC 8288), relative to the request's own path: the
+ * same `limit` when one was asked for, and where the page starts.
+ */
+export function pageLink(
+  path: string,
+  limit: number | undefined,
+  cursor: string,
+): Record<string, string> {
   const params = new URLSearchParams({
-    ...(query.limit === undefined ? {} : { limit: String(query.limit) }),
-    cursor: encodeCursor(page.next),
+    ...(limit === undefined ? {} : { limit: String(limit) }),
+    cursor,
   });
   return { link: `<${path}?${params.toString()}>; rel="next"` };
 }
