@@ -107,21 +107,23 @@ export function nextPageLink(
 ): Record<string, string> {
   if (page.next === undefined) return {};
   if (!isPaged(query)) throw listTooLarge();
-  return pageLink(path, query.limit, encodeCursor(page.next));
+  return pageLink(path, { limit: query.limit }, encodeCursor(page.next));
 }
 
 /**
  * The `Link` header to a list's next page (RFC 8288), relative to the request's own path: the
- * same `limit` when one was asked for, and where the page starts.
+ * parameters that chose this page (`limit`, a list's filters) as they were given, then where
+ * the next page starts.
  */
 export function pageLink(
   path: string,
-  limit: number | undefined,
+  keep: Readonly<Record<string, string | number | undefined>>,
   cursor: string,
 ): Record<string, string> {
-  const params = new URLSearchParams({
-    ...(limit === undefined ? {} : { limit: String(limit) }),
-    cursor,
-  });
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(keep)) {
+    if (value !== undefined) params.append(name, String(value));
+  }
+  params.append('cursor', cursor);
   return { link: `<${path}?${params.toString()}>; rel="next"` };
 }
