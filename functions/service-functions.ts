@@ -22,6 +22,7 @@ import { getRealtimeTokenFunction } from './get-realtime-token/function.ts';
 import { getUserFileFunction } from './get-user-file/function.ts';
 import { getUserUsageFunction } from './get-user-usage/function.ts';
 import { initRealtimeKeysFunction } from './init-realtime-keys/function.ts';
+import { listDealAccessFunction } from './list-deal-access/function.ts';
 import { listDealFilesFunction } from './list-deal-files/function.ts';
 import { listUserFilesFunction } from './list-user-files/function.ts';
 import { notifySubmissionFunction } from './notify-submission/function.ts';
@@ -55,6 +56,7 @@ export const SERVICE_FUNCTIONS = [
   // Its path is no other route's, so its place changes no 405; here it is documented with
   // the other deal-file routes.
   downloadDealFileFunction,
+  listDealAccessFunction,
   getRealtimeTokenFunction,
   realtimeJwksFunction,
   openApiDocumentFunction,

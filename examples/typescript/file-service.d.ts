@@ -241,6 +241,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/group/{group_id}/deal/{deal_id}/access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a deal’s access trail
+         * @description **Extension**: not in the contract. Every access to the deal and its room, and every change to its files, newest first: downloads, copies in, changes, deletes, realtime tokens, and refused accesses. For editors of its group; a viewer gets the same 404 as someone outside it. One page at a time, at most `limit` entries (1 to 1000, default 1000), and a `Link: <…>; rel="next"` header while more may follow, keeping the filters. A page reads a bounded part of the trail, so one whose filters match little may come back short, even empty, with its link: follow it to the end. A refused access is filed by its minute and comes after the other entries of that minute. The answer is gzipped when the request accepts it.
+         */
+        get: operations["listDealAccess"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/get-realtime-token": {
         parameters: {
             query?: never;
@@ -493,6 +513,41 @@ export interface components {
             created_at?: string | null;
             updated_at?: string | null;
             is_archived?: boolean | null;
+        };
+        AccessEntry: {
+            /**
+             * Format: date-time
+             * @description When, ISO 8601 UTC with milliseconds
+             */
+            at: string;
+            /**
+             * @description What was done: the thing acted on, then the act
+             * @enum {string}
+             */
+            action: "user_file.download" | "user_file.rename" | "user_file.archive" | "user_file.delete" | "deal_file.download" | "deal_file.add" | "deal_file.update" | "deal_file.delete" | "realtime_token.issue" | "member.add" | "member.change_role" | "member.remove";
+            /** @enum {string} */
+            outcome: "allowed" | "refused";
+            /** @description The status a refused caller was answered with */
+            status: number | null;
+            /** @enum {string} */
+            actor: "user" | "operator";
+            /** @description The acting user; null for the operator */
+            user_id: number | null;
+            group_id: number | null;
+            deal_id: number | null;
+            file_id: number | null;
+            /** @description A realtime token’s room */
+            room_id: string | null;
+            /** @description `deal_file.add`: the user file copied */
+            source_file_id: number | null;
+            /** @description `member.add`, `member.change_role`: the role after */
+            role: ("viewer" | "editor") | null;
+            /** @description `member.change_role`: the role before */
+            previous_role: ("viewer" | "editor") | null;
+            /** @description API Gateway’s own, as `apigw-requestid` shows it */
+            request_id: string | null;
+            source_ip: string | null;
+            user_agent: string | null;
         };
         RealtimeAccessResponse: {
             /** @description An ES256 JWT; see the README for its claims */
@@ -2185,6 +2240,132 @@ export interface operations {
                      *           "loc": [
                      *             "path",
                      *             "file_id"
+                     *           ],
+                     *           "msg": "Input should be a valid integer, unable to parse string as an integer",
+                     *           "input": "abc"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDealAccess: {
+        parameters: {
+            query?: {
+                /** @description Answer one page of at most this many entries (1 to 1000); without `limit` or `cursor`, a page of 1000 */
+                limit?: number;
+                /** @description Where the page starts: the `cursor` of the `Link: <…>; rel="next"` header the previous page came with */
+                cursor?: string;
+                /** @description Only entries about this file */
+                file_id?: unknown;
+                /** @description Only entries of this acting user */
+                user_id?: unknown;
+                /** @description Only entries of this action */
+                action?: "user_file.download" | "user_file.rename" | "user_file.archive" | "user_file.delete" | "deal_file.download" | "deal_file.add" | "deal_file.update" | "deal_file.delete" | "realtime_token.issue" | "member.add" | "member.change_role" | "member.remove";
+                /** @description Only entries at or after this time (ISO 8601) */
+                since?: string;
+                /** @description Only entries before this time (ISO 8601) */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                /** @example 1 */
+                group_id: unknown;
+                /** @example 3 */
+                deal_id: unknown;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deal’s entries, newest first */
+            200: {
+                headers: {
+                    /** @description While more entries may follow: the next page (RFC 8288) */
+                    link?: string;
+                    /** @description When the request accepts gzip (`Accept-Encoding: gzip`) */
+                    "content-encoding"?: "gzip";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "at": "2026-06-02T14:05:00.000Z",
+                     *         "action": "deal_file.download",
+                     *         "outcome": "allowed",
+                     *         "status": null,
+                     *         "actor": "user",
+                     *         "user_id": 7,
+                     *         "group_id": 1,
+                     *         "deal_id": 3,
+                     *         "file_id": 6,
+                     *         "room_id": null,
+                     *         "source_file_id": null,
+                     *         "role": null,
+                     *         "previous_role": null,
+                     *         "request_id": "Kx3fZjZvoAMEb8Q=",
+                     *         "source_ip": "203.0.113.9",
+                     *         "user_agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5)"
+                     *       },
+                     *       {
+                     *         "at": "2026-06-02T14:01:12.000Z",
+                     *         "action": "realtime_token.issue",
+                     *         "outcome": "allowed",
+                     *         "status": null,
+                     *         "actor": "user",
+                     *         "user_id": 23,
+                     *         "group_id": 1,
+                     *         "deal_id": 3,
+                     *         "file_id": null,
+                     *         "room_id": "production:v1:group:1:deal:3",
+                     *         "source_file_id": null,
+                     *         "role": null,
+                     *         "previous_role": null,
+                     *         "request_id": "Kx3e1hSLoAMEbQw=",
+                     *         "source_ip": "198.51.100.4",
+                     *         "user_agent": "python-requests/2.32.3"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["AccessEntry"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description You are not an editor of the group, or the deal is not in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error: every failing field, as Pydantic v2 reports it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "int_parsing",
+                     *           "loc": [
+                     *             "path",
+                     *             "group_id"
                      *           ],
                      *           "msg": "Input should be a valid integer, unable to parse string as an integer",
                      *           "input": "abc"
