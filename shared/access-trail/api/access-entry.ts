@@ -108,22 +108,32 @@ const MAX_PAGE_BYTES = 2_000_000;
 const resultBytesOf = (body: AccessEntryBody): number =>
   Buffer.byteLength(JSON.stringify(JSON.stringify(body))) - 1;
 
-/** A page's bodies, within MAX_PAGE_BYTES, and where the next page starts. */
-export function pageOfBodies(page: TrailPage): {
-  readonly bodies: AccessEntryBody[];
-  readonly next?: TrailPosition;
-} {
+/**
+ * A page's bodies, within MAX_PAGE_BYTES, and the `Link` to the next page: the parameters in
+ * `kept` as they were given, and where it starts.
+ */
+export function entriesPageAnswer(
+  path: string,
+  kept: Readonly<Record<string, string | number | undefined>>,
+  page: TrailPage,
+): { readonly bodies: AccessEntryBody[]; readonly headers: Record<string, string> } {
   const bodies: AccessEntryBody[] = [];
   let bytes = 2;
+  let next = page.next;
   for (const [n, { entry }] of page.entries.entries()) {
     const body = toAccessEntryBody(entry);
     bytes += resultBytesOf(body);
     const previous = page.entries[n - 1];
-    if (bytes > MAX_PAGE_BYTES && previous !== undefined)
-      return { bodies, next: previous.position };
+    if (bytes > MAX_PAGE_BYTES && previous !== undefined) {
+      next = previous.position;
+      break;
+    }
     bodies.push(body);
   }
-  return { bodies, ...(page.next === undefined ? {} : { next: page.next }) };
+  return {
+    bodies,
+    headers: next === undefined ? {} : pageLink(path, kept, encodeTrailCursor(next)),
+  };
 }
 
 /** A position as a client carries it: opaque, URL-safe. */
@@ -177,10 +187,15 @@ const DealPathSchema = z.object({
   deal_id: pyId().meta({ param: { example: 3 } }),
 });
 
-/** What a trail's page is chosen by, as the `Link` to the next page keeps them. */
-const TrailQuerySchema = z.object({
+/** A page of a trail's entries: at most `limit` (1,000 without it), from `cursor`. */
+export const TRAIL_PAGE_QUERY = {
   limit: pageLimitField('entries', `a page of ${String(MAX_PAGE_SIZE)}`),
   cursor: cursorField(decodeTrailCursor),
+};
+
+/** What a trail's page is chosen by, as the `Link` to the next page keeps them. */
+const TrailQuerySchema = z.object({
+  ...TRAIL_PAGE_QUERY,
   file_id: pyId().optional().describe('Only entries about this file'),
   user_id: pyId().optional().describe('Only entries of this acting user'),
   action: z.enum(ACCESS_ACTIONS).optional().describe('Only entries of this action'),
@@ -207,17 +222,17 @@ export function trailPageAnswer(
   query: TrailQuery,
   page: TrailPage,
 ): { readonly body: AccessEntryBody[]; readonly headers: Record<string, string> } {
-  const { bodies, next } = pageOfBodies(page);
-  const kept = {
-    limit: query.limit,
-    file_id: query.file_id,
-    user_id: query.user_id,
-    action: query.action,
-    since: query.since,
-    until: query.until,
-  };
-  return {
-    body: bodies,
-    headers: next === undefined ? {} : pageLink(path, kept, encodeTrailCursor(next)),
-  };
+  const { bodies, headers } = entriesPageAnswer(
+    path,
+    {
+      limit: query.limit,
+      file_id: query.file_id,
+      user_id: query.user_id,
+      action: query.action,
+      since: query.since,
+      until: query.until,
+    },
+    page,
+  );
+  return { body: bodies, headers };
 }
