@@ -20,6 +20,7 @@ import { getDealFileFunction } from './get-deal-file/function.ts';
 import { getNotificationFunction } from './get-notification/function.ts';
 import { getRealtimeTokenFunction } from './get-realtime-token/function.ts';
 import { getUserFileFunction } from './get-user-file/function.ts';
+import { getUserFileAccessFunction } from './get-user-file-access/function.ts';
 import { getUserUsageFunction } from './get-user-usage/function.ts';
 import { initRealtimeKeysFunction } from './init-realtime-keys/function.ts';
 import { listDealAccessFunction } from './list-deal-access/function.ts';
@@ -56,7 +57,10 @@ export const SERVICE_FUNCTIONS = [
   // Its path is no other route's, so its place changes no 405; here it is documented with
   // the other deal-file routes.
   downloadDealFileFunction,
+  // The trail's readers: paths no other route has, after the notify routes so that
+  // `…/file/notify/access` stays the notification's.
   listDealAccessFunction,
+  getUserFileAccessFunction,
   getRealtimeTokenFunction,
   realtimeJwksFunction,
   openApiDocumentFunction,

@@ -261,6 +261,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/user/me/file/{file_id}/access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who opened your file
+         * @description **Extension**: not in the contract. What the owner of a file may know of its accesses: their own entries about it (its downloads, renames, archiving), newest first, and for each deal room that holds a copy of it, how many download links its members were given, how many members, and the first and last: counts, never who. A copy deleted from its room is left out. `entries` is a page (at most `limit`, 1 to 1000, default 1000), with a `Link: <…>; rel="next"` header while more of them may follow; every page holds every room. The answer is gzipped when the request accepts it.
+         */
+        get: operations["getUserFileAccess"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/get-realtime-token": {
         parameters: {
             query?: never;
@@ -548,6 +568,26 @@ export interface components {
             request_id: string | null;
             source_ip: string | null;
             user_agent: string | null;
+        };
+        FileAccess: {
+            /** @description Your own entries about the file, newest first: a page of them */
+            entries: components["schemas"]["AccessEntry"][];
+            /** @description Each deal room that holds a copy of the file, the newest copy first */
+            deal_rooms: components["schemas"]["DealRoomCopy"][];
+        };
+        DealRoomCopy: {
+            group_id: number;
+            deal_id: number;
+            /** @description The copy’s own id, in its deal */
+            file_id: number;
+            /** @description Download links issued to the room’s members for the copy */
+            downloads: number;
+            /** @description How many distinct members downloaded it */
+            members: number;
+            /** @description The first download; null before any */
+            first_at: string | null;
+            /** @description The last download; null before any */
+            last_at: string | null;
         };
         RealtimeAccessResponse: {
             /** @description An ES256 JWT; see the README for its claims */
@@ -2366,6 +2406,133 @@ export interface operations {
                      *           "loc": [
                      *             "path",
                      *             "group_id"
+                     *           ],
+                     *           "msg": "Input should be a valid integer, unable to parse string as an integer",
+                     *           "input": "abc"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUserFileAccess: {
+        parameters: {
+            query?: {
+                /** @description Answer one page of at most this many entries (1 to 1000); without `limit` or `cursor`, a page of 1000 */
+                limit?: number;
+                /** @description Where the page starts: the `cursor` of the `Link: <…>; rel="next"` header the previous page came with */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @example 42 */
+                file_id: unknown;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your entries about the file, and its deal rooms, counted */
+            200: {
+                headers: {
+                    /** @description While more of your entries may follow: the next page (RFC 8288) */
+                    link?: string;
+                    /** @description When the request accepts gzip (`Accept-Encoding: gzip`) */
+                    "content-encoding"?: "gzip";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "entries": [
+                     *         {
+                     *           "at": "2026-06-02T09:12:00.000Z",
+                     *           "action": "user_file.rename",
+                     *           "outcome": "allowed",
+                     *           "status": null,
+                     *           "actor": "user",
+                     *           "user_id": 7,
+                     *           "group_id": null,
+                     *           "deal_id": null,
+                     *           "file_id": 42,
+                     *           "room_id": null,
+                     *           "source_file_id": null,
+                     *           "role": null,
+                     *           "previous_role": null,
+                     *           "request_id": "Kx1Q8hWPoAMEbYw=",
+                     *           "source_ip": "203.0.113.9",
+                     *           "user_agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5)"
+                     *         },
+                     *         {
+                     *           "at": "2026-06-01T09:31:00.000Z",
+                     *           "action": "user_file.download",
+                     *           "outcome": "allowed",
+                     *           "status": null,
+                     *           "actor": "user",
+                     *           "user_id": 7,
+                     *           "group_id": null,
+                     *           "deal_id": null,
+                     *           "file_id": 42,
+                     *           "room_id": null,
+                     *           "source_file_id": null,
+                     *           "role": null,
+                     *           "previous_role": null,
+                     *           "request_id": "Kw9aBiWSoAMEbAg=",
+                     *           "source_ip": "203.0.113.9",
+                     *           "user_agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5)"
+                     *         }
+                     *       ],
+                     *       "deal_rooms": [
+                     *         {
+                     *           "group_id": 1,
+                     *           "deal_id": 9,
+                     *           "file_id": 57,
+                     *           "downloads": 3,
+                     *           "members": 2,
+                     *           "first_at": "2026-06-03T08:00:00.000Z",
+                     *           "last_at": "2026-06-04T16:45:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FileAccess"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No file of yours has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error: every failing field, as Pydantic v2 reports it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "int_parsing",
+                     *           "loc": [
+                     *             "path",
+                     *             "file_id"
                      *           ],
                      *           "msg": "Input should be a valid integer, unable to parse string as an integer",
                      *           "input": "abc"
