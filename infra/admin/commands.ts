@@ -3,6 +3,7 @@
  * `--help` prints and docs/operator-cli.md's table is rendered from. Each command lives in
  * its group's file, `commands/<group>-commands.ts`; a new one is declared there and named here.
  */
+import { accessExportCommand } from './commands/access-commands.ts';
 import { accessSealCommand, accessVerifyCommand } from './commands/access-seal-commands.ts';
 import { dealAddCommand } from './commands/deal-commands.ts';
 import { dealFileAddCommand, dealFileListCommand } from './commands/deal-file-commands.ts';
@@ -35,6 +36,7 @@ export const COMMANDS: readonly Command[] = [
   scanDeleteCommand,
   scanRescanCommand,
   dealFileListCommand,
+  accessExportCommand,
   accessSealCommand,
   accessVerifyCommand,
 ];

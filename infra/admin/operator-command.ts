@@ -38,6 +38,18 @@ export class Findings {
   }
 }
 
+/**
+ * A result written as it is made, not as one JSON document: each chunk in turn, the next
+ * only once the output has taken the last (an export of any size, in little memory).
+ */
+export class Streamed {
+  readonly chunks: AsyncIterable<string>;
+
+  constructor(chunks: AsyncIterable<string>) {
+    this.chunks = chunks;
+  }
+}
+
 /** A command from its flags' schema: its flags and switches are the schema's keys. */
 export function defineCommand<
   S extends z.ZodType<unknown, Record<string, string | undefined>>,

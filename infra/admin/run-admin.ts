@@ -4,7 +4,7 @@ import { optionMistake } from '#infra/command-line.ts';
 import { OperatorRefusal } from './operator-refusal.ts';
 import { STAGE_NAMES, type StageName } from '../stages.ts';
 import { COMMANDS } from './commands.ts';
-import { type Command, Findings } from './operator-command.ts';
+import { type Command, Findings, Streamed } from './operator-command.ts';
 import { portsOn } from './operator-ports.ts';
 import { stageTarget } from './stage-target.ts';
 
@@ -12,6 +12,11 @@ export interface AdminIo {
   readonly env: NodeJS.ProcessEnv;
   /** The command's result: JSON, and nothing else, so scripts can parse it. */
   out(text: string): void;
+  /**
+   * A streamed result's next chunk, as is: settles once the output has taken it, so a slow
+   * reader slows the command instead of filling its memory. Without it, `out` takes each.
+   */
+  write?(chunk: string): Promise<void>;
   /** What went wrong, for the operator. */
   err(text: string): void;
 }
@@ -133,6 +138,16 @@ export async function runAdmin(args: readonly string[], io: AdminIo): Promise<nu
   try {
     target = await stageTarget(stage, io.env);
     const result = await checked.run(portsOn(target));
+    if (result instanceof Streamed) {
+      const write =
+        io.write?.bind(io) ??
+        ((chunk: string) => {
+          io.out(chunk.replace(/\n$/, ''));
+          return Promise.resolve();
+        });
+      for await (const chunk of result.chunks) await write(chunk);
+      return EXIT.ok;
+    }
     const found = result instanceof Findings;
     io.out(JSON.stringify(found ? result.report : result, null, 2));
     return found ? EXIT.findings : EXIT.ok;

@@ -32,4 +32,6 @@ export interface GroupRepository {
   getDeal(groupId: number, dealId: number): Promise<Deal | undefined>;
   /** Every membership the user holds, in any group. Reads the whole table: operators only. */
   membershipsOf(userId: number): Promise<readonly Membership[]>;
+  /** The group's deals, by id; undefined when there is no such group. */
+  dealsOf(groupId: number): Promise<readonly Deal[] | undefined>;
 }

@@ -94,7 +94,9 @@ export const chatChannelBucketKey = () =>
 export const groupPartition = PARTITIONS.groups.key;
 export const groupSortKey = (groupId: number): string => `GROUP#${groupId}`;
 export const memberSortKey = (userId: number): string => `MEMBER#${userId}`;
-export const dealSortKey = (dealId: number): string => `DEAL#${dealId}`;
+/** What every deal's sort key in its group's partition starts with. */
+export const DEAL_SORT_PREFIX = 'DEAL#';
+export const dealSortKey = (dealId: number): string => `${DEAL_SORT_PREFIX}${dealId}`;
 /**
  * A deal's files live in a partition named by both ids: a file is in a deal of a group only
  * if its key says so, and no lookup can wander into another group's deal.

@@ -154,17 +154,24 @@ function decodeTrailCursor(cursor: string): TrailPosition | undefined {
 
 /**
  * A point in time as a filter takes it: an ISO 8601 date and time with its zone (`Z` or an
- * offset), or a date (its midnight, UTC), read as the instant it names; a 422 otherwise.
+ * offset), or a date (its midnight, UTC), as the UTC instant it names, with milliseconds;
+ * undefined for anything else (a time without a zone names no one instant).
  */
-export const instantField = () =>
+export function readInstant(text: string): string | undefined {
+  const readable =
+    z.iso.datetime({ offset: true }).safeParse(text).success ||
+    z.iso.date().safeParse(text).success;
+  const ms = readable ? Date.parse(text) : Number.NaN;
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+/** `readInstant` as a query parameter: FastAPI's 422 for what it cannot read. */
+const instantField = () =>
   z
     .string()
     .transform((text, ctx) => {
-      const readable =
-        z.iso.datetime({ offset: true }).safeParse(text).success ||
-        z.iso.date().safeParse(text).success;
-      const ms = readable ? Date.parse(text) : Number.NaN;
-      if (!Number.isNaN(ms)) return new Date(ms).toISOString();
+      const instant = readInstant(text);
+      if (instant !== undefined) return instant;
       const error = 'expected an ISO 8601 date, or a date and time with its time zone';
       ctx.issues.push({
         code: 'custom',

@@ -2,6 +2,7 @@ import {
   type DynamoDBDocumentClient,
   type TransactWriteCommandInput,
   GetCommand,
+  paginateQuery,
   paginateScan,
   PutCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -18,6 +19,7 @@ import {
   trailFaultOf,
 } from '../../access-trail/adapters/access-entry-item.ts';
 import {
+  DEAL_SORT_PREFIX,
   dealSortKey,
   groupPartition,
   groupSortKey,
@@ -66,6 +68,13 @@ export const toDealItem = (deal: Deal) => ({
   id: deal.id,
   name: deal.name,
   created_at: deal.createdAt,
+});
+
+const dealOf = (item: Record<string, unknown>): Deal => ({
+  groupId: Number(item.group_id),
+  id: Number(item.id),
+  name: String(item.name),
+  createdAt: String(item.created_at),
 });
 
 /** A role as stored; anything else (a hand-edited item) grants nothing. */
@@ -192,14 +201,31 @@ export class DynamoGroupRepository implements GroupRepository {
 
   async getDeal(groupId: number, dealId: number): Promise<Deal | undefined> {
     const item = await this.get(dealKey(groupId, dealId));
-    return item === undefined
-      ? undefined
-      : {
-          groupId: Number(item.group_id),
-          id: Number(item.id),
-          name: String(item.name),
-          createdAt: String(item.created_at),
-        };
+    return item === undefined ? undefined : dealOf(item);
+  }
+
+  async dealsOf(groupId: number): Promise<readonly Deal[] | undefined> {
+    const deals: Deal[] = [];
+    const [group] = await Promise.all([
+      this.get(groupKey(groupId)),
+      (async () => {
+        const pages = paginateQuery(
+          { client: this.client },
+          {
+            TableName: this.tableName,
+            ConsistentRead: true,
+            KeyConditionExpression: '#pk = :group AND begins_with(#sk, :deal)',
+            ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
+            ExpressionAttributeValues: {
+              ':group': groupPartition(groupId),
+              ':deal': DEAL_SORT_PREFIX,
+            },
+          },
+        );
+        for await (const page of pages) deals.push(...(page.Items ?? []).map(dealOf));
+      })(),
+    ]);
+    return group === undefined ? undefined : deals.sort((a, b) => a.id - b.id);
   }
 
   async membershipsOf(userId: number): Promise<readonly Membership[]> {
