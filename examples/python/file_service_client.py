@@ -9,10 +9,15 @@ against the SHA-256 the service recorded) and your usage against your storage qu
     uploaded = client.upload("deck.pdf", file_type="deck")   # any size up to 50 MiB
     client.notify([uploaded["id"]], fund_name="Acme Growth Fund III")
 
+The access trail: a deal room's, for its editors, and what a file's owner may know of theirs.
+
+    for entry in client.deal_access(7, 3, action="deal_file.download"):  # every page
+        print(entry["at"], entry["user_id"], entry["file_id"])
+
 Run it as a script to call each route once and print a line for each:
 
     python3 file_service_client.py BASE_URL TOKEN [FILE ...] [--deal-file GROUP/DEAL/FILE]
-                                   [--room ROOM_ID]
+                                   [--room ROOM_ID] [--deal-access GROUP/DEAL]
 
 BASE_URL and TOKEN may come from FILE_SERVICE_URL and FILE_SERVICE_TOKEN instead.
 """
@@ -27,11 +32,13 @@ import mimetypes
 import os
 import sys
 import time
+import re
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 #: Multipart uploads take files up to 4.7 MB (4,700,000 bytes) on every stage; larger files take
 #: the direct upload. The limit is the platform's, not the service's: Lambda takes at most
@@ -212,6 +219,61 @@ class FileServiceClient:
             )
         return content
 
+    # The access trail
+
+    def deal_access(
+        self,
+        group_id: int,
+        deal_id: int,
+        file_id: Optional[int] = None,
+        user_id: Optional[int] = None,
+        action: Optional[str] = None,
+        since: Optional[str] = None,
+        until: Optional[str] = None,
+        limit: Optional[int] = None,
+    ) -> Iterator[Json]:
+        """GET /api/v1/group/{group_id}/deal/{deal_id}/access: the deal's entries, newest first,
+        for the group's editors (anyone else: 404), each page's link followed to the end. A page
+        may come back short, even empty, while its link goes on. `since` and `until` are ISO 8601
+        with a time zone (`2026-06-01T00:00:00Z`), or a date."""
+        query = {
+            "file_id": file_id,
+            "user_id": user_id,
+            "action": action,
+            "since": since,
+            "until": until,
+            "limit": limit,
+        }
+        path = f"/api/v1/group/{group_id}/deal/{deal_id}/access"
+        return self._pages(path, query, lambda page: page)
+
+    def file_access(self, file_id: int) -> Json:
+        """GET /api/v1/user/me/file/{file_id}/access: your own entries about your file (every
+        page) and each deal room holding a copy, counted: `downloads`, `members`, `first_at`,
+        `last_at`, never who."""
+        path = f"/api/v1/user/me/file/{file_id}/access"
+        rooms: List[Json] = []
+
+        def entries_of(page: Json) -> List[Json]:
+            rooms[:] = page["deal_rooms"]
+            return page["entries"]
+
+        entries = list(self._pages(path, {}, entries_of))
+        return {"entries": entries, "deal_rooms": rooms}
+
+    def _pages(
+        self, path: str, query: Dict[str, Any], items: Callable[[Json], List[Json]]
+    ) -> Iterator[Json]:
+        """Each page's items from `path` on, following `Link: <…>; rel="next"` until a page
+        comes without one."""
+        given = urllib.parse.urlencode({k: v for k, v in query.items() if v is not None})
+        url: Optional[str] = self._url(f"{path}?{given}" if given else path)
+        while url is not None:
+            _, headers, body = self._send("GET", url, None, self._auth())
+            yield from items(json.loads(body))
+            link = re.match(r'^<([^>]+)>; rel="next"$', headers.get("Link") or "")
+            url = urllib.parse.urljoin(url, link.group(1)) if link else None
+
     # Any size
 
     def upload(
@@ -330,6 +392,7 @@ def _demo(argv: Sequence[str]) -> None:
     parser.add_argument("files", nargs="*", help="files to upload (default: a few bytes)")
     parser.add_argument("--deal-file", help="GROUP/DEAL/FILE: a deal file to set the type of")
     parser.add_argument("--room", action="append", default=[], help="a room id for the token")
+    parser.add_argument("--deal-access", help="GROUP/DEAL: a deal whose trail to read (editors)")
     args = parser.parse_args(argv)
     if not args.base_url or not args.token:
         parser.error("give BASE_URL and TOKEN, or set FILE_SERVICE_URL and FILE_SERVICE_TOKEN")
@@ -368,6 +431,11 @@ def _demo(argv: Sequence[str]) -> None:
         )
     token = client.realtime_token(args.room)
     print(f"realtime token: {len(args.room)} rooms, {len(token)} characters")
+    if args.deal_access:
+        group_id, deal_id = (int(part) for part in args.deal_access.split("/"))
+        entries = list(client.deal_access(group_id, deal_id))
+        newest = f", the newest {entries[0]['action']}" if entries else ""
+        print(f"deal access: {len(entries)} entries{newest}")
 
 
 if __name__ == "__main__":
