@@ -5,7 +5,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { AdapterSources } from '../../storage/adapter-sources.ts';
 import type { DealRef } from '../../groups/group.ts';
-import type { AccessEntry, TrailScope } from '../access-entry.ts';
+import { ACCESS_ACTIONS, type AccessEntry, type TrailScope } from '../access-entry.ts';
 import type {
   PlacedEntry,
   TrailFilter,
@@ -38,7 +38,17 @@ const PAGE_READ_BUDGET = 4000;
 const MERGE_BUFFER = 10_000;
 const MIN_MERGE_PAGE = 100;
 
+/**
+ * Every Query names its Limit, a page of a stream this many: DynamoDB stops at 1 MB anyway,
+ * and DynamoDB Local without a Limit reads the whole partition for each page (seconds a page
+ * at 200,000 entries, a failure at a million).
+ */
+const STREAM_PAGE = 2000;
+
 type Item = Record<string, unknown>;
+
+/** The actions on a user file, which its owner alone takes. */
+const USER_FILE_ACTIONS = ACCESS_ACTIONS.filter((action) => action.startsWith('user_file.'));
 
 /** One Query's expression: the partition, the window in the key, the rest a filter. */
 interface Expression {
@@ -74,7 +84,7 @@ function keyRange(window: TrailWindow): { low?: string; high?: string } | undefi
 function expressionOf(
   partition: Partition,
   range: { low?: string; high?: string },
-  filter: TrailFilter & { readonly scope?: string },
+  filter: TrailFilter,
 ): Expression {
   const key = partition.index === undefined ? TRAIL_KEY : TRAIL_INDEXES[partition.index];
   const names: Record<string, string> = { '#p': key.partition };
@@ -109,7 +119,6 @@ function expressionOf(
   if (filter.fileId !== undefined) equal('file_id', filter.fileId);
   if (filter.userId !== undefined) equal('user_id', filter.userId);
   if (filter.outcome !== undefined) equal('outcome', filter.outcome);
-  if (filter.scope !== undefined) equal(TRAIL_KEY.partition, filter.scope);
   if (filter.actions !== undefined) {
     names['#action'] = 'action';
     const placeholders = filter.actions.map((action, n) => {
@@ -193,8 +202,10 @@ class DynamoTrailQueries implements TrailQueries {
   }
 
   ownerPage(fileId: number, ownerId: number, page: TrailPageRequest): Promise<TrailPage> {
-    const scope = scopeKey({ kind: 'user', userId: ownerId });
-    return this.page(filePartition(fileId), { scope }, page, sortOfFilePosition);
+    // A user file's own actions are its owner's alone; the rest filed under it are the copies
+    // made of it. (A filter names no key attribute, the table's `scope` included.)
+    const filter = { actions: USER_FILE_ACTIONS, userId: ownerId };
+    return this.page(filePartition(fileId), filter, page, sortOfFilePosition);
   }
 
   async *fileEntries(
@@ -210,7 +221,7 @@ class DynamoTrailQueries implements TrailQueries {
       const { Items = [], LastEvaluatedKey } = await this.query(
         partition,
         expressionOf(partition, range, filter),
-        { forward: false, start, signal },
+        { forward: false, start, signal, limit: STREAM_PAGE },
       );
       for (const item of Items) yield fromAccessEntryItem(item);
       start = LastEvaluatedKey;
@@ -238,7 +249,7 @@ class DynamoTrailQueries implements TrailQueries {
    */
   private async page(
     partition: Partition,
-    filter: TrailFilter & { readonly scope?: string },
+    filter: TrailFilter,
     { limit, after, signal }: TrailPageRequest,
     sortOf: (position: TrailPosition) => string,
   ): Promise<TrailPage> {
