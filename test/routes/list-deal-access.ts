@@ -1,10 +1,10 @@
-import type { TrailPage } from '#shared/access-trail/trail-queries.ts';
 import { ACCESS_ENTRY_EXAMPLES, trailPageAnswer } from '#shared/access-trail/api/access-entry.ts';
 import { MAX_PAGE_SIZE } from '#shared/http/list-page.ts';
 import { jsonResponse } from '#shared/http/responses.ts';
 import { seedDeals } from '#test/support/deal-fixtures.ts';
 import { EXAMPLE_DEAL, EXAMPLE_GROUP, EXAMPLE_OWNER } from '#test/support/example-situations.ts';
 import { MAX_ID } from '#test/support/largest-bodies.ts';
+import { largestEntryPage } from '#test/support/largest-trail.ts';
 import { routeFacts } from '#test/support/route-facts.ts';
 import { entryOfBody, seedStageTrail } from '#test/support/stage-trail.ts';
 import { entryAt, requestOf, timesFrom } from '#test/support/trail-seed.ts';
@@ -13,30 +13,6 @@ const accessOf = (deal: number) =>
   `/api/v1/group/${String(EXAMPLE_GROUP)}/deal/${String(deal)}/access`;
 /** A deal of the examples' group with more entries than a page of 20 holds, as its link shows. */
 const PAGED_DEAL = 8;
-
-/**
- * The longest entry a page may hold: a `user-agent` as long as API Gateway lets a request's
- * headers be (10,240 bytes), each character two bytes of JSON, and the largest ids.
- */
-function largestEntryPage(): TrailPage {
-  const entry = {
-    ...entryOfBody(ACCESS_ENTRY_EXAMPLES[0] as (typeof ACCESS_ENTRY_EXAMPLES)[number]),
-    userId: MAX_ID,
-    groupId: MAX_ID,
-    dealId: MAX_ID,
-    fileId: MAX_ID,
-    roomId: `production:v1:group:${String(MAX_ID)}:deal:${String(MAX_ID)}`,
-    sourceIp: 'ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255',
-    userAgent: '"'.repeat(10_240),
-  };
-  return {
-    entries: Array.from({ length: MAX_PAGE_SIZE }, (_, n) => ({
-      entry,
-      position: `${entry.at}#${n.toString(16).padStart(32, '0')}`,
-    })),
-    next: `${entry.at}#${'f'.repeat(32)}`,
-  };
-}
 
 export default routeFacts({
   routes: {
