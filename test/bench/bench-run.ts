@@ -17,7 +17,8 @@
  *   calls and items read of a user with none;
  * - `downloads`: a deal file's download link with and without its access-trail entry, held to
  *   one DynamoDB call more, and 100 members of a deal at once (`download-bench.ts`);
- * - `load`: each route under 50 clients (reported).
+ * - `load`: each route under 50 clients (reported);
+ * - `trail`: a deal's access trail of 1,000,000 entries, paged and exported (`trail-bench.ts`).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -41,6 +42,7 @@ import { benchListing } from './listing-bench.ts';
 import { benchRefusals } from './refusal-bench.ts';
 import { benchRoutes } from './route-bench.ts';
 import { benchTokens } from './token-bench.ts';
+import { benchTrail } from './trail-bench.ts';
 import { benchUploads } from './upload-bench.ts';
 import { benchUploadRoundTrips } from './upload-round-trips.ts';
 
@@ -130,6 +132,7 @@ export async function runBench(parts: ReadonlySet<BenchPart>): Promise<number> {
       'refusals',
       'downloads',
       'load',
+      'trail',
     ];
     if (onStandIns.some(runs)) {
       const dynamodb = await startDynamoDbLocal();
@@ -221,6 +224,16 @@ export async function runBench(parts: ReadonlySet<BenchPart>): Promise<number> {
           });
           console.log(downloads.report);
           figures.push(...downloads.figures);
+        }
+        if (runs('trail')) {
+          const trail = await benchTrail({
+            url,
+            bearer: token,
+            dynamodbEndpoint: dynamodb.endpoint,
+            stageDir,
+          });
+          console.log(trail.report);
+          figures.push(...trail.figures);
         }
         if (runs('load')) {
           const users = await Promise.all(

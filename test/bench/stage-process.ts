@@ -31,6 +31,9 @@ const stage = await startLocalStage({
     s3Credentials: { accessKeyId: LOCAL_CREDENTIALS.accessKeyId, secretAccessKey },
   },
 });
+// As `npm start` does: the operator CLI finds the stage by its data folder (the trail's export).
+const { stageRecordOf, writeStageRecord } = await import('#infra/local/stage/stage-lock.ts');
+await writeStageRecord(dataDir, stageRecordOf(stage));
 process.on('SIGTERM', () => {
   void stage.close().then(() => process.exit(0));
 });
