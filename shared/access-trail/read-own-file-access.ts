@@ -22,7 +22,7 @@ export interface DealRoomCopy {
 }
 
 export interface OwnFileAccess {
-  /** A page of the owner's own entries about the file, newest first. */
+  /** A page of the file's own entries (its owner's, or the operator's on it), newest first. */
   readonly entries: TrailPage;
   /** Every deal room still holding a copy, the newest copy first. */
   readonly dealRooms: readonly DealRoomCopy[];
@@ -43,14 +43,14 @@ const COUNTED_AT_ONCE = 8;
 export async function readOwnFileAccess(
   ports: {
     readonly userFiles: Pick<UserFileRepository, 'get'>;
-    readonly trail: Pick<TrailQueries, 'ownerPage' | 'fileEntries'>;
+    readonly trail: Pick<TrailQueries, 'userFilePage' | 'fileEntries'>;
   },
   request: { readonly userId: number; readonly fileId: number; readonly page: TrailPageRequest },
 ): Promise<OwnFileAccess> {
   const { userId, fileId, page } = request;
   await findUserFile(ports, userId, fileId);
   const [entries, dealRooms] = await Promise.all([
-    ports.trail.ownerPage(fileId, userId, page),
+    ports.trail.userFilePage(fileId, page),
     dealRoomsOf(ports.trail, fileId, page.signal),
   ]);
   return { entries, dealRooms };

@@ -52,8 +52,11 @@ export interface TrailPageRequest {
 export interface TrailQueries {
   /** A deal's entries, newest first: its scope alone, the window in the key, the rest a filter. */
   dealPage(deal: DealRef, filter: TrailFilter, page: TrailPageRequest): Promise<TrailPage>;
-  /** The entries of a file's owner about it (their own trail's), newest first. */
-  ownerPage(fileId: number, ownerId: number, page: TrailPageRequest): Promise<TrailPage>;
+  /**
+   * A user file's own entries (downloads, renames, archiving, deletion), newest first: all in
+   * its owner's trail, theirs or the operator's on their file.
+   */
+  userFilePage(fileId: number, page: TrailPageRequest): Promise<TrailPage>;
   /**
    * Every entry filed under a file, newest first, that passes the filter: its own actions,
    * and for a user file the deal-room copies made of it (`deal_file.add`).

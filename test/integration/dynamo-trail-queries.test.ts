@@ -196,12 +196,12 @@ describe("the trail's queries on DynamoDB Local", () => {
     expect(madeUp.entries).toHaveLength(DEAL_NEWEST_FIRST.length);
   });
 
-  it("pages a file owner's own entries about it, newest first, without the copies made of it", async () => {
-    const pages = await allPages((page) => queries.ownerPage(40, 7, page), 2);
+  it("pages a user file's own entries, newest first, without the copies made of it", async () => {
+    const pages = await allPages((page) => queries.userFilePage(40, page), 2);
     expect(pages.map((page) => page.entries.length)).toEqual([2, 2, 1]);
     expect(idsOf(entriesOfPages(pages))).toEqual(idsOf(ownDownloads.toReversed()));
-    // Another user's view of the file holds nothing.
-    expect(await queries.ownerPage(40, 8, { limit: 10 })).toEqual({ entries: [] });
+    // A deal file's id: its entries are no user file's actions.
+    expect(await queries.userFilePage(11, { limit: 10 })).toEqual({ entries: [] });
   });
 
   it('streams the entries filed under a file, filtered', async () => {

@@ -201,10 +201,11 @@ class DynamoTrailQueries implements TrailQueries {
     return this.page(partition, filter, page, (position) => position);
   }
 
-  ownerPage(fileId: number, ownerId: number, page: TrailPageRequest): Promise<TrailPage> {
-    // A user file's own actions are its owner's alone; the rest filed under it are the copies
-    // made of it. (A filter names no key attribute, the table's `scope` included.)
-    const filter = { actions: USER_FILE_ACTIONS, userId: ownerId };
+  userFilePage(fileId: number, page: TrailPageRequest): Promise<TrailPage> {
+    // A user file's own actions are all in its owner's trail (theirs, or the operator's on
+    // their file); the rest filed under it are the copies made of it. A filter names no key
+    // attribute, so not the table's `scope`: the actions say it.
+    const filter = { actions: USER_FILE_ACTIONS };
     return this.page(filePartition(fileId), filter, page, sortOfFilePosition);
   }
 
