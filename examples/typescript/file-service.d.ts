@@ -544,7 +544,7 @@ export interface components {
              * @description What was done: the thing acted on, then the act
              * @enum {string}
              */
-            action: "user_file.download" | "user_file.rename" | "user_file.archive" | "user_file.delete" | "deal_file.download" | "deal_file.add" | "deal_file.update" | "deal_file.delete" | "realtime_token.issue" | "member.add" | "member.change_role" | "member.remove";
+            action: "user_file.download" | "user_file.rename" | "user_file.archive" | "user_file.unarchive" | "user_file.delete" | "deal_file.download" | "deal_file.list" | "deal_file.read" | "deal_file.add" | "deal_file.update" | "deal_file.delete" | "realtime_token.issue" | "member.add" | "member.change_role" | "member.remove";
             /** @enum {string} */
             outcome: "allowed" | "refused";
             /** @description The status a refused caller was answered with */
@@ -2307,7 +2307,7 @@ export interface operations {
                 /** @description Only entries of this acting user */
                 user_id?: unknown;
                 /** @description Only entries of this action */
-                action?: "user_file.download" | "user_file.rename" | "user_file.archive" | "user_file.delete" | "deal_file.download" | "deal_file.add" | "deal_file.update" | "deal_file.delete" | "realtime_token.issue" | "member.add" | "member.change_role" | "member.remove";
+                action?: "user_file.download" | "user_file.rename" | "user_file.archive" | "user_file.unarchive" | "user_file.delete" | "deal_file.download" | "deal_file.list" | "deal_file.read" | "deal_file.add" | "deal_file.update" | "deal_file.delete" | "realtime_token.issue" | "member.add" | "member.change_role" | "member.remove";
                 /** @description Only entries at or after this time (ISO 8601) */
                 since?: string;
                 /** @description Only entries before this time (ISO 8601) */
