@@ -7,7 +7,7 @@ import {
   FILE_ACCESS_EXAMPLE,
   FileAccessSchema,
   getUserFileAccessRequest,
-} from '#shared/access-trail/api/own-file-access.ts';
+} from '#shared/access-reports/api/own-file-access.ts';
 
 const getUserFileAccessOperation = defineOperation({
   operationId: 'getUserFileAccess',

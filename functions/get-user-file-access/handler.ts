@@ -1,10 +1,10 @@
 import middy from '@middy/core';
-import { readOwnFileAccess } from '#shared/access-trail/read-own-file-access.ts';
+import { readOwnFileAccess } from '#shared/access-reports/read-own-file-access.ts';
 import {
   fileAccessAnswer,
   getUserFileAccessRequest,
-} from '#shared/access-trail/api/own-file-access.ts';
-import { trailQueries } from '#shared/access-trail/adapters/dynamo-trail-queries.ts';
+} from '#shared/access-reports/api/own-file-access.ts';
+import { trailQueries } from '#shared/access-reports/adapters/dynamo-trail-queries.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';

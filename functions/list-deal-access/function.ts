@@ -8,7 +8,7 @@ import {
   ACCESS_ENTRY_EXAMPLES,
   AccessEntrySchema,
   listDealAccessRequest,
-} from '#shared/access-trail/api/access-entry.ts';
+} from '#shared/access-reports/api/access-entry.ts';
 
 const listDealAccessOperation = defineOperation({
   operationId: 'listDealAccess',

@@ -1,11 +1,11 @@
 import middy from '@middy/core';
-import { readDealTrail } from '#shared/access-trail/read-deal-trail.ts';
+import { readDealTrail } from '#shared/access-reports/read-deal-trail.ts';
 import {
   listDealAccessRequest,
   trailFilterOf,
   trailPageAnswer,
-} from '#shared/access-trail/api/access-entry.ts';
-import { trailQueries } from '#shared/access-trail/adapters/dynamo-trail-queries.ts';
+} from '#shared/access-reports/api/access-entry.ts';
+import { trailQueries } from '#shared/access-reports/adapters/dynamo-trail-queries.ts';
 import type { ApiEvent } from '#shared/http/api-event.ts';
 import { authenticate } from '#shared/http/authenticate.ts';
 import { httpApi } from '#shared/http/http-api.ts';

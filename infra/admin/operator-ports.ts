@@ -1,6 +1,6 @@
 import { trailHashes } from '#shared/access-trail/adapters/dynamo-trail-hashes.ts';
 import { trailDigests } from '#shared/access-trail/adapters/s3-trail-digests.ts';
-import { trailQueries } from '#shared/access-trail/adapters/dynamo-trail-queries.ts';
+import { trailQueries } from '#shared/access-reports/adapters/dynamo-trail-queries.ts';
 import { blobs, S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
 import { dealFiles } from '#shared/deal-files/adapters/dynamo-deal-file-repository.ts';
 import { DynamoGroupRepository } from '#shared/groups/adapters/dynamo-group-repository.ts';

@@ -2,7 +2,7 @@ import type { AdapterSources } from '../storage/adapter-sources.ts';
 import { accessTrail } from '../access-trail/adapters/dynamo-access-trail.ts';
 import { trailDigests } from '../access-trail/adapters/s3-trail-digests.ts';
 import { trailHashes } from '../access-trail/adapters/dynamo-trail-hashes.ts';
-import { trailQueries } from '../access-trail/adapters/dynamo-trail-queries.ts';
+import { trailQueries } from '../access-reports/adapters/dynamo-trail-queries.ts';
 import { blobs } from '../blobs/adapters/s3-blob-store.ts';
 import { chat } from '../notifications/adapters/slack-webhook-channel.ts';
 import { dealFiles } from '../deal-files/adapters/dynamo-deal-file-repository.ts';

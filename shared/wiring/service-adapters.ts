@@ -1,7 +1,7 @@
 import type { AccessTrail } from '../access-trail/access-trail.ts';
 import type { DigestStore } from '../access-trail/digest-store.ts';
 import type { TrailHashes } from '../access-trail/trail-hashes.ts';
-import type { TrailQueries } from '../access-trail/trail-queries.ts';
+import type { TrailQueries } from '../access-reports/trail-queries.ts';
 import type { BlobStore, BlobVersions, DownloadSigner, UploadSigner } from '../blobs/blob-store.ts';
 import type { HandlerSettings, StorageLimitSetting } from '../config/environment.ts';
 import type { DealFileRepository } from '../deal-files/deal-file-repository.ts';

@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { toAccessEntryBody } from '#shared/access-trail/api/access-entry.ts';
+import { toAccessEntryBody } from '#shared/access-reports/api/access-entry.ts';
 import { seedDeals } from '#test/support/deal-fixtures.ts';
 import { NOT_FOUND } from '#test/support/fastapi-bodies.ts';
 import { uploadForm } from '#test/support/multipart.ts';

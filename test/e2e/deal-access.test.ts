@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ACCESS_ACTIONS, type AccessEntry } from '#shared/access-trail/access-entry.ts';
-import { toAccessEntryBody } from '#shared/access-trail/api/access-entry.ts';
+import { toAccessEntryBody } from '#shared/access-reports/api/access-entry.ts';
 import { seedDeals } from '#test/support/deal-fixtures.ts';
 import { NOT_FOUND, validationBody } from '#test/support/fastapi-bodies.ts';
 import { useTestStage } from '#test/support/test-stage.ts';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AccessEntry } from '#shared/access-trail/access-entry.ts';
-import { toAccessEntryBody } from '#shared/access-trail/api/access-entry.ts';
+import { toAccessEntryBody } from '#shared/access-reports/api/access-entry.ts';
 import { NOT_FOUND, validationBody } from '#test/support/fastapi-bodies.ts';
 import { uploadForm } from '#test/support/multipart.ts';
 import { seedStageTrail } from '#test/support/stage-trail.ts';

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable, trailTableNameOf } from '#infra/local/dynamodb/dynamodb-local.ts';
 import type { AccessEntry } from '#shared/access-trail/access-entry.ts';
-import { trailQueries } from '#shared/access-trail/adapters/dynamo-trail-queries.ts';
+import { trailQueries } from '#shared/access-reports/adapters/dynamo-trail-queries.ts';
 import type {
   TrailFilter,
   TrailPage,
   TrailPageRequest,
   TrailQueries,
-} from '#shared/access-trail/trail-queries.ts';
+} from '#shared/access-reports/trail-queries.ts';
 import { entryAt, requestOf, seedTrail, timesFrom } from '#test/support/trail-seed.ts';
 import { standInClients } from '#test/support/test-stage.ts';
 

@@ -1,4 +1,7 @@
-import { FILE_ACCESS_EXAMPLE, fileAccessAnswer } from '#shared/access-trail/api/own-file-access.ts';
+import {
+  FILE_ACCESS_EXAMPLE,
+  fileAccessAnswer,
+} from '#shared/access-reports/api/own-file-access.ts';
 import { MAX_PAGE_SIZE } from '#shared/http/list-page.ts';
 import { jsonResponse } from '#shared/http/responses.ts';
 import { EXAMPLE_OWNER, idIn } from '#test/support/example-situations.ts';

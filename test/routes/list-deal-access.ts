@@ -1,4 +1,4 @@
-import { ACCESS_ENTRY_EXAMPLES, trailPageAnswer } from '#shared/access-trail/api/access-entry.ts';
+import { ACCESS_ENTRY_EXAMPLES, trailPageAnswer } from '#shared/access-reports/api/access-entry.ts';
 import { MAX_PAGE_SIZE } from '#shared/http/list-page.ts';
 import { jsonResponse } from '#shared/http/responses.ts';
 import { seedDeals } from '#test/support/deal-fixtures.ts';

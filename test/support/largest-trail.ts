@@ -2,8 +2,8 @@
  * The largest pages the trail's readers answer with, within the domain's limits: what their
  * route facts build their largest answers from (test/unit/largest-answers.test.ts).
  */
-import type { DealRoomCopy } from '#shared/access-trail/read-own-file-access.ts';
-import type { TrailPage } from '#shared/access-trail/trail-queries.ts';
+import type { DealRoomCopy } from '#shared/access-reports/read-own-file-access.ts';
+import type { TrailPage } from '#shared/access-reports/trail-queries.ts';
 import { MAX_PAGE_SIZE } from '#shared/http/list-page.ts';
 import { MAX_ID } from './largest-bodies.ts';
 import { entryAt } from './trail-seed.ts';

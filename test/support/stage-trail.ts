@@ -1,7 +1,7 @@
 /** Entries seeded into a test stage's trail, and the entry a reader's body shows. */
 import { randomBytes } from 'node:crypto';
 import type { AccessEntry } from '#shared/access-trail/access-entry.ts';
-import type { AccessEntryBody } from '#shared/access-trail/api/access-entry.ts';
+import type { AccessEntryBody } from '#shared/access-reports/api/access-entry.ts';
 import { trailTableNameOf } from '#infra/local/dynamodb/dynamodb-local.ts';
 import { standInClients, type TestStage } from './test-stage.ts';
 import { seedTrail } from './trail-seed.ts';

@@ -6,8 +6,8 @@ import {
   type AccessEntryBody,
   readInstant,
   toAccessEntryBody,
-} from '#shared/access-trail/api/access-entry.ts';
-import { exportTrail } from '#shared/access-trail/export-trail.ts';
+} from '#shared/access-reports/api/access-entry.ts';
+import { exportTrail } from '#shared/access-reports/export-trail.ts';
 import { idFlag } from '../cli-flags.ts';
 import { defineCommand, Streamed } from '../operator-command.ts';
 

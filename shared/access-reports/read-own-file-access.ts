@@ -1,6 +1,6 @@
 import type { UserFileRepository } from '../user-files/user-file-repository.ts';
 import { findUserFile } from '../user-files/find-user-file.ts';
-import type { AccessEntry } from './access-entry.ts';
+import type { AccessEntry } from '../access-trail/access-entry.ts';
 import type { TrailPage, TrailPageRequest, TrailQueries } from './trail-queries.ts';
 
 /**

@@ -2,7 +2,11 @@ import * as z from 'zod';
 import { ROLES } from '../../groups/group.ts';
 import { cursorField, MAX_PAGE_SIZE, pageLimitField, pageLink } from '../../http/list-page.ts';
 import { pyId } from '../../http/fastapi/pydantic-fields.ts';
-import { ACCESS_ACTIONS, ACCESS_OUTCOMES, type AccessEntry } from '../access-entry.ts';
+import {
+  ACCESS_ACTIONS,
+  ACCESS_OUTCOMES,
+  type AccessEntry,
+} from '../../access-trail/access-entry.ts';
 import type { TrailFilter, TrailPage, TrailPosition } from '../trail-queries.ts';
 
 /**

@@ -5,7 +5,11 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { AdapterSources } from '../../storage/adapter-sources.ts';
 import type { DealRef } from '../../groups/group.ts';
-import { ACCESS_ACTIONS, type AccessEntry, type TrailScope } from '../access-entry.ts';
+import {
+  ACCESS_ACTIONS,
+  type AccessEntry,
+  type TrailScope,
+} from '../../access-trail/access-entry.ts';
 import type {
   PlacedEntry,
   TrailFilter,
@@ -22,7 +26,7 @@ import {
   TRAIL_INDEXES,
   TRAIL_KEY,
   type TrailIndex,
-} from './access-entry-item.ts';
+} from '../../access-trail/adapters/access-entry-item.ts';
 
 /**
  * The most items one page reads, matched or not: about 1 MB of entries a Query call, a few

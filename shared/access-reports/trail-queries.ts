@@ -1,5 +1,5 @@
 import type { DealRef } from '../groups/group.ts';
-import type { ACCESS_ACTIONS, AccessEntry, TrailScope } from './access-entry.ts';
+import type { ACCESS_ACTIONS, AccessEntry, TrailScope } from '../access-trail/access-entry.ts';
 
 type AccessAction = (typeof ACCESS_ACTIONS)[number];
 

@@ -1,6 +1,6 @@
 import { NotFound } from '../domain/outcome.ts';
 import type { GroupRepository } from '../groups/group-repository.ts';
-import type { AccessEntry, TrailScope } from './access-entry.ts';
+import type { AccessEntry, TrailScope } from '../access-trail/access-entry.ts';
 import type { TrailQueries, TrailWindow } from './trail-queries.ts';
 
 /**
