@@ -560,6 +560,12 @@ export interface components {
             room_id: string | null;
             /** @description `deal_file.add`: the user file copied */
             source_file_id: number | null;
+            /** @description `deal_file.add`: that user file’s owner */
+            source_user_id: number | null;
+            /** @description `member.*`: the member whose membership changed */
+            member_id: number | null;
+            /** @description The owner of a user file the operator deleted (`user_file.delete`) */
+            owner_id: number | null;
             /** @description `member.add`, `member.change_role`: the role after */
             role: ("viewer" | "editor") | null;
             /** @description `member.change_role`: the role before */
@@ -2348,6 +2354,9 @@ export interface operations {
                      *         "file_id": 6,
                      *         "room_id": null,
                      *         "source_file_id": null,
+                     *         "source_user_id": null,
+                     *         "member_id": null,
+                     *         "owner_id": null,
                      *         "role": null,
                      *         "previous_role": null,
                      *         "request_id": "Kx3fZjZvoAMEb8Q=",
@@ -2366,6 +2375,9 @@ export interface operations {
                      *         "file_id": null,
                      *         "room_id": "production:v1:group:1:deal:3",
                      *         "source_file_id": null,
+                     *         "source_user_id": null,
+                     *         "member_id": null,
+                     *         "owner_id": null,
                      *         "role": null,
                      *         "previous_role": null,
                      *         "request_id": "Kx3e1hSLoAMEbQw=",
@@ -2463,6 +2475,9 @@ export interface operations {
                      *           "file_id": 42,
                      *           "room_id": null,
                      *           "source_file_id": null,
+                     *           "source_user_id": null,
+                     *           "member_id": null,
+                     *           "owner_id": null,
                      *           "role": null,
                      *           "previous_role": null,
                      *           "request_id": "Kx1Q8hWPoAMEbYw=",
@@ -2481,6 +2496,9 @@ export interface operations {
                      *           "file_id": 42,
                      *           "room_id": null,
                      *           "source_file_id": null,
+                     *           "source_user_id": null,
+                     *           "member_id": null,
+                     *           "owner_id": null,
                      *           "role": null,
                      *           "previous_role": null,
                      *           "request_id": "Kw9aBiWSoAMEbAg=",

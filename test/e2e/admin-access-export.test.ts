@@ -108,18 +108,18 @@ async function exported(line: string) {
 }
 
 const HEADER =
-  'at,action,outcome,status,actor,user_id,group_id,deal_id,file_id,room_id,source_file_id,role,previous_role,request_id,source_ip,user_agent';
+  'at,action,outcome,status,actor,user_id,group_id,deal_id,file_id,room_id,source_file_id,source_user_id,member_id,owner_id,role,previous_role,request_id,source_ip,user_agent';
 /**
  * The group's rows, oldest first by the trail's key: the refusal, filed by its minute, before
  * the download of that minute.
  */
 const ROWS = {
-  add: '2026-09-01T08:00:00.000Z,deal_file.add,allowed,,operator,,71,1,801,,700,,,,,',
-  member: '2026-09-01T08:30:00.000Z,member.add,allowed,,operator,,71,,,,,viewer,,,,',
-  refusal: `2026-09-01T09:00:30.000Z,realtime_token.issue,refused,404,user,10,71,2,,${ROOM},,,,req-10,203.0.113.9,curl/8.5.0`,
+  add: '2026-09-01T08:00:00.000Z,deal_file.add,allowed,,operator,,71,1,801,,700,5,,,,,,,',
+  member: '2026-09-01T08:30:00.000Z,member.add,allowed,,operator,,71,,,,,,9,,viewer,,,,',
+  refusal: `2026-09-01T09:00:30.000Z,realtime_token.issue,refused,404,user,10,71,2,,${ROOM},,,,,,,req-10,203.0.113.9,curl/8.5.0`,
   download:
-    '2026-09-01T09:00:00.000Z,deal_file.download,allowed,,user,9,71,1,801,,,,,req-9,203.0.113.9,"\'=HYPERLINK(""http://x""), ""evil"""',
-  role: '2026-09-01T10:00:00.000Z,member.change_role,allowed,,operator,,71,,,,,editor,viewer,,,',
+    '2026-09-01T09:00:00.000Z,deal_file.download,allowed,,user,9,71,1,801,,,,,,,,req-9,203.0.113.9,"\'=HYPERLINK(""http://x""), ""evil"""',
+  role: '2026-09-01T10:00:00.000Z,member.change_role,allowed,,operator,,71,,,,,,9,,editor,viewer,,,',
 };
 const csv = (...rows: string[]) => [HEADER, ...rows].map((row) => `${row}\r\n`).join('');
 
@@ -136,6 +136,7 @@ const OBJECTS = [
     deal_id: 1,
     file_id: 801,
     source_file_id: 700,
+    source_user_id: 5,
   }),
   ordered({
     at: '2026-09-01T08:30:00.000Z',
@@ -143,6 +144,7 @@ const OBJECTS = [
     outcome: 'allowed',
     actor: 'operator',
     group_id: 71,
+    member_id: 9,
     role: 'viewer',
   }),
   ordered({
@@ -178,6 +180,7 @@ const OBJECTS = [
     outcome: 'allowed',
     actor: 'operator',
     group_id: 71,
+    member_id: 9,
     role: 'editor',
     previous_role: 'viewer',
   }),
