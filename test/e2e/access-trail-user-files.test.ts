@@ -58,6 +58,16 @@ describe("the access trail of a user's own files", () => {
     );
   });
 
+  it('keeps the first 1,024 characters of a user agent of kilobytes', async () => {
+    const file = await upload(74, 'long-agent.pdf');
+    const agent = `agent/${'x'.repeat(8_000)}`;
+    const added = await entriesAddedBy(stage(), async () => {
+      const response = await stage().download(74, file.id, { headers: { 'user-agent': agent } });
+      expect(response.status).toBe(302);
+    });
+    expect(added.map((entry) => entry.user_agent)).toEqual([agent.slice(0, 1024)]);
+  });
+
   it('records nothing for a file that is not the caller’s, nor for one that is missing', async () => {
     const file = await upload(72, 'model.xlsx');
     const before = await stage().trailItems();
