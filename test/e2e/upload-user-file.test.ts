@@ -375,7 +375,7 @@ describe('POST /api/v1/user/me/file with an Idempotency-Key', () => {
 
 /**
  * A 50 MiB form never reaches the function through API Gateway (its 10 MiB body limit, then
- * Lambda's 6 MiB event: test/e2e/platform-limits.test.ts), and 50 MiB takes the direct upload
+ * Lambda's 6 MiB event: test/hardening/platform-limits.test.ts), and 50 MiB takes the direct upload
  * on every stage (test/e2e/direct-upload.test.ts). The form's own 50 MiB rule still stands
  * behind those limits: here it is, on the event the function would read.
  */

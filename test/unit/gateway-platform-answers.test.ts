@@ -4,7 +4,7 @@
  * over its limit that is too large or too slow to read to its end. Real HTTP, against the
  * gateway module alone, with a route function that simply runs too long
  * (test/support/slow-route-function.ts); the service's own functions are in
- * test/hardening/function-timeouts.test.ts and test/e2e/platform-limits.test.ts.
+ * test/hardening/function-timeouts.test.ts and test/hardening/platform-limits.test.ts.
  */
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';

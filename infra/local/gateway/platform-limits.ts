@@ -9,7 +9,7 @@ export { LAMBDA_MAX_RESPONSE_BYTES, resultBytes } from '#shared/http/answer-size
 export const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** Lambda's synchronous event: 6 MiB of JSON, a binary body in it base64-encoded. */
 export const LAMBDA_MAX_REQUEST_BYTES = 6 * 1024 * 1024;
-/** The docs' multipart limit; test/e2e/platform-limits.test.ts finds the stage's exact one. */
+/** The docs' multipart limit; test/hardening/platform-limits.test.ts finds the stage's exact one. */
 export const MULTIPART_UPLOAD_MAX_FILE_BYTES = 4_700_000;
 /** HTTP API's integration timeout (30 s, not a REST API's 29); a cold start counts. */
 export const API_GATEWAY_INTEGRATION_TIMEOUT_MS = 30_000;
