@@ -269,7 +269,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Who opened your file
+         * How often your file was opened, and where
          * @description **Extension**: not in the contract. What the owner of a file may know of its accesses: their own entries about it (its downloads, renames, archiving), newest first, and for each deal room that holds a copy of it, how many download links its members were given, how many members, and the first and last: counts, never who. A copy deleted from its room is left out. `entries` is a page (at most `limit`, 1 to 1000, default 1000), with a `Link: <…>; rel="next"` header while more of them may follow; every page holds every room. The answer is gzipped when the request accepts it.
          */
         get: operations["getUserFileAccess"];

@@ -11,7 +11,7 @@ import {
 
 const getUserFileAccessOperation = defineOperation({
   operationId: 'getUserFileAccess',
-  summary: 'Who opened your file',
+  summary: 'How often your file was opened, and where',
   description:
     'What the owner of a file may know of its accesses: their own entries about it (its ' +
     'downloads, renames, archiving), newest first, and for each deal room that holds a copy ' +
