@@ -10,17 +10,8 @@
  * over 16 shards (docs/data-model.md).
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Credentials } from '#infra/local/sigv4-check.ts';
-import { ensureTable, trailTableNameOf } from '#infra/local/dynamodb/dynamodb-local.ts';
-import {
-  ensureBucket,
-  LOCAL_CREDENTIALS,
-  LOCAL_REGION,
-  s3ClientOptions,
-} from '#infra/local/stage/stand-ins.ts';
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { trailTableNameOf } from '#infra/local/dynamodb/dynamodb-local.ts';
 import type { Requester } from '#shared/access-trail/access-entry.ts';
 import type { AccessTrail } from '#shared/access-trail/access-trail.ts';
 import { DynamoAccessTrail } from '#shared/access-trail/adapters/dynamo-access-trail.ts';
@@ -35,6 +26,7 @@ import {
 import { toDealFileItem } from '#shared/storage/file-items.ts';
 import { dealFile } from '#test/support/deal-fixtures.ts';
 import { putItems } from '#test/support/put-items.ts';
+import { benchStore, type StandInEndpoints } from './bench-store.ts';
 import { type Figure, figureLine, FIGURE_HEADER, spreadOf, timed } from './figures.ts';
 
 const GROUP = 5_500;
@@ -49,27 +41,11 @@ const NO_TRAIL: AccessTrail = {
   recordRefusal: () => Promise.resolve('recorded'),
 };
 
-export async function benchDownloads(options: {
-  dynamodbEndpoint: string;
-  s3Endpoint: string;
-  s3Credentials: Credentials;
-}): Promise<{ report: string; figures: Figure[] }> {
-  const table = `bench-downloads-${randomUUID().slice(0, 8)}`;
-  await Promise.all([
-    ensureTable(options.dynamodbEndpoint, table),
-    ensureBucket(options.s3Endpoint, table, options.s3Credentials),
-  ]);
-  const dynamodb = new DynamoDBClient({
-    endpoint: options.dynamodbEndpoint,
-    region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
-  });
-  const documents = DynamoDBDocumentClient.from(dynamodb);
-  const s3 = new S3Client({
-    ...s3ClientOptions(options.s3Endpoint),
-    region: LOCAL_REGION,
-    credentials: options.s3Credentials,
-  });
+export async function benchDownloads(
+  options: StandInEndpoints,
+): Promise<{ report: string; figures: Figure[] }> {
+  const store = await benchStore('bench-downloads', options);
+  const { name: table, dynamodb, documents, s3 } = store;
   let calls = 0;
   dynamodb.middlewareStack.add(
     (next) => (args) => {
@@ -185,8 +161,7 @@ ${figures.map(figureLine).join('\n')}
 `,
     };
   } finally {
-    dynamodb.destroy();
-    s3.destroy();
+    store.destroy();
   }
 }
 

@@ -7,18 +7,6 @@
  * user with none: the same calls, and no more items read (the Query's `ScannedCount`, which
  * is what DynamoDB bills, filter or not; a GetItem's one item). Its time is reported.
  */
-import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Credentials } from '#infra/local/sigv4-check.ts';
-import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
-import {
-  ensureBucket,
-  LOCAL_CREDENTIALS,
-  LOCAL_REGION,
-  s3ClientOptions,
-} from '#infra/local/stage/stand-ins.ts';
 import { S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
 import { DynamoDirectUploadRepository } from '#shared/direct-uploads/adapters/dynamo-direct-upload-repository.ts';
 import {
@@ -34,6 +22,7 @@ import { QuotaExceeded } from '#shared/usage/usage.ts';
 import { userUsage } from '#shared/usage/user-usage.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { logger } from '#shared/logger.ts';
+import { benchStore, type StandInEndpoints } from './bench-store.ts';
 import { type Figure, figureLine, FIGURE_HEADER, spreadOf, timed } from './figures.ts';
 
 /** The issue's count: 150 refusals in 7.5 s by a user with a 5-file limit. */
@@ -48,27 +37,10 @@ interface Cost {
   readonly items: number;
 }
 
-export async function benchRefusals(options: {
-  dynamodbEndpoint: string;
-  s3Endpoint: string;
-  s3Credentials: Credentials;
-}): Promise<{ report: string; figures: Figure[] }> {
-  const name = `bench-refusals-${randomUUID().slice(0, 8)}`;
-  await Promise.all([
-    ensureTable(options.dynamodbEndpoint, name),
-    ensureBucket(options.s3Endpoint, name, options.s3Credentials),
-  ]);
-  const dynamodb = new DynamoDBClient({
-    endpoint: options.dynamodbEndpoint,
-    region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
-  });
-  const documents = DynamoDBDocumentClient.from(dynamodb);
-  const s3 = new S3Client({
-    ...s3ClientOptions(options.s3Endpoint),
-    region: LOCAL_REGION,
-    credentials: options.s3Credentials,
-  });
+export async function benchRefusals(
+  options: StandInEndpoints,
+): Promise<{ report: string; figures: Figure[] }> {
+  const { name, dynamodb, documents, s3, destroy } = await benchStore('bench-refusals', options);
   const counted = { calls: 0, items: 0 };
   dynamodb.middlewareStack.add(
     (next) => async (args) => {
@@ -197,7 +169,6 @@ ${figures.map(figureLine).join('\n')}
     };
   } finally {
     logger.setLogLevel(level);
-    dynamodb.destroy();
-    s3.destroy();
+    destroy();
   }
 }

@@ -7,25 +7,13 @@
  * more DynamoDB calls than one over what it made before quotas (the record's transaction, and
  * the id block, reserved once per 50 ids), or more than its one call to S3.
  */
-import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Credentials } from '#infra/local/sigv4-check.ts';
-import { ensureTable } from '#infra/local/dynamodb/dynamodb-local.ts';
-import {
-  ensureBucket,
-  LOCAL_CREDENTIALS,
-  LOCAL_REGION,
-  s3ClientOptions,
-} from '#infra/local/stage/stand-ins.ts';
-import { LOCAL_BUCKET } from '#infra/local/stage/local-stage.ts';
 import { DynamoBlockIdAllocator } from '#shared/storage/dynamo-block-id-allocator.ts';
 import { DynamoUsageLedger } from '#shared/usage/adapters/dynamo-usage-ledger.ts';
 import { DynamoUserFileRepository } from '#shared/user-files/adapters/dynamo-user-file-repository.ts';
 import { FILE_ID_SEQUENCE } from '#shared/storage/keys.ts';
 import { S3BlobStore } from '#shared/blobs/adapters/s3-blob-store.ts';
 import { uploadUserFile } from '#shared/user-files/upload-user-file.ts';
+import { benchStore, type StandInEndpoints } from './bench-store.ts';
 import { type Figure, figureLine, FIGURE_HEADER } from './figures.ts';
 
 /** Enough uploads for the id block's writes to show amortised: two blocks of 50 and more. */
@@ -62,25 +50,11 @@ const listOf = (counts: Counts, per = 1) =>
     .map(([command, count]) => `${command} ${per === 1 ? String(count) : (count / per).toFixed(2)}`)
     .join(', ');
 
-export async function benchUploadRoundTrips(options: {
-  dynamodbEndpoint: string;
-  s3Endpoint: string;
-  s3Credentials: Credentials;
-}): Promise<{ report: string; figures: Figure[] }> {
-  const table = `bench-round-trips-${randomUUID().slice(0, 8)}`;
-  await ensureTable(options.dynamodbEndpoint, table);
-  await ensureBucket(options.s3Endpoint, LOCAL_BUCKET, options.s3Credentials);
-  const dynamodb = new DynamoDBClient({
-    endpoint: options.dynamodbEndpoint,
-    region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
-  });
-  const documents = DynamoDBDocumentClient.from(dynamodb);
-  const s3 = new S3Client({
-    ...s3ClientOptions(options.s3Endpoint),
-    region: LOCAL_REGION,
-    credentials: options.s3Credentials,
-  });
+export async function benchUploadRoundTrips(
+  options: StandInEndpoints,
+): Promise<{ report: string; figures: Figure[] }> {
+  const store = await benchStore('bench-round-trips', options);
+  const { name: table, dynamodb, documents, s3 } = store;
   // Each `send`, by command, as the integration tests count them.
   const dynamoCalls: Tally = { counts: new Map() };
   const s3Calls: Tally = { counts: new Map() };
@@ -104,7 +78,7 @@ export async function benchUploadRoundTrips(options: {
       sequence: FILE_ID_SEQUENCE,
       blockSize: ID_BLOCK,
     }),
-    blobs: new S3BlobStore(s3, LOCAL_BUCKET),
+    blobs: new S3BlobStore(s3, table),
     userFiles: new DynamoUserFileRepository(documents, table),
     usage: new DynamoUsageLedger(documents, table),
     limits: { files: 10_000, bytes: 10 * 1024 ** 3 },
@@ -167,7 +141,6 @@ ${figures.map(figureLine).join('\n')}
 `,
     };
   } finally {
-    dynamodb.destroy();
-    s3.destroy();
+    store.destroy();
   }
 }
